@@ -1,0 +1,34 @@
+# engram: the two commands a fresh machine needs are `make run` and `make test`.
+SHELL := /bin/bash
+GO    ?= go
+ADDR  ?= 127.0.0.1:8080
+DATA  ?= $(HOME)/.local/share/engram
+
+.PHONY: run test build model deps vet bench clean
+
+## run: fetch what is missing, then serve the engine on its embedded default store.
+run: deps model
+	$(GO) run ./cmd/engram serve --addr $(ADDR) --data $(DATA)
+
+## test: fetch what is missing, then vet and run every test with the race detector.
+test: deps model
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+## build: the engram binary in ./bin.
+build: deps
+	$(GO) build -o bin/engram ./cmd/engram
+
+deps:
+	$(GO) mod download
+
+## model: fetch and verify the embedded embedding model (USE-lite) once.
+model:
+	bash scripts/fetch-model.sh
+
+## bench: the Go benchmarks of the hot paths.
+bench: deps model
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/engramhq/engram"
+)
+
+var addCommand = &Command{
+	Name:     "add",
+	Synopsis: "add episodes (and the memories formed from them) or memories",
+	Usage: `
+Usage: engram add [flags] TEXT...
+       engram add [flags] --file EPISODES.jsonl
+       engram add --memory [flags] VALUE...
+       engram add --memory [flags] --file MEMORIES.jsonl
+
+Stores each TEXT as an episode in the namespace of --org, --project, --user,
+--agent and --session, and forms memories from them unless --no-form is
+given. With --memory each VALUE is stored as a memory as given, without
+formation.
+
+--role, --speaker, --modality, --occurred-at and --meta describe the TEXT
+arguments (with --memory: --kind, --abstraction, --cue and the other memory
+flags describe the VALUE arguments). Lines of --file ("-" for stdin) carry
+their own fields: one episode input ({"role":"user","content":"..."}) or,
+with --memory, one memory ({"kind":"semantic","value":"..."}) per line.
+
+Everything in one invocation is stored in one transaction: on any error
+nothing is stored.`,
+	Run: runAdd,
+}
+
+func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	file := fs.String("file", "", "read inputs from a JSONL `file` (\"-\" for stdin)")
+	memory := fs.Bool("memory", false, "add memories directly instead of episodes")
+	var meta metaFlag
+	fs.Var(&meta, "meta", "metadata `key=value` (repeatable; JSON values like 3 or true keep their type)")
+
+	// Episode flags.
+	role := fs.String("role", "", "episode role: user, assistant, system, tool, event")
+	speaker := fs.String("speaker", "", "episode speaker's `name`")
+	modality := fs.String("modality", "", "episode modality: text, image, audio, event")
+	var occurredAt timeFlag
+	fs.Var(&occurredAt, "occurred-at", "episode event `time` (RFC 3339)")
+	noForm := fs.Bool("no-form", false, "store the episodes without forming memories")
+
+	// Memory flags.
+	var mf memoryFlags
+	mf.register(fs, true)
+
+	pos, err := m.parse(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 && *file == "" {
+		return cmdUsageErrorf(cmd, "nothing to add: give TEXT arguments or --file")
+	}
+	// A flag of the other mode would be ignored; say so instead.
+	episodeOnly := []string{"role", "speaker", "modality", "occurred-at", "no-form"}
+	memoryOnly := []string{"kind", "abstraction", "cue", "language", "confidence", "importance", "valid-from", "valid-to", "expires-at", "source"}
+	ignored, needs := episodeOnly, "episodes, not --memory"
+	if !*memory {
+		ignored, needs = memoryOnly, "--memory"
+	}
+	for _, name := range ignored {
+		if flagWasSet(fs, name) {
+			return cmdUsageErrorf(cmd, "--%s applies to %s", name, needs)
+		}
+	}
+
+	if *memory {
+		mems := make([]engram.Memory, 0, len(pos))
+		for _, v := range pos {
+			mem := mf.memory()
+			mem.Value = v
+			mem.Metadata = meta
+			mems = append(mems, mem)
+		}
+		if *file != "" {
+			if err := readInputFile(m, *file, func(mem *engram.Memory) error {
+				mems = append(mems, *mem)
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
+		return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
+			added, err := svc.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: sf.namespace(), Memories: mems})
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(m.Stdout, struct {
+					Memories []engram.Memory `json:"memories"`
+				}{added})
+			}
+			for i := range added {
+				fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&added[i]))
+			}
+			return nil
+		})
+	}
+
+	eps := make([]engram.EpisodeInput, 0, len(pos))
+	for _, text := range pos {
+		eps = append(eps, engram.EpisodeInput{
+			Role:       *role,
+			Speaker:    *speaker,
+			Content:    text,
+			Modality:   engram.Modality(*modality),
+			OccurredAt: occurredAt.t,
+			Metadata:   meta,
+		})
+	}
+	if *file != "" {
+		if err := readInputFile(m, *file, func(in *engram.EpisodeInput) error {
+			eps = append(eps, *in)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	req := engram.AddEpisodesRequest{Namespace: sf.namespace(), Episodes: eps}
+	if *noForm {
+		form := false
+		req.Form = &form
+	}
+	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
+		res, err := svc.AddEpisodes(ctx, req)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(m.Stdout, res)
+		}
+		for i := range res.Episodes {
+			fmt.Fprintf(m.Stdout, "episode  %s\n", episodeLine(&res.Episodes[i]))
+		}
+		for i := range res.Memories {
+			fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&res.Memories[i]))
+		}
+		return nil
+	})
+}
+
+// readInputFile decodes every line of a JSONL input into T.
+func readInputFile[T any](m *Main, name string, fn func(*T) error) error {
+	r, _, err := m.openInput(name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return readJSONL(r, inputName(name), func(v *T, _ int) error { return fn(v) })
+}
+
+// memoryFlags are the fields of a memory a command line can set; add
+// --memory and update share them.
+type memoryFlags struct {
+	kind        string
+	abstraction string
+	cues        stringList
+	language    string
+	confidence  float64
+	importance  float64
+	validFrom   timeFlag
+	validTo     timeFlag
+	expiresAt   timeFlag
+	sources     stringList
+}
+
+// register adds the memory flags to fs; --source only when withSources,
+// because sources are fixed once a memory exists.
+func (f *memoryFlags) register(fs *flag.FlagSet, withSources bool) {
+	fs.StringVar(&f.kind, "kind", "", "memory kind: core, episodic, semantic, procedural, resource, vault")
+	fs.StringVar(&f.abstraction, "abstraction", "", "memory's one-line `abstraction`")
+	fs.Var(&f.cues, "cue", "memory cue `phrase` (repeatable)")
+	fs.StringVar(&f.language, "language", "", "memory language as a BCP 47 `tag`")
+	fs.Float64Var(&f.confidence, "confidence", 0, "memory confidence, 0..1")
+	fs.Float64Var(&f.importance, "importance", 0, "memory importance, 0..1")
+	fs.Var(&f.validFrom, "valid-from", "event `time` the memory starts to hold (RFC 3339)")
+	fs.Var(&f.validTo, "valid-to", "event `time` the memory stops holding (RFC 3339)")
+	fs.Var(&f.expiresAt, "expires-at", "`time` the memory expires (RFC 3339)")
+	if withSources {
+		fs.Var(&f.sources, "source", "`id` of an episode the memory comes from (repeatable)")
+	}
+}
+
+func (f *memoryFlags) memory() engram.Memory {
+	return engram.Memory{
+		Kind:        engram.Kind(f.kind),
+		Abstraction: f.abstraction,
+		Cues:        []string(f.cues),
+		Language:    f.language,
+		Confidence:  f.confidence,
+		Importance:  f.importance,
+		ValidFrom:   f.validFrom.t,
+		ValidTo:     f.validTo.t,
+		ExpiresAt:   f.expiresAt.t,
+		Sources:     []string(f.sources),
+	}
+}

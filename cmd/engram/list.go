@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/engramhq/engram"
+)
+
+var listCommand = &Command{
+	Name:     "list",
+	Synopsis: "list memories or episodes",
+	Usage: `
+Usage: engram list [flags]
+       engram list --episodes [flags]
+
+Lists the memories in the scope, newest first, one per line (id, kind,
+status, version, summary); by default only active ones. With --episodes it
+lists episodes in the order they occurred.
+
+One page of --limit records is printed; when there are more, the cursor of
+the next page is printed on stderr for --cursor. --all follows the cursors
+to the end. With --json the output is the page object ({"memories": [...],
+"next": "..."}); with --all it holds every record and no cursor.`,
+	Run: runList,
+}
+
+func runList(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the page as JSON")
+	episodes := fs.Bool("episodes", false, "list episodes instead of memories")
+	limit := fs.Int("limit", 0, "records per page (default 50, at most 1000)")
+	cursor := fs.String("cursor", "", "start at this page `cursor` from a previous list")
+	all := fs.Bool("all", false, "follow cursors and list every record")
+	var ff memoryFilterFlags
+	ff.register(fs)
+	var roles stringList
+	fs.Var(&roles, "role", "with --episodes: only episodes with this `role` (repeatable)")
+	speaker := fs.String("speaker", "", "with --episodes: only episodes by this `speaker`")
+	pos, err := m.parse(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cmdUsageErrorf(cmd, "list takes no arguments, got %q", pos[0])
+	}
+	if *episodes {
+		for _, name := range []string{"kind", "status", "valid-at"} {
+			if flagWasSet(fs, name) {
+				return cmdUsageErrorf(cmd, "--%s filters memories and cannot be used with --episodes", name)
+			}
+		}
+	} else {
+		for _, name := range []string{"role", "speaker"} {
+			if flagWasSet(fs, name) {
+				return cmdUsageErrorf(cmd, "--%s filters episodes and needs --episodes", name)
+			}
+		}
+	}
+
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		if *episodes {
+			f := engram.EpisodeFilter{
+				Roles: roles, Speaker: *speaker, Contains: ff.contains, Metadata: ff.meta,
+				Limit: *limit, Cursor: *cursor,
+			}
+			var out engram.EpisodePage
+			out.Episodes = []engram.Episode{}
+			for {
+				page, err := svc.ListEpisodes(ctx, sf.scope(), f)
+				if err != nil {
+					return err
+				}
+				if !*asJSON {
+					for i := range page.Episodes {
+						fmt.Fprintln(m.Stdout, episodeLine(&page.Episodes[i]))
+					}
+				}
+				out.Episodes = append(out.Episodes, page.Episodes...)
+				out.Next = page.Next
+				if !*all || page.Next == "" {
+					break
+				}
+				f.Cursor = page.Next
+			}
+			return m.finishList(&out, out.Next, *asJSON)
+		}
+
+		f := ff.filter()
+		f.Limit, f.Cursor = *limit, *cursor
+		var out engram.MemoryPage
+		out.Memories = []engram.Memory{}
+		for {
+			page, err := svc.ListMemories(ctx, sf.scope(), f)
+			if err != nil {
+				return err
+			}
+			if !*asJSON {
+				for i := range page.Memories {
+					fmt.Fprintln(m.Stdout, memoryLine(&page.Memories[i]))
+				}
+			}
+			out.Memories = append(out.Memories, page.Memories...)
+			out.Next = page.Next
+			if !*all || page.Next == "" {
+				break
+			}
+			f.Cursor = page.Next
+		}
+		return m.finishList(&out, out.Next, *asJSON)
+	})
+}
+
+// finishList prints the JSON page, or the next page's cursor after a human
+// listing (on stderr, so that stdout stays one record per line).
+func (m *Main) finishList(page any, next string, asJSON bool) error {
+	if asJSON {
+		return writeJSON(m.Stdout, page)
+	}
+	if next != "" {
+		fmt.Fprintf(m.Stderr, "more: --cursor %s\n", next)
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/engramhq/engram"
+)
+
+var restoreCommand = &Command{
+	Name:     "restore",
+	Synopsis: "bring a soft-deleted memory back",
+	Usage: `
+Usage: engram restore [flags] ID
+
+Makes a soft-deleted memory active again, as a new version. Prints the
+restored memory.`,
+	Run: runRestore,
+}
+
+func runRestore(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the memory as JSON")
+	reason := fs.String("reason", "", "why the memory comes back, kept in its history")
+	id, err := m.parseID(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		mem, err := svc.RestoreMemory(ctx, sf.scope(), id, *reason)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(m.Stdout, mem)
+		}
+		fmt.Fprintln(m.Stdout, memoryLine(mem))
+		return nil
+	})
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/engramhq/engram"
+)
+
+var searchCommand = &Command{
+	Name:     "search",
+	Synopsis: "find the memories that best answer a query",
+	Usage: `
+Usage: engram search [flags] QUERY...
+
+Prints the best memories for QUERY (several arguments are joined with
+spaces), best first: score, id, kind, status, version and a summary. With
+--explain each hit is followed by how every retrieval channel ranked it.`,
+	Run: runSearch,
+}
+
+func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	k := fs.Int("k", 0, "number of hits (default 10, at most 200)")
+	explain := fs.Bool("explain", false, "show each retrieval channel's rank and score")
+	var ff memoryFilterFlags
+	ff.register(fs)
+	pos, err := m.parse(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return cmdUsageErrorf(cmd, "search needs a QUERY")
+	}
+	req := engram.SearchRequest{
+		Scope:   sf.scope(),
+		Query:   strings.Join(pos, " "),
+		K:       *k,
+		Filter:  ff.filter(),
+		Explain: *explain,
+	}
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		res, err := svc.Search(ctx, req)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(m.Stdout, res)
+		}
+		for i := range res.Hits {
+			h := &res.Hits[i]
+			fmt.Fprintf(m.Stdout, "%8.4f  %s\n", h.Score, memoryLine(&h.Memory))
+			for _, c := range h.Explain {
+				fmt.Fprintf(m.Stdout, "          %-8s rank %d score %.4f\n", c.Channel, c.Rank, c.Score)
+			}
+		}
+		return nil
+	})
+}
+
+// memoryFilterFlags are the flags that build a MemoryFilter; search and
+// list share them.
+type memoryFilterFlags struct {
+	kinds    stringList
+	statuses stringList
+	contains string
+	meta     metaFlag
+	validAt  timeFlag
+}
+
+func (f *memoryFilterFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.kinds, "kind", "only memories of this `kind` (repeatable)")
+	fs.Var(&f.statuses, "status", "only memories in this `status` (repeatable; default active)")
+	fs.StringVar(&f.contains, "contains", "", "only memories whose value, abstraction or a cue contains this `text`")
+	fs.Var(&f.meta, "meta", "only memories whose metadata has `key=value` (repeatable)")
+	fs.Var(&f.validAt, "valid-at", "only memories valid at this event `time` (RFC 3339)")
+}
+
+func (f *memoryFilterFlags) filter() engram.MemoryFilter {
+	var mf engram.MemoryFilter
+	for _, k := range f.kinds {
+		mf.Kinds = append(mf.Kinds, engram.Kind(k))
+	}
+	for _, s := range f.statuses {
+		mf.Statuses = append(mf.Statuses, engram.Status(s))
+	}
+	mf.Contains = f.contains
+	mf.Metadata = f.meta
+	mf.ValidAt = f.validAt.t
+	return mf
+}

@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/sqlite"
+)
+
+// Options configure an Engine. Zero values give the defaults.
+type Options struct {
+	// Former turns episodes into memory operations; default EpisodeFormer.
+	Former engram.Former
+	// Logger receives operational logs; default slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; default time.Now. Tests set it.
+	Now func() time.Time
+	// AccessFlush is how often recorded reads are written back as
+	// access_count/last_accessed; default one second.
+	AccessFlush time.Duration
+}
+
+// Engine implements engram.Service over an engram.Store.
+type Engine struct {
+	store  engram.Store
+	former engram.Former
+	log    *slog.Logger
+	now    func() time.Time
+	closer func() error
+
+	access *accessRecorder
+	once   sync.Once
+}
+
+var _ engram.Service = (*Engine)(nil)
+
+// DBFile is the name of the SQLite database inside a data directory.
+const DBFile = "engram.db"
+
+// Open opens (creating it if needed) the data directory dir with the
+// embedded SQLite store and returns an Engine over it. It fails if the
+// directory cannot be created or the database cannot be opened or migrated.
+func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
+	if dir == "" {
+		return nil, engram.Errorf(engram.EINVALID, "data directory is required")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(dir, DBFile))
+	if err != nil {
+		return nil, fmt.Errorf("open store in %s: %w", dir, err)
+	}
+	e := New(db, opts)
+	e.closer = db.Close
+	return e, nil
+}
+
+// New returns an Engine over store. Closing the Engine does not close a
+// store passed to New.
+func New(store engram.Store, opts Options) *Engine {
+	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now}
+	if e.former == nil {
+		e.former = EpisodeFormer{}
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	flush := opts.AccessFlush
+	if flush <= 0 {
+		flush = time.Second
+	}
+	e.access = newAccessRecorder(store, flush, e.log)
+	return e
+}
+
+// Store returns the store the engine writes to.
+func (e *Engine) Store() engram.Store { return e.store }
+
+// Ready reports whether the engine can serve: nil, or an EUNAVAILABLE error.
+func (e *Engine) Ready(ctx context.Context) error { return e.store.Ready(ctx) }
+
+// FlushAccess writes recorded reads to the store now.
+func (e *Engine) FlushAccess(ctx context.Context) error { return e.access.flush(ctx) }
+
+// Close flushes recorded reads and closes the store if Open opened it.
+func (e *Engine) Close() error {
+	var err error
+	e.once.Do(func() {
+		e.access.stop()
+		if e.closer != nil {
+			err = e.closer()
+		}
+	})
+	return err
+}
+
+// clock returns the current time in the form stores keep: UTC, microseconds.
+func (e *Engine) clock() time.Time { return norm(e.now()) }
+
+func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func normPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	n := norm(*t)
+	return &n
+}
+
+// prefixed returns err with prefix put before its message, keeping its code.
+func prefixed(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &engram.Error{Code: engram.ErrorCode(err), Message: prefix + ": " + engram.ErrorMessage(err)}
+}
+
+// readScope validates a scope for reading.
+func readScope(s engram.Scope) (engram.Scope, error) {
+	return s, s.Validate()
+}
+
+// writeScope validates a scope for a targeted write; IncludeShared never
+// widens a write.
+func writeScope(s engram.Scope) (engram.Scope, error) {
+	s.IncludeShared = false
+	return s, s.Validate()
+}
+
+
+// accessRecorder batches access-count updates so reads never wait on a
+// write transaction.
+type accessRecorder struct {
+	store engram.Store
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	pending map[engram.Namespace]map[string]time.Time // tenant -> id -> last access
+
+	stopc chan struct{}
+	done  chan struct{}
+}
+
+func newAccessRecorder(store engram.Store, every time.Duration, log *slog.Logger) *accessRecorder {
+	a := &accessRecorder{store: store, log: log, pending: map[engram.Namespace]map[string]time.Time{},
+		stopc: make(chan struct{}), done: make(chan struct{})}
+	go a.loop(every)
+	return a
+}
+
+func (a *accessRecorder) record(n engram.Namespace, at time.Time, ids ...string) {
+	if len(ids) == 0 {
+		return
+	}
+	t := engram.Namespace{Org: n.Org, Project: n.Project}
+	a.mu.Lock()
+	m := a.pending[t]
+	if m == nil {
+		m = map[string]time.Time{}
+		a.pending[t] = m
+	}
+	for _, id := range ids {
+		m[id] = at
+	}
+	a.mu.Unlock()
+}
+
+func (a *accessRecorder) loop(every time.Duration) {
+	defer close(a.done)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if err := a.flush(context.Background()); err != nil {
+				a.log.Warn("record memory access", "err", err)
+			}
+		case <-a.stopc:
+			if err := a.flush(context.Background()); err != nil {
+				a.log.Warn("record memory access", "err", err)
+			}
+			return
+		}
+	}
+}
+
+func (a *accessRecorder) flush(ctx context.Context) error {
+	a.mu.Lock()
+	pending := a.pending
+	a.pending = map[engram.Namespace]map[string]time.Time{}
+	a.mu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	return a.store.Update(ctx, func(tx engram.Tx) error {
+		for tenant, ids := range pending {
+			// One Touch per distinct time keeps the call count small: most
+			// ids of a flush share few timestamps.
+			byTime := map[time.Time][]string{}
+			for id, at := range ids {
+				byTime[at] = append(byTime[at], id)
+			}
+			for at, list := range byTime {
+				if err := tx.Touch(ctx, tenant, list, at); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func (a *accessRecorder) stop() {
+	close(a.stopc)
+	<-a.done
+}

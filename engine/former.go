@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+)
+
+// EpisodeFormer is the default former: each episode becomes one episodic
+// memory that cites it, valid from the episode's event time. It never fails
+// and never looks at existing memories.
+type EpisodeFormer struct{}
+
+// Form implements engram.Former.
+func (EpisodeFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	ops := make([]engram.MemoryOp, 0, len(eps))
+	for _, e := range eps {
+		at := e.OccurredAt
+		m := engram.Memory{
+			Namespace:   e.Namespace,
+			Kind:        engram.KindEpisodic,
+			Abstraction: abstractOf(e.Content, 120),
+			Value:       e.Content,
+			ValidFrom:   &at,
+			Sources:     []string{e.ID},
+		}
+		if e.Speaker != "" {
+			m.Cues = []string{e.Speaker}
+		}
+		if e.Role != "" || e.Speaker != "" {
+			m.Metadata = map[string]any{}
+			if e.Role != "" {
+				m.Metadata["role"] = e.Role
+			}
+			if e.Speaker != "" {
+				m.Metadata["speaker"] = e.Speaker
+			}
+		}
+		ops = append(ops, engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "formed from episode"})
+	}
+	return ops, nil
+}
+
+// abstractOf returns the first sentence of s, cut at a word boundary to at
+// most max bytes, as a short primary abstraction.
+func abstractOf(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.IndexAny(s, ".!?。！？\n"); i > 0 {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		s = s[:i+w]
+	}
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexByte(s[:cut], ' '); sp > max/2 {
+		cut = sp
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}

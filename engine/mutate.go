@@ -1,0 +1,442 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// UpdateMemory implements engram.Service.
+func (e *Engine) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
+	s, err := writeScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := engram.CheckID("memory", id); err != nil {
+		return nil, err
+	}
+	var out *engram.Memory
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		var err error
+		out, err = e.update(ctx, tx, s, id, p, engram.ActorFrom(ctx), e.clock())
+		return err
+	})
+	return out, err
+}
+
+// getActive reads a memory for a write and insists it is active.
+func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string) (*engram.Memory, error) {
+	if err := engram.CheckID("memory", id); err != nil {
+		return nil, err
+	}
+	m, err := tx.GetMemory(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status != engram.StatusActive {
+		return nil, engram.Errorf(engram.ECONFLICT, "memory %s is %s, not active", id, m.Status)
+	}
+	return m, nil
+}
+
+func (e *Engine) update(ctx context.Context, tx engram.Tx, s engram.Scope, id string, p engram.MemoryPatch, actor string, now time.Time) (*engram.Memory, error) {
+	old, err := getActive(ctx, tx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkReason(p.Reason); err != nil {
+		return nil, err
+	}
+	m := clone(old)
+	applyPatch(m, p)
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if sameContent(old, m) {
+		return old, nil
+	}
+	m.Version = old.Version + 1
+	m.UpdatedAt = now
+	if err := e.writeVersion(ctx, tx, old, m, engram.OpUpdate, actor, p.Reason, now); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// writeVersion replaces old by m in the store and appends the version and
+// the audit entry for the change.
+func (e *Engine) writeVersion(ctx context.Context, tx engram.Tx, old, m *engram.Memory, op engram.Op, actor, reason string, now time.Time) error {
+	if err := tx.ReplaceMemory(ctx, m); err != nil {
+		return err
+	}
+	nm := *m
+	if err := tx.InsertVersion(ctx, &engram.Version{
+		MemoryID: m.ID, Namespace: m.Namespace, Version: m.Version, Op: op,
+		Old: old, New: &nm, Actor: actor, Reason: reason, At: now,
+	}); err != nil {
+		return err
+	}
+	return tx.InsertAudit(ctx, e.audit(m.Namespace, actor, "memory."+opName(op), []string{m.ID}, reason, now))
+}
+
+func opName(op engram.Op) string {
+	switch op {
+	case engram.OpAdd:
+		return "add"
+	case engram.OpUpdate:
+		return "update"
+	case engram.OpSupersede:
+		return "supersede"
+	case engram.OpDelete:
+		return "delete"
+	case engram.OpRestore:
+		return "restore"
+	}
+	return string(op)
+}
+
+func checkReason(r string) error {
+	if len(r) > engram.MaxShortBytes {
+		return engram.Errorf(engram.EINVALID, "reason is %d bytes, longer than the limit of %d", len(r), engram.MaxShortBytes)
+	}
+	return nil
+}
+
+func applyPatch(m *engram.Memory, p engram.MemoryPatch) {
+	if p.Kind != nil {
+		m.Kind = *p.Kind
+	}
+	if p.Abstraction != nil {
+		m.Abstraction = *p.Abstraction
+	}
+	if p.Cues != nil {
+		m.Cues = cleanCues(*p.Cues)
+	}
+	if p.Value != nil {
+		m.Value = *p.Value
+	}
+	if p.Language != nil {
+		m.Language = *p.Language
+	}
+	if p.Confidence != nil {
+		m.Confidence = *p.Confidence
+	}
+	if p.Importance != nil {
+		m.Importance = *p.Importance
+	}
+	if p.ValidFrom != nil {
+		m.ValidFrom = normPtr(p.ValidFrom)
+	}
+	if p.ValidTo != nil {
+		m.ValidTo = normPtr(p.ValidTo)
+	}
+	if p.ExpiresAt != nil {
+		m.ExpiresAt = normPtr(p.ExpiresAt)
+	}
+	if p.Metadata != nil {
+		m.Metadata = p.Metadata
+	}
+}
+
+// contentPatch turns the non-zero content fields of m into a patch, for
+// formers that express an update as a whole memory.
+func contentPatch(m engram.Memory, reason string) engram.MemoryPatch {
+	p := engram.MemoryPatch{Reason: reason, Metadata: m.Metadata}
+	if m.Kind != "" {
+		p.Kind = &m.Kind
+	}
+	if m.Abstraction != "" {
+		p.Abstraction = &m.Abstraction
+	}
+	if m.Cues != nil {
+		p.Cues = &m.Cues
+	}
+	if m.Value != "" {
+		p.Value = &m.Value
+	}
+	if m.Language != "" {
+		p.Language = &m.Language
+	}
+	if m.Confidence != 0 {
+		p.Confidence = &m.Confidence
+	}
+	if m.Importance != 0 {
+		p.Importance = &m.Importance
+	}
+	p.ValidFrom, p.ValidTo, p.ExpiresAt = m.ValidFrom, m.ValidTo, m.ExpiresAt
+	return p
+}
+
+// clone returns a deep copy of m, so edits never alias the stored old state.
+func clone(m *engram.Memory) *engram.Memory {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(fmt.Sprintf("clone memory: %v", err)) // a Memory always marshals
+	}
+	var c engram.Memory
+	if err := unmarshal(b, &c); err != nil {
+		panic(fmt.Sprintf("clone memory: %v", err))
+	}
+	return &c
+}
+
+func sameContent(a, b *engram.Memory) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// SupersedeMemory implements engram.Service.
+func (e *Engine) SupersedeMemory(ctx context.Context, s engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
+	s, err := writeScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := engram.CheckID("memory", id); err != nil {
+		return nil, err
+	}
+	var out *engram.SupersedeResult
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		var err error
+		out, err = e.supersede(ctx, tx, s, id, req, engram.ActorFrom(ctx), e.clock())
+		return err
+	})
+	return out, err
+}
+
+func (e *Engine) supersede(ctx context.Context, tx engram.Tx, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
+	if err := checkReason(req.Reason); err != nil {
+		return nil, err
+	}
+	old, err := getActive(ctx, tx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	at := now
+	if req.At != nil {
+		at = norm(*req.At)
+	}
+	if old.ValidFrom != nil && at.Before(*old.ValidFrom) {
+		return nil, engram.Errorf(engram.EINVALID, "supersede time %s is before the old memory's valid_from %s",
+			at.Format(time.RFC3339), old.ValidFrom.Format(time.RFC3339))
+	}
+	nm := req.New
+	nm.Namespace = old.Namespace
+	if nm.Kind == "" {
+		nm.Kind = old.Kind
+	}
+	nm.ValidFrom, nm.ValidTo = &at, nil
+	if err := prepareNew(&nm, now); err != nil {
+		return nil, prefixed("new memory", err)
+	}
+	if nm.ID == old.ID {
+		return nil, engram.Errorf(engram.EINVALID, "a memory cannot supersede itself")
+	}
+	reason := req.Reason
+	if reason == "" {
+		reason = "superseded by " + nm.ID
+	}
+	if err := insertNew(ctx, tx, &nm, actor, "supersedes "+old.ID, now); err != nil {
+		return nil, prefixed("new memory", err)
+	}
+	m := clone(old)
+	m.ValidTo = &at
+	m.Status = engram.StatusSuperseded
+	m.ExpiredAt = &now
+	m.SupersededBy = nm.ID
+	m.Version = old.Version + 1
+	m.UpdatedAt = now
+	if err := e.writeVersion(ctx, tx, old, m, engram.OpSupersede, actor, reason, now); err != nil {
+		return nil, err
+	}
+	return &engram.SupersedeResult{Old: *m, New: nm}, nil
+}
+
+// DeleteMemory implements engram.Service. A soft delete of an already
+// deleted memory succeeds without a new version.
+func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error {
+	s, err := writeScope(s)
+	if err != nil {
+		return err
+	}
+	if err := engram.CheckID("memory", id); err != nil {
+		return err
+	}
+	if err := checkReason(o.Reason); err != nil {
+		return err
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	return e.store.Update(ctx, func(tx engram.Tx) error {
+		if !o.Hard {
+			_, err := e.softDelete(ctx, tx, s, id, o.Reason, actor, now)
+			return err
+		}
+		m, err := tx.GetMemory(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.PurgeMemory(ctx, m.Namespace, id); err != nil {
+			return err
+		}
+		return tx.InsertAudit(ctx, e.audit(m.Namespace, actor, "memory.purge", []string{id}, o.Reason, now))
+	})
+}
+
+func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, s engram.Scope, id, reason, actor string, now time.Time) (*engram.Memory, error) {
+	if err := engram.CheckID("memory", id); err != nil {
+		return nil, err
+	}
+	old, err := tx.GetMemory(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	if old.Status == engram.StatusDeleted {
+		return old, nil
+	}
+	m := clone(old)
+	m.Status = engram.StatusDeleted
+	m.ExpiredAt = &now
+	m.Version = old.Version + 1
+	m.UpdatedAt = now
+	return m, e.writeVersion(ctx, tx, old, m, engram.OpDelete, actor, reason, now)
+}
+
+// RestoreMemory implements engram.Service.
+func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason string) (*engram.Memory, error) {
+	s, err := writeScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := engram.CheckID("memory", id); err != nil {
+		return nil, err
+	}
+	if err := checkReason(reason); err != nil {
+		return nil, err
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	var out *engram.Memory
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		old, err := tx.GetMemory(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if old.Status != engram.StatusDeleted {
+			return engram.Errorf(engram.ECONFLICT, "memory %s is %s; only a deleted memory can be restored", id, old.Status)
+		}
+		m := clone(old)
+		m.Status = engram.StatusActive
+		m.ExpiredAt = nil
+		m.Version = old.Version + 1
+		m.UpdatedAt = now
+		out = m
+		return e.writeVersion(ctx, tx, old, m, engram.OpRestore, actor, reason, now)
+	})
+	return out, err
+}
+
+// Rollback implements engram.Service: the memory's content becomes what
+// version v left it with, recorded as a new UPDATE version. A superseded
+// memory cannot be rolled back (its replacement is the current fact); a
+// deleted one is restored by the rollback.
+func (e *Engine) Rollback(ctx context.Context, s engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
+	s, err := writeScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := engram.CheckID("memory", id); err != nil {
+		return nil, err
+	}
+	if err := checkReason(reason); err != nil {
+		return nil, err
+	}
+	if v < 1 {
+		return nil, engram.Errorf(engram.EINVALID, "version %d is not a version number (they start at 1)", v)
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	var out *engram.Memory
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		cur, err := tx.GetMemory(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if cur.Status == engram.StatusSuperseded {
+			return engram.Errorf(engram.ECONFLICT, "memory %s was superseded by %s; roll back that memory instead", id, cur.SupersededBy)
+		}
+		vs, err := tx.Versions(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		var target *engram.Memory
+		for i := range vs {
+			if vs[i].Version == v {
+				target = vs[i].New
+			}
+		}
+		if target == nil {
+			return engram.Errorf(engram.ENOTFOUND, "memory %s has no version %d", id, v)
+		}
+		m := clone(cur)
+		m.Kind, m.Abstraction, m.Cues, m.Value, m.Language = target.Kind, target.Abstraction, target.Cues, target.Value, target.Language
+		m.Confidence, m.Importance, m.Metadata = target.Confidence, target.Importance, target.Metadata
+		m.ValidFrom, m.ValidTo, m.ExpiresAt = target.ValidFrom, target.ValidTo, target.ExpiresAt
+		m.Status, m.ExpiredAt = engram.StatusActive, nil
+		m.Version = cur.Version + 1
+		m.UpdatedAt = now
+		if reason == "" {
+			reason = fmt.Sprintf("rollback to version %d", v)
+		}
+		out = m
+		return e.writeVersion(ctx, tx, cur, m, engram.OpUpdate, actor, reason, now)
+	})
+	return out, err
+}
+
+// DeleteEpisode implements engram.Service.
+func (e *Engine) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
+	s, err := writeScope(s)
+	if err != nil {
+		return err
+	}
+	if err := engram.CheckID("episode", id); err != nil {
+		return err
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	return e.store.Update(ctx, func(tx engram.Tx) error {
+		ep, err := tx.GetEpisode(ctx, s, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.PurgeEpisode(ctx, ep.Namespace, id); err != nil {
+			return err
+		}
+		return tx.InsertAudit(ctx, e.audit(ep.Namespace, actor, "episode.purge", []string{id}, "", now))
+	})
+}
+
+// DeleteScope implements engram.Service.
+func (e *Engine) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {
+	s, err := writeScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if s.User == "" && s.Agent == "" && s.Session == "" {
+		return nil, engram.Errorf(engram.EINVALID, "refusing to delete a whole project: name a user, an agent or a session")
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	var counts engram.PurgeCounts
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		var err error
+		if counts, err = tx.PurgeScope(ctx, s); err != nil {
+			return err
+		}
+		detail := fmt.Sprintf("purged %d episodes, %d memories, %d versions", counts.Episodes, counts.Memories, counts.Versions)
+		return tx.InsertAudit(ctx, e.audit(s.Namespace(), actor, "scope.delete", nil, detail, now))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &counts, nil
+}

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// AddEpisodes implements engram.Service.
+func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
+	if err := req.Namespace.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkBatch("episodes", len(req.Episodes)); err != nil {
+		return nil, err
+	}
+	now := e.clock()
+	eps := make([]engram.Episode, len(req.Episodes))
+	seen := make(map[string]int, len(req.Episodes))
+	for i, in := range req.Episodes {
+		ep := engram.Episode{
+			ID: in.ID, Namespace: req.Namespace, Role: in.Role, Speaker: in.Speaker,
+			Content: in.Content, Modality: in.Modality, OccurredAt: now, ReceivedAt: now,
+			Metadata: in.Metadata,
+		}
+		if ep.ID == "" {
+			ep.ID = engram.NewID()
+		}
+		if ep.Modality == "" {
+			ep.Modality = engram.ModalityText
+		}
+		if in.OccurredAt != nil {
+			ep.OccurredAt = norm(*in.OccurredAt)
+		}
+		if err := ep.Validate(); err != nil {
+			return nil, prefixed(fmt.Sprintf("episodes[%d]", i), err)
+		}
+		if j, dup := seen[ep.ID]; dup {
+			return nil, engram.Errorf(engram.EINVALID, "episodes[%d]: id %s repeats episodes[%d]", i, ep.ID, j)
+		}
+		seen[ep.ID] = i
+		eps[i] = ep
+	}
+
+	var ops []engram.MemoryOp
+	if req.Form == nil || *req.Form {
+		var err error
+		if ops, err = e.former.Form(ctx, eps); err != nil {
+			return nil, fmt.Errorf("form memories: %w", err)
+		}
+	}
+
+	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
+	actor := engram.ActorFrom(ctx)
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		ids := make([]string, len(eps))
+		for i := range eps {
+			if err := tx.InsertEpisode(ctx, &eps[i]); err != nil {
+				return prefixed(fmt.Sprintf("episodes[%d]", i), err)
+			}
+			ids[i] = eps[i].ID
+		}
+		if err := tx.InsertAudit(ctx, e.audit(req.Namespace, actor, "episode.add", ids, "", now)); err != nil {
+			return err
+		}
+		mems, err := e.applyOps(ctx, tx, engram.ScopeOf(req.Namespace), ops, actor, now)
+		res.Memories = append(res.Memories, mems...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// AddMemories implements engram.Service.
+func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error) {
+	if err := req.Namespace.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkBatch("memories", len(req.Memories)); err != nil {
+		return nil, err
+	}
+	now := e.clock()
+	ops := make([]engram.MemoryOp, len(req.Memories))
+	for i, m := range req.Memories {
+		m.Namespace = req.Namespace
+		if m.Kind == "" {
+			m.Kind = engram.KindSemantic
+		}
+		if m.Status != "" && m.Status != engram.StatusActive {
+			return nil, engram.Errorf(engram.EINVALID, "memories[%d]: a new memory must be active, not %s", i, m.Status)
+		}
+		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
+	}
+	var out []engram.Memory
+	actor := engram.ActorFrom(ctx)
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		var err error
+		out, err = e.applyOps(ctx, tx, engram.ScopeOf(req.Namespace), ops, actor, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func checkBatch(what string, n int) error {
+	if n == 0 {
+		return engram.Errorf(engram.EINVALID, "no %s given", what)
+	}
+	if n > engram.MaxBatch {
+		return engram.Errorf(engram.ETOOLARGE, "%d %s in one request, more than the limit of %d", n, what, engram.MaxBatch)
+	}
+	return nil
+}
+
+// applyOps carries out memory operations inside tx, in scope s, and returns
+// the memories added or changed.
+func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+	var out []engram.Memory
+	var added []string
+	for i, op := range ops {
+		where := fmt.Sprintf("memories[%d]", i)
+		switch op.Op {
+		case engram.OpAdd:
+			m := op.Memory
+			m.Namespace = s.Namespace()
+			if err := prepareNew(&m, now); err != nil {
+				return nil, prefixed(where, err)
+			}
+			if err := insertNew(ctx, tx, &m, actor, op.Reason, now); err != nil {
+				return nil, prefixed(where, err)
+			}
+			out = append(out, m)
+			added = append(added, m.ID)
+		case engram.OpUpdate:
+			m, err := e.update(ctx, tx, s, op.TargetID, contentPatch(op.Memory, op.Reason), actor, now)
+			if err != nil {
+				return nil, prefixed(where, err)
+			}
+			out = append(out, *m)
+		case engram.OpSupersede:
+			r, err := e.supersede(ctx, tx, s, op.TargetID, engram.SupersedeRequest{New: op.Memory, Reason: op.Reason}, actor, now)
+			if err != nil {
+				return nil, prefixed(where, err)
+			}
+			out = append(out, r.Old, r.New)
+		case engram.OpDelete:
+			m, err := e.softDelete(ctx, tx, s, op.TargetID, op.Reason, actor, now)
+			if err != nil {
+				return nil, prefixed(where, err)
+			}
+			out = append(out, *m)
+		case "", "NOOP":
+		default:
+			return nil, engram.Errorf(engram.EINTERNAL, "%s: unknown memory operation %q", where, op.Op)
+		}
+	}
+	if len(added) > 0 {
+		if err := tx.InsertAudit(ctx, e.audit(s.Namespace(), actor, "memory.add", added, "", now)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// prepareNew fills the defaults of a new memory and validates it.
+func prepareNew(m *engram.Memory, now time.Time) error {
+	if m.ID == "" {
+		m.ID = engram.NewID()
+	}
+	if m.Kind == "" {
+		m.Kind = engram.KindSemantic
+	}
+	m.Status = engram.StatusActive
+	if m.Confidence == 0 {
+		m.Confidence = 1
+	}
+	if m.Importance == 0 {
+		m.Importance = 0.5
+	}
+	m.Cues = cleanCues(m.Cues)
+	m.ValidFrom, m.ValidTo, m.ExpiresAt = normPtr(m.ValidFrom), normPtr(m.ValidTo), normPtr(m.ExpiresAt)
+	m.CreatedAt, m.UpdatedAt = now, now
+	m.ExpiredAt, m.LastAccessed, m.SupersededBy = nil, nil, ""
+	m.Version, m.AccessCount = 1, 0
+	return m.Validate()
+}
+
+func insertNew(ctx context.Context, tx engram.Tx, m *engram.Memory, actor, reason string, now time.Time) error {
+	if err := tx.InsertMemory(ctx, m); err != nil {
+		return err
+	}
+	nm := *m
+	return tx.InsertVersion(ctx, &engram.Version{
+		MemoryID: m.ID, Namespace: m.Namespace, Version: 1, Op: engram.OpAdd,
+		New: &nm, Actor: actor, Reason: reason, At: now,
+	})
+}
+
+// cleanCues trims cues, drops empty ones and repeats (case-insensitively).
+func cleanCues(cues []string) []string {
+	if len(cues) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	out := make([]string, 0, len(cues))
+	for _, c := range cues {
+		c = strings.TrimSpace(c)
+		k := strings.ToLower(c)
+		if c == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (e *Engine) audit(n engram.Namespace, actor, op string, ids []string, detail string, at time.Time) *engram.AuditEntry {
+	return &engram.AuditEntry{ID: engram.NewID(), Namespace: n, Actor: actor, Op: op, IDs: ids, Detail: detail, At: at}
+}

@@ -1,0 +1,210 @@
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+)
+
+func testAddEpisodesForms(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	res := mustAddEpisodes(t, e, nsA, "I adopted a beagle named Biscuit last week.", "We went hiking in the Alps.")
+	if got, want := len(res.Episodes), 2; got != want {
+		t.Fatalf("episodes = %d, want %d", got, want)
+	}
+	if got, want := len(res.Memories), 2; got != want {
+		t.Fatalf("memories = %d, want %d", got, want)
+	}
+	m := res.Memories[0]
+	if got, want := m.Kind, engram.KindEpisodic; got != want {
+		t.Errorf("kind = %q, want %q", got, want)
+	}
+	if len(m.Sources) != 1 || m.Sources[0] != res.Episodes[0].ID {
+		t.Errorf("sources = %v, want [%s]", m.Sources, res.Episodes[0].ID)
+	}
+	if m.ValidFrom == nil || !m.ValidFrom.Equal(t0) {
+		t.Errorf("valid_from = %v, want %v", m.ValidFrom, t0)
+	}
+	if m.Version != 1 || m.Status != engram.StatusActive || m.Confidence != 1 {
+		t.Errorf("version/status/confidence = %d/%s/%v", m.Version, m.Status, m.Confidence)
+	}
+	ep, err := e.GetEpisode(ctx, scA, res.Episodes[1].ID)
+	if err != nil {
+		t.Fatalf("get episode: %v", err)
+	}
+	if got, want := ep.Content, "We went hiking in the Alps."; got != want {
+		t.Errorf("content = %q, want %q", got, want)
+	}
+	if !ep.OccurredAt.Equal(t0.Add(time.Minute)) {
+		t.Errorf("occurred_at = %v", ep.OccurredAt)
+	}
+	got, err := e.GetMemory(ctx, scA, m.ID)
+	if err != nil {
+		t.Fatalf("get memory: %v", err)
+	}
+	if got.Value != m.Value || got.Abstraction != m.Abstraction {
+		t.Errorf("stored memory differs: %+v vs %+v", got, m)
+	}
+	if ids := searchIDs(t, e, scA, "beagle"); len(ids) != 1 || ids[0] != m.ID {
+		t.Errorf("search beagle = %v, want [%s]", ids, m.ID)
+	}
+	// Without formation only episodes are stored.
+	f := false
+	res2, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA, Form: &f,
+		Episodes: []engram.EpisodeInput{{Content: "no memory from me"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res2.Memories) != 0 || countMemories(t, e, scA) != 2 {
+		t.Errorf("form=false still formed memories")
+	}
+	audit, err := e.Audit(ctx, scA, engram.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]int{}
+	for _, a := range audit.Entries {
+		ops[a.Op]++
+		if a.Actor != "test" {
+			t.Errorf("audit actor = %q, want test", a.Actor)
+		}
+	}
+	if ops["episode.add"] != 2 || ops["memory.add"] != 1 {
+		t.Errorf("audit ops = %v", ops)
+	}
+}
+
+func testAddEpisodesBadInput(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	ok := engram.EpisodeInput{Content: "fine"}
+	bad := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	many := make([]engram.EpisodeInput, engram.MaxBatch+1)
+	for i := range many {
+		many[i] = ok
+	}
+	for _, tc := range []struct {
+		name string
+		req  engram.AddEpisodesRequest
+		code string
+		msg  string
+	}{
+		{"no org", engram.AddEpisodesRequest{Namespace: engram.Namespace{Project: "p"}, Episodes: []engram.EpisodeInput{ok}}, engram.EINVALID, "org is required"},
+		{"no episodes", engram.AddEpisodesRequest{Namespace: nsA}, engram.EINVALID, "no episodes"},
+		{"empty content later in batch", engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{ok, ok, {Content: ""}}}, engram.EINVALID, "episodes[2]: episode: content is required"},
+		{"too long", engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{Content: strings.Repeat("x", engram.MaxContentBytes+1)}}}, engram.EINVALID, "longer than the limit"},
+		{"bad time", engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{Content: "x", OccurredAt: &bad}}}, engram.EINVALID, "outside the years"},
+		{"bad id", engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{ID: "nope", Content: "x"}}}, engram.EINVALID, "not a valid id"},
+		{"dup id", engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{ID: "01JDQ0000000000000000000AA", Content: "x"}, {ID: "01JDQ0000000000000000000AA", Content: "y"}}}, engram.EINVALID, "repeats"},
+		{"slash in user", engram.AddEpisodesRequest{Namespace: engram.Namespace{Org: "o", Project: "p", User: "a/b"}, Episodes: []engram.EpisodeInput{ok}}, engram.EINVALID, "may not contain"},
+		{"too many", engram.AddEpisodesRequest{Namespace: nsA, Episodes: many}, engram.ETOOLARGE, "more than the limit"},
+		{"bad modality", engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{Content: "x", Modality: "smell"}}}, engram.EINVALID, "modality"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := e.AddEpisodes(ctx, tc.req)
+			if got := code(err); got != tc.code {
+				t.Fatalf("code = %q (%v), want %q", got, err, tc.code)
+			}
+			if !strings.Contains(engram.ErrorMessage(err), tc.msg) {
+				t.Errorf("message %q does not contain %q", engram.ErrorMessage(err), tc.msg)
+			}
+		})
+	}
+	if n := countEpisodes(t, e, scA); n != 0 {
+		t.Errorf("%d episodes stored after bad requests", n)
+	}
+	if n := countMemories(t, e, scA); n != 0 {
+		t.Errorf("%d memories stored after bad requests", n)
+	}
+	// A duplicate id across requests is a conflict and the batch lands whole or not at all.
+	id := engram.NewID()
+	if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{ID: id, Content: "first"}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{Content: "new one"}, {ID: id, Content: "again"}}})
+	if code(err) != engram.ECONFLICT {
+		t.Fatalf("duplicate id: %v, want conflict", err)
+	}
+	if n := countEpisodes(t, e, scA); n != 1 {
+		t.Errorf("episodes = %d after a failed batch, want 1", n)
+	}
+}
+
+type badFormer struct{}
+
+func (badFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	// The second op is invalid: the store must not keep the episodes or the first memory.
+	return []engram.MemoryOp{
+		{Op: engram.OpAdd, Memory: engram.Memory{Value: eps[0].Content}},
+		{Op: engram.OpAdd, Memory: engram.Memory{Value: eps[0].Content, Confidence: 7}},
+	}, nil
+}
+
+type failingFormer struct{}
+
+func (failingFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
+	return nil, errors.New("model unreachable")
+}
+
+func testFormerFailure(t *testing.T, open Open) {
+	for _, f := range []engram.Former{badFormer{}, failingFormer{}} {
+		e := newEngine(t, open, engine.Options{Former: f})
+		if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{Content: "hello world"}}}); err == nil {
+			t.Fatalf("%T: want error", f)
+		}
+		if n := countEpisodes(t, e, scA); n != 0 {
+			t.Errorf("%T: %d episodes kept after failed formation", f, n)
+		}
+		if n := countMemories(t, e, scA); n != 0 {
+			t.Errorf("%T: %d memories kept after failed formation", f, n)
+		}
+		if ids := searchIDs(t, e, scA, "hello"); len(ids) != 0 {
+			t.Errorf("%T: search finds %v after failed formation", f, ids)
+		}
+	}
+}
+
+func testAddMemoriesDirect(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	from := t0
+	ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{
+		Kind: engram.KindCore, Abstraction: "diet", Cues: []string{" vegetarian ", "Vegetarian", "", "food"},
+		Value: "Alice is vegetarian.", Confidence: 0.9, ValidFrom: &from,
+		Metadata: map[string]any{"source": "onboarding", "n": 3},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0]
+	if got, want := strings.Join(m.Cues, "|"), "vegetarian|food"; got != want {
+		t.Errorf("cues = %q, want %q", got, want)
+	}
+	if m.Importance != 0.5 || m.Confidence != 0.9 || m.Kind != engram.KindCore {
+		t.Errorf("defaults wrong: %+v", m)
+	}
+	got, err := e.GetMemory(ctx, scA, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Metadata["source"] != "onboarding" {
+		t.Errorf("metadata = %v", got.Metadata)
+	}
+	if n := countEpisodes(t, e, scA); n != 0 {
+		t.Errorf("direct memories created %d episodes", n)
+	}
+	for _, bad := range []engram.Memory{
+		{Value: ""}, {Value: "x", Kind: "dream"}, {Value: "x", Status: engram.StatusDeleted},
+		{Value: "x", Confidence: 1.5}, {Value: "x", Sources: []string{"not-an-id"}},
+	} {
+		if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{Value: "good"}, bad}}); code(err) != engram.EINVALID {
+			t.Errorf("bad memory %+v: err = %v, want invalid", bad, err)
+		}
+	}
+	if n := countMemories(t, e, scA); n != 1 {
+		t.Errorf("memories = %d after bad batches, want 1", n)
+	}
+}

@@ -1,0 +1,116 @@
+package engram
+
+import (
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+)
+
+// Modality says what an episode's content is.
+type Modality string
+
+// Modalities. Non-text episodes keep a reference (URI) in Content and may
+// carry a caption or transcript in Metadata.
+const (
+	ModalityText  Modality = "text"
+	ModalityImage Modality = "image"
+	ModalityAudio Modality = "audio"
+	ModalityEvent Modality = "event"
+)
+
+// Episode is the lossless raw record of something said or done: a message or
+// an event. Episodes are immutable; they can only be deleted.
+type Episode struct {
+	ID         string         `json:"id"`
+	Namespace  Namespace      `json:"namespace"`
+	Role       string         `json:"role,omitempty"`    // user, assistant, system, tool, event
+	Speaker    string         `json:"speaker,omitempty"` // a person's or agent's name
+	Content    string         `json:"content"`
+	Modality   Modality       `json:"modality,omitempty"`
+	OccurredAt time.Time      `json:"occurred_at"` // event time: given by the client, else ReceivedAt
+	ReceivedAt time.Time      `json:"received_at"` // transaction time
+	Metadata   map[string]any `json:"metadata,omitempty"`
+}
+
+// Limits on what one request may carry.
+const (
+	MaxContentBytes  = 64 << 10 // one episode's content or one memory's value
+	MaxShortBytes    = 1 << 10  // abstraction, one cue, role, speaker, reason
+	MaxCues          = 64
+	MaxSources       = 256
+	MaxMetadataBytes = 16 << 10
+	MaxBatch         = 1000 // episodes or memories in one request
+)
+
+// Validate returns an EINVALID error naming the first bad field. It checks
+// the namespace too.
+func (e *Episode) Validate() error {
+	if err := e.Namespace.Validate(); err != nil {
+		return err
+	}
+	if e.ID != "" && !ValidID(e.ID) {
+		return Errorf(EINVALID, "episode: id %q is not a valid id", e.ID)
+	}
+	if e.Content == "" {
+		return Errorf(EINVALID, "episode: content is required")
+	}
+	if err := checkText("episode: content", e.Content, MaxContentBytes); err != nil {
+		return err
+	}
+	if err := checkText("episode: role", e.Role, MaxShortBytes); err != nil {
+		return err
+	}
+	if err := checkText("episode: speaker", e.Speaker, MaxShortBytes); err != nil {
+		return err
+	}
+	switch e.Modality {
+	case "", ModalityText, ModalityImage, ModalityAudio, ModalityEvent:
+	default:
+		return Errorf(EINVALID, "episode: modality %q is not one of text, image, audio, event", e.Modality)
+	}
+	if err := checkTime("episode: occurred_at", e.OccurredAt); err != nil {
+		return err
+	}
+	return checkMetadata("episode", e.Metadata)
+}
+
+func checkText(field, v string, max int) error {
+	if len(v) > max {
+		return Errorf(EINVALID, "%s is %d bytes, longer than the limit of %d", field, len(v), max)
+	}
+	if !utf8.ValidString(v) {
+		return Errorf(EINVALID, "%s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+// Times outside these years are almost certainly unit mistakes (seconds
+// read as milliseconds) and would not survive every backend's time type.
+var (
+	minTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+func checkTime(field string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	if t.Before(minTime) || t.After(maxTime) {
+		return Errorf(EINVALID, "%s %s is outside the years 0001 to 9999", field, t.Format(time.RFC3339))
+	}
+	return nil
+}
+
+func checkMetadata(what string, m map[string]any) error {
+	if m == nil {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return Errorf(EINVALID, "%s: metadata is not representable as JSON: %v", what, err)
+	}
+	if len(b) > MaxMetadataBytes {
+		return Errorf(EINVALID, "%s: metadata is %d bytes of JSON, longer than the limit of %d", what, len(b), MaxMetadataBytes)
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+)
+
+// decodeJSON decodes exactly one JSON value from r into v. Unknown fields,
+// wrong types and anything after the value are errors; numbers in untyped
+// places (metadata) stay json.Number so they round-trip losslessly. what
+// names the input in error messages ("request body", "line 3").
+func decodeJSON(r io.Reader, v any, what string) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		switch {
+		case errors.Is(err, io.EOF):
+			err = errEmptyBody
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			err = errUnexpectedEnd
+		}
+		return bodyError(what, err)
+	}
+	// A second value, or garbage, after the first is a malformed request,
+	// not something to ignore silently.
+	if _, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return bodyError(what, err)
+		}
+		return engram.Errorf(engram.EINVALID, "%s has more data after the JSON value (at byte %d)", what, dec.InputOffset())
+	}
+	return nil
+}
+
+// decodeOptionalJSON is decodeJSON for bodies that may be empty, which
+// leave v unchanged.
+func decodeOptionalJSON(r io.Reader, v any, what string) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return bodyError(what, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	return decodeJSON(bytes.NewReader(b), v, what)
+}
+
+// param describes a query parameter an endpoint accepts. A name ending in
+// ".{key}" is a family: every parameter starting with the part before
+// "{key}" belongs to it, and the rest of the name is the key.
+type param struct {
+	name     string
+	repeated bool
+}
+
+func (p param) prefix() (string, bool) {
+	return strings.CutSuffix(p.name, "{key}")
+}
+
+// query holds the checked query parameters of a request.
+type query struct {
+	v url.Values
+}
+
+// parseQuery parses the raw query and checks every parameter against the
+// endpoint's list: unknown names (usually typos that would otherwise be
+// silently ignored) and repeated single-valued ones are errors.
+func parseQuery(raw string, params []param) (query, error) {
+	v, err := url.ParseQuery(raw)
+	if err != nil {
+		return query{}, engram.Errorf(engram.EINVALID, "the query string is malformed: %v", err)
+	}
+	var unknown []string
+	for name, vals := range v {
+		p, ok := lookupParam(params, name)
+		if !ok {
+			unknown = append(unknown, name)
+			continue
+		}
+		if !p.repeated && len(vals) > 1 {
+			return query{}, engram.Errorf(engram.EINVALID, "query parameter %s is given %d times; it takes one value", name, len(vals))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		names := make([]string, len(params))
+		for i, p := range params {
+			names[i] = p.name
+		}
+		accepted := "none"
+		if len(names) > 0 {
+			accepted = strings.Join(names, ", ")
+		}
+		word := "parameter"
+		if len(unknown) > 1 {
+			word = "parameters"
+		}
+		return query{}, engram.Errorf(engram.EINVALID, "unknown query %s %s; this endpoint accepts: %s",
+			word, strings.Join(quoteAll(unknown), ", "), accepted)
+	}
+	return query{v: v}, nil
+}
+
+func lookupParam(params []param, name string) (param, bool) {
+	for _, p := range params {
+		if prefix, ok := p.prefix(); ok {
+			if len(name) > len(prefix) && strings.HasPrefix(name, prefix) {
+				return p, true
+			}
+		} else if p.name == name {
+			return p, true
+		}
+	}
+	return param{}, false
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+// str returns a single-valued parameter, "" when absent.
+func (q query) str(name string) string { return q.v.Get(name) }
+
+// list returns the non-empty values of a repeatable parameter.
+func (q query) list(name string) []string {
+	var out []string
+	for _, s := range q.v[name] {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// time parses an RFC 3339 time parameter; absent or empty gives nil.
+func (q query) time(name string) (*time.Time, error) {
+	s := q.v.Get(name)
+	if s == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		hint := ""
+		if strings.Contains(s, " ") {
+			hint = " (a '+' in a query string must be written %2B)"
+		}
+		return nil, engram.Errorf(engram.EINVALID, "query parameter %s %q is not a time in RFC 3339 format, e.g. 2024-05-01T12:00:00Z%s", name, s, hint)
+	}
+	return &t, nil
+}
+
+// int parses an integer parameter; absent or empty gives 0.
+func (q query) int(name string) (int, error) {
+	s := q.v.Get(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, engram.Errorf(engram.EINVALID, "query parameter %s %q is not a whole number", name, s)
+	}
+	return n, nil
+}
+
+// bool parses a boolean parameter; absent or empty gives false.
+func (q query) bool(name string) (bool, error) {
+	s := q.v.Get(name)
+	if s == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, engram.Errorf(engram.EINVALID, "query parameter %s %q is not true or false", name, s)
+	}
+	return b, nil
+}
+
+// scope reads the scope parameters. Whether they form a valid scope (org
+// and project present, names well formed) is for the service to say.
+func (q query) scope() (engram.Scope, error) {
+	shared, err := q.bool("include_shared")
+	if err != nil {
+		return engram.Scope{}, err
+	}
+	return engram.Scope{
+		Org:           q.str("org"),
+		Project:       q.str("project"),
+		User:          q.str("user"),
+		Agent:         q.str("agent"),
+		Session:       q.str("session"),
+		IncludeShared: shared,
+	}, nil
+}
+
+// meta reads the family prefix+KEY=VALUE into a map, nil if there is none.
+// A VALUE that is valid JSON is decoded (numbers as json.Number), anything
+// else is taken as a string; so meta.n=3 is the number 3, meta.n="3" the
+// string "3" and meta.city=Paris the string "Paris".
+func (q query) meta(prefix string) (map[string]any, error) {
+	var m map[string]any
+	for name, vals := range q.v {
+		key, ok := strings.CutPrefix(name, prefix)
+		if !ok || key == "" {
+			continue
+		}
+		v, err := metaValue(name, vals[0])
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			m = make(map[string]any)
+		}
+		m[key] = v
+	}
+	return m, nil
+}
+
+// metaIn reads the repeatable family prefix+KEY=VALUE into lists of
+// accepted values per key.
+func (q query) metaIn(prefix string) (map[string][]any, error) {
+	var m map[string][]any
+	for name, vals := range q.v {
+		key, ok := strings.CutPrefix(name, prefix)
+		if !ok || key == "" {
+			continue
+		}
+		for _, s := range vals {
+			v, err := metaValue(name, s)
+			if err != nil {
+				return nil, err
+			}
+			if m == nil {
+				m = make(map[string][]any)
+			}
+			m[key] = append(m[key], v)
+		}
+	}
+	return m, nil
+}
+
+func metaValue(name, s string) (any, error) {
+	if !utf8.ValidString(s) {
+		return nil, engram.Errorf(engram.EINVALID, "query parameter %s is not valid UTF-8", name)
+	}
+	if !json.Valid([]byte(s)) {
+		return s, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return s, nil
+	}
+	return v, nil
+}
+
+// encodeMetaValue is the inverse of metaValue, for the client: strings that
+// would parse as JSON are sent quoted so they stay strings.
+func encodeMetaValue(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		if !json.Valid([]byte(s)) {
+			return s, nil
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}

@@ -1,0 +1,25 @@
+package http
+
+// RouteInfo describes a registered route for tests in package http_test.
+type RouteInfo struct {
+	Method, Path string
+	Params       []ParamInfo
+}
+
+// ParamInfo describes a query parameter a route accepts.
+type ParamInfo struct {
+	Name     string
+	Repeated bool
+}
+
+// Routes returns s's route table.
+func Routes(s *Server) []RouteInfo {
+	out := make([]RouteInfo, len(s.routes))
+	for i, rt := range s.routes {
+		out[i] = RouteInfo{Method: rt.method, Path: rt.path}
+		for _, p := range rt.params {
+			out[i].Params = append(out[i].Params, ParamInfo{Name: p.name, Repeated: p.repeated})
+		}
+	}
+	return out
+}

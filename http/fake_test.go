@@ -1,0 +1,185 @@
+package http_test
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// fakeService is an engram.Service that stores nothing: it records each
+// call with its arguments and actor, and answers with err when set, else
+// with values built from the arguments. It lets transport tests see what
+// reached the service, and whether anything did.
+type fakeService struct {
+	mu    sync.Mutex
+	calls []fakeCall
+	err   error
+
+	// exported is what Export emits; exportErr, when set, is returned after
+	// them.
+	exported  []engram.Record
+	exportErr error
+}
+
+type fakeCall struct {
+	Method string
+	Actor  string
+	Scope  engram.Scope
+	ID     string
+	Arg    any
+}
+
+func (f *fakeService) record(ctx context.Context, method string, s engram.Scope, id string, arg any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fakeCall{Method: method, Actor: engram.ActorFrom(ctx), Scope: s, ID: id, Arg: arg})
+	return f.err
+}
+
+func (f *fakeService) Calls() []fakeCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeCall(nil), f.calls...)
+}
+
+func (f *fakeService) last() fakeCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.calls) == 0 {
+		return fakeCall{}
+	}
+	return f.calls[len(f.calls)-1]
+}
+
+var fakeTime = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func (f *fakeService) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
+	if err := f.record(ctx, "AddEpisodes", engram.ScopeOf(req.Namespace), "", req); err != nil {
+		return nil, err
+	}
+	res := &engram.AddEpisodesResult{}
+	for _, in := range req.Episodes {
+		res.Episodes = append(res.Episodes, engram.Episode{ID: engram.NewID(), Namespace: req.Namespace, Content: in.Content, OccurredAt: fakeTime, ReceivedAt: fakeTime, Metadata: in.Metadata})
+	}
+	return res, nil
+}
+
+func (f *fakeService) AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error) {
+	if err := f.record(ctx, "AddMemories", engram.ScopeOf(req.Namespace), "", req); err != nil {
+		return nil, err
+	}
+	return req.Memories, nil
+}
+
+func (f *fakeService) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+	if err := f.record(ctx, "GetEpisode", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.Episode{ID: id, Namespace: s.Namespace(), Content: "x"}, nil
+}
+
+func (f *fakeService) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+	if err := f.record(ctx, "GetMemory", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.Memory{ID: id, Namespace: s.Namespace(), Value: "x"}, nil
+}
+
+func (f *fakeService) ListEpisodes(ctx context.Context, s engram.Scope, fl engram.EpisodeFilter) (*engram.EpisodePage, error) {
+	if err := f.record(ctx, "ListEpisodes", s, "", fl); err != nil {
+		return nil, err
+	}
+	return &engram.EpisodePage{}, nil
+}
+
+func (f *fakeService) ListMemories(ctx context.Context, s engram.Scope, fl engram.MemoryFilter) (*engram.MemoryPage, error) {
+	if err := f.record(ctx, "ListMemories", s, "", fl); err != nil {
+		return nil, err
+	}
+	return &engram.MemoryPage{}, nil
+}
+
+func (f *fakeService) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
+	if err := f.record(ctx, "Search", req.Scope, "", req); err != nil {
+		return nil, err
+	}
+	return &engram.SearchResult{}, nil
+}
+
+func (f *fakeService) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
+	if err := f.record(ctx, "UpdateMemory", s, id, p); err != nil {
+		return nil, err
+	}
+	return &engram.Memory{ID: id}, nil
+}
+
+func (f *fakeService) SupersedeMemory(ctx context.Context, s engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
+	if err := f.record(ctx, "SupersedeMemory", s, id, req); err != nil {
+		return nil, err
+	}
+	return &engram.SupersedeResult{Old: engram.Memory{ID: id}, New: req.New}, nil
+}
+
+func (f *fakeService) DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error {
+	return f.record(ctx, "DeleteMemory", s, id, o)
+}
+
+func (f *fakeService) RestoreMemory(ctx context.Context, s engram.Scope, id string, reason string) (*engram.Memory, error) {
+	if err := f.record(ctx, "RestoreMemory", s, id, reason); err != nil {
+		return nil, err
+	}
+	return &engram.Memory{ID: id}, nil
+}
+
+func (f *fakeService) History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+	if err := f.record(ctx, "History", s, id, nil); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}
+
+func (f *fakeService) Rollback(ctx context.Context, s engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
+	if err := f.record(ctx, "Rollback", s, id, [2]any{v, reason}); err != nil {
+		return nil, err
+	}
+	return &engram.Memory{ID: id, Version: v}, nil
+}
+
+func (f *fakeService) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
+	return f.record(ctx, "DeleteEpisode", s, id, nil)
+}
+
+func (f *fakeService) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {
+	if err := f.record(ctx, "DeleteScope", s, "", nil); err != nil {
+		return nil, err
+	}
+	return &engram.PurgeCounts{}, nil
+}
+
+func (f *fakeService) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+	if err := f.record(ctx, "Export", s, "", nil); err != nil {
+		return err
+	}
+	for _, r := range f.exported {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return f.exportErr
+}
+
+func (f *fakeService) Import(ctx context.Context, s engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
+	if err := f.record(ctx, "Import", s, "", recs); err != nil {
+		return nil, err
+	}
+	return &engram.ImportResult{Episodes: len(recs)}, nil
+}
+
+func (f *fakeService) Audit(ctx context.Context, s engram.Scope, fl engram.AuditFilter) (*engram.AuditPage, error) {
+	if err := f.record(ctx, "Audit", s, "", fl); err != nil {
+		return nil, err
+	}
+	return &engram.AuditPage{}, nil
+}

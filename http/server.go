@@ -1,0 +1,352 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+)
+
+// Default limits of a Server.
+const (
+	DefaultMaxBodyBytes    = 8 << 20
+	DefaultMaxImportBytes  = 256 << 20
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// ActorHeader names the request header that attributes writes to an actor
+// in history and the audit log. Without it writes are attributed to
+// DefaultActor.
+const (
+	ActorHeader  = "X-Engram-Actor"
+	DefaultActor = "api"
+)
+
+// ServerOptions configure a Server. The zero value is usable.
+type ServerOptions struct {
+	// Ready reports whether the service can serve; GET /readyz answers 503
+	// with its error's message when it fails. Nil means always ready.
+	Ready func(ctx context.Context) error
+	// Logger receives internal errors and a debug line per request;
+	// slog.Default() when nil.
+	Logger *slog.Logger
+	// MaxBodyBytes bounds JSON request bodies; DefaultMaxBodyBytes when 0.
+	MaxBodyBytes int64
+	// MaxImportBytes bounds the NDJSON body of POST /v1/import;
+	// DefaultMaxImportBytes when 0.
+	MaxImportBytes int64
+	// ShutdownTimeout bounds how long Serve waits for requests in flight
+	// after its context is cancelled; DefaultShutdownTimeout when 0.
+	ShutdownTimeout time.Duration
+	// Embedder, when set, will back POST /v1/embeddings. That route is not
+	// served yet; the option exists so that callers can pass it already.
+	Embedder engram.Embedder
+}
+
+// Server serves the engram REST API over a Service. It implements
+// http.Handler; Serve and ListenAndServe run it on a listener.
+type Server struct {
+	svc             engram.Service
+	ready           func(ctx context.Context) error
+	logger          *slog.Logger
+	maxBody         int64
+	maxImport       int64
+	shutdownTimeout time.Duration
+	embedder        engram.Embedder // reserved for POST /v1/embeddings
+
+	mux    *http.ServeMux
+	routes []route
+}
+
+// route is one endpoint. The table of routes is data so that tests can
+// check it against the OpenAPI document.
+type route struct {
+	method  string
+	path    string
+	params  []param
+	maxBody int64 // 0: the server's MaxBodyBytes
+	handle  func(w http.ResponseWriter, r *http.Request, q query) error
+}
+
+// NewServer returns a Server serving svc.
+func NewServer(svc engram.Service, opts ServerOptions) *Server {
+	s := &Server{
+		svc:             svc,
+		ready:           opts.Ready,
+		logger:          opts.Logger,
+		maxBody:         opts.MaxBodyBytes,
+		maxImport:       opts.MaxImportBytes,
+		shutdownTimeout: opts.ShutdownTimeout,
+		embedder:        opts.Embedder,
+		mux:             http.NewServeMux(),
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.maxImport <= 0 {
+		s.maxImport = DefaultMaxImportBytes
+	}
+	if s.shutdownTimeout <= 0 {
+		s.shutdownTimeout = DefaultShutdownTimeout
+	}
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt))
+	}
+	return s
+}
+
+// Query parameters shared by many endpoints.
+var (
+	scopeParams = []param{
+		{name: "org"}, {name: "project"}, {name: "user"}, {name: "agent"}, {name: "session"}, {name: "include_shared"},
+	}
+	pageParams = []param{{name: "limit"}, {name: "cursor"}}
+)
+
+func withScope(ps ...param) []param {
+	return append(append([]param(nil), scopeParams...), ps...)
+}
+
+func (s *Server) routeTable() []route {
+	episodeList := withScope(append([]param{
+		{name: "role", repeated: true}, {name: "speaker"},
+		{name: "occurred_after"}, {name: "occurred_before"},
+		{name: "contains"}, {name: "meta.{key}"},
+	}, pageParams...)...)
+	memoryList := withScope(append([]param{
+		{name: "kind", repeated: true}, {name: "status", repeated: true},
+		{name: "created_after"}, {name: "created_before"},
+		{name: "valid_at"}, {name: "valid_after"}, {name: "valid_before"},
+		{name: "contains"}, {name: "meta.{key}"}, {name: "meta_in.{key}", repeated: true},
+	}, pageParams...)...)
+	auditList := withScope(append([]param{
+		{name: "op", repeated: true}, {name: "after"}, {name: "before"},
+	}, pageParams...)...)
+
+	return []route{
+		{method: "GET", path: "/healthz", handle: s.handleHealth},
+		{method: "GET", path: "/readyz", handle: s.handleReady},
+		{method: "GET", path: "/v1/openapi.json", handle: s.handleOpenAPI},
+
+		{method: "POST", path: "/v1/episodes", handle: s.handleAddEpisodes},
+		{method: "GET", path: "/v1/episodes", params: episodeList, handle: s.handleListEpisodes},
+		{method: "GET", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleGetEpisode},
+		{method: "DELETE", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleDeleteEpisode},
+
+		{method: "POST", path: "/v1/memories", handle: s.handleAddMemories},
+		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
+		{method: "POST", path: "/v1/memories/list", handle: s.handleListMemoriesPost},
+		{method: "GET", path: "/v1/memories/{id}", params: withScope(), handle: s.handleGetMemory},
+		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), handle: s.handleUpdateMemory},
+		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}), handle: s.handleDeleteMemory},
+		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), handle: s.handleSupersedeMemory},
+		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(), handle: s.handleRestoreMemory},
+		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(), handle: s.handleHistory},
+		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), handle: s.handleRollback},
+
+		{method: "POST", path: "/v1/search", handle: s.handleSearch},
+
+		{method: "DELETE", path: "/v1/scope", params: withScope(), handle: s.handleDeleteScope},
+		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
+		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, handle: s.handleImport},
+		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
+	}
+}
+
+// endpoint wraps a route's handler with the checks every request gets
+// (query parameters, actor, body size) and error writing.
+func (s *Server) endpoint(rt route) http.Handler {
+	limit := rt.maxBody
+	if limit == 0 {
+		limit = s.maxBody
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, err := parseQuery(r.URL.RawQuery, rt.params)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		actor, err := actorOf(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		r = r.WithContext(engram.WithActor(r.Context(), actor))
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		if err := rt.handle(w, r, q); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// MaxActorBytes is the longest actor name the X-Engram-Actor header may carry.
+const MaxActorBytes = engram.MaxNameLen
+
+func actorOf(r *http.Request) (string, error) {
+	vals := r.Header.Values(ActorHeader)
+	if len(vals) == 0 || vals[0] == "" {
+		return DefaultActor, nil
+	}
+	if len(vals) > 1 {
+		return "", engram.Errorf(engram.EINVALID, "header %s is given %d times; it takes one value", ActorHeader, len(vals))
+	}
+	a := vals[0]
+	if len(a) > MaxActorBytes {
+		return "", engram.Errorf(engram.EINVALID, "header %s is %d bytes, longer than the limit of %d", ActorHeader, len(a), MaxActorBytes)
+	}
+	if !utf8.ValidString(a) {
+		return "", engram.Errorf(engram.EINVALID, "header %s is not valid UTF-8", ActorHeader)
+	}
+	for _, c := range a {
+		if c < 0x20 || c == 0x7f {
+			return "", engram.Errorf(engram.EINVALID, "header %s may not contain control characters", ActorHeader)
+		}
+	}
+	return a, nil
+}
+
+// ServeHTTP implements http.Handler. Requests that match no route, or
+// match a path with another method, get 404 or 405 in the error shape.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			if !sw.wrote {
+				s.writeError(sw, r, fmt.Errorf("panic: %v", v))
+			}
+		}
+		s.logger.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
+	}()
+
+	if h, pattern := s.mux.Handler(r); pattern == "" {
+		s.serveUnrouted(sw, r, h)
+		return
+	}
+	s.mux.ServeHTTP(sw, r)
+}
+
+// serveUnrouted lets the mux decide between 404 and 405 (it knows which
+// methods a path has) and rewrites its plain-text answer into the error
+// shape, keeping the Allow header.
+func (s *Server) serveUnrouted(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	rec := &headerRecorder{header: make(http.Header)}
+	h.ServeHTTP(rec, r)
+	status := rec.status
+	if status == 0 {
+		status = http.StatusNotFound
+	}
+	if allow := rec.header.Get("Allow"); allow != "" {
+		w.Header().Set("Allow", allow)
+	}
+	var code, msg string
+	switch status {
+	case http.StatusMethodNotAllowed:
+		code = engram.EINVALID
+		msg = fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow"))
+	default:
+		code = engram.ENOTFOUND
+		msg = fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)
+	}
+	writeJSON(w, status, errorResponse{Error: errorDetail{Code: code, Message: msg}})
+}
+
+// headerRecorder captures the status and headers of the mux's own 404 and
+// 405 handlers and drops their plain-text body.
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (h *headerRecorder) Header() http.Header { return h.header }
+func (h *headerRecorder) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+func (h *headerRecorder) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+// statusWriter remembers the status for the request log and whether
+// anything was written, so a panic after the header is not answered twice.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if !w.wrote {
+		w.status, w.wrote = status, true
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ListenAndServe listens on the TCP address addr and serves until ctx is
+// cancelled; see Serve.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("http: listen on %s: %w", addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves requests on ln until ctx is cancelled, then stops accepting
+// connections and waits up to ShutdownTimeout for requests in flight to
+// finish. It returns nil after a clean shutdown, an error if serving fails
+// or requests were still running at the deadline (they are cut off). Serve
+// closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http: serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("http: shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package engram_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/engramhq/engram"
+)
+
+func TestNamespaceValidate(t *testing.T) {
+	for _, tc := range []struct {
+		ns  engram.Namespace
+		msg string // "" means valid
+	}{
+		{engram.Namespace{Org: "o", Project: "p"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "u", Agent: "a", Session: "s"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "张伟"}, ""},
+		{engram.Namespace{Project: "p"}, "org is required"},
+		{engram.Namespace{Org: "o"}, "project is required"},
+		{engram.Namespace{Org: "o", Project: "p", User: "a/b"}, "may not contain"},
+		{engram.Namespace{Org: "o", Project: "p", User: " u"}, "may not contain"},
+		{engram.Namespace{Org: "o", Project: "p", Session: "a\tb"}, "control characters"},
+		{engram.Namespace{Org: "o", Project: "p", Agent: strings.Repeat("a", engram.MaxNameLen+1)}, "longer than"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\xff"}, "UTF-8"},
+	} {
+		err := tc.ns.Validate()
+		if tc.msg == "" {
+			if err != nil {
+				t.Errorf("%+v: unexpected error %v", tc.ns, err)
+			}
+			continue
+		}
+		if engram.ErrorCode(err) != engram.EINVALID || !strings.Contains(engram.ErrorMessage(err), tc.msg) {
+			t.Errorf("%+v: err = %v, want invalid with %q", tc.ns, err, tc.msg)
+		}
+	}
+}
+
+func TestScopeContains(t *testing.T) {
+	alice := engram.Namespace{Org: "o", Project: "p", User: "alice", Agent: "bot", Session: "s1"}
+	shared := engram.Namespace{Org: "o", Project: "p"}
+	agentOnly := engram.Namespace{Org: "o", Project: "p", Agent: "bot"}
+	for _, tc := range []struct {
+		name  string
+		scope engram.Scope
+		ns    engram.Namespace
+		want  bool
+	}{
+		{"user sees own session", engram.Scope{Org: "o", Project: "p", User: "alice"}, alice, true},
+		{"session narrows", engram.Scope{Org: "o", Project: "p", User: "alice", Session: "s2"}, alice, false},
+		{"agent narrows", engram.Scope{Org: "o", Project: "p", User: "alice", Agent: "other"}, alice, false},
+		{"other user", engram.Scope{Org: "o", Project: "p", User: "bob"}, alice, false},
+		{"empty user is not a wildcard", engram.Scope{Org: "o", Project: "p"}, alice, false},
+		{"other org", engram.Scope{Org: "x", Project: "p", User: "alice"}, alice, false},
+		{"other project", engram.Scope{Org: "o", Project: "x", User: "alice"}, alice, false},
+		{"shared hidden by default", engram.Scope{Org: "o", Project: "p", User: "bob"}, shared, false},
+		{"shared with include_shared", engram.Scope{Org: "o", Project: "p", User: "bob", IncludeShared: true}, shared, true},
+		{"agent memory not shared", engram.Scope{Org: "o", Project: "p", User: "bob", IncludeShared: true}, agentOnly, false},
+		{"agent scope sees agent memory", engram.Scope{Org: "o", Project: "p", Agent: "bot"}, agentOnly, true},
+		{"include_shared does not cross orgs", engram.Scope{Org: "x", Project: "p", User: "bob", IncludeShared: true}, shared, false},
+	} {
+		if got := tc.scope.Contains(tc.ns); got != tc.want {
+			t.Errorf("%s: Contains = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestErrorHelpers(t *testing.T) {
+	err := engram.Errorf(engram.ENOTFOUND, "memory %s not found", "X")
+	if engram.ErrorCode(err) != engram.ENOTFOUND || engram.ErrorMessage(err) != "memory X not found" {
+		t.Errorf("code/message = %q/%q", engram.ErrorCode(err), engram.ErrorMessage(err))
+	}
+	wrapped := fmt.Errorf("context: %w", err)
+	if !engram.IsNotFound(wrapped) {
+		t.Errorf("wrapped error lost its code")
+	}
+	if engram.ErrorCode(errPlain{}) != engram.EINTERNAL || engram.ErrorMessage(errPlain{}) != "internal error" {
+		t.Errorf("plain errors must map to internal with a generic message")
+	}
+	if engram.ErrorCode(nil) != "" {
+		t.Errorf("nil error has a code")
+	}
+}
+
+type errPlain struct{}
+
+func (errPlain) Error() string { return "secret SQL detail" }

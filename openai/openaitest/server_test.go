@@ -1,0 +1,227 @@
+package openaitest_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/engramhq/engram/openai/openaitest"
+)
+
+func post(t *testing.T, url, body string, header ...string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, v
+}
+
+func TestVector(t *testing.T) {
+	a := openaitest.Vector("The cat sat on the mat", 64)
+	if b := openaitest.Vector("The cat sat on the mat", 64); !equal(a, b) {
+		t.Fatal("Vector is not deterministic")
+	}
+	var ss float64
+	for _, x := range a {
+		ss += float64(x) * float64(x)
+	}
+	if math.Abs(ss-1) > 1e-5 {
+		t.Fatalf("squared norm %v, want 1", ss)
+	}
+	if equal(a, openaitest.Vector("the cat sat on the mat", 64)) {
+		t.Fatal("different texts got the same vector")
+	}
+	// Shared words make texts closer than unrelated ones.
+	near := dot(a, openaitest.Vector("a cat on a mat", 64))
+	far := dot(a, openaitest.Vector("quarterly revenue grew strongly", 64))
+	if near <= far+0.2 {
+		t.Fatalf("similar texts have cosine %v, unrelated %v", near, far)
+	}
+}
+
+func TestEmbeddingsWire(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{Dim: 6})
+	status, v := post(t, srv.URL()+"/embeddings", `{"model":"m","input":"single string"}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, v)
+	}
+	data := v["data"].([]any)
+	if len(data) != 1 || v["object"] != "list" || v["model"] != "m" {
+		t.Fatalf("answer %v", v)
+	}
+	emb := data[0].(map[string]any)["embedding"].([]any)
+	if len(emb) != 6 {
+		t.Fatalf("embedding length %d, want 6", len(emb))
+	}
+
+	// base64 carries the same vector as little-endian float32.
+	status, v = post(t, srv.URL()+"/embeddings", `{"model":"m","input":["single string"],"encoding_format":"base64","dimensions":4}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, v)
+	}
+	b, err := base64.StdEncoding.DecodeString(v["data"].([]any)[0].(map[string]any)["embedding"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, len(b)/4)
+	binary.Read(bytes.NewReader(b), binary.LittleEndian, got)
+	if !equal(got, openaitest.Vector("single string", 4)) {
+		t.Fatalf("base64 vector %v", got)
+	}
+
+	r := srv.Requests()[1]
+	if r.Embedding == nil || r.Embedding.Dimensions == nil || *r.Embedding.Dimensions != 4 || r.Status != 200 {
+		t.Fatalf("recorded %+v", r)
+	}
+}
+
+func TestEmbeddingsErrors(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{APIKey: "k", Models: []string{"m"}})
+	auth := []string{"Authorization", "Bearer k"}
+	for _, tc := range []struct {
+		name   string
+		body   string
+		header []string
+		status int
+		want   string
+	}{
+		{"no key", `{"model":"m","input":"x"}`, nil, 401, "didn't provide an API key"},
+		{"wrong key", `{"model":"m","input":"x"}`, []string{"Authorization", "Bearer nope"}, 401, "Incorrect API key"},
+		{"unknown model", `{"model":"z","input":"x"}`, auth, 404, "does not exist"},
+		{"no model", `{"input":"x"}`, auth, 400, "must provide a model"},
+		{"empty text", `{"model":"m","input":["a",""]}`, auth, 400, "input[1]"},
+		{"no input", `{"model":"m","input":[]}`, auth, 400, "empty"},
+		{"bad input", `{"model":"m","input":{"a":1}}`, auth, 400, "string or an array"},
+		{"bad dimensions", `{"model":"m","input":"x","dimensions":0}`, auth, 400, "dimensions"},
+		{"bad format", `{"model":"m","input":"x","encoding_format":"int8"}`, auth, 400, "encoding_format"},
+		{"not json", `{`, auth, 400, "could not parse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, v := post(t, srv.URL()+"/embeddings", tc.body, tc.header...)
+			if status != tc.status {
+				t.Fatalf("status %d, want %d", status, tc.status)
+			}
+			msg, _ := v["error"].(map[string]any)["message"].(string)
+			if !strings.Contains(msg, tc.want) {
+				t.Fatalf("message %q does not contain %q", msg, tc.want)
+			}
+		})
+	}
+}
+
+func TestFaultsAndRecording(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{})
+	srv.FailNext(2, openaitest.Fault{Status: 429, RetryAfter: "3", Message: "slow down"})
+	for i, want := range []int{429, 429, 200} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/embeddings", strings.NewReader(`{"model":"m","input":"x"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: status %d, want %d", i, resp.StatusCode, want)
+		}
+		if got, wantRA := resp.Header.Get("Retry-After"), map[bool]string{true: "3", false: ""}[want == 429]; got != wantRA {
+			t.Fatalf("request %d: Retry-After %q, want %q", i, got, wantRA)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].Status != 429 || reqs[2].Status != 200 {
+		t.Fatalf("recorded %d requests: %+v", len(reqs), reqs)
+	}
+
+	srv.FailNext(1, openaitest.Fault{Drop: true})
+	if _, err := http.Post(srv.URL()+"/embeddings", "application/json", strings.NewReader(`{"model":"m","input":"x"}`)); err == nil {
+		t.Fatal("a dropped connection gave no error")
+	}
+	srv.Reset()
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests after Reset", n)
+	}
+}
+
+func TestChatScript(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{Chat: func(r openaitest.ChatRequest) string { return "fallback " + r.Model }})
+	srv.QueueChat("one", "two")
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+	for _, want := range []string{"one", "two", "fallback m"} {
+		status, v := post(t, srv.URL()+"/chat/completions", body)
+		if status != 200 {
+			t.Fatalf("status %d: %v", status, v)
+		}
+		msg := v["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)
+		if msg["content"] != want || msg["role"] != "assistant" {
+			t.Fatalf("message %v, want content %q", msg, want)
+		}
+	}
+	status, _ := post(t, srv.URL()+"/chat/completions", `{"model":"m","messages":[]}`)
+	if status != 400 {
+		t.Fatalf("empty messages: status %d, want 400", status)
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{Shuffle: true})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			resp, err := http.Post(srv.URL()+"/embeddings", "application/json", strings.NewReader(`{"model":"m","input":["a","b","c"]}`))
+			if err == nil {
+				resp.Body.Close()
+			}
+			srv.Requests()
+		})
+	}
+	wg.Wait()
+	if n := len(srv.Requests()); n != 8 {
+		t.Fatalf("%d requests recorded, want 8", n)
+	}
+}
+
+func TestNilTestingTB(t *testing.T) {
+	srv := openaitest.NewServer(nil, openaitest.Options{})
+	srv.Close()
+	if _, err := http.Post(srv.URL()+"/embeddings", "application/json", strings.NewReader(`{}`)); err == nil {
+		t.Fatal("server still answers after Close")
+	}
+}
+
+func equal(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(float64(a[i]-b[i])) > 1e-6 {
+			return false
+		}
+	}
+	return true
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package engram
+
+import (
+	"context"
+	"time"
+)
+
+// Service is everything a client can do with engram. The engine package
+// implements it in-process over a Store; the http package serves it and
+// offers a client that implements it against a remote server, so the CLI
+// and Go programs use one interface either way.
+//
+// Every method fails with an *Error: EINVALID for bad input (nothing is
+// stored), ENOTFOUND for an id outside the scope, EUNAVAILABLE when the
+// store is down.
+type Service interface {
+	// AddEpisodes stores a batch of episodes and, unless Form is false, the
+	// memories formed from them, all in one transaction.
+	AddEpisodes(ctx context.Context, req AddEpisodesRequest) (*AddEpisodesResult, error)
+	// AddMemories stores memories as given, without any formation.
+	AddMemories(ctx context.Context, req AddMemoriesRequest) ([]Memory, error)
+
+	GetEpisode(ctx context.Context, s Scope, id string) (*Episode, error)
+	GetMemory(ctx context.Context, s Scope, id string) (*Memory, error)
+	ListEpisodes(ctx context.Context, s Scope, f EpisodeFilter) (*EpisodePage, error)
+	ListMemories(ctx context.Context, s Scope, f MemoryFilter) (*MemoryPage, error)
+	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
+
+	// UpdateMemory changes fields of an active memory in place and appends
+	// an UPDATE version.
+	UpdateMemory(ctx context.Context, s Scope, id string, p MemoryPatch) (*Memory, error)
+	// SupersedeMemory closes an active memory's validity at req.At and adds
+	// its replacement valid from req.At; both are kept.
+	SupersedeMemory(ctx context.Context, s Scope, id string, req SupersedeRequest) (*SupersedeResult, error)
+	// DeleteMemory soft-deletes (restorable) or, with Hard, purges a memory
+	// with its history and index entries.
+	DeleteMemory(ctx context.Context, s Scope, id string, o DeleteOptions) error
+	// RestoreMemory brings a soft-deleted memory back to active.
+	RestoreMemory(ctx context.Context, s Scope, id string, reason string) (*Memory, error)
+	// History returns a memory's versions, oldest first.
+	History(ctx context.Context, s Scope, id string) ([]Version, error)
+	// Rollback makes a memory's content what it was at version v, as a new
+	// version.
+	Rollback(ctx context.Context, s Scope, id string, v int, reason string) (*Memory, error)
+	// DeleteEpisode purges one episode. Memories formed from it stay.
+	DeleteEpisode(ctx context.Context, s Scope, id string) error
+	// DeleteScope purges everything in a user's, agent's or session's scope;
+	// a scope wider than one user or agent is refused.
+	DeleteScope(ctx context.Context, s Scope) (*PurgeCounts, error)
+
+	// Export calls fn for every record in the scope (see Store.Export).
+	Export(ctx context.Context, s Scope, fn func(Record) error) error
+	// Import stores exported records losslessly in one transaction. Every
+	// record must lie inside s. A record identical to a stored one is
+	// skipped; one that differs from a stored record with its id is a
+	// conflict and nothing is imported.
+	Import(ctx context.Context, s Scope, recs []Record) (*ImportResult, error)
+	// Audit reads the audit log of the scope, newest first.
+	Audit(ctx context.Context, s Scope, f AuditFilter) (*AuditPage, error)
+}
+
+// EpisodeInput is one episode of an AddEpisodesRequest.
+type EpisodeInput struct {
+	ID         string         `json:"id,omitempty"` // optional client-chosen id (must be a valid id)
+	Role       string         `json:"role,omitempty"`
+	Speaker    string         `json:"speaker,omitempty"`
+	Content    string         `json:"content"`
+	Modality   Modality       `json:"modality,omitempty"`
+	OccurredAt *time.Time     `json:"occurred_at,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+}
+
+// AddEpisodesRequest adds a batch of episodes to one namespace.
+type AddEpisodesRequest struct {
+	Namespace Namespace      `json:"namespace"`
+	Episodes  []EpisodeInput `json:"episodes"`
+	// Form, when false, stores the episodes without forming memories.
+	Form *bool `json:"form,omitempty"`
+}
+
+// AddEpisodesResult lists what an AddEpisodes call stored.
+type AddEpisodesResult struct {
+	Episodes []Episode `json:"episodes"`
+	Memories []Memory  `json:"memories"` // added or changed by formation
+}
+
+// AddMemoriesRequest adds memories to one namespace, without formation.
+type AddMemoriesRequest struct {
+	Namespace Namespace `json:"namespace"`
+	Memories  []Memory  `json:"memories"` // their Namespace fields are ignored
+}
+
+// MemoryPatch lists the fields an update changes; nil fields stay.
+type MemoryPatch struct {
+	Kind        *Kind          `json:"kind,omitempty"`
+	Abstraction *string        `json:"abstraction,omitempty"`
+	Cues        *[]string      `json:"cues,omitempty"`
+	Value       *string        `json:"value,omitempty"`
+	Language    *string        `json:"language,omitempty"`
+	Confidence  *float64       `json:"confidence,omitempty"`
+	Importance  *float64       `json:"importance,omitempty"`
+	ValidFrom   *time.Time     `json:"valid_from,omitempty"`
+	ValidTo     *time.Time     `json:"valid_to,omitempty"`
+	ExpiresAt   *time.Time     `json:"expires_at,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"` // replaces the whole map when non-nil
+	Reason      string         `json:"reason,omitempty"`
+}
+
+// SupersedeRequest replaces a memory by a new one.
+type SupersedeRequest struct {
+	New    Memory     `json:"new"`          // its Namespace is ignored: it takes the old one's
+	At     *time.Time `json:"at,omitempty"` // event time of the change; default now
+	Reason string     `json:"reason,omitempty"`
+}
+
+// SupersedeResult holds both memories after a supersede.
+type SupersedeResult struct {
+	Old Memory `json:"old"`
+	New Memory `json:"new"`
+}
+
+// DeleteOptions choose between a soft and a hard delete.
+type DeleteOptions struct {
+	Hard   bool   `json:"hard,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// EpisodePage is one page of a list of episodes.
+type EpisodePage struct {
+	Episodes []Episode `json:"episodes"`
+	Next     string    `json:"next,omitempty"`
+}
+
+// MemoryPage is one page of a list of memories.
+type MemoryPage struct {
+	Memories []Memory `json:"memories"`
+	Next     string   `json:"next,omitempty"`
+}
+
+// AuditPage is one page of the audit log.
+type AuditPage struct {
+	Entries []AuditEntry `json:"entries"`
+	Next    string       `json:"next,omitempty"`
+}
+
+// ImportResult counts what an import stored and skipped.
+type ImportResult struct {
+	Episodes int `json:"episodes"`
+	Memories int `json:"memories"`
+	Versions int `json:"versions"`
+	Audit    int `json:"audit"`
+	Skipped  int `json:"skipped"`
+}
+
+// SearchRequest asks for the memories that best answer a query.
+type SearchRequest struct {
+	Scope   Scope        `json:"scope"`
+	Query   string       `json:"query"`
+	K       int          `json:"k,omitempty"` // default 10, at most MaxK
+	Filter  MemoryFilter `json:"filter,omitempty"`
+	Explain bool         `json:"explain,omitempty"`
+	// Channels limits retrieval to the named channels (e.g. "bm25",
+	// "dense"); empty means every channel the engine has.
+	Channels []string `json:"channels,omitempty"`
+}
+
+// MaxK is the most hits one search returns.
+const MaxK = 200
+
+// SearchResult is the ranked answer to a SearchRequest.
+type SearchResult struct {
+	Hits []Hit `json:"hits"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	Memory  Memory       `json:"memory"`
+	Score   float64      `json:"score"`
+	Explain []ChannelHit `json:"explain,omitempty"`
+}
+
+// ChannelHit explains how one retrieval channel ranked a hit.
+type ChannelHit struct {
+	Channel string  `json:"channel"` // e.g. "bm25"
+	Rank    int     `json:"rank"`    // 1-based
+	Score   float64 `json:"score"`
+}
+
+// Former turns episodes into memory operations. Formation never writes: the
+// engine applies the operations, with the episodes, in one transaction.
+type Former interface {
+	Form(ctx context.Context, eps []Episode) ([]MemoryOp, error)
+}
+
+// MemoryOp is one operation a Former asks for: ADD a new memory, UPDATE or
+// SUPERSEDE the memory TargetID with Memory's content, DELETE TargetID.
+type MemoryOp struct {
+	Op       Op
+	TargetID string
+	Memory   Memory
+	Reason   string
+}
+
+type actorKey struct{}
+
+// WithActor returns a context that attributes writes to actor in history and
+// the audit log.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// ActorFrom returns the actor set by WithActor, or "".
+func ActorFrom(ctx context.Context) string {
+	a, _ := ctx.Value(actorKey{}).(string)
+	return a
+}

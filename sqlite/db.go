@@ -1,0 +1,448 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/engramhq/engram"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// busyTimeout is how long a statement waits for a lock held by another
+// process before failing with EUNAVAILABLE.
+const busyTimeout = 10 * time.Second
+
+// DB is an engram.Store in one SQLite database file. It is safe for
+// concurrent use.
+type DB struct {
+	path   string
+	write  *sql.DB // exactly one connection: serialises every Update
+	read   *sql.DB // query_only connections for View
+	wstmts map[string]*sql.Stmt
+	rstmts map[string]*sql.Stmt
+	closed atomic.Bool
+}
+
+var _ engram.Store = (*DB)(nil)
+
+// Open opens the database file at path, creating it and its parent
+// directories when missing, and applies any migrations it has not seen. It
+// fails if the file is not a database, if its schema is newer than this
+// program knows, or if ctx ends first.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: open: path is empty")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	// Memories are personal data: keep the directory private when creating it.
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	db := &DB{path: abs}
+
+	// The writer alone sets journal_mode: it is a property of the file, and
+	// the readers, which are query_only, could not change it anyway.
+	db.write, err = sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+strconv.FormatInt(busyTimeout.Milliseconds(), 10)+")",
+		"_pragma=journal_mode(WAL)",
+		"_pragma=synchronous(FULL)",
+		"_pragma=foreign_keys(1)",
+		"_pragma=cache_size(-16000)",
+		"_txlock=immediate",
+	))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxLifetime(0)
+	db.write.SetConnMaxIdleTime(0)
+
+	if err := db.checkWriter(ctx); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	if err := migrate(ctx, db.write, abs); err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+
+	db.read, err = sql.Open("sqlite", dsn(abs,
+		"_pragma=busy_timeout("+strconv.FormatInt(busyTimeout.Milliseconds(), 10)+")",
+		"_pragma=foreign_keys(1)",
+		"_pragma=cache_size(-16000)",
+		"_pragma=query_only(1)",
+	))
+	if err != nil {
+		db.write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	db.read.SetMaxOpenConns(n)
+	db.read.SetMaxIdleConns(n)
+
+	if db.wstmts, err = prepare(ctx, db.write, writeStatements()); err == nil {
+		db.rstmts, err = prepare(ctx, db.read, readStatements())
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	return db, nil
+}
+
+func dsn(path string, params ...string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	return u.String() + "?" + strings.Join(params, "&")
+}
+
+// checkWriter makes sure the pragmas the durability and purge guarantees
+// rest on took effect.
+func (db *DB) checkWriter(ctx context.Context) error {
+	var mode string
+	if err := db.write.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	var sync, fk int
+	if err := db.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+		return err
+	}
+	if err := db.write.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+		return err
+	}
+	if !strings.EqualFold(mode, "wal") || sync != 2 || fk != 1 {
+		return fmt.Errorf("unexpected pragmas: journal_mode=%s synchronous=%d foreign_keys=%d", mode, sync, fk)
+	}
+	return nil
+}
+
+func prepare(ctx context.Context, db *sql.DB, queries []string) (map[string]*sql.Stmt, error) {
+	m := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
+		if _, ok := m[q]; ok {
+			continue
+		}
+		s, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			for _, s := range m {
+				s.Close()
+			}
+			return nil, fmt.Errorf("prepare %q: %w", q, err)
+		}
+		m[q] = s
+	}
+	return m, nil
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database. Later calls fail with EUNAVAILABLE; closing
+// twice is not an error.
+func (db *DB) Close() error {
+	if db.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	for _, m := range []map[string]*sql.Stmt{db.wstmts, db.rstmts} {
+		for _, s := range m {
+			errs = append(errs, s.Close())
+		}
+	}
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	errs = append(errs, db.write.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sqlite: close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+func errClosed() error { return engram.Errorf(engram.EUNAVAILABLE, "the database is closed") }
+
+// Ready returns nil when the database answers a query, else an EUNAVAILABLE
+// error.
+func (db *DB) Ready(ctx context.Context) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	var n int
+	if err := db.read.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations").Scan(&n); err != nil {
+		err = mapErr(ctx, "ready", err)
+		if engram.ErrorCode(err) == engram.EUNAVAILABLE {
+			return err
+		}
+		return fmt.Errorf("%w: %w", engram.Errorf(engram.EUNAVAILABLE, "the database is not available"), err)
+	}
+	return nil
+}
+
+// Update runs fn in one BEGIN IMMEDIATE transaction on the writer
+// connection, waiting for earlier updates to finish (fn must not call Update
+// itself: it would wait forever). If fn returns an error (returned as is) or
+// panics, or the commit fails, nothing is written. When Update returns nil
+// the transaction is on disk. A closed database gives EUNAVAILABLE; a done
+// ctx gives an error wrapping ctx.Err().
+func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	stx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(ctx, "begin", err)
+	}
+	t := &tx{stx: stx, stmts: db.wstmts}
+	done := false
+	defer func() {
+		if !done {
+			_ = stx.Rollback()
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	done = true
+	if err := stx.Commit(); err != nil {
+		return mapErr(ctx, "commit", err)
+	}
+	return nil
+}
+
+// View runs fn in a read-only transaction on the reader pool; it sees one
+// snapshot, from its first read on, and never waits for Update. fn's error
+// is returned as is.
+func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	stx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return mapErr(ctx, "begin", err)
+	}
+	defer stx.Rollback()
+	return fn(&tx{stx: stx, stmts: db.rstmts, readOnly: true})
+}
+
+// IntegrityCheck runs SQLite's integrity_check and foreign_key_check, FTS5's
+// integrity-check on both text indexes, and checks that every episode and
+// memory has exactly one text index row. It returns an error describing each
+// problem found, or nil.
+func (db *DB) IntegrityCheck(ctx context.Context) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	var problems []string
+	rows, err := db.read.QueryContext(ctx, "PRAGMA integrity_check(20)") // the first 20 problems
+	if err != nil {
+		return mapErr(ctx, "integrity check", err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return mapErr(ctx, "integrity check", err)
+		}
+		if s != "ok" {
+			problems = append(problems, s)
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return mapErr(ctx, "integrity check", err)
+	}
+
+	var fkBad int
+	if err := db.read.QueryRowContext(ctx, "SELECT count(*) FROM pragma_foreign_key_check").Scan(&fkBad); err != nil {
+		return mapErr(ctx, "foreign key check", err)
+	}
+	if fkBad > 0 {
+		problems = append(problems, fmt.Sprintf("%d rows violate foreign keys", fkBad))
+	}
+
+	for _, t := range []struct{ table, fts string }{{"memories", "memories_fts"}, {"episodes", "episodes_fts"}} {
+		// The FTS5 command is an INSERT, so it needs the writer.
+		if _, err := db.write.ExecContext(ctx, "INSERT INTO "+t.fts+"("+t.fts+") VALUES ('integrity-check')"); err != nil {
+			if ctx.Err() != nil {
+				return mapErr(ctx, "integrity check", err)
+			}
+			problems = append(problems, fmt.Sprintf("%s: %v", t.fts, err))
+			continue
+		}
+		// A contentless index cannot compare itself with the table, but its
+		// docsize shadow table lists exactly the rowids it holds.
+		var missing, orphan int
+		err := db.read.QueryRowContext(ctx, `SELECT
+			(SELECT count(*) FROM `+t.table+` r WHERE NOT EXISTS (SELECT 1 FROM `+t.fts+`_docsize d WHERE d.id = r.rid)),
+			(SELECT count(*) FROM `+t.fts+`_docsize d WHERE NOT EXISTS (SELECT 1 FROM `+t.table+` r WHERE r.rid = d.id))`).Scan(&missing, &orphan)
+		if err != nil {
+			return mapErr(ctx, "integrity check", err)
+		}
+		if missing > 0 {
+			problems = append(problems, fmt.Sprintf("%d %s are missing from %s", missing, t.table, t.fts))
+		}
+		if orphan > 0 {
+			problems = append(problems, fmt.Sprintf("%s has %d rows without a row in %s", t.fts, orphan, t.table))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("sqlite: integrity check of %s failed: %s", db.path, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// mapErr turns a database error into what callers of the Store expect: an
+// *engram.Error passes through; a context that ended gives its own error
+// (errors.Is(err, context.Canceled) holds); a busy, full or closed database
+// is EUNAVAILABLE; anything else is an internal error wrapped with op. The
+// message of an *engram.Error never includes SQL.
+func mapErr(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *engram.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("sqlite: %s: %w", op, cerr)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("sqlite: %s: %w", op, err)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("sqlite: %s: %w: %w", op, engram.Errorf(engram.EUNAVAILABLE, "the database is busy; try again later"), err)
+		case sqlite3.SQLITE_FULL:
+			return fmt.Errorf("sqlite: %s: %w: %w", op, engram.Errorf(engram.EUNAVAILABLE, "the disk holding the database is full"), err)
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+			return fmt.Errorf("sqlite: %s: %w: %w", op, engram.Errorf(engram.EUNAVAILABLE, "the database file cannot be written"), err)
+		}
+	}
+	if errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "database is closed") {
+		return fmt.Errorf("sqlite: %s: %w: %w", op, errClosed(), err)
+	}
+	return fmt.Errorf("sqlite: %s: %w", op, err)
+}
+
+// isConstraint reports whether err is a UNIQUE or PRIMARY KEY violation.
+func isConstraint(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code()
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration file %s does not start with a version number", e.Name())
+		}
+		b, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a version", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies, each in its own transaction, the migrations not yet
+// recorded in schema_migrations. Another process opening the same file at
+// the same time waits for the write lock and then sees them applied.
+func migrate(ctx context.Context, db *sql.DB, path string) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	var newest int
+	if err := db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&newest); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if known := ms[len(ms)-1].version; newest > known {
+		return fmt.Errorf("the database schema is at version %d, newer than the %d this program knows", newest, known)
+	}
+	for _, m := range ms {
+		if err := applyMigration(ctx, db, path, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, path string, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+		m.version, m.name, micros(time.Now())); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	slog.InfoContext(ctx, "sqlite: applied migration", "path", path, "version", m.version, "name", m.name)
+	return nil
+}

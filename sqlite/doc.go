@@ -1,0 +1,18 @@
+// Package sqlite is engram's embedded storage backend: one SQLite database
+// file, written through modernc.org/sqlite (pure Go), implementing
+// engram.Store.
+//
+// The file runs in WAL mode with synchronous=FULL, so an Update that returned
+// nil survives a killed process and a power loss. All writes go through one
+// connection, in BEGIN IMMEDIATE transactions, so they are serialised in
+// this process and wait up to ten seconds for a writer in another process
+// before failing with EUNAVAILABLE; reads use a separate pool and never wait
+// for the writer.
+//
+// Memories and episodes are indexed with FTS5 (unicode61, diacritics
+// removed) and ranked by BM25. Runs of Chinese, Japanese and Korean
+// characters are indexed as overlapping bigrams, since the tokenizer would
+// otherwise keep a whole sentence as one token and no word inside it could be
+// found. Free-text queries are tokenised in Go and every term is quoted, so a
+// query can never be read as FTS5 syntax.
+package sqlite

@@ -1,0 +1,297 @@
+package sqlite
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+)
+
+// scopeWhere returns the SQL condition, and its arguments, that admits
+// exactly the rows engram.Scope.Contains admits. p prefixes every column
+// ("m." for a table aliased m); the table must have the columns org,
+// project, user_id, agent and session. Every read and every scoped delete
+// uses it, so the tenant rule lives in one place.
+func scopeWhere(p string, s engram.Scope) (string, []any) {
+	var b strings.Builder
+	args := make([]any, 0, 6)
+	b.WriteString(p + "org = ? AND " + p + "project = ?")
+	args = append(args, s.Org, s.Project)
+	own := p + "user_id = ?"
+	ownArgs := []any{s.User}
+	if s.Agent != "" {
+		own += " AND " + p + "agent = ?"
+		ownArgs = append(ownArgs, s.Agent)
+	}
+	if s.Session != "" {
+		own += " AND " + p + "session = ?"
+		ownArgs = append(ownArgs, s.Session)
+	}
+	if !s.IncludeShared {
+		b.WriteString(" AND " + own)
+		return b.String(), append(args, ownArgs...)
+	}
+	// The IN term only narrows which index ranges are read; the OR below is
+	// the rule itself.
+	b.WriteString(" AND " + p + "user_id IN (?, '') AND ((" + own + ") OR (" +
+		p + "user_id = '' AND " + p + "agent = '' AND " + p + "session = ''))")
+	args = append(args, s.User)
+	return b.String(), append(args, ownArgs...)
+}
+
+// where accumulates AND-ed conditions with their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+// addScope adds scopeWhere(p, s).
+func (w *where) addScope(p string, s engram.Scope) {
+	cond, args := scopeWhere(p, s)
+	w.add(cond, args...)
+}
+
+func (w *where) String() string { return strings.Join(w.conds, " AND ") }
+
+// placeholders returns "?, ?, ?" for n arguments.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// lowerASCII folds ASCII letters only, as SQLite's lower() does, so the
+// needle of a contains filter is folded exactly like the column.
+func lowerASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// memoryFilter adds the conditions of f on the memories table aliased m.
+func memoryFilter(w *where, f *engram.MemoryFilter) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if len(f.Kinds) > 0 {
+		args := make([]any, len(f.Kinds))
+		for i, k := range f.Kinds {
+			args[i] = string(k)
+		}
+		w.add("m.kind IN ("+placeholders(len(args))+")", args...)
+	}
+	if len(f.Statuses) == 0 {
+		w.add("m.status = ?", string(engram.StatusActive))
+	} else {
+		args := make([]any, len(f.Statuses))
+		for i, s := range f.Statuses {
+			args[i] = string(s)
+		}
+		w.add("m.status IN ("+placeholders(len(args))+")", args...)
+	}
+	if t := f.CreatedAfter; t != nil {
+		w.add("m.created_at >= ?", micros(*t))
+	}
+	if t := f.CreatedBefore; t != nil {
+		w.add("m.created_at < ?", micros(*t))
+	}
+	if t := f.ValidAt; t != nil {
+		v := micros(*t)
+		w.add("(m.valid_from IS NULL OR m.valid_from <= ?) AND (m.valid_to IS NULL OR m.valid_to > ?)", v, v)
+	}
+	// Interval overlap of [valid_from, valid_to) with [ValidAfter, ValidBefore).
+	if t := f.ValidAfter; t != nil {
+		w.add("(m.valid_to IS NULL OR m.valid_to > ?)", micros(*t))
+	}
+	if t := f.ValidBefore; t != nil {
+		w.add("(m.valid_from IS NULL OR m.valid_from < ?)", micros(*t))
+	}
+	for _, k := range sortedKeys(f.Metadata) {
+		cond, args, err := metadataEquals("m.metadata", k, f.Metadata[k])
+		if err != nil {
+			return err
+		}
+		w.add(cond, args...)
+	}
+	for _, k := range sortedKeys(f.MetadataIn) {
+		var conds []string
+		var args []any
+		for _, v := range f.MetadataIn[k] {
+			c, a, err := metadataEquals("m.metadata", k, v)
+			if err != nil {
+				return err
+			}
+			conds = append(conds, "("+c+")")
+			args = append(args, a...)
+		}
+		w.add("("+strings.Join(conds, " OR ")+")", args...)
+	}
+	if f.Contains != "" {
+		n := lowerASCII(f.Contains)
+		w.add("(instr(lower(m.value), ?) > 0 OR instr(lower(m.abstraction), ?) > 0 OR "+
+			"EXISTS (SELECT 1 FROM json_each(m.cues) AS c WHERE instr(lower(c.value), ?) > 0))", n, n, n)
+	}
+	return nil
+}
+
+// episodeFilter adds the conditions of f on the episodes table aliased e.
+func episodeFilter(w *where, f *engram.EpisodeFilter) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if len(f.Roles) > 0 {
+		args := make([]any, len(f.Roles))
+		for i, r := range f.Roles {
+			args[i] = r
+		}
+		w.add("e.role IN ("+placeholders(len(args))+")", args...)
+	}
+	if f.Speaker != "" {
+		w.add("e.speaker = ?", f.Speaker)
+	}
+	if t := f.OccurredAfter; t != nil {
+		w.add("e.occurred_at >= ?", micros(*t))
+	}
+	if t := f.OccurredBefore; t != nil {
+		w.add("e.occurred_at < ?", micros(*t))
+	}
+	for _, k := range sortedKeys(f.Metadata) {
+		cond, args, err := metadataEquals("e.metadata", k, f.Metadata[k])
+		if err != nil {
+			return err
+		}
+		w.add(cond, args...)
+	}
+	if f.Contains != "" {
+		w.add("instr(lower(e.content), ?) > 0", lowerASCII(f.Contains))
+	}
+	return nil
+}
+
+// auditFilter adds the conditions of f on the audit table aliased a.
+func auditFilter(w *where, f *engram.AuditFilter) {
+	if len(f.Ops) > 0 {
+		args := make([]any, len(f.Ops))
+		for i, o := range f.Ops {
+			args[i] = o
+		}
+		w.add("a.op IN ("+placeholders(len(args))+")", args...)
+	}
+	if t := f.After; t != nil {
+		w.add("a.at >= ?", micros(*t))
+	}
+	if t := f.Before; t != nil {
+		w.add("a.at < ?", micros(*t))
+	}
+}
+
+// sortedKeys returns m's keys sorted, so the same filter always produces the
+// same SQL text.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// maxMetadataKey bounds a metadata key used in a filter.
+const maxMetadataKey = 256
+
+// metadataEquals returns a condition true when the top-level metadata key
+// of col holds a JSON value equal to v: strings, booleans and null by type
+// and value, numbers numerically (3 equals 3.0), arrays and objects by their
+// JSON text (encoding/json writes object keys sorted, on both sides).
+func metadataEquals(col, key string, v any) (string, []any, error) {
+	if key == "" || len(key) > maxMetadataKey || !utf8.ValidString(key) {
+		return "", nil, engram.Errorf(engram.EINVALID, "filter: metadata key %q must be 1 to %d bytes of UTF-8", key, maxMetadataKey)
+	}
+	for _, r := range key {
+		// The key is quoted in a JSON path; these would end or escape it.
+		if r == '"' || r == '\\' || r < 0x20 || r == 0x7f {
+			return "", nil, engram.Errorf(engram.EINVALID, "filter: metadata key %q may not contain quotes, backslashes or control characters", key)
+		}
+	}
+	path := `$."` + key + `"`
+	// Normalise through JSON so that ints, float32s and named types compare
+	// as what the stored metadata holds.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", nil, engram.Errorf(engram.EINVALID, "filter: metadata %q value is not representable as JSON", key)
+	}
+	var n any
+	if err := json.Unmarshal(b, &n); err != nil {
+		return "", nil, engram.Errorf(engram.EINVALID, "filter: metadata %q value is not representable as JSON", key)
+	}
+	typ := "json_type(" + col + ", ?)"
+	val := "json_extract(" + col + ", ?)"
+	switch n := n.(type) {
+	case nil:
+		return typ + " = 'null'", []any{path}, nil
+	case bool:
+		if n {
+			return typ + " = 'true'", []any{path}, nil
+		}
+		return typ + " = 'false'", []any{path}, nil
+	case float64:
+		return typ + " IN ('integer', 'real') AND " + val + " = ?", []any{path, path, n}, nil
+	case string:
+		return typ + " = 'text' AND " + val + " = ?", []any{path, path, n}, nil
+	default:
+		return typ + " IN ('array', 'object') AND " + val + " = json(?)", []any{path, path, string(b)}, nil
+	}
+}
+
+// Cursors are base64 of a kind letter and the last row's sort key, so a
+// cursor from one list is rejected by another.
+
+func errBadCursor() error {
+	return engram.Errorf(engram.EINVALID, "cursor is malformed or belongs to another list")
+}
+
+func encodeCursor(kind byte, key string) string {
+	return base64.RawURLEncoding.EncodeToString(append([]byte{kind, ':'}, key...))
+}
+
+func decodeCursor(kind byte, c string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) < 2 || b[0] != kind || b[1] != ':' {
+		return "", errBadCursor()
+	}
+	return string(b[2:]), nil
+}
+
+// decodeIDCursor decodes a cursor whose key is an id.
+func decodeIDCursor(kind byte, c string) (string, error) {
+	id, err := decodeCursor(kind, c)
+	if err != nil {
+		return "", err
+	}
+	if !engram.ValidID(id) {
+		return "", errBadCursor()
+	}
+	return id, nil
+}
+
+func encodeEpisodeCursor(occurred time.Time, id string) string {
+	return encodeCursor('e', strconv.FormatInt(micros(occurred), 10)+":"+id)
+}
+
+func decodeEpisodeCursor(c string) (int64, string, error) {
+	key, err := decodeCursor('e', c)
+	if err != nil {
+		return 0, "", err
+	}
+	ts, id, ok := strings.Cut(key, ":")
+	v, perr := strconv.ParseInt(ts, 10, 64)
+	if !ok || perr != nil || !engram.ValidID(id) {
+		return 0, "", errBadCursor()
+	}
+	return v, id, nil
+}

@@ -1,0 +1,228 @@
+package sqlite
+
+import (
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	"github.com/engramhq/engram"
+)
+
+// SQL shared by the transaction methods. Statements whose text does not
+// depend on the request are prepared once per connection pool at Open
+// (writeStatements, readStatements); the rest are built per call.
+
+const episodeCols = `e.id, e.org, e.project, e.user_id, e.agent, e.session, e.role, e.speaker,
+	e.content, e.modality, e.occurred_at, e.received_at, e.metadata`
+
+const memoryCols = `m.id, m.org, m.project, m.user_id, m.agent, m.session, m.kind, m.abstraction,
+	m.cues, m.value, m.language, m.confidence, m.importance, m.status, m.valid_from, m.valid_to,
+	m.created_at, m.updated_at, m.expired_at, m.expires_at, m.sources, m.superseded_by,
+	m.metadata, m.version, m.access_count, m.last_accessed`
+
+const versionCols = `v.memory_id, v.org, v.project, v.user_id, v.agent, v.session, v.version,
+	v.op, v.old, v.new, v.actor, v.reason, v.at`
+
+const auditCols = `a.id, a.org, a.project, a.user_id, a.agent, a.session, a.actor, a.op, a.ids,
+	a.detail, a.at`
+
+const (
+	insertEpisodeSQL = `INSERT INTO episodes (org, project, user_id, agent, session, id, role, speaker,
+		content, modality, occurred_at, received_at, metadata)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEpisodeFTSSQL = `INSERT INTO episodes_fts (rowid, content) VALUES (?, ?)`
+	deleteEpisodeSQL    = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ? RETURNING rid`
+	deleteEpisodeFTSSQL = `DELETE FROM episodes_fts WHERE rowid = ?`
+
+	insertMemorySQL = `INSERT INTO memories (org, project, user_id, agent, session, id, kind,
+		abstraction, cues, value, language, confidence, importance, status, valid_from, valid_to,
+		created_at, updated_at, expired_at, expires_at, sources, superseded_by, metadata, version,
+		access_count, last_accessed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	replaceMemorySQL = `UPDATE memories SET user_id = ?, agent = ?, session = ?, kind = ?,
+		abstraction = ?, cues = ?, value = ?, language = ?, confidence = ?, importance = ?,
+		status = ?, valid_from = ?, valid_to = ?, created_at = ?, updated_at = ?, expired_at = ?,
+		expires_at = ?, sources = ?, superseded_by = ?, metadata = ?, version = ?,
+		access_count = ?, last_accessed = ?
+		WHERE rid = ?`
+	memoryForReplaceSQL = `SELECT rid, value, abstraction, cues, sources FROM memories
+		WHERE org = ? AND project = ? AND id = ?`
+	insertMemoryFTSSQL = `INSERT INTO memories_fts (rowid, value, abstraction, cues) VALUES (?, ?, ?, ?)`
+	deleteMemoryFTSSQL = `DELETE FROM memories_fts WHERE rowid = ?`
+	insertSourcesSQL   = `INSERT OR IGNORE INTO memory_sources (org, project, episode_id, memory_id)
+		SELECT ?, ?, j.value, ? FROM json_each(?) AS j`
+	deleteSourcesSQL = `DELETE FROM memory_sources WHERE org = ? AND project = ? AND memory_id = ?`
+	// Sources and vectors go with the memory through their foreign keys.
+	deleteMemorySQL   = `DELETE FROM memories WHERE org = ? AND project = ? AND id = ? RETURNING rid`
+	deleteVersionsSQL = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND memory_id = ?`
+	touchSQL          = `UPDATE memories SET access_count = access_count + 1, last_accessed = ?
+		WHERE org = ? AND project = ? AND id IN (SELECT j.value FROM json_each(?) AS j)`
+
+	insertVersionSQL = `INSERT INTO memory_versions (org, project, user_id, agent, session,
+		memory_id, version, op, old, new, actor, reason, at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertAuditSQL = `INSERT INTO audit (org, project, user_id, agent, session, id, actor, op, ids,
+		detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+)
+
+// bm25Expr ranks memories_fts rows; lower is better, as in FTS5.
+var bm25Expr = "bm25(memories_fts, " + strconv.FormatFloat(weightValue, 'f', -1, 64) + ", " +
+	strconv.FormatFloat(weightAbstraction, 'f', -1, 64) + ", " +
+	strconv.FormatFloat(weightCues, 'f', -1, 64) + ")"
+
+func getEpisodeSQL(s engram.Scope) (string, []any) {
+	w, args := scopeWhere("e.", s)
+	return "SELECT " + episodeCols + " FROM episodes e WHERE " + w + " AND e.id = ?", args
+}
+
+func getMemorySQL(s engram.Scope) (string, []any) {
+	w, args := scopeWhere("m.", s)
+	return "SELECT " + memoryCols + " FROM memories m WHERE " + w + " AND m.id = ?", args
+}
+
+func versionsSQL(s engram.Scope) (string, []any) {
+	w, args := scopeWhere("v.", s)
+	return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w +
+		" AND v.memory_id = ? ORDER BY v.version", args
+}
+
+// scopeShapes returns one scope of each shape scopeWhere distinguishes, so
+// the per-scope statements can be prepared ahead.
+func scopeShapes() []engram.Scope {
+	var out []engram.Scope
+	for i := range 8 {
+		s := engram.Scope{Org: "o", Project: "p", User: "u", IncludeShared: i&4 != 0}
+		if i&1 != 0 {
+			s.Agent = "a"
+		}
+		if i&2 != 0 {
+			s.Session = "s"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func readStatements() []string {
+	var qs []string
+	for _, s := range scopeShapes() {
+		for _, f := range []func(engram.Scope) (string, []any){getEpisodeSQL, getMemorySQL, versionsSQL} {
+			q, _ := f(s)
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+func writeStatements() []string {
+	return append(readStatements(),
+		insertEpisodeSQL, insertEpisodeFTSSQL, deleteEpisodeSQL, deleteEpisodeFTSSQL,
+		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertMemoryFTSSQL,
+		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL,
+		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL)
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanEpisode(sc scanner) (engram.Episode, error) {
+	var (
+		e        engram.Episode
+		modality string
+		occ, rec int64
+		md       []byte
+	)
+	n := &e.Namespace
+	if err := sc.Scan(&e.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &e.Role, &e.Speaker,
+		&e.Content, &modality, &occ, &rec, &md); err != nil {
+		return e, err
+	}
+	e.Modality = engram.Modality(modality)
+	e.OccurredAt, e.ReceivedAt = fromMicros(occ), fromMicros(rec)
+	var err error
+	if e.Metadata, err = decodeMap(md); err != nil {
+		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// scanMemory scans memoryCols followed by extra destinations.
+func scanMemory(sc scanner, extra ...any) (engram.Memory, error) {
+	var (
+		m                         engram.Memory
+		kind, status              string
+		cues, sources, md         []byte
+		created, updated          int64
+		validFrom, validTo        sql.NullInt64
+		expiredAt, expiresAt, acc sql.NullInt64
+	)
+	n := &m.Namespace
+	dest := []any{&m.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &kind, &m.Abstraction,
+		&cues, &m.Value, &m.Language, &m.Confidence, &m.Importance, &status, &validFrom, &validTo,
+		&created, &updated, &expiredAt, &expiresAt, &sources, &m.SupersededBy,
+		&md, &m.Version, &m.AccessCount, &acc}
+	if err := sc.Scan(append(dest, extra...)...); err != nil {
+		return m, err
+	}
+	m.Kind, m.Status = engram.Kind(kind), engram.Status(status)
+	m.ValidFrom, m.ValidTo = timePtr(validFrom), timePtr(validTo)
+	m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
+	m.ExpiredAt, m.ExpiresAt, m.LastAccessed = timePtr(expiredAt), timePtr(expiresAt), timePtr(acc)
+	var err error
+	if m.Cues, err = decodeStrings(cues); err != nil {
+		return m, fmt.Errorf("memory %s cues: %w", m.ID, err)
+	}
+	if m.Sources, err = decodeStrings(sources); err != nil {
+		return m, fmt.Errorf("memory %s sources: %w", m.ID, err)
+	}
+	if m.Metadata, err = decodeMap(md); err != nil {
+		return m, fmt.Errorf("memory %s metadata: %w", m.ID, err)
+	}
+	return m, nil
+}
+
+func scanVersion(sc scanner) (engram.Version, error) {
+	var (
+		v       engram.Version
+		op      string
+		old, nw []byte
+		at      int64
+	)
+	n := &v.Namespace
+	if err := sc.Scan(&v.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &v.Version,
+		&op, &old, &nw, &v.Actor, &v.Reason, &at); err != nil {
+		return v, err
+	}
+	v.Op, v.At = engram.Op(op), fromMicros(at)
+	for _, f := range []struct {
+		b   []byte
+		dst **engram.Memory
+	}{{old, &v.Old}, {nw, &v.New}} {
+		if len(f.b) == 0 {
+			continue
+		}
+		*f.dst = new(engram.Memory)
+		if err := unmarshalNumbers(f.b, *f.dst); err != nil {
+			return v, fmt.Errorf("version %d of memory %s: %w", v.Version, v.MemoryID, err)
+		}
+	}
+	return v, nil
+}
+
+func scanAudit(sc scanner) (engram.AuditEntry, error) {
+	var (
+		a   engram.AuditEntry
+		ids []byte
+		at  int64
+	)
+	n := &a.Namespace
+	if err := sc.Scan(&a.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &a.Actor, &a.Op,
+		&ids, &a.Detail, &at); err != nil {
+		return a, err
+	}
+	a.At = fromMicros(at)
+	var err error
+	if a.IDs, err = decodeStrings(ids); err != nil {
+		return a, fmt.Errorf("audit entry %s ids: %w", a.ID, err)
+	}
+	return a, nil
+}

@@ -1,0 +1,792 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// tx implements engram.Tx over one database/sql transaction. View hands it
+// out as an engram.Reader on a query_only connection.
+type tx struct {
+	stx      *sql.Tx
+	stmts    map[string]*sql.Stmt    // prepared on the pool at Open
+	bound    map[*sql.Stmt]*sql.Stmt // those statements bound to stx
+	readOnly bool
+}
+
+var _ engram.Tx = (*tx)(nil)
+
+// stmt returns the prepared statement for q bound to this transaction, or
+// nil when q is built per call.
+func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	s, ok := t.stmts[q]
+	if !ok {
+		return nil
+	}
+	if b, ok := t.bound[s]; ok {
+		return b
+	}
+	b := t.stx.StmtContext(ctx, s)
+	if t.bound == nil {
+		t.bound = make(map[*sql.Stmt]*sql.Stmt)
+	}
+	t.bound[s] = b
+	return b
+}
+
+func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := t.stmt(ctx, q); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return t.stx.QueryContext(ctx, q, args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := t.stmt(ctx, q); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
+	return t.stx.QueryRowContext(ctx, q, args...)
+}
+
+func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := t.stmt(ctx, q); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return t.stx.ExecContext(ctx, q, args...)
+}
+
+// writable guards the write methods: a Reader from View must not be
+// type-asserted into writing.
+func (t *tx) writable() error {
+	if t.readOnly {
+		return errors.New("sqlite: write in a read-only transaction")
+	}
+	return nil
+}
+
+// shortID keeps an echoed id from making an error message arbitrarily long.
+func shortID(id string) string {
+	if len(id) > 40 {
+		return id[:40] + "…"
+	}
+	return id
+}
+
+func invalidID(what, id string) error {
+	return engram.Errorf(engram.EINVALID, "%s id %q is not a valid id", what, shortID(id))
+}
+
+// GetEpisode returns the episode with id in s; ENOTFOUND if there is none
+// in s, EINVALID for a malformed scope or id.
+func (t *tx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("episode", id)
+	}
+	q, args := getEpisodeSQL(s)
+	e, err := scanEpisode(t.queryRow(ctx, q, append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "episode %s not found", id)
+	} else if err != nil {
+		return nil, mapErr(ctx, "get episode", err)
+	}
+	return &e, nil
+}
+
+// GetMemory returns the memory with id in s, in any status; ENOTFOUND if
+// there is none in s, EINVALID for a malformed scope or id.
+func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("memory", id)
+	}
+	q, args := getMemorySQL(s)
+	m, err := scanMemory(t.queryRow(ctx, q, append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+	} else if err != nil {
+		return nil, mapErr(ctx, "get memory", err)
+	}
+	return &m, nil
+}
+
+// ListEpisodes returns a page of the episodes in s matching f, by
+// (occurred_at, id); EINVALID for a bad scope, filter or cursor.
+func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	w := &where{}
+	w.addScope("e.", s)
+	if err := episodeFilter(w, &f); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
+	if f.Cursor != "" {
+		occ, id, err := decodeEpisodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		w.add("(e.occurred_at, e.id) > (?, ?)", occ, id)
+	}
+	q := "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() +
+		" ORDER BY e.occurred_at, e.id LIMIT ?"
+	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "list episodes", err)
+	}
+	defer rows.Close()
+	var out []engram.Episode
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "list episodes", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "list episodes", err)
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		last := out[limit-1]
+		next = encodeEpisodeCursor(last.OccurredAt, last.ID)
+	}
+	return out, next, nil
+}
+
+// ListMemories returns a page of the memories in s matching f, newest id
+// first; EINVALID for a bad scope, filter or cursor.
+func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	w := &where{}
+	w.addScope("m.", s)
+	if err := memoryFilter(w, &f); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
+	if f.Cursor != "" {
+		id, err := decodeIDCursor('m', f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		w.add("m.id < ?", id)
+	}
+	q := "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
+	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "list memories", err)
+	}
+	defer rows.Close()
+	var out []engram.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "list memories", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "list memories", err)
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		next = encodeCursor('m', out[limit-1].ID)
+	}
+	return out, next, nil
+}
+
+// SearchText ranks the memories in s matching f by BM25 against query, best
+// first, at most limit of them (0 means engram.DefaultLimit). f.Limit and
+// f.Cursor are ignored. A query without terms gives no hits and no error;
+// EINVALID for a bad scope, filter or limit.
+func (t *tx) SearchText(ctx context.Context, s engram.Scope, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	n, err := engram.ClampLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Cursor = 0, ""
+	w := &where{}
+	w.addScope("m.", s)
+	if err := memoryFilter(w, &f); err != nil {
+		return nil, err
+	}
+	match := matchQuery(query)
+	if match == "" {
+		return nil, nil
+	}
+	q := "SELECT " + memoryCols + ", " + bm25Expr + " AS r FROM memories_fts " +
+		"JOIN memories m ON m.rid = memories_fts.rowid " +
+		"WHERE memories_fts MATCH ? AND " + w.String() + " ORDER BY r, m.id DESC LIMIT ?"
+	args := make([]any, 0, len(w.args)+2)
+	args = append(append(append(args, match), w.args...), n)
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, mapErr(ctx, "search", err)
+	}
+	defer rows.Close()
+	var hits []engram.TextHit
+	for rows.Next() {
+		var rank float64
+		m, err := scanMemory(rows, &rank)
+		if err != nil {
+			return nil, mapErr(ctx, "search", err)
+		}
+		hits = append(hits, engram.TextHit{Memory: m, Score: -rank})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(ctx, "search", err)
+	}
+	return hits, nil
+}
+
+// Versions returns the history of memory id in s, oldest first; ENOTFOUND
+// if s holds neither the memory nor any of its versions.
+func (t *tx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("memory", id)
+	}
+	q, args := versionsSQL(s)
+	rows, err := t.query(ctx, q, append(args, id)...)
+	if err != nil {
+		return nil, mapErr(ctx, "versions", err)
+	}
+	defer rows.Close()
+	var out []engram.Version
+	for rows.Next() {
+		v, err := scanVersion(rows)
+		if err != nil {
+			return nil, mapErr(ctx, "versions", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(ctx, "versions", err)
+	}
+	if len(out) == 0 {
+		if _, err := t.GetMemory(ctx, s, id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Audit returns a page of the audit entries in s matching f, newest first;
+// EINVALID for a bad scope, limit or cursor.
+func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	limit, err := engram.ClampLimit(f.Limit)
+	if err != nil {
+		return nil, "", err
+	}
+	w := &where{}
+	w.addScope("a.", s)
+	auditFilter(w, &f)
+	if f.Cursor != "" {
+		id, err := decodeIDCursor('a', f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		w.add("a.id < ?", id)
+	}
+	q := "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id DESC LIMIT ?"
+	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "audit", err)
+	}
+	defer rows.Close()
+	var out []engram.AuditEntry
+	for rows.Next() {
+		a, err := scanAudit(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "audit", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "audit", err)
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		next = encodeCursor('a', out[limit-1].ID)
+	}
+	return out, next, nil
+}
+
+// Export calls fn for every record in s: episodes by (occurred_at, id),
+// memories by id, versions by (memory id, version), audit entries by id.
+// An error from fn stops the export and is returned as is.
+func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	ew, eargs := scopeWhere("e.", s)
+	mw, margs := scopeWhere("m.", s)
+	vw, vargs := scopeWhere("v.", s)
+	aw, aargs := scopeWhere("a.", s)
+	steps := []struct {
+		q    string
+		args []any
+		emit func(scanner) error
+	}{
+		{"SELECT " + episodeCols + " FROM episodes e WHERE " + ew + " ORDER BY e.occurred_at, e.id", eargs,
+			func(sc scanner) error {
+				e, err := scanEpisode(sc)
+				if err != nil {
+					return err
+				}
+				return callFn(fn, engram.Record{Type: engram.RecordEpisode, Episode: &e})
+			}},
+		{"SELECT " + memoryCols + " FROM memories m WHERE " + mw + " ORDER BY m.id", margs,
+			func(sc scanner) error {
+				m, err := scanMemory(sc)
+				if err != nil {
+					return err
+				}
+				return callFn(fn, engram.Record{Type: engram.RecordMemory, Memory: &m})
+			}},
+		{"SELECT " + versionCols + " FROM memory_versions v WHERE " + vw + " ORDER BY v.memory_id, v.version", vargs,
+			func(sc scanner) error {
+				v, err := scanVersion(sc)
+				if err != nil {
+					return err
+				}
+				return callFn(fn, engram.Record{Type: engram.RecordVersion, Version: &v})
+			}},
+		{"SELECT " + auditCols + " FROM audit a WHERE " + aw + " ORDER BY a.id", aargs,
+			func(sc scanner) error {
+				a, err := scanAudit(sc)
+				if err != nil {
+					return err
+				}
+				return callFn(fn, engram.Record{Type: engram.RecordAudit, Audit: &a})
+			}},
+	}
+	for _, st := range steps {
+		if err := t.each(ctx, st.q, st.args, st.emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fnError marks an error returned by the caller's export function, so that
+// it reaches the caller unwrapped.
+type fnError struct{ err error }
+
+func (e fnError) Error() string { return e.err.Error() }
+
+func callFn(fn func(engram.Record) error, r engram.Record) error {
+	if err := fn(r); err != nil {
+		return fnError{err}
+	}
+	return nil
+}
+
+func (t *tx) each(ctx context.Context, q string, args []any, emit func(scanner) error) error {
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return mapErr(ctx, "export", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := emit(rows); err != nil {
+			var fe fnError
+			if errors.As(err, &fe) {
+				return fe.err
+			}
+			return mapErr(ctx, "export", err)
+		}
+	}
+	return mapErr(ctx, "export", rows.Err())
+}
+
+// InsertEpisode stores e and indexes its content. EINVALID if e fails
+// Validate or has no id, ECONFLICT if its tenant already has that id.
+func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if e.ID == "" {
+		return engram.Errorf(engram.EINVALID, "episode: id is required")
+	}
+	md, err := mapJSON(e.Metadata)
+	if err != nil {
+		return err
+	}
+	n := e.Namespace
+	res, err := t.exec(ctx, insertEpisodeSQL, n.Org, n.Project, n.User, n.Agent, n.Session, e.ID,
+		e.Role, e.Speaker, e.Content, string(e.Modality), micros(e.OccurredAt), micros(e.ReceivedAt), md)
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "episode %s already exists", e.ID)
+	} else if err != nil {
+		return mapErr(ctx, "insert episode", err)
+	}
+	rid, err := res.LastInsertId()
+	if err != nil {
+		return mapErr(ctx, "insert episode", err)
+	}
+	if _, err := t.exec(ctx, insertEpisodeFTSSQL, rid, ftsText(e.Content)); err != nil {
+		return mapErr(ctx, "index episode", err)
+	}
+	return nil
+}
+
+// memoryArgs encodes the JSON columns of m.
+func memoryArgs(m *engram.Memory) (cues, sources, md any, err error) {
+	if cues, err = stringsJSON(m.Cues); err != nil {
+		return
+	}
+	if sources, err = stringsJSON(m.Sources); err != nil {
+		return
+	}
+	md, err = mapJSON(m.Metadata)
+	return
+}
+
+func checkMemory(m *engram.Memory) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if m.ID == "" {
+		return engram.Errorf(engram.EINVALID, "memory: id is required")
+	}
+	return nil
+}
+
+// InsertMemory stores m, indexes its text and records its sources.
+// EINVALID if m fails Validate or has no id, ECONFLICT if its tenant
+// already has that id.
+func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := checkMemory(m); err != nil {
+		return err
+	}
+	cues, sources, md, err := memoryArgs(m)
+	if err != nil {
+		return err
+	}
+	n := m.Namespace
+	res, err := t.exec(ctx, insertMemorySQL, n.Org, n.Project, n.User, n.Agent, n.Session, m.ID,
+		string(m.Kind), m.Abstraction, cues, m.Value, m.Language, m.Confidence, m.Importance,
+		string(m.Status), microsPtr(m.ValidFrom), microsPtr(m.ValidTo), micros(m.CreatedAt),
+		micros(m.UpdatedAt), microsPtr(m.ExpiredAt), microsPtr(m.ExpiresAt), sources,
+		m.SupersededBy, md, m.Version, m.AccessCount, microsPtr(m.LastAccessed))
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "memory %s already exists", m.ID)
+	} else if err != nil {
+		return mapErr(ctx, "insert memory", err)
+	}
+	rid, err := res.LastInsertId()
+	if err != nil {
+		return mapErr(ctx, "insert memory", err)
+	}
+	if err := t.indexMemory(ctx, rid, m); err != nil {
+		return err
+	}
+	if sources != nil {
+		if _, err := t.exec(ctx, insertSourcesSQL, n.Org, n.Project, m.ID, sources); err != nil {
+			return mapErr(ctx, "insert memory sources", err)
+		}
+	}
+	return nil
+}
+
+func (t *tx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error {
+	if _, err := t.exec(ctx, insertMemoryFTSSQL, rid, ftsText(m.Value), ftsText(m.Abstraction), cuesText(m.Cues)); err != nil {
+		return mapErr(ctx, "index memory", err)
+	}
+	return nil
+}
+
+// ReplaceMemory overwrites every field of the memory with m's tenant and
+// id, namespace included, and re-indexes its text when that changed.
+// ENOTFOUND if the tenant has no such memory; EINVALID if m fails Validate.
+func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := checkMemory(m); err != nil {
+		return err
+	}
+	cues, sources, md, err := memoryArgs(m)
+	if err != nil {
+		return err
+	}
+	n := m.Namespace
+	var (
+		rid                 int64
+		oldValue, oldAbs    string
+		oldCues, oldSources sql.NullString
+	)
+	err = t.queryRow(ctx, memoryForReplaceSQL, n.Org, n.Project, m.ID).Scan(&rid, &oldValue, &oldAbs, &oldCues, &oldSources)
+	if errors.Is(err, sql.ErrNoRows) {
+		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", m.ID)
+	} else if err != nil {
+		return mapErr(ctx, "replace memory", err)
+	}
+	if _, err := t.exec(ctx, replaceMemorySQL, n.User, n.Agent, n.Session, string(m.Kind),
+		m.Abstraction, cues, m.Value, m.Language, m.Confidence, m.Importance, string(m.Status),
+		microsPtr(m.ValidFrom), microsPtr(m.ValidTo), micros(m.CreatedAt), micros(m.UpdatedAt),
+		microsPtr(m.ExpiredAt), microsPtr(m.ExpiresAt), sources, m.SupersededBy, md, m.Version,
+		m.AccessCount, microsPtr(m.LastAccessed), rid); err != nil {
+		return mapErr(ctx, "replace memory", err)
+	}
+	// Most replacements change only status or validity; leave the index be.
+	if oldValue != m.Value || oldAbs != m.Abstraction || oldCues.String != nullString(cues) {
+		if _, err := t.exec(ctx, deleteMemoryFTSSQL, rid); err != nil {
+			return mapErr(ctx, "index memory", err)
+		}
+		if err := t.indexMemory(ctx, rid, m); err != nil {
+			return err
+		}
+	}
+	if oldSources.String != nullString(sources) {
+		if _, err := t.exec(ctx, deleteSourcesSQL, n.Org, n.Project, m.ID); err != nil {
+			return mapErr(ctx, "replace memory sources", err)
+		}
+		if sources != nil {
+			if _, err := t.exec(ctx, insertSourcesSQL, n.Org, n.Project, m.ID, sources); err != nil {
+				return mapErr(ctx, "replace memory sources", err)
+			}
+		}
+	}
+	return nil
+}
+
+func nullString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// InsertVersion appends v to its memory's history. EINVALID for a bad
+// namespace, memory id, version number or empty op; ECONFLICT if that
+// version exists.
+func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := v.Namespace.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(v.MemoryID) {
+		return invalidID("version: memory", v.MemoryID)
+	}
+	if v.Version < 1 {
+		return engram.Errorf(engram.EINVALID, "version: number %d is not positive", v.Version)
+	}
+	if v.Op == "" {
+		return engram.Errorf(engram.EINVALID, "version: op is required")
+	}
+	old, err := jsonText(v.Old, v.Old == nil)
+	if err != nil {
+		return err
+	}
+	nw, err := jsonText(v.New, v.New == nil)
+	if err != nil {
+		return err
+	}
+	n := v.Namespace
+	_, err = t.exec(ctx, insertVersionSQL, n.Org, n.Project, n.User, n.Agent, n.Session, v.MemoryID,
+		v.Version, string(v.Op), old, nw, v.Actor, v.Reason, micros(v.At))
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "version %d of memory %s already exists", v.Version, v.MemoryID)
+	}
+	return mapErr(ctx, "insert version", err)
+}
+
+// InsertAudit appends a to the audit log. EINVALID for a bad namespace or
+// id or an empty op; ECONFLICT if the tenant has an entry with that id.
+func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := a.Namespace.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(a.ID) {
+		return invalidID("audit", a.ID)
+	}
+	if a.Op == "" {
+		return engram.Errorf(engram.EINVALID, "audit: op is required")
+	}
+	ids, err := stringsJSON(a.IDs)
+	if err != nil {
+		return err
+	}
+	n := a.Namespace
+	_, err = t.exec(ctx, insertAuditSQL, n.Org, n.Project, n.User, n.Agent, n.Session, a.ID, a.Actor,
+		a.Op, ids, a.Detail, micros(a.At))
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "audit entry %s already exists", a.ID)
+	}
+	return mapErr(ctx, "insert audit", err)
+}
+
+// PurgeMemory deletes the memory with n's tenant and id, its text index
+// row, sources, vectors and versions. Nothing to delete is not an error;
+// EINVALID for a bad namespace or id.
+func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(id) {
+		return invalidID("memory", id)
+	}
+	var rid int64
+	err := t.queryRow(ctx, deleteMemorySQL, n.Org, n.Project, id).Scan(&rid)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return mapErr(ctx, "purge memory", err)
+	default:
+		if _, err := t.exec(ctx, deleteMemoryFTSSQL, rid); err != nil {
+			return mapErr(ctx, "purge memory", err)
+		}
+	}
+	if _, err := t.exec(ctx, deleteVersionsSQL, n.Org, n.Project, id); err != nil {
+		return mapErr(ctx, "purge memory", err)
+	}
+	return nil
+}
+
+// PurgeEpisode deletes the episode with n's tenant and id and its text
+// index row. Nothing to delete is not an error; EINVALID for a bad
+// namespace or id.
+func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(id) {
+		return invalidID("episode", id)
+	}
+	var rid int64
+	err := t.queryRow(ctx, deleteEpisodeSQL, n.Org, n.Project, id).Scan(&rid)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return mapErr(ctx, "purge episode", err)
+	}
+	_, err = t.exec(ctx, deleteEpisodeFTSSQL, rid)
+	return mapErr(ctx, "purge episode", err)
+}
+
+// PurgeScope deletes every episode, memory, version, text index row, source
+// and vector in s, ignoring s.IncludeShared (it never widens a write), and
+// keeps the audit log. EINVALID if s names no user, agent or session.
+func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
+	var c engram.PurgeCounts
+	if err := t.writable(); err != nil {
+		return c, err
+	}
+	if err := s.Validate(); err != nil {
+		return c, err
+	}
+	if s.User == "" && s.Agent == "" && s.Session == "" {
+		return c, engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
+	}
+	s.IncludeShared = false
+
+	mw, margs := scopeWhere("m.", s)
+	vw, vargs := scopeWhere("memory_versions.", s)
+	ew, eargs := scopeWhere("e.", s)
+	dmw, dmargs := scopeWhere("memories.", s)
+	dew, deargs := scopeWhere("episodes.", s)
+
+	// Index rows first, while the rows that name their rids still exist.
+	if _, err := t.exec(ctx, "DELETE FROM memories_fts WHERE rowid IN (SELECT m.rid FROM memories m WHERE "+mw+")", margs...); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	// Versions in the scope, and any left under another namespace by a
+	// memory that moved into it.
+	// The leading tenant terms keep the OR from scanning other tenants.
+	res, err := t.exec(ctx, "DELETE FROM memory_versions WHERE memory_versions.org = ? AND memory_versions.project = ? AND (("+
+		vw+") OR memory_versions.memory_id IN (SELECT m.id FROM memories m WHERE "+mw+"))",
+		append(append([]any{s.Org, s.Project}, vargs...), margs...)...)
+	if err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	if c.Versions, err = affected(res); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	if res, err = t.exec(ctx, "DELETE FROM memories WHERE "+dmw, dmargs...); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	if c.Memories, err = affected(res); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	if _, err := t.exec(ctx, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.rid FROM episodes e WHERE "+ew+")", eargs...); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	if res, err = t.exec(ctx, "DELETE FROM episodes WHERE "+dew, deargs...); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	if c.Episodes, err = affected(res); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	return c, nil
+}
+
+func affected(r sql.Result) (int, error) {
+	n, err := r.RowsAffected()
+	return int(n), err
+}
+
+// Touch adds one to access_count and sets last_accessed to at for the
+// memories of the tenant with the given ids; unknown ids are ignored.
+// EINVALID for a bad namespace or a malformed id.
+func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := tenant.Validate(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if !engram.ValidID(id) {
+			return invalidID("memory", id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	j, err := stringsJSON(ids)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(ctx, touchSQL, micros(at), tenant.Org, tenant.Project, j)
+	return mapErr(ctx, "touch", err)
+}

@@ -1,0 +1,128 @@
+package engram
+
+import (
+	"context"
+	"time"
+)
+
+// Store is a storage backend: the embedded SQLite store or PostgreSQL. It
+// offers transactions over primitive record operations; the rules of the
+// domain (versions, statuses, audit) live once in the engine, above it.
+//
+// Every method that reads takes a Scope and must return only records the
+// scope contains (Scope.Contains is the reference rule). An id that exists
+// outside the scope is reported exactly like one that does not exist.
+type Store interface {
+	// Update runs fn in one read-write transaction. If fn returns an error,
+	// or the commit fails, nothing fn wrote is kept. When Update returns nil
+	// the write is durable.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// View runs fn in a read-only transaction that sees one snapshot.
+	View(ctx context.Context, fn func(r Reader) error) error
+	// Ready returns nil when the store can serve, else an EUNAVAILABLE error.
+	Ready(ctx context.Context) error
+	// Close releases the store. Calls after Close fail.
+	Close() error
+}
+
+// Reader is the read side of a Store transaction.
+type Reader interface {
+	// GetEpisode returns the episode or an ENOTFOUND error.
+	GetEpisode(ctx context.Context, s Scope, id string) (*Episode, error)
+	// GetMemory returns the memory in any status or an ENOTFOUND error.
+	GetMemory(ctx context.Context, s Scope, id string) (*Memory, error)
+	// ListEpisodes returns episodes ordered by (occurred_at, id) ascending,
+	// and the cursor of the next page ("" on the last page).
+	ListEpisodes(ctx context.Context, s Scope, f EpisodeFilter) ([]Episode, string, error)
+	// ListMemories returns memories ordered by id descending (newest first),
+	// and the cursor of the next page ("" on the last page).
+	ListMemories(ctx context.Context, s Scope, f MemoryFilter) ([]Memory, string, error)
+	// SearchText ranks memories matching query by BM25 over value,
+	// abstraction and cues, best first, at most limit of them. A query with
+	// no searchable terms returns no hits and no error.
+	SearchText(ctx context.Context, s Scope, query string, f MemoryFilter, limit int) ([]TextHit, error)
+	// Versions returns a memory's history, oldest first, or ENOTFOUND.
+	Versions(ctx context.Context, s Scope, memoryID string) ([]Version, error)
+	// Audit returns audit entries newest first and the next page's cursor.
+	Audit(ctx context.Context, s Scope, f AuditFilter) ([]AuditEntry, string, error)
+	// Export calls fn for every record in the scope: episodes, then memories,
+	// then versions, then audit entries. An error from fn stops it.
+	Export(ctx context.Context, s Scope, fn func(Record) error) error
+}
+
+// TextHit is one result of a full-text search. Score is higher for better
+// matches (backends negate BM25 where it is lower-is-better).
+type TextHit struct {
+	Memory Memory
+	Score  float64
+}
+
+// Tx is a read-write Store transaction.
+type Tx interface {
+	Reader
+	// InsertEpisode stores a new episode; ECONFLICT if its id exists.
+	InsertEpisode(ctx context.Context, e *Episode) error
+	// InsertMemory stores a new memory and indexes its text; ECONFLICT if
+	// its id exists.
+	InsertMemory(ctx context.Context, m *Memory) error
+	// ReplaceMemory overwrites the stored memory with the same namespace
+	// tenant and id, re-indexing its text; ENOTFOUND if there is none.
+	ReplaceMemory(ctx context.Context, m *Memory) error
+	// InsertVersion appends a history entry; ECONFLICT if that version
+	// number exists for the memory.
+	InsertVersion(ctx context.Context, v *Version) error
+	// InsertAudit appends an audit entry.
+	InsertAudit(ctx context.Context, a *AuditEntry) error
+	// PurgeMemory removes a memory with its versions, text index entries and
+	// vectors. It is not an error if there is nothing to remove.
+	PurgeMemory(ctx context.Context, n Namespace, id string) error
+	// PurgeEpisode removes an episode and its text index entries.
+	PurgeEpisode(ctx context.Context, n Namespace, id string) error
+	// PurgeScope removes every episode, memory, version, index entry and
+	// vector in the scope (audit entries stay) and says how many of each.
+	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
+	// Touch records an access to memories: access_count += 1 and
+	// last_accessed = at. Unknown ids are ignored.
+	Touch(ctx context.Context, tenant Namespace, ids []string, at time.Time) error
+}
+
+// PurgeCounts says how many records a purge removed.
+type PurgeCounts struct {
+	Episodes int `json:"episodes"`
+	Memories int `json:"memories"`
+	Versions int `json:"versions"`
+}
+
+// Record is one line of an export: exactly one of its pointers is set,
+// matching Type.
+type Record struct {
+	Type    string      `json:"type"` // "episode", "memory", "version", "audit"
+	Episode *Episode    `json:"episode,omitempty"`
+	Memory  *Memory     `json:"memory,omitempty"`
+	Version *Version    `json:"version,omitempty"`
+	Audit   *AuditEntry `json:"audit,omitempty"`
+}
+
+// Record types.
+const (
+	RecordEpisode = "episode"
+	RecordMemory  = "memory"
+	RecordVersion = "version"
+	RecordAudit   = "audit"
+)
+
+// Namespace returns the namespace of the record's payload, and an EINVALID
+// error if the payload does not match Type.
+func (r *Record) Namespace() (Namespace, error) {
+	switch {
+	case r.Type == RecordEpisode && r.Episode != nil:
+		return r.Episode.Namespace, nil
+	case r.Type == RecordMemory && r.Memory != nil:
+		return r.Memory.Namespace, nil
+	case r.Type == RecordVersion && r.Version != nil:
+		return r.Version.Namespace, nil
+	case r.Type == RecordAudit && r.Audit != nil:
+		return r.Audit.Namespace, nil
+	}
+	return Namespace{}, Errorf(EINVALID, "record: type %q does not match its payload", r.Type)
+}

@@ -1,0 +1,296 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// T0 is the reference time of fixtures: UTC, truncated to microseconds,
+// with a fractional second so that precision loss shows.
+var T0 = time.Date(2025, 3, 14, 15, 9, 26, 535897000, time.UTC)
+
+// At returns T0 plus d.
+func At(d time.Duration) time.Time { return T0.Add(d) }
+
+// Ptr returns a pointer to t.
+func Ptr(t time.Time) *time.Time { return &t }
+
+// Episode returns a valid text episode with a new id in ns, occurred and
+// received at T0.
+func Episode(ns engram.Namespace, content string) *engram.Episode {
+	return &engram.Episode{
+		ID: engram.NewID(), Namespace: ns, Role: "user", Content: content,
+		Modality: engram.ModalityText, OccurredAt: T0, ReceivedAt: T0,
+	}
+}
+
+// Memory returns a valid active semantic memory with a new id in ns,
+// created at T0, at version 1.
+func Memory(ns engram.Namespace, value string) *engram.Memory {
+	return &engram.Memory{
+		ID: engram.NewID(), Namespace: ns, Kind: engram.KindSemantic, Value: value,
+		Confidence: 0.8, Importance: 0.5, Status: engram.StatusActive,
+		CreatedAt: T0, UpdatedAt: T0, Version: 1,
+	}
+}
+
+// Version returns version n of m, recording op with m as the new state.
+func Version(m *engram.Memory, n int, op engram.Op) *engram.Version {
+	c := *m
+	return &engram.Version{
+		MemoryID: m.ID, Namespace: m.Namespace, Version: n, Op: op, New: &c,
+		Actor: "tester", Reason: "fixture", At: T0,
+	}
+}
+
+// Audit returns an audit entry with a new id in ns.
+func Audit(ns engram.Namespace, op string, ids ...string) *engram.AuditEntry {
+	return &engram.AuditEntry{ID: engram.NewID(), Namespace: ns, Actor: "tester", Op: op, IDs: ids, At: T0}
+}
+
+// Put inserts records (*engram.Episode, *engram.Memory, *engram.Version,
+// *engram.AuditEntry) in one Update, failing the test on any error.
+func Put(t testing.TB, st engram.Store, recs ...any) {
+	t.Helper()
+	err := st.Update(context.Background(), func(tx engram.Tx) error {
+		return insert(context.Background(), tx, recs...)
+	})
+	if err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+}
+
+func insert(ctx context.Context, tx engram.Tx, recs ...any) error {
+	for _, r := range recs {
+		var err error
+		switch r := r.(type) {
+		case *engram.Episode:
+			err = tx.InsertEpisode(ctx, r)
+		case *engram.Memory:
+			err = tx.InsertMemory(ctx, r)
+		case *engram.Version:
+			err = tx.InsertVersion(ctx, r)
+		case *engram.AuditEntry:
+			err = tx.InsertAudit(ctx, r)
+		default:
+			return fmt.Errorf("storetest: cannot insert %T", r)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var ctx = context.Background()
+
+func update(t testing.TB, st engram.Store, fn func(tx engram.Tx) error) {
+	t.Helper()
+	if err := st.Update(ctx, fn); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+func view(t testing.TB, st engram.Store, fn func(r engram.Reader) error) {
+	t.Helper()
+	if err := st.View(ctx, fn); err != nil {
+		t.Fatalf("View: %v", err)
+	}
+}
+
+// wantCode fails unless err carries code. For coded errors it also checks
+// that the message does not leak database internals.
+func wantCode(t testing.TB, what string, err error, code string) {
+	t.Helper()
+	if got := engram.ErrorCode(err); got != code {
+		t.Errorf("%s: error code %q (%v), want %q", what, got, err, code)
+		return
+	}
+	msg := strings.ToLower(engram.ErrorMessage(err))
+	for _, leak := range []string{"sql", "constraint", "unique", "syntax", "select ", "insert ", "pq:", "sqlstate"} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("%s: error message %q leaks %q", what, engram.ErrorMessage(err), leak)
+		}
+	}
+}
+
+func getEpisode(t testing.TB, st engram.Store, s engram.Scope, id string) (*engram.Episode, error) {
+	t.Helper()
+	var e *engram.Episode
+	err := st.View(ctx, func(r engram.Reader) error {
+		var err error
+		e, err = r.GetEpisode(ctx, s, id)
+		return err
+	})
+	return e, err
+}
+
+func getMemory(t testing.TB, st engram.Store, s engram.Scope, id string) (*engram.Memory, error) {
+	t.Helper()
+	var m *engram.Memory
+	err := st.View(ctx, func(r engram.Reader) error {
+		var err error
+		m, err = r.GetMemory(ctx, s, id)
+		return err
+	})
+	return m, err
+}
+
+func mustMemory(t testing.TB, st engram.Store, s engram.Scope, id string) *engram.Memory {
+	t.Helper()
+	m, err := getMemory(t, st, s, id)
+	if err != nil {
+		t.Fatalf("GetMemory(%s): %v", id, err)
+	}
+	return m
+}
+
+func search(t testing.TB, st engram.Store, s engram.Scope, q string, f engram.MemoryFilter, k int) []engram.TextHit {
+	t.Helper()
+	var hits []engram.TextHit
+	view(t, st, func(r engram.Reader) error {
+		var err error
+		hits, err = r.SearchText(ctx, s, q, f, k)
+		return err
+	})
+	return hits
+}
+
+func listMemories(t testing.TB, st engram.Store, s engram.Scope, f engram.MemoryFilter) []engram.Memory {
+	t.Helper()
+	var out []engram.Memory
+	view(t, st, func(r engram.Reader) error {
+		for {
+			page, next, err := r.ListMemories(ctx, s, f)
+			if err != nil {
+				return err
+			}
+			out = append(out, page...)
+			if next == "" {
+				return nil
+			}
+			f.Cursor = next
+		}
+	})
+	return out
+}
+
+func listEpisodes(t testing.TB, st engram.Store, s engram.Scope, f engram.EpisodeFilter) []engram.Episode {
+	t.Helper()
+	var out []engram.Episode
+	view(t, st, func(r engram.Reader) error {
+		for {
+			page, next, err := r.ListEpisodes(ctx, s, f)
+			if err != nil {
+				return err
+			}
+			out = append(out, page...)
+			if next == "" {
+				return nil
+			}
+			f.Cursor = next
+		}
+	})
+	return out
+}
+
+func listAudit(t testing.TB, st engram.Store, s engram.Scope, f engram.AuditFilter) []engram.AuditEntry {
+	t.Helper()
+	var out []engram.AuditEntry
+	view(t, st, func(r engram.Reader) error {
+		for {
+			page, next, err := r.Audit(ctx, s, f)
+			if err != nil {
+				return err
+			}
+			out = append(out, page...)
+			if next == "" {
+				return nil
+			}
+			f.Cursor = next
+		}
+	})
+	return out
+}
+
+func exportAll(t testing.TB, st engram.Store, s engram.Scope) []engram.Record {
+	t.Helper()
+	var out []engram.Record
+	view(t, st, func(r engram.Reader) error {
+		return r.Export(ctx, s, func(rec engram.Record) error {
+			out = append(out, rec)
+			return nil
+		})
+	})
+	return out
+}
+
+func memoryIDs(ms []engram.Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func hitIDs(hs []engram.TextHit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Memory.ID
+	}
+	return out
+}
+
+func episodeIDs(es []engram.Episode) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func auditIDs(as []engram.AuditEntry) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.ID
+	}
+	return out
+}
+
+// sameSet reports whether a and b hold the same strings, ignoring order;
+// duplicates count.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// sameJSON fails unless got and want encode to the same JSON. Comparing the
+// encodings treats nil and empty slices and maps alike, compares metadata
+// the way it is stored (numbers as JSON numbers), and compares times as
+// RFC 3339 text, which also requires them to be in UTC.
+func sameJSON(t testing.TB, what string, got, want any) {
+	t.Helper()
+	g, err := json.Marshal(got)
+	if err != nil {
+		t.Fatalf("%s: marshal got: %v", what, err)
+	}
+	w, err := json.Marshal(want)
+	if err != nil {
+		t.Fatalf("%s: marshal want: %v", what, err)
+	}
+	if string(g) != string(w) {
+		t.Errorf("%s:\n got %s\nwant %s", what, g, w)
+	}
+}
+
+var errBoom = errors.New("storetest: boom")
