@@ -25,6 +25,8 @@ type MemoryFilter struct {
 	// Contains keeps memories whose value, abstraction or a cue contains this
 	// text, case-insensitively for ASCII letters.
 	Contains string `json:"contains,omitempty"`
+	// IDs keeps only memories with these ids.
+	IDs []string `json:"ids,omitempty"`
 
 	Limit  int    `json:"limit,omitempty"`  // default DefaultLimit, at most MaxLimit
 	Cursor string `json:"cursor,omitempty"` // from a previous page's Next
@@ -86,6 +88,14 @@ func (f *MemoryFilter) Validate() error {
 	}
 	if err := checkText("filter: contains", f.Contains, MaxShortBytes); err != nil {
 		return err
+	}
+	if len(f.IDs) > MaxLimit {
+		return Errorf(EINVALID, "filter: %d ids, more than the limit of %d", len(f.IDs), MaxLimit)
+	}
+	for _, id := range f.IDs {
+		if err := CheckID("filter: memory", id); err != nil {
+			return err
+		}
 	}
 	if err := checkMetadata("filter", f.Metadata); err != nil {
 		return err

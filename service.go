@@ -160,8 +160,12 @@ type SearchRequest struct {
 	Filter  MemoryFilter `json:"filter,omitempty"`
 	Explain bool         `json:"explain,omitempty"`
 	// Channels limits retrieval to the named channels (e.g. "bm25",
-	// "dense"); empty means every channel the engine has.
+	// "dense"); empty means every channel the engine has. Naming a channel
+	// the engine does not have is an EINVALID error.
 	Channels []string `json:"channels,omitempty"`
+	// Now is the reference time for relative expressions in the query
+	// ("last week"); default the server's clock.
+	Now *time.Time `json:"now,omitempty"`
 }
 
 // MaxK is the most hits one search returns.

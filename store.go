@@ -48,7 +48,62 @@ type Reader interface {
 	// Export calls fn for every record in the scope: episodes, then memories,
 	// then versions, then audit entries. An error from fn stops it.
 	Export(ctx context.Context, s Scope, fn func(Record) error) error
+
+	// GetMemories returns the memories among ids that the scope contains, in
+	// any status and in no particular order; ids it does not contain (or
+	// that do not exist, or are malformed) are skipped without error.
+	GetMemories(ctx context.Context, s Scope, ids []string) ([]Memory, error)
+	// ScanVectors calls fn for every vector made by embedder that belongs to
+	// an active memory the scope contains. An error from fn stops it.
+	ScanVectors(ctx context.Context, s Scope, embedder string, fn func(VectorRecord) error) error
+	// GetVectors returns the vectors made by embedder of the listed memories
+	// of the tenant that are active (any user, agent or session: callers
+	// check the namespace in each record). Unknown ids are skipped.
+	GetVectors(ctx context.Context, tenant Namespace, embedder string, ids []string) ([]VectorRecord, error)
+	// Meta returns the store-wide value under key, or "" if there is none.
+	Meta(ctx context.Context, key string) (string, error)
+	// Changes returns the ids of memories of the scope's tenant and user
+	// (agent, session and IncludeShared are ignored) that were inserted,
+	// replaced, purged or given vectors by transactions committed after
+	// sequence number after, and the sequence number to pass next time.
+	// With after < 0 it returns no ids, only the current sequence number.
+	// Sequence numbers of one (tenant, user) grow in commit order, so a cache
+	// that remembers the number and applies the returned ids is never stale,
+	// even when several servers write to one database. A store may forget
+	// old changes: if after is older than what it keeps, it returns
+	// ECONFLICT and the caller reloads from scratch.
+	Changes(ctx context.Context, s Scope, after int64) ([]string, int64, error)
+	// ScanMemories is for maintenance (re-embedding, store migration) only,
+	// never for serving a client: it returns up to limit memories of every
+	// tenant, in any status, ordered by (org, project, id) after the key
+	// after (the zero key starts at the beginning).
+	ScanMemories(ctx context.Context, after MemoryKey, limit int) ([]Memory, error)
 }
+
+// MemoryKey orders memories across tenants for maintenance scans.
+type MemoryKey struct {
+	Org, Project, ID string
+}
+
+// VectorRecord is one stored embedding of a memory's field.
+type VectorRecord struct {
+	MemoryID  string
+	Namespace Namespace
+	Field     string // FieldAbstraction or FieldValue
+	Vec       []float32
+}
+
+// FieldVector is the embedding of one field of a memory.
+type FieldVector struct {
+	Field string
+	Vec   []float32
+}
+
+// The fields of a memory that are embedded.
+const (
+	FieldAbstraction = "abstraction"
+	FieldValue       = "value"
+)
 
 // TextHit is one result of a full-text search. Score is higher for better
 // matches (backends negate BM25 where it is lower-is-better).
@@ -84,6 +139,15 @@ type Tx interface {
 	// Touch records an access to memories: access_count += 1 and
 	// last_accessed = at. Unknown ids are ignored.
 	Touch(ctx context.Context, tenant Namespace, ids []string, at time.Time) error
+	// PutVectors replaces the vectors that embedder made for one memory of
+	// the tenant with vecs (one per field); ENOTFOUND if there is no such
+	// memory, EINVALID for an unknown field or an empty vector.
+	PutVectors(ctx context.Context, tenant Namespace, memoryID, embedder string, vecs []FieldVector) error
+	// DeleteVectorsExcept removes every stored vector not made by embedder
+	// and says how many it removed (used when a re-embedding completes).
+	DeleteVectorsExcept(ctx context.Context, embedder string) (int, error)
+	// SetMeta stores a store-wide value under key; an empty value deletes it.
+	SetMeta(ctx context.Context, key, value string) error
 }
 
 // PurgeCounts says how many records a purge removed.

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/sqlite"
+	"github.com/engramhq/engram/vector"
 )
 
 // Options configure an Engine. Zero values give the defaults.
@@ -24,6 +26,16 @@ type Options struct {
 	// AccessFlush is how often recorded reads are written back as
 	// access_count/last_accessed; default one second.
 	AccessFlush time.Duration
+	// Embedder, when set, embeds every memory's abstraction and value on
+	// write and adds the dense channel to search. The store records its
+	// name and dimension; a store made with another embedder is refused.
+	Embedder engram.Embedder
+	// Retrieval weighs the parts of the search pipeline; the zero value
+	// means retrieval.DefaultConfig().
+	Retrieval *retrieval.Config
+	// NewIndex makes the in-memory vector index of one (tenant, user);
+	// default vector.NewAuto (exact below a size threshold, HNSW above).
+	NewIndex func(dim int) vector.Index
 }
 
 // Engine implements engram.Service over an engram.Store.
@@ -34,8 +46,10 @@ type Engine struct {
 	now    func() time.Time
 	closer func() error
 
-	access *accessRecorder
-	once   sync.Once
+	vec       *vectors // nil without an embedder
+	retrieval retrieval.Config
+	access    *accessRecorder
+	once      sync.Once
 }
 
 var _ engram.Service = (*Engine)(nil)
@@ -57,17 +71,32 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", dir, err)
 	}
-	e := New(db, opts)
+	e, err := New(ctx, db, opts)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	e.closer = db.Close
 	return e, nil
 }
 
-// New returns an Engine over store. Closing the Engine does not close a
-// store passed to New.
-func New(store engram.Store, opts Options) *Engine {
+// New returns an Engine over store. It fails with EMISMATCH if the store's
+// vectors were made by an embedder other than opts.Embedder. Closing the
+// Engine does not close a store passed to New.
+func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error) {
+	if err := checkEmbedder(ctx, store, opts.Embedder); err != nil {
+		return nil, err
+	}
 	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now}
+	if opts.Embedder != nil {
+		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
+	}
 	if e.former == nil {
 		e.former = EpisodeFormer{}
+	}
+	e.retrieval = retrieval.DefaultConfig()
+	if opts.Retrieval != nil {
+		e.retrieval = *opts.Retrieval
 	}
 	if e.log == nil {
 		e.log = slog.Default()
@@ -80,7 +109,15 @@ func New(store engram.Store, opts Options) *Engine {
 		flush = time.Second
 	}
 	e.access = newAccessRecorder(store, flush, e.log)
-	return e
+	return e, nil
+}
+
+// Embedder returns the engine's embedder, or nil if it has none.
+func (e *Engine) Embedder() engram.Embedder {
+	if e.vec == nil {
+		return nil
+	}
+	return e.vec.emb
 }
 
 // Store returns the store the engine writes to.
@@ -136,7 +173,6 @@ func writeScope(s engram.Scope) (engram.Scope, error) {
 	s.IncludeShared = false
 	return s, s.Validate()
 }
-
 
 // accessRecorder batches access-count updates so reads never wait on a
 // write transaction.

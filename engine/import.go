@@ -26,12 +26,22 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 			return nil, prefixed(fmt.Sprintf("record %d", i+1), err)
 		}
 	}
+	vb := e.vec.batch()
+	var active []engram.Memory
+	for _, r := range recs {
+		if r.Type == engram.RecordMemory && r.Memory.Status == engram.StatusActive {
+			active = append(active, *r.Memory)
+		}
+	}
+	if err := vb.prepare(ctx, active); err != nil {
+		return nil, err
+	}
 	res := &engram.ImportResult{}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		*res = engram.ImportResult{}
 		for i := range recs {
-			if err := importOne(ctx, tx, &recs[i], res); err != nil {
+			if err := importOne(ctx, tx, vb, &recs[i], res); err != nil {
 				return prefixed(fmt.Sprintf("record %d", i+1), err)
 			}
 		}
@@ -39,7 +49,7 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 			res.Episodes, res.Memories, res.Versions, res.Audit, res.Skipped)
 		return tx.InsertAudit(ctx, e.audit(s.Namespace(), actor, "import", nil, detail, now))
 	})
-	if err != nil {
+	if err := vb.done(err); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -107,7 +117,7 @@ func checkStoredMemory(m *engram.Memory) error {
 
 // importOne stores one record unless an identical one is stored; a different
 // stored record with the same id is a conflict.
-func importOne(ctx context.Context, tx engram.Tx, r *engram.Record, res *engram.ImportResult) error {
+func importOne(ctx context.Context, tx engram.Tx, vb *vecBatch, r *engram.Record, res *engram.ImportResult) error {
 	switch r.Type {
 	case engram.RecordEpisode:
 		ep := r.Episode
@@ -128,7 +138,10 @@ func importOne(ctx context.Context, tx engram.Tx, r *engram.Record, res *engram.
 			return err
 		}
 		res.Memories++
-		return tx.InsertMemory(ctx, m)
+		if err := tx.InsertMemory(ctx, m); err != nil {
+			return err
+		}
+		return vb.stage(ctx, tx, m)
 	case engram.RecordVersion:
 		v := r.Version
 		vs, err := tx.Versions(ctx, engram.ScopeOf(v.Namespace), v.MemoryID)

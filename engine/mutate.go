@@ -19,12 +19,13 @@ func (e *Engine) UpdateMemory(ctx context.Context, s engram.Scope, id string, p 
 		return nil, err
 	}
 	var out *engram.Memory
+	vb := e.vec.batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.update(ctx, tx, s, id, p, engram.ActorFrom(ctx), e.clock())
+		out, err = e.update(ctx, tx, vb, s, id, p, engram.ActorFrom(ctx), e.clock())
 		return err
 	})
-	return out, err
+	return out, vb.done(err)
 }
 
 // getActive reads a memory for a write and insists it is active.
@@ -42,7 +43,7 @@ func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string) (*e
 	return m, nil
 }
 
-func (e *Engine) update(ctx context.Context, tx engram.Tx, s engram.Scope, id string, p engram.MemoryPatch, actor string, now time.Time) (*engram.Memory, error) {
+func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch, actor string, now time.Time) (*engram.Memory, error) {
 	old, err := getActive(ctx, tx, s, id)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func (e *Engine) update(ctx context.Context, tx engram.Tx, s engram.Scope, id st
 	}
 	m.Version = old.Version + 1
 	m.UpdatedAt = now
-	if err := e.writeVersion(ctx, tx, old, m, engram.OpUpdate, actor, p.Reason, now); err != nil {
+	if err := e.writeVersion(ctx, tx, vb, old, m, engram.OpUpdate, actor, p.Reason, now); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -68,8 +69,11 @@ func (e *Engine) update(ctx context.Context, tx engram.Tx, s engram.Scope, id st
 
 // writeVersion replaces old by m in the store and appends the version and
 // the audit entry for the change.
-func (e *Engine) writeVersion(ctx context.Context, tx engram.Tx, old, m *engram.Memory, op engram.Op, actor, reason string, now time.Time) error {
+func (e *Engine) writeVersion(ctx context.Context, tx engram.Tx, vb *vecBatch, old, m *engram.Memory, op engram.Op, actor, reason string, now time.Time) error {
 	if err := tx.ReplaceMemory(ctx, m); err != nil {
+		return err
+	}
+	if err := vb.stage(ctx, tx, m); err != nil {
 		return err
 	}
 	nm := *m
@@ -199,15 +203,19 @@ func (e *Engine) SupersedeMemory(ctx context.Context, s engram.Scope, id string,
 		return nil, err
 	}
 	var out *engram.SupersedeResult
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, []engram.Memory{req.New}); err != nil {
+		return nil, err
+	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.supersede(ctx, tx, s, id, req, engram.ActorFrom(ctx), e.clock())
+		out, err = e.supersede(ctx, tx, vb, s, id, req, engram.ActorFrom(ctx), e.clock())
 		return err
 	})
-	return out, err
+	return out, vb.done(err)
 }
 
-func (e *Engine) supersede(ctx context.Context, tx engram.Tx, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
+func (e *Engine) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
 	if err := checkReason(req.Reason); err != nil {
 		return nil, err
 	}
@@ -239,7 +247,7 @@ func (e *Engine) supersede(ctx context.Context, tx engram.Tx, s engram.Scope, id
 	if reason == "" {
 		reason = "superseded by " + nm.ID
 	}
-	if err := insertNew(ctx, tx, &nm, actor, "supersedes "+old.ID, now); err != nil {
+	if err := insertNew(ctx, tx, vb, &nm, actor, "supersedes "+old.ID, now); err != nil {
 		return nil, prefixed("new memory", err)
 	}
 	m := clone(old)
@@ -249,7 +257,7 @@ func (e *Engine) supersede(ctx context.Context, tx engram.Tx, s engram.Scope, id
 	m.SupersededBy = nm.ID
 	m.Version = old.Version + 1
 	m.UpdatedAt = now
-	if err := e.writeVersion(ctx, tx, old, m, engram.OpSupersede, actor, reason, now); err != nil {
+	if err := e.writeVersion(ctx, tx, vb, old, m, engram.OpSupersede, actor, reason, now); err != nil {
 		return nil, err
 	}
 	return &engram.SupersedeResult{Old: *m, New: nm}, nil
@@ -269,9 +277,10 @@ func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
-	return e.store.Update(ctx, func(tx engram.Tx) error {
+	vb := e.vec.batch()
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		if !o.Hard {
-			_, err := e.softDelete(ctx, tx, s, id, o.Reason, actor, now)
+			_, err := e.softDelete(ctx, tx, vb, s, id, o.Reason, actor, now)
 			return err
 		}
 		m, err := tx.GetMemory(ctx, s, id)
@@ -281,11 +290,13 @@ func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 		if err := tx.PurgeMemory(ctx, m.Namespace, id); err != nil {
 			return err
 		}
+		vb.purged(m.Namespace, id)
 		return tx.InsertAudit(ctx, e.audit(m.Namespace, actor, "memory.purge", []string{id}, o.Reason, now))
 	})
+	return vb.done(err)
 }
 
-func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, s engram.Scope, id, reason, actor string, now time.Time) (*engram.Memory, error) {
+func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id, reason, actor string, now time.Time) (*engram.Memory, error) {
 	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
@@ -301,7 +312,7 @@ func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, s engram.Scope, i
 	m.ExpiredAt = &now
 	m.Version = old.Version + 1
 	m.UpdatedAt = now
-	return m, e.writeVersion(ctx, tx, old, m, engram.OpDelete, actor, reason, now)
+	return m, e.writeVersion(ctx, tx, vb, old, m, engram.OpDelete, actor, reason, now)
 }
 
 // RestoreMemory implements engram.Service.
@@ -318,6 +329,7 @@ func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason s
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.Memory
+	vb := e.vec.batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		old, err := tx.GetMemory(ctx, s, id)
 		if err != nil {
@@ -332,9 +344,9 @@ func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason s
 		m.Version = old.Version + 1
 		m.UpdatedAt = now
 		out = m
-		return e.writeVersion(ctx, tx, old, m, engram.OpRestore, actor, reason, now)
+		return e.writeVersion(ctx, tx, vb, old, m, engram.OpRestore, actor, reason, now)
 	})
-	return out, err
+	return out, vb.done(err)
 }
 
 // Rollback implements engram.Service: the memory's content becomes what
@@ -357,6 +369,7 @@ func (e *Engine) Rollback(ctx context.Context, s engram.Scope, id string, v int,
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.Memory
+	vb := e.vec.batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		cur, err := tx.GetMemory(ctx, s, id)
 		if err != nil {
@@ -389,9 +402,9 @@ func (e *Engine) Rollback(ctx context.Context, s engram.Scope, id string, v int,
 			reason = fmt.Sprintf("rollback to version %d", v)
 		}
 		out = m
-		return e.writeVersion(ctx, tx, cur, m, engram.OpUpdate, actor, reason, now)
+		return e.writeVersion(ctx, tx, vb, cur, m, engram.OpUpdate, actor, reason, now)
 	})
-	return out, err
+	return out, vb.done(err)
 }
 
 // DeleteEpisode implements engram.Service.
@@ -438,5 +451,6 @@ func (e *Engine) DeleteScope(ctx context.Context, s engram.Scope) (*engram.Purge
 	if err != nil {
 		return nil, err
 	}
+	e.vec.forget(s)
 	return &counts, nil
 }

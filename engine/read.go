@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/engramhq/engram"
 )
@@ -99,55 +98,6 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 		page.Memories = []engram.Memory{}
 	}
 	return page, nil
-}
-
-// DefaultK is the number of hits a search returns when K is zero.
-const DefaultK = 10
-
-// Search implements engram.Service: BM25 over value, abstraction and cues.
-// Every hit counts as an access.
-func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
-	s, err := readScope(req.Scope)
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(req.Query) == "" {
-		return nil, engram.Errorf(engram.EINVALID, "query is required")
-	}
-	if len(req.Query) > engram.MaxContentBytes {
-		return nil, engram.Errorf(engram.EINVALID, "query is %d bytes, longer than the limit of %d", len(req.Query), engram.MaxContentBytes)
-	}
-	k := req.K
-	switch {
-	case k < 0:
-		return nil, engram.Errorf(engram.EINVALID, "k %d is negative", k)
-	case k == 0:
-		k = DefaultK
-	case k > engram.MaxK:
-		return nil, engram.Errorf(engram.EINVALID, "k %d is above the maximum of %d", k, engram.MaxK)
-	}
-	if err := req.Filter.Validate(); err != nil {
-		return nil, err
-	}
-	var hits []engram.TextHit
-	err = e.store.View(ctx, func(r engram.Reader) error {
-		hits, err = r.SearchText(ctx, s, req.Query, req.Filter, k)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res := &engram.SearchResult{Hits: make([]engram.Hit, len(hits))}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		res.Hits[i] = engram.Hit{Memory: h.Memory, Score: h.Score}
-		if req.Explain {
-			res.Hits[i].Explain = []engram.ChannelHit{{Channel: "bm25", Rank: i + 1, Score: h.Score}}
-		}
-		ids[i] = h.Memory.ID
-	}
-	e.access.record(s.Namespace(), e.clock(), ids...)
-	return res, nil
 }
 
 // History implements engram.Service.

@@ -53,6 +53,10 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		}
 	}
 
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
+		return nil, err
+	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
 	actor := engram.ActorFrom(ctx)
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
@@ -66,13 +70,14 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		if err := tx.InsertAudit(ctx, e.audit(req.Namespace, actor, "episode.add", ids, "", now)); err != nil {
 			return err
 		}
-		mems, err := e.applyOps(ctx, tx, engram.ScopeOf(req.Namespace), ops, actor, now)
+		mems, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now)
 		res.Memories = append(res.Memories, mems...)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	vb.commit()
 	return res, nil
 }
 
@@ -96,17 +101,34 @@ func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 		}
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
 	}
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
+		return nil, err
+	}
 	var out []engram.Memory
 	actor := engram.ActorFrom(ctx)
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.applyOps(ctx, tx, engram.ScopeOf(req.Namespace), ops, actor, now)
+		out, err = e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	vb.commit()
 	return out, nil
+}
+
+// opMemories returns the memories that ADD and SUPERSEDE operations carry,
+// whose texts are embedded before the transaction.
+func opMemories(ops []engram.MemoryOp) []engram.Memory {
+	var ms []engram.Memory
+	for _, op := range ops {
+		if op.Op == engram.OpAdd || op.Op == engram.OpSupersede {
+			ms = append(ms, op.Memory)
+		}
+	}
+	return ms
 }
 
 func checkBatch(what string, n int) error {
@@ -121,7 +143,7 @@ func checkBatch(what string, n int) error {
 
 // applyOps carries out memory operations inside tx, in scope s, and returns
 // the memories added or changed.
-func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	var out []engram.Memory
 	var added []string
 	for i, op := range ops {
@@ -133,25 +155,25 @@ func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, s engram.Scope, ops
 			if err := prepareNew(&m, now); err != nil {
 				return nil, prefixed(where, err)
 			}
-			if err := insertNew(ctx, tx, &m, actor, op.Reason, now); err != nil {
+			if err := insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
 				return nil, prefixed(where, err)
 			}
 			out = append(out, m)
 			added = append(added, m.ID)
 		case engram.OpUpdate:
-			m, err := e.update(ctx, tx, s, op.TargetID, contentPatch(op.Memory, op.Reason), actor, now)
+			m, err := e.update(ctx, tx, vb, s, op.TargetID, contentPatch(op.Memory, op.Reason), actor, now)
 			if err != nil {
 				return nil, prefixed(where, err)
 			}
 			out = append(out, *m)
 		case engram.OpSupersede:
-			r, err := e.supersede(ctx, tx, s, op.TargetID, engram.SupersedeRequest{New: op.Memory, Reason: op.Reason}, actor, now)
+			r, err := e.supersede(ctx, tx, vb, s, op.TargetID, engram.SupersedeRequest{New: op.Memory, Reason: op.Reason}, actor, now)
 			if err != nil {
 				return nil, prefixed(where, err)
 			}
 			out = append(out, r.Old, r.New)
 		case engram.OpDelete:
-			m, err := e.softDelete(ctx, tx, s, op.TargetID, op.Reason, actor, now)
+			m, err := e.softDelete(ctx, tx, vb, s, op.TargetID, op.Reason, actor, now)
 			if err != nil {
 				return nil, prefixed(where, err)
 			}
@@ -192,8 +214,11 @@ func prepareNew(m *engram.Memory, now time.Time) error {
 	return m.Validate()
 }
 
-func insertNew(ctx context.Context, tx engram.Tx, m *engram.Memory, actor, reason string, now time.Time) error {
+func insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *engram.Memory, actor, reason string, now time.Time) error {
 	if err := tx.InsertMemory(ctx, m); err != nil {
+		return err
+	}
+	if err := vb.stage(ctx, tx, m); err != nil {
 		return err
 	}
 	nm := *m

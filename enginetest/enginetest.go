@@ -37,6 +37,11 @@ func Run(t *testing.T, open Open) {
 		{"AccessCount", testAccessCount},
 		{"SearchInput", testSearchInput},
 		{"DeleteEpisode", testDeleteEpisode},
+		{"DenseLifecycle", testDenseLifecycle},
+		{"DenseFusionAndReload", testDenseFusionAndReload},
+		{"Channels", testChannels},
+		{"Reembed", testReembed},
+		{"DenseAcrossEngines", testDenseAcrossEngines},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -45,7 +50,10 @@ func Run(t *testing.T, open Open) {
 func newEngine(t *testing.T, open Open, opts engine.Options) *engine.Engine {
 	t.Helper()
 	st := open(t)
-	e := engine.New(st, opts)
+	e, err := engine.New(context.Background(), st, opts)
+	if err != nil {
+		t.Fatalf("new engine: %v", err)
+	}
 	t.Cleanup(func() {
 		if err := e.Close(); err != nil {
 			t.Errorf("close engine: %v", err)

@@ -74,6 +74,7 @@ func TestClient_ArgumentsRoundTrip(t *testing.T) {
 		},
 		MetadataIn: map[string][]any{"city": {"Paris", "Rome"}, "n": {json.Number("1"), "1"}},
 		Contains:   "coffee & tea",
+		IDs:        []string{engram.NewID(), engram.NewID()},
 		Limit:      7,
 		Cursor:     "abc/def=",
 	}
@@ -152,6 +153,35 @@ func TestClient_ArgumentsRoundTrip(t *testing.T) {
 				a, _ := json.Marshal(got.Arg)
 				b, _ := json.Marshal(tc.arg)
 				t.Errorf("argument differs:\n got %s\nwant %s", a, b)
+			}
+		})
+	}
+}
+
+// TestClient_ListMemoriesIDs: id lists too long for a query string, or
+// with an empty id a query string would drop, reach the service whole.
+func TestClient_ListMemoriesIDs(t *testing.T) {
+	svc := &fakeService{}
+	_, c := newFakeServer(t, svc, engramhttp.ServerOptions{})
+	many := make([]string, engram.MaxLimit)
+	for i := range many {
+		many[i] = engram.NewID()
+	}
+	for _, tc := range []struct {
+		name string
+		ids  []string
+	}{
+		{"one", many[:1]},
+		{"many", many},
+		{"with an empty id", []string{many[0], ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := engram.MemoryFilter{IDs: tc.ids, Kinds: []engram.Kind{engram.KindCore}}
+			if _, err := c.ListMemories(context.Background(), engram.Scope{Org: "o", Project: "p"}, f); err != nil {
+				t.Fatal(err)
+			}
+			if got := svc.last(); got.Method != "ListMemories" || !sameJSON(t, got.Arg, f) {
+				t.Errorf("service got %s %v, want ListMemories with %d ids", got.Method, got.Arg, len(tc.ids))
 			}
 		})
 	}

@@ -10,6 +10,11 @@
 // times, ids); the rules of the domain are left to the service so that they
 // live in one place.
 //
+// POST /v1/embeddings serves the server's embedder in the shape of OpenAI's
+// embeddings API, so that other tools on the machine can share engram's
+// model through any OpenAI client; it answers 503 when no embedder is
+// configured.
+//
 // The API is described by the OpenAPI document served at
 // GET /v1/openapi.json.
 package http

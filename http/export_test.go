@@ -23,3 +23,11 @@ func Routes(s *Server) []RouteInfo {
 	}
 	return out
 }
+
+// The bodies of POST /v1/embeddings, for checking the OpenAPI schemas.
+type (
+	EmbeddingsRequest  = embeddingsRequest
+	EmbeddingsResponse = embeddingsResponse
+	EmbeddingData      = embeddingData
+	EmbeddingsUsage    = embeddingsUsage
+)

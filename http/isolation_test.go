@@ -61,6 +61,16 @@ func TestEngine_TenantIsolation(t *testing.T) {
 		return recs
 	}
 	before := exportA()
+
+	// In A's own scope the id filter finds exactly what it names; the
+	// checks below show that it finds nothing from elsewhere.
+	got, err := c.ListMemories(ctx, scA, engram.MemoryFilter{IDs: []string{memoryIDs[0], engram.NewID()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Memories) != 1 || got.Memories[0].ID != memoryIDs[0] {
+		t.Fatalf("ListMemories(ids) in A's scope = %s, want only memory %s", mustJSON(t, got), memoryIDs[0])
+	}
 	if len(before) == 0 || !strings.Contains(mustJSON(t, before), marker) {
 		t.Fatal("A's export is empty; the test would prove nothing")
 	}
@@ -147,6 +157,13 @@ func TestEngine_TenantIsolation(t *testing.T) {
 				t.Fatal(err)
 			}
 			noLeak(t, "ListMemories", ms)
+			byID := all
+			byID.IDs = memoryIDs
+			ms, err = c.ListMemories(ctx, b.s, byID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noLeak(t, "ListMemories by A's ids", ms)
 			r := do(t, "POST", env.srv.URL+"/v1/memories/list", mustJSON(t, map[string]any{"scope": b.s, "filter": all}))
 			if r.Status != 200 {
 				t.Errorf("POST /v1/memories/list: %d %s", r.Status, r.Body)

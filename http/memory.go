@@ -38,6 +38,7 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request, q qu
 		f.Statuses = append(f.Statuses, engram.Status(st))
 	}
 	f.Contains = q.str("contains")
+	f.IDs = q.list("id")
 	f.Cursor = q.str("cursor")
 	for _, t := range []struct {
 		name string

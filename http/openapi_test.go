@@ -265,6 +265,10 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"PurgeCounts":        reflect.TypeFor[engram.PurgeCounts](),
 		"Record":             reflect.TypeFor[engram.Record](),
 		"ImportResult":       reflect.TypeFor[engram.ImportResult](),
+		"EmbeddingsRequest":  reflect.TypeFor[engramhttp.EmbeddingsRequest](),
+		"EmbeddingsResponse": reflect.TypeFor[engramhttp.EmbeddingsResponse](),
+		"Embedding":          reflect.TypeFor[engramhttp.EmbeddingData](),
+		"EmbeddingsUsage":    reflect.TypeFor[engramhttp.EmbeddingsUsage](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

@@ -44,8 +44,8 @@ type ServerOptions struct {
 	// ShutdownTimeout bounds how long Serve waits for requests in flight
 	// after its context is cancelled; DefaultShutdownTimeout when 0.
 	ShutdownTimeout time.Duration
-	// Embedder, when set, will back POST /v1/embeddings. That route is not
-	// served yet; the option exists so that callers can pass it already.
+	// Embedder backs POST /v1/embeddings, which serves it in the shape of
+	// OpenAI's embeddings API. Without one that route answers 503.
 	Embedder engram.Embedder
 }
 
@@ -58,7 +58,7 @@ type Server struct {
 	maxBody         int64
 	maxImport       int64
 	shutdownTimeout time.Duration
-	embedder        engram.Embedder // reserved for POST /v1/embeddings
+	embedder        engram.Embedder
 
 	mux    *http.ServeMux
 	routes []route
@@ -128,6 +128,7 @@ func (s *Server) routeTable() []route {
 		{name: "created_after"}, {name: "created_before"},
 		{name: "valid_at"}, {name: "valid_after"}, {name: "valid_before"},
 		{name: "contains"}, {name: "meta.{key}"}, {name: "meta_in.{key}", repeated: true},
+		{name: "id", repeated: true},
 	}, pageParams...)...)
 	auditList := withScope(append([]param{
 		{name: "op", repeated: true}, {name: "after"}, {name: "before"},
@@ -160,6 +161,8 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
+
+		{method: "POST", path: "/v1/embeddings", handle: s.handleEmbeddings},
 	}
 }
 

@@ -297,6 +297,8 @@ func TestQueryParsing(t *testing.T) {
 			engram.MemoryFilter{}},
 		{"repeatables", "/v1/memories?org=o&project=p&kind=core&kind=vault&status=deleted",
 			engram.MemoryFilter{Kinds: []engram.Kind{"core", "vault"}, Statuses: []engram.Status{"deleted"}}},
+		{"ids", "/v1/memories?org=o&project=p&id=01HZY3V7Q8X2M4N6P8R0S2T4V6&id=&id=01HZY3V7Q8X2M4N6P8R0S2T4V7",
+			engram.MemoryFilter{IDs: []string{"01HZY3V7Q8X2M4N6P8R0S2T4V6", "01HZY3V7Q8X2M4N6P8R0S2T4V7"}}},
 		{"negative limit passes to the service", "/v1/episodes?org=o&project=p&limit=-1",
 			engram.EpisodeFilter{Limit: -1}},
 		{"times keep their offset", "/v1/audit?org=o&project=p&after=2024-05-01T12:00:00.5%2B02:00&op=a&op=b",

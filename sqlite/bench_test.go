@@ -234,3 +234,128 @@ func BenchmarkSearchText(b *testing.B) {
 		})
 	}
 }
+
+// vectorCorpus returns a new database holding n memories of nsU1 and n/10
+// of another user, each with an abstraction and a value vector of dim
+// values by the embedder "bench", and the ids of nsU1's memories.
+func vectorCorpus(b *testing.B, n, dim int) (*sqlite.DB, []string) {
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "vectors.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	g := corpusGen{rand.New(rand.NewPCG(uint64(n), 9))}
+	other := engram.Namespace{Org: "acme", Project: "app", User: "u2"}
+	vec := func() []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = g.r.Float32()*2 - 1
+		}
+		return v
+	}
+	var ids []string
+	total := n + n/10
+	for done := 0; done < total; {
+		batch := min(1000, total-done)
+		err := db.Update(ctx, func(tx engram.Tx) error {
+			for i := range batch {
+				m := g.memory()
+				if (done+i)%11 == 10 {
+					m.Namespace = other
+				} else {
+					ids = append(ids, m.ID)
+				}
+				if err := tx.InsertMemory(ctx, m); err != nil {
+					return err
+				}
+				if err := tx.PutVectors(ctx, m.Namespace, m.ID, "bench", []engram.FieldVector{
+					{Field: engram.FieldAbstraction, Vec: vec()}, {Field: engram.FieldValue, Vec: vec()}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		done += batch
+	}
+	return db, ids
+}
+
+// BenchmarkScanVectors reads every vector of one user, as loading a vector
+// index for a scope does.
+func BenchmarkScanVectors(b *testing.B) {
+	const n, dim = 10_000, 512
+	db, ids := vectorCorpus(b, n, dim)
+	vectors := 0
+	for b.Loop() {
+		vectors = 0
+		err := db.View(ctx, func(r engram.Reader) error {
+			return r.ScanVectors(ctx, scU1, "bench", func(v engram.VectorRecord) error {
+				vectors++
+				return nil
+			})
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if vectors != 2*len(ids) {
+		b.Fatalf("scanned %d vectors, want %d", vectors, 2*len(ids))
+	}
+	b.ReportMetric(float64(vectors*b.N)/b.Elapsed().Seconds(), "vectors/s")
+	b.ReportMetric(float64(vectors*b.N*dim*4)/b.Elapsed().Seconds()/1e6, "MB/s")
+}
+
+// BenchmarkGetMemories fetches 100 memories by id out of about 10,000, as
+// a vector search does with its candidates.
+func BenchmarkGetMemories100(b *testing.B) {
+	db, ids := vectorCorpus(b, 10_000, 4)
+	r := rand.New(rand.NewPCG(5, 6))
+	want := make([]string, 100)
+	for b.Loop() {
+		b.StopTimer()
+		for i := range want {
+			want[i] = ids[r.IntN(len(ids))]
+		}
+		b.StartTimer()
+		err := db.View(ctx, func(rd engram.Reader) error {
+			ms, err := rd.GetMemories(ctx, scU1, want)
+			if err == nil && len(ms) == 0 {
+				err = fmt.Errorf("no memories found")
+			}
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPutVectors stores two 512-value vectors per memory, 100 memories
+// per Update.
+func BenchmarkPutVectors(b *testing.B) {
+	db, ids := vectorCorpus(b, 1_000, 4)
+	r := rand.New(rand.NewPCG(7, 8))
+	vec := make([]float32, 512)
+	for i := range vec {
+		vec[i] = r.Float32()
+	}
+	for b.Loop() {
+		err := db.Update(ctx, func(tx engram.Tx) error {
+			for range 100 {
+				id := ids[r.IntN(len(ids))]
+				if err := tx.PutVectors(ctx, nsU1, id, "bench", []engram.FieldVector{
+					{Field: engram.FieldAbstraction, Vec: vec}, {Field: engram.FieldValue, Vec: vec}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(100*b.N)/b.Elapsed().Seconds(), "memories/s")
+}

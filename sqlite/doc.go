@@ -15,4 +15,9 @@
 // otherwise keep a whole sentence as one token and no word inside it could be
 // found. Free-text queries are tokenised in Go and every term is quoted, so a
 // query can never be read as FTS5 syntax.
+//
+// Embeddings are rows of little-endian float32s, one per memory, field and
+// embedder, so that the vectors of two models coexist while a store is
+// re-embedded. The store does no similarity search: ScanVectors streams a
+// scope's vectors to the caller, which indexes them.
 package sqlite

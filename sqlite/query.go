@@ -101,6 +101,13 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		}
 		w.add("m.status IN ("+placeholders(len(args))+")", args...)
 	}
+	if len(f.IDs) > 0 {
+		args := make([]any, len(f.IDs))
+		for i, id := range f.IDs {
+			args[i] = id
+		}
+		w.add("m.id IN ("+placeholders(len(args))+")", args...)
+	}
 	if t := f.CreatedAfter; t != nil {
 		w.add("m.created_at >= ?", micros(*t))
 	}

@@ -63,6 +63,22 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertAuditSQL = `INSERT INTO audit (org, project, user_id, agent, session, id, actor, op, ids,
 		detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	memoryExistsSQL     = `SELECT 1 FROM memories WHERE org = ? AND project = ? AND id = ?`
+	deleteEmbeddingsSQL = `DELETE FROM memory_vectors
+		WHERE org = ? AND project = ? AND memory_id = ? AND embedder = ?`
+	insertVectorSQL = `INSERT INTO memory_vectors (org, project, memory_id, embedder, field, dim, vec)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`
+	deleteVectorsExceptSQL = `DELETE FROM memory_vectors WHERE embedder <> ?`
+
+	getMetaSQL    = `SELECT value FROM meta WHERE key = ?`
+	setMetaSQL    = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`
+	deleteMetaSQL = `DELETE FROM meta WHERE key = ?`
+
+	// The row value comparison is answered from the UNIQUE (org, project, id)
+	// index, which also gives the order.
+	scanMemoriesSQL = "SELECT " + memoryCols + ` FROM memories m
+		WHERE (m.org, m.project, m.id) > (?, ?, ?) ORDER BY m.org, m.project, m.id LIMIT ?`
 )
 
 // bm25Expr ranks memories_fts rows; lower is better, as in FTS5.
@@ -86,6 +102,27 @@ func versionsSQL(s engram.Scope) (string, []any) {
 		" AND v.memory_id = ? ORDER BY v.version", args
 }
 
+// getMemoriesSQL selects the memories of s among n ids, which follow the
+// scope's arguments.
+func getMemoriesSQL(s engram.Scope, n int) (string, []any) {
+	w, args := scopeWhere("m.", s)
+	return "SELECT " + memoryCols + " FROM memories m WHERE " + w + " AND m.id IN (" + placeholders(n) + ")", args
+}
+
+// scanVectorsSQL selects the vectors of the active memories of s; the
+// status and the embedder follow the scope's arguments. CROSS JOIN fixes
+// the join order whatever the planner estimates: memories_by_status leads
+// to the scope's active memories, and the primary key of memory_vectors to
+// each one's vectors. Driving from memory_vectors instead would read every
+// vector of the tenant to keep those of one user.
+func scanVectorsSQL(s engram.Scope) (string, []any) {
+	w, args := scopeWhere("m.", s)
+	return "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
+		"FROM memories m CROSS JOIN memory_vectors v " +
+		"WHERE " + w + " AND m.status = ? AND v.org = m.org AND v.project = m.project AND " +
+		"v.memory_id = m.id AND v.embedder = ?", args
+}
+
 // scopeShapes returns one scope of each shape scopeWhere distinguishes, so
 // the per-scope statements can be prepared ahead.
 func scopeShapes() []engram.Scope {
@@ -106,12 +143,12 @@ func scopeShapes() []engram.Scope {
 func readStatements() []string {
 	var qs []string
 	for _, s := range scopeShapes() {
-		for _, f := range []func(engram.Scope) (string, []any){getEpisodeSQL, getMemorySQL, versionsSQL} {
+		for _, f := range []func(engram.Scope) (string, []any){getEpisodeSQL, getMemorySQL, versionsSQL, scanVectorsSQL} {
 			q, _ := f(s)
 			qs = append(qs, q)
 		}
 	}
-	return qs
+	return append(qs, getMetaSQL, scanMemoriesSQL)
 }
 
 func writeStatements() []string {
@@ -119,7 +156,8 @@ func writeStatements() []string {
 		insertEpisodeSQL, insertEpisodeFTSSQL, deleteEpisodeSQL, deleteEpisodeFTSSQL,
 		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertMemoryFTSSQL,
 		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL,
-		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL)
+		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL, memoryExistsSQL,
+		deleteEmbeddingsSQL, insertVectorSQL, deleteVectorsExceptSQL, setMetaSQL, deleteMetaSQL)
 }
 
 type scanner interface{ Scan(dest ...any) error }

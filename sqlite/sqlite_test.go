@@ -240,6 +240,15 @@ func TestIntegrityCheck(t *testing.T) {
 	}
 }
 
+func putVectors(t testing.TB, db *sqlite.DB, m *engram.Memory, embedder string, vecs ...engram.FieldVector) {
+	t.Helper()
+	if err := db.Update(ctx, func(tx engram.Tx) error {
+		return tx.PutVectors(ctx, m.Namespace, m.ID, embedder, vecs)
+	}); err != nil {
+		t.Fatalf("PutVectors: %v", err)
+	}
+}
+
 func TestPurgeRemovesVectorsAndSources(t *testing.T) {
 	db := openDB(t)
 	raw := rawDB(t, db)
@@ -249,13 +258,11 @@ func TestPurgeRemovesVectorsAndSources(t *testing.T) {
 		m.Sources = []string{engram.NewID(), engram.NewID()}
 	}
 	storetest.Put(t, db, a, b, c)
+	// Two embedders' vectors coexist, as during a re-embedding.
 	for _, m := range []*engram.Memory{a, b, c} {
-		for _, f := range []string{"abstraction", "value"} {
-			if _, err := raw.Exec(`INSERT INTO memory_vectors (org, project, memory_id, field, embedder, dim, vec)
-				VALUES (?, ?, ?, ?, 'test', 2, x'0000803f00000040')`, m.Namespace.Org, m.Namespace.Project, m.ID, f); err != nil {
-				t.Fatal(err)
-			}
-		}
+		putVectors(t, db, m, "old", engram.FieldVector{Field: engram.FieldAbstraction, Vec: []float32{1, 2}},
+			engram.FieldVector{Field: engram.FieldValue, Vec: []float32{3, 4}})
+		putVectors(t, db, m, "new", engram.FieldVector{Field: engram.FieldValue, Vec: []float32{5, 6, 7}})
 	}
 	vectors := func(id string) int {
 		return count(t, raw, "SELECT count(*) FROM memory_vectors WHERE memory_id = ?", id)
@@ -264,7 +271,7 @@ func TestPurgeRemovesVectorsAndSources(t *testing.T) {
 		return count(t, raw, "SELECT count(*) FROM memory_sources WHERE memory_id = ?", id)
 	}
 	for _, m := range []*engram.Memory{a, b, c} {
-		if vectors(m.ID) != 2 || sources(m.ID) != 2 {
+		if vectors(m.ID) != 3 || sources(m.ID) != 2 {
 			t.Fatalf("memory %s: %d vectors, %d sources before purging", m.Value, vectors(m.ID), sources(m.ID))
 		}
 	}
@@ -277,6 +284,9 @@ func TestPurgeRemovesVectorsAndSources(t *testing.T) {
 	if n := count(t, raw, "SELECT count(*) FROM memory_sources WHERE memory_id = ? AND episode_id = ?", b.ID, b2.Sources[0]); n != 1 || sources(b.ID) != 1 {
 		t.Errorf("after replacing sources: %d rows, want only the new source", sources(b.ID))
 	}
+	if vectors(b.ID) != 3 {
+		t.Errorf("ReplaceMemory left %d vectors, want the 3 it had", vectors(b.ID))
+	}
 
 	if err := db.Update(ctx, func(tx engram.Tx) error { return tx.PurgeMemory(ctx, nsU1, a.ID) }); err != nil {
 		t.Fatal(err)
@@ -284,7 +294,7 @@ func TestPurgeRemovesVectorsAndSources(t *testing.T) {
 	if vectors(a.ID) != 0 || sources(a.ID) != 0 {
 		t.Errorf("after PurgeMemory: %d vectors, %d sources", vectors(a.ID), sources(a.ID))
 	}
-	if vectors(b.ID) != 2 || vectors(c.ID) != 2 {
+	if vectors(b.ID) != 3 || vectors(c.ID) != 3 {
 		t.Errorf("PurgeMemory removed other memories' vectors")
 	}
 	if err := db.Update(ctx, func(tx engram.Tx) error {
@@ -296,8 +306,54 @@ func TestPurgeRemovesVectorsAndSources(t *testing.T) {
 	if vectors(b.ID) != 0 || sources(b.ID) != 0 {
 		t.Errorf("after PurgeScope: %d vectors, %d sources", vectors(b.ID), sources(b.ID))
 	}
-	if vectors(c.ID) != 2 || sources(c.ID) != 2 {
+	if vectors(c.ID) != 3 || sources(c.ID) != 2 {
 		t.Errorf("PurgeScope of u1 removed u2's vectors or sources")
+	}
+	if err := db.IntegrityCheck(ctx); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestVectorLayout pins the on-disk form of a vector, which a round trip
+// through the same code could not: little-endian float32s, their count in
+// dim, and a schema that refuses a blob of another length.
+func TestVectorLayout(t *testing.T) {
+	db := openDB(t)
+	raw := rawDB(t, db)
+	m := storetest.Memory(nsU1, "laid out")
+	storetest.Put(t, db, m)
+	putVectors(t, db, m, "e", engram.FieldVector{Field: engram.FieldValue, Vec: []float32{1, -2, 0.5}})
+	var dim int
+	var blob []byte
+	if err := raw.QueryRow("SELECT dim, vec FROM memory_vectors WHERE memory_id = ? AND embedder = 'e' AND field = 'value'", m.ID).Scan(&dim, &blob); err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f}
+	if dim != 3 || !slices.Equal(blob, want) {
+		t.Errorf("stored dim %d, vec % x; want 3, % x", dim, blob, want)
+	}
+	if _, err := raw.Exec(`INSERT INTO memory_vectors (org, project, memory_id, embedder, field, dim, vec)
+		VALUES ('acme', 'app', ?, 'bad', 'value', 3, x'0000803f')`, m.ID); err == nil {
+		t.Error("the schema accepted a blob shorter than its dim")
+	}
+}
+
+// TestMetaDeleteRemovesRow: an empty value reads back like a missing key,
+// so only the table shows that SetMeta deleted it.
+func TestMetaDeleteRemovesRow(t *testing.T) {
+	db := openDB(t)
+	raw := rawDB(t, db)
+	set := func(k, v string) {
+		t.Helper()
+		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.SetMeta(ctx, k, v) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("a", "1")
+	set("b", "2")
+	set("a", "")
+	if n := count(t, raw, "SELECT count(*) FROM meta"); n != 1 {
+		t.Errorf("%d meta rows after deleting one of two, want 1", n)
 	}
 }
 
@@ -465,15 +521,30 @@ func TestMetadataKeyRefused(t *testing.T) {
 
 func TestWriteInViewFails(t *testing.T) {
 	db := openDB(t)
-	err := db.View(ctx, func(r engram.Reader) error {
-		tx, ok := r.(engram.Tx)
-		if !ok {
-			return nil
+	m := storetest.Memory(nsU1, "stored")
+	storetest.Put(t, db, m)
+	putVectors(t, db, m, "e", engram.FieldVector{Field: engram.FieldValue, Vec: []float32{1}})
+	for name, write := range map[string]func(tx engram.Tx) error{
+		"InsertEpisode": func(tx engram.Tx) error { return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky")) },
+		"PutVectors": func(tx engram.Tx) error {
+			return tx.PutVectors(ctx, nsU1, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{2}}})
+		},
+		"DeleteVectorsExcept": func(tx engram.Tx) error {
+			_, err := tx.DeleteVectorsExcept(ctx, "other")
+			return err
+		},
+		"SetMeta": func(tx engram.Tx) error { return tx.SetMeta(ctx, "k", "v") },
+	} {
+		err := db.View(ctx, func(r engram.Reader) error {
+			tx, ok := r.(engram.Tx)
+			if !ok {
+				return nil
+			}
+			return write(tx)
+		})
+		if err == nil {
+			t.Errorf("%s through View's reader succeeded", name)
 		}
-		return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky"))
-	})
-	if err == nil {
-		t.Error("a write through View's reader succeeded")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"github.com/engramhq/engram"
 )
@@ -116,6 +117,50 @@ func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.
 		return nil, mapErr(ctx, "get memory", err)
 	}
 	return &m, nil
+}
+
+// getMemoriesChunk is how many ids one query of GetMemories binds: far
+// below SQLite's limit on variables, and large enough that a typical
+// candidate list of a search takes one query.
+const getMemoriesChunk = 500
+
+// GetMemories returns the memories among ids that s contains, in any status
+// and in no particular order, each once. Ids that are malformed, unknown or
+// outside s are skipped; EINVALID for a bad scope.
+func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(ids))
+	want := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if engram.ValidID(id) && !seen[id] {
+			seen[id] = true
+			want = append(want, id)
+		}
+	}
+	var out []engram.Memory
+	for len(want) > 0 {
+		chunk := want[:min(len(want), getMemoriesChunk)]
+		want = want[len(chunk):]
+		q, args := getMemoriesSQL(s, len(chunk))
+		rows, err := t.query(ctx, q, append(args, chunk...)...)
+		if err != nil {
+			return nil, mapErr(ctx, "get memories", err)
+		}
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				rows.Close()
+				return nil, mapErr(ctx, "get memories", err)
+			}
+			out = append(out, m)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, mapErr(ctx, "get memories", err)
+		}
+	}
+	return out, nil
 }
 
 // ListEpisodes returns a page of the episodes in s matching f, by
@@ -384,11 +429,59 @@ func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) 
 			}},
 	}
 	for _, st := range steps {
-		if err := t.each(ctx, st.q, st.args, st.emit); err != nil {
+		if err := t.each(ctx, "export", st.q, st.args, st.emit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// maxMetaKey bounds the key of a store-wide value.
+const maxMetaKey = 256
+
+func checkMetaKey(key string) error {
+	if key == "" || len(key) > maxMetaKey || !utf8.ValidString(key) {
+		return engram.Errorf(engram.EINVALID, "meta key must be 1 to %d bytes of UTF-8", maxMetaKey)
+	}
+	return nil
+}
+
+// Meta returns the store-wide value under key, or "" if there is none;
+// EINVALID for an empty or overlong key.
+func (t *tx) Meta(ctx context.Context, key string) (string, error) {
+	if err := checkMetaKey(key); err != nil {
+		return "", err
+	}
+	var v string
+	err := t.queryRow(ctx, getMetaSQL, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, mapErr(ctx, "meta", err)
+}
+
+// ScanMemories returns up to limit memories of every tenant, in any status,
+// ordered by (org, project, id) and strictly after the key after; the zero
+// key starts at the beginning. Strings compare byte by byte. It is for
+// maintenance only: it crosses tenants. EINVALID if limit is not positive.
+func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.ID, limit},
+		func(sc scanner) error {
+			m, err := scanMemory(sc)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // fnError marks an error returned by the caller's export function, so that
@@ -404,10 +497,12 @@ func callFn(fn func(engram.Record) error, r engram.Record) error {
 	return nil
 }
 
-func (t *tx) each(ctx context.Context, q string, args []any, emit func(scanner) error) error {
+// each runs q and calls emit for every row; an fnError from emit comes back
+// unwrapped, anything else is mapped with op.
+func (t *tx) each(ctx context.Context, op, q string, args []any, emit func(scanner) error) error {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
-		return mapErr(ctx, "export", err)
+		return mapErr(ctx, op, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -416,10 +511,10 @@ func (t *tx) each(ctx context.Context, q string, args []any, emit func(scanner) 
 			if errors.As(err, &fe) {
 				return fe.err
 			}
-			return mapErr(ctx, "export", err)
+			return mapErr(ctx, op, err)
 		}
 	}
-	return mapErr(ctx, "export", rows.Err())
+	return mapErr(ctx, op, rows.Err())
 }
 
 // InsertEpisode stores e and indexes its content. EINVALID if e fails
@@ -515,7 +610,7 @@ func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 			return mapErr(ctx, "insert memory sources", err)
 		}
 	}
-	return nil
+	return t.logChange(ctx, n.Org, n.Project, m.ID)
 }
 
 func (t *tx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error {
@@ -577,7 +672,7 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 			}
 		}
 	}
-	return nil
+	return t.logChange(ctx, n.Org, n.Project, m.ID)
 }
 
 func nullString(v any) string {
@@ -662,6 +757,9 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 	if !engram.ValidID(id) {
 		return invalidID("memory", id)
 	}
+	if err := t.logChange(ctx, n.Org, n.Project, id); err != nil {
+		return err
+	}
 	var rid int64
 	err := t.queryRow(ctx, deleteMemorySQL, n.Org, n.Project, id).Scan(&rid)
 	switch {
@@ -726,6 +824,9 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	dmw, dmargs := scopeWhere("memories.", s)
 	dew, deargs := scopeWhere("episodes.", s)
 
+	if err := t.logScopeChanges(ctx, s); err != nil {
+		return c, err
+	}
 	// Index rows first, while the rows that name their rids still exist.
 	if _, err := t.exec(ctx, "DELETE FROM memories_fts WHERE rowid IN (SELECT m.rid FROM memories m WHERE "+mw+")", margs...); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
@@ -789,4 +890,26 @@ func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, a
 	}
 	_, err = t.exec(ctx, touchSQL, micros(at), tenant.Org, tenant.Project, j)
 	return mapErr(ctx, "touch", err)
+}
+
+// SetMeta stores value under key, replacing any value there; an empty value
+// deletes the key. EINVALID for an empty or overlong key or a value that is
+// not UTF-8.
+func (t *tx) SetMeta(ctx context.Context, key, value string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := checkMetaKey(key); err != nil {
+		return err
+	}
+	if !utf8.ValidString(value) {
+		return engram.Errorf(engram.EINVALID, "meta value of %q is not UTF-8", key)
+	}
+	var err error
+	if value == "" {
+		_, err = t.exec(ctx, deleteMetaSQL, key)
+	} else {
+		_, err = t.exec(ctx, setMetaSQL, key, value)
+	}
+	return mapErr(ctx, "set meta", err)
 }

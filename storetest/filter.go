@@ -425,3 +425,44 @@ func testPaginateAudit(t *testing.T, open Opener) {
 		}
 	}
 }
+
+// testFilterIDs checks that MemoryFilter.IDs keeps exactly the listed
+// memories, still within the scope and the other filters.
+func testFilterIDs(t *testing.T, open Opener) {
+	st := open(t)
+	a := Memory(nsU1, "alpha one")
+	b := Memory(nsU1, "alpha two")
+	c := Memory(nsU1, "alpha three")
+	other := Memory(nsU2, "alpha foreign")
+	Put(t, st, a, b, c, other)
+	s := engram.ScopeOf(nsU1)
+	s.Session = ""
+	var got []engram.Memory
+	err := st.View(ctx, func(r engram.Reader) error {
+		var err error
+		got, _, err = r.ListMemories(ctx, s, engram.MemoryFilter{IDs: []string{a.ID, c.ID, other.ID}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, m := range got {
+		ids[m.ID] = true
+	}
+	if len(got) != 2 || !ids[a.ID] || !ids[c.ID] {
+		t.Errorf("IDs filter returned %d memories %v, want exactly a and c", len(got), ids)
+	}
+	var hits []engram.TextHit
+	err = st.View(ctx, func(r engram.Reader) error {
+		var err error
+		hits, err = r.SearchText(ctx, s, "alpha", engram.MemoryFilter{IDs: []string{b.ID}}, 10)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Memory.ID != b.ID {
+		t.Errorf("IDs filter on search returned %d hits", len(hits))
+	}
+}

@@ -59,14 +59,19 @@ var scopeScopes = []engram.Scope{
 	{Org: "acme", Project: "nope", User: "u1", IncludeShared: true},
 }
 
-// scopeFixture is one record of each type per namespace.
+// scopeFixture is one record of each type per namespace, and vectors of
+// the memory by two embedders.
 type scopeFixture struct {
 	ns       engram.Namespace
 	episode  *engram.Episode
 	memory   *engram.Memory
 	versions []*engram.Version
 	audit    *engram.AuditEntry
+	vectors  []engram.FieldVector // by embA; embB has one more, of the value
 }
+
+// scopeFixtureVectors is how many vectors each scope fixture stores.
+const scopeFixtureVectors = 3
 
 func putScopeFixtures(t *testing.T, st engram.Store) []scopeFixture {
 	t.Helper()
@@ -80,9 +85,21 @@ func putScopeFixtures(t *testing.T, st engram.Store) []scopeFixture {
 		f.versions = []*engram.Version{Version(f.memory, 1, engram.OpAdd), Version(f.memory, 2, engram.OpUpdate)}
 		f.audit = Audit(ns, "memory.add", f.memory.ID)
 		recs = append(recs, f.episode, f.memory, f.versions[0], f.versions[1], f.audit)
+		f.vectors = []engram.FieldVector{{Field: engram.FieldAbstraction, Vec: vec(i, 4)}, {Field: engram.FieldValue, Vec: vec(i+100, 4)}}
 		fs = append(fs, f)
 	}
 	Put(t, st, recs...)
+	update(t, st, func(tx engram.Tx) error {
+		for i, f := range fs {
+			if err := tx.PutVectors(ctx, f.ns, f.memory.ID, embA, f.vectors); err != nil {
+				return err
+			}
+			if err := tx.PutVectors(ctx, f.ns, f.memory.ID, embB, []engram.FieldVector{{Field: engram.FieldValue, Vec: vec(i, 2)}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	return fs
 }
 
@@ -127,6 +144,16 @@ func testScopeReads(t *testing.T, open Opener) {
 			if got := hitIDs(search(t, st, s, "zebra memory", engram.MemoryFilter{}, engram.MaxLimit)); !sameSet(got, wantMem) {
 				t.Errorf("SearchText = %v, want %v", got, wantMem)
 			}
+			// Every fixture's id, an unknown and a malformed one: only the
+			// scope's come back.
+			ids := []string{engram.NewID(), "bad"}
+			for _, f := range fs {
+				ids = append(ids, f.memory.ID)
+			}
+			if got := memoryIDs(getMemories(t, st, s, ids)); !sameSet(got, wantMem) {
+				t.Errorf("GetMemories = %v, want %v", got, wantMem)
+			}
+			scopeVectorCheck(t, st, s, fs)
 			if got := auditIDs(listAudit(t, st, s, engram.AuditFilter{})); !sameSet(got, wantAudit) {
 				t.Errorf("Audit = %v, want %v", got, wantAudit)
 			}
@@ -196,11 +223,14 @@ func testScopePurge(t *testing.T, open Opener) {
 			narrow := s
 			narrow.IncludeShared = false
 			var want engram.PurgeCounts
+			var kept []scopeFixture
 			for _, f := range fs {
 				if narrow.Contains(f.ns) {
 					want.Episodes++
 					want.Memories++
 					want.Versions += len(f.versions)
+				} else {
+					kept = append(kept, f)
 				}
 			}
 			var got engram.PurgeCounts
@@ -245,6 +275,17 @@ func testScopePurge(t *testing.T, open Opener) {
 				if a := listAudit(t, st, own, engram.AuditFilter{}); !containsID(auditIDs(a), f.audit.ID) {
 					t.Errorf("audit entry in %+v was purged", f.ns)
 				}
+			}
+			// No vector of any embedder outlives its memory, and the others'
+			// are all there.
+			var n int
+			update(t, st, func(tx engram.Tx) error {
+				var err error
+				n, err = tx.DeleteVectorsExcept(ctx, "none")
+				return err
+			})
+			if want := scopeFixtureVectors * len(kept); n != want {
+				t.Errorf("%d vectors left after the purge, want %d of the %d memories outside it", n, want, len(kept))
 			}
 		})
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +28,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"EpisodeRoundTrip", testEpisodeRoundTrip},
 		{"MemoryRoundTrip", testMemoryRoundTrip},
+		{"GetMemories", testGetMemories},
 		{"VersionRoundTrip", testVersionRoundTrip},
 		{"AuditRoundTrip", testAuditRoundTrip},
 		{"DuplicateIDs", testDuplicateIDs},
@@ -55,6 +59,15 @@ func Run(t *testing.T, open Opener) {
 		{"PurgeMemory", testPurgeMemory},
 		{"PurgeEpisode", testPurgeEpisode},
 		{"Touch", testTouch},
+		{"ScanVectors", testScanVectors},
+		{"PutVectors", testPutVectors},
+		{"DeleteVectorsExcept", testDeleteVectorsExcept},
+		{"PurgeVectors", testPurgeVectors},
+		{"Meta", testMeta},
+		{"ScanMemories", testScanMemories},
+		{"FilterIDs", testFilterIDs},
+		{"Changes", testChanges},
+		{"GetVectors", testGetVectors},
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
 		{"ContextCancel", testContextCancel},
@@ -172,6 +185,85 @@ func testMemoryRoundTrip(t *testing.T, open Opener) {
 	got = mustMemory(t, st, engram.ScopeOf(full.Namespace), full.ID)
 	if !got.ValidFrom.Equal(*full.ValidFrom) || !got.ValidTo.Equal(*full.ValidTo) {
 		t.Errorf("validity = [%v, %v), want [%v, %v)", got.ValidFrom, got.ValidTo, full.ValidFrom, full.ValidTo)
+	}
+}
+
+func getMemories(t testing.TB, st engram.Store, s engram.Scope, ids []string) []engram.Memory {
+	t.Helper()
+	var out []engram.Memory
+	view(t, st, func(r engram.Reader) error {
+		var err error
+		out, err = r.GetMemories(ctx, s, ids)
+		return err
+	})
+	return out
+}
+
+func testGetMemories(t *testing.T, open Opener) {
+	st := open(t)
+	active := fullMemory(nsU1)
+	active.Status = engram.StatusActive
+	deleted, superseded := Memory(nsU1, "deleted"), Memory(nsU1, "superseded")
+	deleted.Status, superseded.Status = engram.StatusDeleted, engram.StatusSuperseded
+	shared := Memory(engram.Namespace{Org: "acme", Project: "app"}, "shared")
+	otherUser := Memory(nsU2, "other user")
+	foreign := Memory(nsOther, "another tenant")
+	twin := *active // the same id in another tenant
+	twin.Namespace, twin.Value = nsOther, "twin"
+	Put(t, st, active, deleted, superseded, shared, otherUser, foreign, &twin)
+
+	ids := []string{active.ID, deleted.ID, superseded.ID, shared.ID, otherUser.ID, foreign.ID,
+		engram.NewID(), "", "nope", strings.ToLower(active.ID), active.ID + "'; --", active.ID, deleted.ID}
+	withShared := scU1
+	withShared.IncludeShared = true
+	for _, c := range []struct {
+		s    engram.Scope
+		want []*engram.Memory
+	}{
+		{scU1, []*engram.Memory{active, deleted, superseded}},
+		{withShared, []*engram.Memory{active, deleted, superseded, shared}},
+		{engram.ScopeOf(nsU2), []*engram.Memory{otherUser}},
+		{engram.ScopeOf(nsOther), []*engram.Memory{foreign, &twin}},
+		{engram.Scope{Org: "acme", Project: "web", User: "u1"}, nil},
+	} {
+		got := getMemories(t, st, c.s, ids)
+		byID := map[string]*engram.Memory{}
+		for _, m := range c.want {
+			byID[m.ID] = m
+		}
+		// Each once, though asked for twice, and whole.
+		if gotIDs, wantIDs := memoryIDs(got), slices.Collect(maps.Keys(byID)); !sameSet(gotIDs, wantIDs) {
+			t.Errorf("GetMemories(%+v) = %v, want %v", c.s, gotIDs, wantIDs)
+			continue
+		}
+		for _, m := range got {
+			sameJSON(t, fmt.Sprintf("GetMemories(%+v)", c.s), m, byID[m.ID])
+		}
+	}
+	if got := getMemories(t, st, scU1, nil); len(got) != 0 {
+		t.Errorf("GetMemories of no ids = %v", memoryIDs(got))
+	}
+
+	// More ids than a backend would bind in one statement, each asked for
+	// twice, far apart.
+	var recs []any
+	var many, wantMany []string
+	for i := range 700 {
+		ns := nsU1
+		if i%10 == 0 {
+			ns = nsU2
+		}
+		m := Memory(ns, fmt.Sprintf("bulk %d", i))
+		recs = append(recs, m)
+		many = append(many, m.ID, engram.NewID())
+		if ns == nsU1 {
+			wantMany = append(wantMany, m.ID)
+		}
+	}
+	Put(t, st, recs...)
+	many = append(many, many...)
+	if got := memoryIDs(getMemories(t, st, scU1, many)); !sameSet(got, wantMany) {
+		t.Errorf("GetMemories of %d ids: %d memories, want %d", len(many), len(got), len(wantMany))
 	}
 }
 
@@ -324,6 +416,10 @@ func testNotFoundAndInvalid(t *testing.T, open Opener) {
 			wantCode(t, "Audit with a bad scope", err, engram.EINVALID)
 			err = r.Export(ctx, s, func(engram.Record) error { return nil })
 			wantCode(t, "Export with a bad scope", err, engram.EINVALID)
+			_, err = r.GetMemories(ctx, s, []string{missing})
+			wantCode(t, "GetMemories with a bad scope", err, engram.EINVALID)
+			err = r.ScanVectors(ctx, s, embA, func(engram.VectorRecord) error { return nil })
+			wantCode(t, "ScanVectors with a bad scope", err, engram.EINVALID)
 		}
 		return nil
 	})
@@ -379,6 +475,9 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 	st := open(t)
 	kept := Memory(nsU1, "original walrus text")
 	Put(t, st, kept, Version(kept, 1, engram.OpAdd))
+	keptVec := engram.FieldVector{Field: engram.FieldValue, Vec: vec(1, 3)}
+	putVectors(t, st, nsU1, kept.ID, embA, keptVec)
+	update(t, st, func(tx engram.Tx) error { return tx.SetMeta(ctx, "walrus", "before") })
 
 	e := Episode(nsU1, "lost narwhal episode")
 	m := Memory(nsU1, "lost narwhal memory")
@@ -395,6 +494,21 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 			return err
 		}
 		if err := tx.Touch(ctx, nsU1, []string{kept.ID}, At(time.Hour)); err != nil {
+			return err
+		}
+		if err := tx.PutVectors(ctx, nsU1, kept.ID, embA, []engram.FieldVector{{Field: engram.FieldAbstraction, Vec: vec(2, 3)}}); err != nil {
+			return err
+		}
+		if err := tx.PutVectors(ctx, nsU1, m.ID, embB, []engram.FieldVector{keptVec}); err != nil {
+			return err
+		}
+		if err := tx.SetMeta(ctx, "walrus", "after"); err != nil {
+			return err
+		}
+		if err := tx.SetMeta(ctx, "narwhal", "new"); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteVectorsExcept(ctx, embB); err != nil {
 			return err
 		}
 		// Inside the transaction the writes are visible.
@@ -431,6 +545,17 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 	})
 	if n := len(listAudit(t, st, scU1, engram.AuditFilter{})); n != 0 {
 		t.Errorf("%d audit entries survived a rollback", n)
+	}
+	wantVectors(t, "vectors after rollback", scanVectors(t, st, scU1, embA),
+		map[string][]float32{kept.ID + "/value": keptVec.Vec}, nil)
+	if got := scanVectors(t, st, scU1, embB); len(got) != 0 {
+		t.Errorf("rolled-back vectors are stored: %v", vectorKeys(got))
+	}
+	if got := meta(t, st, "walrus"); got != "before" {
+		t.Errorf("meta after rollback = %q, want before", got)
+	}
+	if got := meta(t, st, "narwhal"); got != "" {
+		t.Errorf("rolled-back meta key has %q", got)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
 )
 
@@ -24,10 +23,12 @@ type storeFlags struct {
 
 	data   string
 	server string
+	store  string
 
 	org, project, user, agent, session string
 	shared                             bool
 	actor                              string
+	embed                              embedFlags
 }
 
 // register adds the shared flags to fs.
@@ -36,6 +37,7 @@ func (c *storeFlags) register(fs *flag.FlagSet, m *Main) {
 	env := m.Getenv
 	fs.StringVar(&c.data, "data", envOr(env, "ENGRAM_DATA", defaultDataDir(env)), "local data `directory` (env ENGRAM_DATA)")
 	fs.StringVar(&c.server, "server", env("ENGRAM_SERVER"), "work against the server at this `URL` instead of a data directory (env ENGRAM_SERVER)")
+	fs.StringVar(&c.store, "store", env("ENGRAM_STORE"), "keep the data in the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
 	fs.StringVar(&c.org, "org", envOr(env, "ENGRAM_ORG", "default"), "organisation (env ENGRAM_ORG)")
 	fs.StringVar(&c.project, "project", envOr(env, "ENGRAM_PROJECT", "default"), "project (env ENGRAM_PROJECT)")
 	fs.StringVar(&c.user, "user", env("ENGRAM_USER"), "user; empty means records of no user (env ENGRAM_USER)")
@@ -43,6 +45,7 @@ func (c *storeFlags) register(fs *flag.FlagSet, m *Main) {
 	fs.StringVar(&c.session, "session", env("ENGRAM_SESSION"), "session (env ENGRAM_SESSION)")
 	fs.BoolVar(&c.shared, "shared", false, "also read memories shared at project level")
 	fs.StringVar(&c.actor, "actor", envOr(env, "ENGRAM_ACTOR", "cli"), "name recorded as the author of writes (env ENGRAM_ACTOR)")
+	c.embed.register(fs, env)
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -116,7 +119,7 @@ func (c *storeFlags) open(ctx context.Context, cmd *Command, m *Main, mode openM
 	if c.data == "" {
 		return nil, nil, cmdUsageErrorf(cmd, "--data is empty")
 	}
-	if mode == openRead {
+	if mode == openRead && c.store == "" {
 		if _, err := os.Stat(c.data); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("data directory %s does not exist (set --data or ENGRAM_DATA, or --server)", c.data)
 		}
@@ -125,11 +128,13 @@ func (c *storeFlags) open(ctx context.Context, cmd *Command, m *Main, mode openM
 	// default logger is set too, for packages that log through it.
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	slog.SetDefault(logger)
-	eng, err := engine.Open(ctx, c.data, engine.Options{Logger: logger})
-	if err != nil {
+	eng, closeFn, err := openEngineAt(ctx, c.data, c.store, "", &c.embed, logger)
+	if err != nil && c.store != "" {
+		return nil, nil, fmt.Errorf("open the PostgreSQL store: %w", err)
+	} else if err != nil {
 		return nil, nil, fmt.Errorf("open data directory %s: %w", c.data, err)
 	}
-	return eng, eng.Close, nil
+	return eng, closeFn, nil
 }
 
 // withService opens the service, runs fn and closes the service, returning

@@ -77,6 +77,9 @@ func init() {
 		rollbackCommand,
 		importCommand,
 		exportCommand,
+		reembedCommand,
+		migrateCommand,
+		evalCommand,
 		versionCommand,
 		helpCommand,
 	}
@@ -123,6 +126,10 @@ func (m *Main) Exit(err error) int {
 	if err == nil {
 		return 0
 	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code) // the command has said why
+	}
 	fmt.Fprintf(m.Stderr, "engram: %s\n", errorSentence(err))
 	var uerr *usageError
 	if errors.As(err, &uerr) {
@@ -161,3 +168,9 @@ func usageErrorf(format string, args ...any) error {
 
 // errHelpShown reports that a command printed its usage because of -h.
 var errHelpShown = errors.New("help shown")
+
+// exitCode ends the program with that status and no further message: the
+// command has already explained itself.
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }

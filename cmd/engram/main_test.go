@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"github.com/engramhq/engram/uselite"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -62,7 +64,9 @@ type cli struct {
 
 // baseEnv is the test process's environment without ENGRAM_* and XDG
 // variables and with HOME pointing into a temporary directory, so that
-// nothing from the machine leaks into a run.
+// nothing from the machine leaks into a run. Commands run without an
+// embedder (BM25 only) unless a test asks for one, which keeps each exec
+// cheap; the model's location is kept for those that do.
 func baseEnv(t *testing.T) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -71,7 +75,7 @@ func baseEnv(t *testing.T) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "HOME="+t.TempDir())
+	return append(env, "HOME="+t.TempDir(), "ENGRAM_MODEL_DIR="+uselite.DefaultDir(), "ENGRAM_EMBEDDER=none")
 }
 
 func localCLI(t *testing.T, dir string) *cli {

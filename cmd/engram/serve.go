@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net"
 
-	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
 )
 
@@ -28,6 +27,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	fs := m.flagSet(cmd)
 	addr := fs.String("addr", envOr(m.Getenv, "ENGRAM_ADDR", "127.0.0.1:8080"), "`HOST:PORT` to listen on (env ENGRAM_ADDR)")
 	data := fs.String("data", envOr(m.Getenv, "ENGRAM_DATA", defaultDataDir(m.Getenv)), "data `directory` (env ENGRAM_DATA)")
+	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "serve the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
+	var ef embedFlags
+	ef.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
@@ -43,12 +45,14 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
 
-	eng, err := engine.Open(ctx, *data, engine.Options{Logger: logger})
-	if err != nil {
+	eng, closeEng, err := openEngineAt(ctx, *data, *store, "", &ef, logger)
+	if err != nil && *store != "" {
+		return fmt.Errorf("open the PostgreSQL store: %w", err)
+	} else if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
 	defer func() {
-		if cerr := eng.Close(); err == nil && cerr != nil {
+		if cerr := closeEng(); err == nil && cerr != nil {
 			err = fmt.Errorf("close data directory: %w", cerr)
 		}
 	}()
@@ -57,7 +61,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	srv := engramhttp.NewServer(eng, engramhttp.ServerOptions{Ready: eng.Ready, Logger: logger})
+	srv := engramhttp.NewServer(eng, engramhttp.ServerOptions{Ready: eng.Ready, Logger: logger, Embedder: eng.Embedder()})
 	logger.Info("listening on http://"+ln.Addr().String(), "data", *data)
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -110,19 +110,46 @@ CREATE TABLE audit (
 ) WITHOUT ROWID;
 CREATE INDEX audit_by_user ON audit (org, project, user_id, id);
 
--- Embeddings of a memory's abstraction and value, one row per field. The
--- foreign key removes them whenever their memory is deleted.
+-- Embeddings of a memory's abstraction and value, one row per field and
+-- embedder: during a re-embedding the vectors of the old and the new model
+-- coexist until the old ones are deleted. The foreign key removes them
+-- whenever their memory is deleted; its lookups use the primary key.
+--
+-- A vector scan of a scope is driven from memories (memories_by_status
+-- picks the scope's active memories) and finds each memory's vectors by the
+-- primary key, which is why embedder precedes field in it; no other index is
+-- needed. Dropping the vectors of an old embedder scans the table, but that
+-- happens once per re-embedding and removes about half of it anyway.
+--
+-- Unlike the other keyed tables this one keeps its rowid: a row of 512
+-- float32s is over 2 KB, and a WITHOUT ROWID table keeps only about 1 KB of
+-- a row on a 4 KB page and moves the rest to an overflow page, which made a
+-- scan 2.4 times slower (BenchmarkScanVectors).
 CREATE TABLE memory_vectors (
     org       TEXT    NOT NULL,
     project   TEXT    NOT NULL,
     memory_id TEXT    NOT NULL,
-    field     TEXT    NOT NULL CHECK (field IN ('abstraction', 'value')),
     embedder  TEXT    NOT NULL,
-    dim       INTEGER NOT NULL,
-    vec       BLOB    NOT NULL, -- dim little-endian float32s
-    PRIMARY KEY (org, project, memory_id, field),
+    field     TEXT    NOT NULL CHECK (field IN ('abstraction', 'value')),
+    dim       INTEGER NOT NULL CHECK (dim > 0),
+    vec       BLOB    NOT NULL CHECK (length(vec) = 4 * dim), -- dim little-endian float32s
+    PRIMARY KEY (org, project, memory_id, embedder, field),
     FOREIGN KEY (org, project, memory_id) REFERENCES memories (org, project, id) ON DELETE CASCADE
-) WITHOUT ROWID;
+);
+
+-- Store-wide settings, such as which embedder made the stored vectors.
+-- Which memories each transaction changed, in commit order (one writer),
+-- so caches of derived data (vector indexes, possibly in other processes)
+-- catch up without reloading. Pruned to the newest rows; meta
+-- 'changes.horizon' holds the newest pruned sequence number.
+CREATE TABLE memory_changes (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    org       TEXT NOT NULL,
+    project   TEXT NOT NULL,
+    user_id   TEXT NOT NULL,
+    memory_id TEXT NOT NULL
+);
+CREATE INDEX memory_changes_by_user ON memory_changes (org, project, user_id, seq);
 
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/embedcache"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/openai"
+	"github.com/engramhq/engram/uselite"
+)
+
+// Embedder kinds.
+const (
+	embedUSELite = "use-lite"
+	embedOpenAI  = "openai"
+	embedNone    = "none"
+)
+
+// embedFlags choose the embedder an engine opened in this process uses.
+// The API key is read from ENGRAM_EMBED_KEY only, so it never shows in a
+// process listing.
+type embedFlags struct {
+	kind, url, model, dims string
+	key                    string
+}
+
+func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&c.kind, "embedder", envOr(getenv, "ENGRAM_EMBEDDER", embedUSELite), "embedder: use-lite (embedded model), openai (any OpenAI-compatible endpoint) or none (env ENGRAM_EMBEDDER)")
+	fs.StringVar(&c.url, "embed-url", getenv("ENGRAM_EMBED_URL"), "base `URL` of the OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (env ENGRAM_EMBED_URL)")
+	fs.StringVar(&c.model, "embed-model", getenv("ENGRAM_EMBED_MODEL"), "embedding `model` name at that endpoint (env ENGRAM_EMBED_MODEL)")
+	fs.StringVar(&c.dims, "embed-dims", getenv("ENGRAM_EMBED_DIMS"), "requested embedding dimensions, if the model supports it (env ENGRAM_EMBED_DIMS)")
+	c.key = getenv("ENGRAM_EMBED_KEY")
+}
+
+// open returns the configured embedder (nil for "none") wrapped in a cache
+// kept in the file cachePath, and a function that releases it.
+func (c *embedFlags) open(ctx context.Context, cachePath string, logger *slog.Logger) (engram.Embedder, func() error, error) {
+	var inner engram.Embedder
+	switch c.kind {
+	case embedNone:
+		return nil, func() error { return nil }, nil
+	case embedUSELite:
+		m, err := uselite.Load(uselite.DefaultDir())
+		if err != nil {
+			return nil, nil, err
+		}
+		inner = m
+	case embedOpenAI:
+		dims := 0
+		if c.dims != "" {
+			n, err := strconv.Atoi(c.dims)
+			if err != nil || n <= 0 {
+				return nil, nil, usageErrorf("--embed-dims %q is not a positive whole number", c.dims)
+			}
+			dims = n
+		}
+		e, err := openai.NewEmbedder(openai.Config{BaseURL: c.url, APIKey: c.key, Model: c.model, Dimensions: dims, Logger: logger})
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Dim() == 0 {
+			if _, err := e.Probe(ctx); err != nil {
+				return nil, nil, fmt.Errorf("learn the embedding size from %s: %w", c.url, err)
+			}
+		}
+		inner = e
+	default:
+		return nil, nil, usageErrorf("--embedder %q is not one of use-lite, openai, none", c.kind)
+	}
+	cache, err := embedcache.New(inner, embedcache.Options{Path: cachePath, Logger: logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	return cache, cache.Close, nil
+}
+
+// cacheFile is the embedding cache inside a directory.
+func cacheFile(dir string) string { return filepath.Join(dir, "embeddings-cache.db") }
+
+// openEngine opens the engine over dataDir with the configured embedder,
+// caching embeddings in cacheDir (the data directory when empty).
+func openEngine(ctx context.Context, dataDir, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
+	return openEngineAt(ctx, dataDir, "", cacheDir, ef, logger)
+}
+
+// openEngineAt is openEngine over the PostgreSQL store at storeURL when it
+// is set; dataDir then holds only the embedding cache.
+func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
+	if cacheDir == "" {
+		cacheDir = dataDir
+	}
+	for _, d := range []string{dataDir, cacheDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("create directory: %w", err)
+		}
+	}
+	emb, closeEmb, err := ef.open(ctx, cacheFile(cacheDir), logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := engine.Options{Logger: logger, Embedder: emb}
+	if storeURL != "" {
+		eng, closeEng, err := openPostgresEngine(ctx, storeURL, opts)
+		if err != nil {
+			closeEmb()
+			return nil, nil, err
+		}
+		return eng, func() error { return errors.Join(closeEng(), closeEmb()) }, nil
+	}
+	eng, err := engine.Open(ctx, dataDir, opts)
+	if err != nil {
+		closeEmb()
+		return nil, nil, err
+	}
+	return eng, func() error { return errors.Join(eng.Close(), closeEmb()) }, nil
+}

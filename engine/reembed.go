@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/engramhq/engram"
+)
+
+// metaReembed holds the progress of an interrupted re-embedding as JSON
+// {"target": EmbedderInfo, "after": MemoryKey}.
+const metaReembed = "reembed"
+
+type reembedState struct {
+	Target EmbedderInfo     `json:"target"`
+	After  engram.MemoryKey `json:"after"`
+	Done   int              `json:"done"`
+}
+
+// ReembedStats says what a re-embedding did.
+type ReembedStats struct {
+	From     *EmbedderInfo // the embedder recorded before; nil if none
+	To       EmbedderInfo
+	Memories int  // active memories embedded by this run
+	Resumed  bool // the run continued an interrupted one
+	Removed  int  // vectors of other embedders removed at the end
+}
+
+// ReembedBatch is how many memories one step of Reembed embeds and commits.
+const ReembedBatch = 256
+
+// Reembed moves a store to the embedder emb: it embeds every active
+// memory's abstraction and value with emb, then removes the vectors of any
+// other embedder and records emb as the store's embedder. Progress is
+// committed after every batch, so an interrupted run (error, cancel, kill)
+// resumes where it stopped when called again with the same embedder.
+// Engines must not serve the store meanwhile. progress, when not nil, is
+// called with the number of memories scanned so far.
+func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress func(scanned int)) (*ReembedStats, error) {
+	if emb == nil {
+		return nil, engram.Errorf(engram.EINVALID, "reembed needs an embedder")
+	}
+	stats := &ReembedStats{To: EmbedderInfo{Name: emb.Name(), Dim: emb.Dim()}}
+	var err error
+	if stats.From, err = StoredEmbedder(ctx, st); err != nil {
+		return nil, err
+	}
+	state := reembedState{Target: stats.To}
+	var raw string
+	if err := st.View(ctx, func(r engram.Reader) error {
+		raw, err = r.Meta(ctx, metaReembed)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if raw != "" {
+		var prev reembedState
+		if err := json.Unmarshal([]byte(raw), &prev); err != nil {
+			return nil, fmt.Errorf("read re-embedding progress: %w", err)
+		}
+		if prev.Target == stats.To {
+			state, stats.Resumed = prev, true
+		}
+	}
+	vb := newVectors(emb, st, nil).batch()
+	for {
+		var ms []engram.Memory
+		if err := st.View(ctx, func(r engram.Reader) error {
+			ms, err = r.ScanMemories(ctx, state.After, ReembedBatch)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if len(ms) == 0 {
+			break
+		}
+		var active []engram.Memory
+		for _, m := range ms {
+			if m.Status == engram.StatusActive {
+				active = append(active, m)
+			}
+		}
+		vb.pre, vb.changes = map[string][]float32{}, nil
+		if err := vb.prepare(ctx, active); err != nil {
+			return nil, err
+		}
+		last := ms[len(ms)-1]
+		next := state
+		next.After = engram.MemoryKey{Org: last.Namespace.Org, Project: last.Namespace.Project, ID: last.ID}
+		next.Done += len(ms)
+		b, _ := json.Marshal(next)
+		if err := st.Update(ctx, func(tx engram.Tx) error {
+			for i := range active {
+				err := vb.stage(ctx, tx, &active[i])
+				if engram.IsNotFound(err) {
+					continue // purged since the scan
+				} else if err != nil {
+					return err
+				}
+			}
+			return tx.SetMeta(ctx, metaReembed, string(b))
+		}); err != nil {
+			return nil, err
+		}
+		state = next
+		stats.Memories += len(active)
+		if progress != nil {
+			progress(state.Done)
+		}
+	}
+	info, _ := json.Marshal(stats.To)
+	err = st.Update(ctx, func(tx engram.Tx) error {
+		var err error
+		if stats.Removed, err = tx.DeleteVectorsExcept(ctx, emb.Name()); err != nil {
+			return err
+		}
+		if err := tx.SetMeta(ctx, MetaEmbedder, string(info)); err != nil {
+			return err
+		}
+		return tx.SetMeta(ctx, metaReembed, "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return stats, nil
+}

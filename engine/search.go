@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/retrieval"
+)
+
+// DefaultK is the number of hits a search returns when K is zero.
+const DefaultK = 10
+
+// Retrieval channels a SearchRequest may name.
+const (
+	ChannelBM25  = retrieval.ChannelBM25
+	ChannelDense = retrieval.ChannelDense
+)
+
+// Search implements engram.Service. The query is analysed (names, time
+// expressions, whom it asks about); each channel (BM25 over value,
+// abstraction and cues; dense over the embeddings of abstraction and value
+// when the engine has an embedder) ranks a pool of candidates; the pools are
+// fused by weighted reciprocal rank fusion and reranked (see package
+// retrieval). Every hit counts as an access.
+func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
+	s, err := readScope(req.Scope)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, engram.Errorf(engram.EINVALID, "query is required")
+	}
+	if len(req.Query) > engram.MaxContentBytes {
+		return nil, engram.Errorf(engram.EINVALID, "query is %d bytes, longer than the limit of %d", len(req.Query), engram.MaxContentBytes)
+	}
+	k := req.K
+	switch {
+	case k < 0:
+		return nil, engram.Errorf(engram.EINVALID, "k %d is negative", k)
+	case k == 0:
+		k = DefaultK
+	case k > engram.MaxK:
+		return nil, engram.Errorf(engram.EINVALID, "k %d is above the maximum of %d", k, engram.MaxK)
+	}
+	if err := req.Filter.Validate(); err != nil {
+		return nil, err
+	}
+	useBM25, useDense, err := e.channels(req.Channels)
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock()
+	if req.Now != nil {
+		now = norm(*req.Now)
+	}
+	cfg := e.retrieval
+	q := retrieval.Analyze(req.Query, now)
+	pool := max(cfg.Pool, k)
+
+	var dense []denseHit
+	if useDense {
+		vs, err := e.vec.emb.Embed(ctx, []string{q.Dense})
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		if dense, err = e.vec.search(ctx, s, vs[0], pool); err != nil {
+			return nil, err
+		}
+	}
+
+	byID := map[string]*retrieval.Candidate{}
+	var cands []*retrieval.Candidate
+	add := func(m *engram.Memory, channel string, rank int, score float64) {
+		c := byID[m.ID]
+		if c == nil {
+			c = &retrieval.Candidate{Memory: *m}
+			byID[m.ID] = c
+			cands = append(cands, c)
+		}
+		c.Ranks = append(c.Ranks, engram.ChannelHit{Channel: channel, Rank: rank, Score: score})
+	}
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		if useBM25 {
+			hits, err := r.SearchText(ctx, s, q.Lexical(cfg.Inflect, cfg.DropNames), req.Filter, pool)
+			if err != nil {
+				return err
+			}
+			for i := range hits {
+				add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
+			}
+		}
+		if len(dense) > 0 {
+			ms, err := e.listByID(ctx, r, s, req.Filter, denseIDs(dense))
+			if err != nil {
+				return err
+			}
+			rank := 0
+			for _, d := range dense {
+				if m := ms[d.id]; m != nil {
+					rank++
+					add(m, ChannelDense, rank, float64(d.score))
+				}
+			}
+		}
+		retrieval.Fuse(cands, cfg)
+		retrieval.Rerank(q, cands, cfg, now)
+		if cfg.NeighbourTop > 0 {
+			ids := retrieval.NeighbourIDs(cands, cfg.NeighbourTop)
+			ms, err := e.listByID(ctx, r, s, req.Filter, ids)
+			if err != nil {
+				return err
+			}
+			extra := make([]engram.Memory, 0, len(ms))
+			for _, id := range ids {
+				if m := ms[id]; m != nil {
+					extra = append(extra, *m)
+				}
+			}
+			cands = retrieval.Expand(cands, extra, cfg.NeighbourTop, cfg.NeighbourDecay)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	if len(cands) > k {
+		cands = cands[:k]
+	}
+	hits := make([]engram.Hit, len(cands))
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		hits[i] = engram.Hit{Memory: c.Memory, Score: c.Score}
+		if req.Explain {
+			hits[i].Explain = c.Ranks
+		}
+		ids[i] = c.Memory.ID
+	}
+	e.access.record(s.Namespace(), e.clock(), ids...)
+	return &engram.SearchResult{Hits: hits}, nil
+}
+
+// channels resolves the channels a search asked for.
+func (e *Engine) channels(names []string) (bm25, dense bool, err error) {
+	if len(names) == 0 {
+		return true, e.vec != nil, nil
+	}
+	for _, n := range names {
+		switch n {
+		case ChannelBM25:
+			bm25 = true
+		case ChannelDense:
+			if e.vec == nil {
+				return false, false, engram.Errorf(engram.EINVALID, "channel %q needs an embedder, and this engine has none configured", n)
+			}
+			dense = true
+		default:
+			return false, false, engram.Errorf(engram.EINVALID, "channel %q is not one of %s, %s", n, ChannelBM25, ChannelDense)
+		}
+	}
+	return bm25, dense, nil
+}
+
+func denseIDs(ds []denseHit) []string {
+	ids := make([]string, len(ds))
+	for i, d := range ds {
+		ids[i] = d.id
+	}
+	return ids
+}
+
+// listByID loads the memories among ids that the scope holds and the
+// filter keeps, by id.
+func (e *Engine) listByID(ctx context.Context, r engram.Reader, s engram.Scope, f engram.MemoryFilter, ids []string) (map[string]*engram.Memory, error) {
+	out := make(map[string]*engram.Memory, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	f.IDs, f.Limit, f.Cursor = ids, len(ids), ""
+	ms, _, err := r.ListMemories(ctx, s, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		out[ms[i].ID] = &ms[i]
+	}
+	return out, nil
+}

@@ -1,0 +1,416 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/vector"
+)
+
+// MetaEmbedder is the store meta key recording which embedder made the
+// stored vectors, as JSON {"name": ..., "dim": ...}.
+const MetaEmbedder = "embedder"
+
+// EmbedderInfo identifies the embedder whose vectors a store holds.
+type EmbedderInfo struct {
+	Name string `json:"name"`
+	Dim  int    `json:"dim"`
+}
+
+// StoredEmbedder returns the embedder recorded in the store, or nil if the
+// store has none recorded yet.
+func StoredEmbedder(ctx context.Context, st engram.Store) (*EmbedderInfo, error) {
+	var raw string
+	err := st.View(ctx, func(r engram.Reader) error {
+		var err error
+		raw, err = r.Meta(ctx, MetaEmbedder)
+		return err
+	})
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	var info EmbedderInfo
+	if err := json.Unmarshal([]byte(raw), &info); err != nil {
+		return nil, fmt.Errorf("read the recorded embedder %q: %w", raw, err)
+	}
+	return &info, nil
+}
+
+// checkEmbedder records emb as the store's embedder if none is recorded and
+// refuses an embedder other than the recorded one.
+func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) error {
+	info, err := StoredEmbedder(ctx, st)
+	if err != nil {
+		return err
+	}
+	if emb == nil {
+		if info != nil {
+			return engram.Errorf(engram.EMISMATCH, "this store holds vectors made by %s (%d dimensions) but no embedder is configured; configure %s, or run `engram reembed` to move to another embedder", info.Name, info.Dim, info.Name)
+		}
+		return nil
+	}
+	want := EmbedderInfo{Name: emb.Name(), Dim: emb.Dim()}
+	if info == nil {
+		var ms []engram.Memory
+		if err := st.View(ctx, func(r engram.Reader) error {
+			var err error
+			ms, err = r.ScanMemories(ctx, engram.MemoryKey{}, 1)
+			return err
+		}); err != nil {
+			return err
+		}
+		if len(ms) > 0 {
+			return engram.Errorf(engram.EMISMATCH, "this store holds memories stored without an embedder; run `engram reembed` to embed them with %s, or keep using no embedder", want.Name)
+		}
+		b, _ := json.Marshal(want)
+		return st.Update(ctx, func(tx engram.Tx) error { return tx.SetMeta(ctx, MetaEmbedder, string(b)) })
+	}
+	if *info != want {
+		return engram.Errorf(engram.EMISMATCH, "this store holds vectors made by %s (%d dimensions), not by the configured %s (%d dimensions); configure %s again, or run `engram reembed` to re-embed every memory with the new one",
+			info.Name, info.Dim, want.Name, want.Dim, info.Name)
+	}
+	return nil
+}
+
+// vectors keeps one in-memory vector index per (tenant, user): derived
+// data, loaded from the store on first use and kept current by every write
+// the engine commits. A user is the hard isolation boundary, so no search
+// ever scans another user's vectors.
+type vectors struct {
+	emb      engram.Embedder
+	store    engram.Store
+	newIndex func(dim int) vector.Index
+
+	mu    sync.Mutex
+	parts map[partKey]*partition
+}
+
+type partKey struct{ org, project, user string }
+
+type partition struct {
+	mu     sync.RWMutex
+	loaded bool
+	seq    int64 // the store's change sequence the index reflects
+	idx    vector.Index
+	ns     map[string]engram.Namespace // memory id -> namespace, for agent/session narrowing
+}
+
+func newVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vector.Index) *vectors {
+	if newIndex == nil {
+		newIndex = func(dim int) vector.Index { return vector.NewAuto(dim, vector.AutoConfig{}) }
+	}
+	return &vectors{emb: emb, store: store, newIndex: newIndex, parts: map[partKey]*partition{}}
+}
+
+// item ids in an index: the memory id and one letter for the field.
+func itemID(memID, field string) string { return memID + ":" + field[:1] }
+func memOf(item string) string          { return item[:strings.IndexByte(item, ':')] }
+
+// vecChange is what a committed write did to one memory's vectors.
+type vecChange struct {
+	ns     engram.Namespace
+	id     string
+	active bool
+	vecs   []engram.FieldVector // when active
+}
+
+// vecBatch collects embeddings computed before a transaction and the
+// changes made inside it, applied to the indexes after commit.
+type vecBatch struct {
+	v       *vectors
+	pre     map[string][]float32 // text -> vector
+	changes []vecChange
+}
+
+func (v *vectors) batch() *vecBatch {
+	if v == nil {
+		return nil
+	}
+	return &vecBatch{v: v, pre: map[string][]float32{}}
+}
+
+// fieldTexts returns the texts of m that are embedded, by field. An
+// abstraction equal to the value adds nothing and is not embedded.
+func fieldTexts(m *engram.Memory) [][2]string {
+	out := [][2]string{{engram.FieldValue, m.Value}}
+	if a := strings.TrimSpace(m.Abstraction); a != "" && a != strings.TrimSpace(m.Value) {
+		out = append(out, [2]string{engram.FieldAbstraction, m.Abstraction})
+	}
+	return out
+}
+
+// prepare embeds the texts of the memories in one batched call, before the
+// transaction, so the store's writer is not held while the model runs.
+func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
+	if b == nil {
+		return nil
+	}
+	var texts []string
+	for i := range ms {
+		for _, ft := range fieldTexts(&ms[i]) {
+			if _, ok := b.pre[ft[1]]; !ok {
+				b.pre[ft[1]] = nil
+				texts = append(texts, ft[1])
+			}
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	vs, err := b.v.emb.Embed(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("embed memories: %w", err)
+	}
+	for i, t := range texts {
+		b.pre[t] = vs[i]
+	}
+	return nil
+}
+
+// stage stores m's vectors inside tx (when active) and remembers the change
+// for the index. Texts not prepared before the transaction are embedded now.
+func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) error {
+	if b == nil {
+		return nil
+	}
+	if m.Status != engram.StatusActive {
+		b.changes = append(b.changes, vecChange{ns: m.Namespace, id: m.ID})
+		return nil
+	}
+	fts := fieldTexts(m)
+	var missing []string
+	for _, ft := range fts {
+		if b.pre[ft[1]] == nil {
+			missing = append(missing, ft[1])
+		}
+	}
+	if len(missing) > 0 {
+		vs, err := b.v.emb.Embed(ctx, missing)
+		if err != nil {
+			return fmt.Errorf("embed memory %s: %w", m.ID, err)
+		}
+		for i, t := range missing {
+			b.pre[t] = vs[i]
+		}
+	}
+	fvs := make([]engram.FieldVector, len(fts))
+	for i, ft := range fts {
+		fvs[i] = engram.FieldVector{Field: ft[0], Vec: b.pre[ft[1]]}
+	}
+	if err := tx.PutVectors(ctx, m.Namespace, m.ID, b.v.emb.Name(), fvs); err != nil {
+		return err
+	}
+	b.changes = append(b.changes, vecChange{ns: m.Namespace, id: m.ID, active: true, vecs: fvs})
+	return nil
+}
+
+// purged remembers that a memory left the store.
+func (b *vecBatch) purged(n engram.Namespace, id string) {
+	if b != nil {
+		b.changes = append(b.changes, vecChange{ns: n, id: id})
+	}
+}
+
+// commit applies the staged changes to loaded indexes. Call it only after
+// the transaction committed.
+func (b *vecBatch) commit() {
+	if b == nil {
+		return
+	}
+	for _, c := range b.changes {
+		b.v.apply(c)
+	}
+}
+
+func (v *vectors) apply(c vecChange) {
+	v.mu.Lock()
+	p := v.parts[partKey{c.ns.Org, c.ns.Project, c.ns.User}]
+	v.mu.Unlock()
+	if p == nil {
+		return // not loaded: a later load reads the committed state
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.loaded {
+		p.applyLocked(c)
+	}
+}
+
+// applyLocked makes the index hold exactly c's vectors for its memory. The
+// caller holds p.mu.
+func (p *partition) applyLocked(c vecChange) {
+	for _, f := range []string{engram.FieldValue, engram.FieldAbstraction} {
+		p.idx.Delete(itemID(c.id, f))
+	}
+	delete(p.ns, c.id)
+	if !c.active {
+		return
+	}
+	for _, fv := range c.vecs {
+		if err := p.idx.Add(itemID(c.id, fv.Field), fv.Vec); err == nil {
+			p.ns[c.id] = c.ns
+		}
+	}
+}
+
+// forget drops every loaded index of the scope's tenant and user, so the
+// next search reloads it from the store (after a purge of a whole scope).
+func (v *vectors) forget(s engram.Scope) {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	delete(v.parts, partKey{s.Org, s.Project, s.User})
+	v.mu.Unlock()
+}
+
+// partition returns the index of one (tenant, user), loaded on first use
+// and brought up to date with every change committed since, by this engine
+// or by another process writing to the same store.
+func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
+	v.mu.Lock()
+	p := v.parts[k]
+	if p == nil {
+		p = &partition{}
+		v.parts[k] = p
+	}
+	v.mu.Unlock()
+	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.loaded {
+		err := v.catchUp(ctx, p, scope)
+		if engram.ErrorCode(err) != engram.ECONFLICT {
+			return p, err
+		}
+		p.loaded = false // the store forgot changes we missed: reload
+	}
+	idx := v.newIndex(v.emb.Dim())
+	ns := map[string]engram.Namespace{}
+	var seq int64
+	err := v.store.View(ctx, func(r engram.Reader) error {
+		var err error
+		if _, seq, err = r.Changes(ctx, scope, -1); err != nil {
+			return err
+		}
+		return r.ScanVectors(ctx, scope, v.emb.Name(), func(rec engram.VectorRecord) error {
+			if rec.Namespace.User != k.user {
+				return nil // shared records are in their own partition
+			}
+			if err := idx.Add(itemID(rec.MemoryID, rec.Field), rec.Vec); err != nil {
+				return fmt.Errorf("load vector of memory %s: %w", rec.MemoryID, err)
+			}
+			ns[rec.MemoryID] = rec.Namespace
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.idx, p.ns, p.seq, p.loaded = idx, ns, seq, true
+	return p, nil
+}
+
+// catchUp applies the store's changes since p.seq to p. The caller holds
+// p.mu.
+func (v *vectors) catchUp(ctx context.Context, p *partition, scope engram.Scope) error {
+	var (
+		ids  []string
+		seq  int64
+		recs []engram.VectorRecord
+	)
+	err := v.store.View(ctx, func(r engram.Reader) error {
+		var err error
+		if ids, seq, err = r.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
+			return err
+		}
+		recs, err = r.GetVectors(ctx, scope.Namespace(), v.emb.Name(), ids)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	byID := map[string][]engram.FieldVector{}
+	nsOf := map[string]engram.Namespace{}
+	for _, rec := range recs {
+		if rec.Namespace.User != scope.User {
+			continue
+		}
+		byID[rec.MemoryID] = append(byID[rec.MemoryID], engram.FieldVector{Field: rec.Field, Vec: rec.Vec})
+		nsOf[rec.MemoryID] = rec.Namespace
+	}
+	for _, id := range ids {
+		fvs, active := byID[id]
+		p.applyLocked(vecChange{ns: nsOf[id], id: id, active: active, vecs: fvs})
+	}
+	p.seq = seq
+	return nil
+}
+
+// denseHit is one memory found by the dense channel.
+type denseHit struct {
+	id    string
+	score float32
+}
+
+// search returns up to k memory ids the scope contains, by the best cosine
+// of any of their fields to q.
+func (v *vectors) search(ctx context.Context, s engram.Scope, q []float32, k int) ([]denseHit, error) {
+	type part struct {
+		key  partKey
+		keep func(engram.Namespace) bool
+	}
+	parts := []part{{partKey{s.Org, s.Project, s.User}, s.Contains}}
+	if s.IncludeShared && s.User != "" {
+		parts = append(parts, part{partKey{s.Org, s.Project, ""}, s.Contains})
+	}
+	best := map[string]float32{}
+	for _, pt := range parts {
+		p, err := v.partition(ctx, pt.key)
+		if err != nil {
+			return nil, err
+		}
+		p.mu.RLock()
+		// Two fields per memory: ask for twice as many items.
+		res := p.idx.Search(q, 2*k, func(item string) bool {
+			n, ok := p.ns[memOf(item)]
+			return ok && pt.keep(n)
+		})
+		p.mu.RUnlock()
+		for _, r := range res {
+			id := memOf(r.ID)
+			if sc, ok := best[id]; !ok || r.Score > sc {
+				best[id] = r.Score
+			}
+		}
+	}
+	out := make([]denseHit, 0, len(best))
+	for id, sc := range best {
+		out = append(out, denseHit{id, sc})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].id < out[j].id
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return slices.Clip(out), nil
+}
+
+// done applies the staged changes when the transaction committed (err is
+// nil) and returns err unchanged.
+func (b *vecBatch) done(err error) error {
+	if err == nil {
+		b.commit()
+	}
+	return err
+}

@@ -1,0 +1,637 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+	"github.com/schollz/progressbar/v3"
+)
+
+// System names, in report order.
+const (
+	SystemEngram = "engram"
+	SystemBM25   = "bm25"
+	SystemDense  = "dense"
+	SystemFull   = "full"
+)
+
+// AllSystems lists every system Run knows, in report order.
+var AllSystems = []string{SystemEngram, SystemBM25, SystemDense, SystemFull}
+
+// Levels of scoring.
+const (
+	LevelTurn    = "turn"
+	LevelSession = "session"
+)
+
+// EngineFactory opens a Service keeping its data under dir and returns it
+// with the function that closes it.
+type EngineFactory func(ctx context.Context, dir string) (engram.Service, func() error, error)
+
+// Config configures Run. Zero fields take the defaults noted.
+type Config struct {
+	// Bench is "locomo" or "longmemeval". Required.
+	Bench string
+	// Data is the benchmark file as distributed, plain or gzip-compressed
+	// JSON (detected by its first bytes, whatever its name). Required.
+	Data string
+	// Out, when set, is the directory Run writes report.json, report.md,
+	// questions.jsonl and the SVG plots into (created if missing).
+	Out string
+	// Limit keeps the first Limit LoCoMo conversations or LongMemEval
+	// questions; zero keeps all.
+	Limit int
+	// DataDir is where a fresh, run-private engine directory is made and
+	// removed afterwards; default the system temp directory.
+	DataDir string
+	// Progress receives a progress bar; nil shows none.
+	Progress io.Writer
+	// NewEngine opens the engine under test; default DefaultEngine.
+	NewEngine EngineFactory
+	// LLM, when set, also answers and judges every question (J metric).
+	LLM *LLMConfig
+	// Systems to run, in any order; default AllSystems.
+	Systems []string
+	// K is the depth of the ranked search (recall@K, NDCG, MRR); default
+	// and minimum 20.
+	K int
+	// PoolK is the depth of the search whose hits fill the token budgets;
+	// default engram.MaxK.
+	PoolK int
+	// Logger receives a line per phase; default a discarding logger.
+	Logger *slog.Logger
+}
+
+// DefaultEngine opens the embedded engine with default options in dir.
+func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() error, error) {
+	e, err := engine.Open(ctx, dir, engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, e.Close, nil
+}
+
+// DefaultCacheDir is a stable directory, under the user's cache directory,
+// for data worth keeping between runs (an embedding cache); it falls back to
+// the temp directory when the user has none.
+func DefaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "engram", "eval")
+	}
+	return filepath.Join(os.TempDir(), "engram-eval-cache")
+}
+
+func (cfg *Config) defaults() error {
+	switch cfg.Bench {
+	case BenchLoCoMo, BenchLongMemEval:
+	default:
+		return engram.Errorf(engram.EINVALID, "benchmark %q is not one of locomo, longmemeval", cfg.Bench)
+	}
+	if cfg.Data == "" {
+		return engram.Errorf(engram.EINVALID, "a data file is required")
+	}
+	if cfg.Limit < 0 {
+		return engram.Errorf(engram.EINVALID, "limit %d is negative", cfg.Limit)
+	}
+	if cfg.K == 0 {
+		cfg.K = 20
+	}
+	if cfg.K < recallKs[len(recallKs)-1] || cfg.K > engram.MaxK {
+		return engram.Errorf(engram.EINVALID, "k %d is outside %d..%d", cfg.K, recallKs[len(recallKs)-1], engram.MaxK)
+	}
+	if cfg.PoolK == 0 {
+		cfg.PoolK = engram.MaxK
+	}
+	if cfg.PoolK < cfg.K || cfg.PoolK > engram.MaxK {
+		return engram.Errorf(engram.EINVALID, "pool k %d is outside k (%d)..%d", cfg.PoolK, cfg.K, engram.MaxK)
+	}
+	if len(cfg.Systems) == 0 {
+		cfg.Systems = AllSystems
+	}
+	for _, s := range cfg.Systems {
+		if !slices.Contains(AllSystems, s) {
+			return engram.Errorf(engram.EINVALID, "system %q is not one of %s", s, strings.Join(AllSystems, ", "))
+		}
+	}
+	if cfg.NewEngine == nil {
+		cfg.NewEngine = DefaultEngine
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = os.TempDir()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.LLM != nil {
+		if err := cfg.LLM.defaults(cfg.Systems); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchSystem is a system answered by Search.
+type searchSystem struct {
+	name        string
+	channels    []string // nil: every channel
+	unavailable string
+	latency     []float64 // ms, ranked searches
+	poolLatency []float64 // ms, pool searches
+	levels      map[string]*levelAcc
+}
+
+type runner struct {
+	cfg    Config
+	ds     *dataset
+	svc    engram.Service
+	tok    *tokenCounter
+	bar    *progressbar.ProgressBar
+	levels []string
+
+	systems []*searchSystem
+	full    map[string]*levelAcc // nil when "full" is not run
+	probed  bool
+
+	asked      int // questions asked so far
+	episodes   int
+	ingestTime time.Duration
+	scored     map[string]int
+	skipped    map[string]map[string]int
+	questions  []QuestionResult
+	llmJobs    []llmJob
+}
+
+// Run evaluates retrieval on one benchmark file and returns the report; with
+// cfg.Out set it also writes the report's files. It fails with EINVALID for
+// a bad config or data file, and with the engine's error when ingest or a
+// search of the engram or bm25 system fails. A channel the engine refuses
+// marks its system unavailable instead.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	start := time.Now()
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	data, sum, err := readData(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := parse(cfg.Bench, data, cfg.Limit)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := newTokenCounter()
+	if err != nil {
+		return nil, err
+	}
+
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(cfg.DataDir, "engram-eval-*")
+	if err != nil {
+		return nil, fmt.Errorf("create engine directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	svc, closeSvc, err := cfg.NewEngine(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	defer func() {
+		if closeSvc != nil {
+			_ = closeSvc()
+		}
+	}()
+
+	r := &runner{cfg: cfg, ds: ds, svc: svc, tok: tok,
+		scored: map[string]int{}, skipped: map[string]map[string]int{}}
+	r.levels = []string{LevelTurn}
+	if cfg.Bench == BenchLongMemEval {
+		r.levels = []string{LevelSession, LevelTurn}
+	}
+	for _, name := range cfg.Systems {
+		switch name {
+		case SystemFull:
+			r.full = r.newLevels()
+		case SystemEngram:
+			r.systems = append(r.systems, &searchSystem{name: name, levels: r.newLevels()})
+		default:
+			r.systems = append(r.systems, &searchSystem{name: name, channels: []string{name}, levels: r.newLevels()})
+		}
+	}
+	nq := 0
+	for _, h := range ds.haystacks {
+		nq += len(h.questions)
+	}
+	if cfg.Progress != nil {
+		r.bar = progressbar.NewOptions(nq, progressbar.OptionSetWriter(cfg.Progress),
+			progressbar.OptionSetDescription(cfg.Bench), progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(), progressbar.OptionSetItsString("questions"),
+			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
+	}
+
+	for i := range ds.haystacks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := r.haystack(ctx, &ds.haystacks[i]); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", cfg.Bench, ds.haystacks[i].id, err)
+		}
+	}
+	if r.bar != nil {
+		_ = r.bar.Finish()
+	}
+	closeErr := closeSvc()
+	closeSvc = nil
+	if closeErr != nil {
+		return nil, fmt.Errorf("close engine: %w", closeErr)
+	}
+
+	rep := r.report()
+	if cfg.LLM != nil {
+		if err := r.runLLM(ctx, rep); err != nil {
+			return nil, err
+		}
+	}
+	rep.Run = RunInfo{
+		Date: start.UTC().Truncate(time.Second), DataFile: filepath.Base(cfg.Data), DataSHA256: sum,
+		Limit: cfg.Limit, Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
+		Scored: r.scored, Skipped: r.skipped, Parse: ds.notes,
+		K: cfg.K, PoolK: cfg.PoolK, Ks: recallKs, Budgets: budgets, Tokenizer: "cl100k_base",
+		Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
+		DurationS: time.Since(start).Seconds(),
+	}
+	if cfg.Out != "" {
+		if err := rep.WriteFiles(cfg.Out); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+func (r *runner) newLevels() map[string]*levelAcc {
+	m := map[string]*levelAcc{}
+	for _, l := range r.levels {
+		m[l] = newLevelAcc()
+	}
+	return m
+}
+
+// namespace is where one haystack lives.
+func (r *runner) namespace(h *haystack) engram.Namespace {
+	return engram.Namespace{Org: "eval", Project: r.cfg.Bench, User: h.id}
+}
+
+// ingest stores the haystack's turns in batches and returns the turn index
+// of every stored episode id.
+func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (map[string]int, error) {
+	byEpisode := make(map[string]int, len(h.turns))
+	start := time.Now()
+	for lo := 0; lo < len(h.turns); lo += engram.MaxBatch {
+		hi := min(lo+engram.MaxBatch, len(h.turns))
+		in := make([]engram.EpisodeInput, 0, hi-lo)
+		for i := lo; i < hi; i++ {
+			t := &h.turns[i]
+			at := t.at
+			in = append(in, engram.EpisodeInput{Role: t.role, Speaker: t.speaker, Content: t.content, OccurredAt: &at, Metadata: t.metadata})
+		}
+		res, err := r.svc.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: in})
+		if err != nil {
+			return nil, fmt.Errorf("ingest turns %d..%d: %w", lo, hi-1, err)
+		}
+		if len(res.Episodes) != len(in) {
+			return nil, fmt.Errorf("ingest turns %d..%d: the engine returned %d episodes for %d", lo, hi-1, len(res.Episodes), len(in))
+		}
+		for i, e := range res.Episodes {
+			byEpisode[e.ID] = lo + i
+		}
+	}
+	r.ingestTime += time.Since(start)
+	r.episodes += len(h.turns)
+	return byEpisode, nil
+}
+
+// probe asks each channel-restricted system one question with Explain and
+// marks it unavailable when the engine refuses the channel or answers from
+// other channels, so a missing channel is reported, not silently replaced.
+func (r *runner) probe(ctx context.Context, ns engram.Namespace, q string) {
+	for _, s := range r.systems {
+		if s.channels == nil {
+			continue
+		}
+		res, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 5, Explain: true, Channels: s.channels})
+		if err != nil {
+			s.unavailable = engram.ErrorMessage(err)
+			continue
+		}
+		for _, h := range res.Hits {
+			for _, c := range h.Explain {
+				if !slices.Contains(s.channels, c.Channel) {
+					s.unavailable = fmt.Sprintf("the engine ignored channels %v: a hit came from channel %q", s.channels, c.Channel)
+				}
+			}
+		}
+	}
+	r.probed = true
+}
+
+// haystack ingests one haystack and asks all of its questions.
+func (r *runner) haystack(ctx context.Context, h *haystack) error {
+	ns := r.namespace(h)
+	if r.bar != nil {
+		r.bar.Describe(fmt.Sprintf("%s %s: ingest", r.cfg.Bench, h.id))
+	}
+	byEpisode, err := r.ingest(ctx, ns, h)
+	if err != nil {
+		return err
+	}
+	if !r.probed && len(h.questions) > 0 {
+		r.probe(ctx, ns, h.questions[0].text)
+	}
+	if len(h.questions) > 0 {
+		// The first search after an ingest pays for cold caches; without
+		// this untimed one it would land on whichever system goes first.
+		if _, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: h.questions[0].text, K: r.cfg.PoolK}); err != nil {
+			return fmt.Errorf("warm-up search: %w", err)
+		}
+	}
+	if r.bar != nil {
+		r.bar.Describe(fmt.Sprintf("%s %s: search", r.cfg.Bench, h.id))
+	}
+	defer r.tok.forget()
+
+	textOf := make(map[string]string, len(h.turns))
+	sessionOf := make(map[string]string, len(h.turns))
+	for _, t := range h.turns {
+		textOf[t.key] = t.content
+		sessionOf[t.key] = t.session
+	}
+	hc := &hayCtx{h: h, byEpisode: byEpisode, textOf: textOf, sessionOf: sessionOf}
+	if r.full != nil {
+		hc.fullPieces = make([]piece, len(h.turns))
+		for i, t := range h.turns {
+			text := render(t.at, name(t.speaker, t.role), t.content)
+			hc.fullPieces[i] = piece{text: text, tokens: r.tok.count(text), turns: []string{t.key}}
+			hc.fullTokens += hc.fullPieces[i].cost()
+		}
+	}
+
+	for _, q := range h.questions {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.question(ctx, ns, hc, q); err != nil {
+			return fmt.Errorf("question %s: %w", q.id, err)
+		}
+		if r.bar != nil {
+			_ = r.bar.Add(1)
+		}
+	}
+	return nil
+}
+
+// hayCtx is what scoring needs to know about the current haystack.
+type hayCtx struct {
+	h          *haystack
+	byEpisode  map[string]int
+	textOf     map[string]string
+	sessionOf  map[string]string
+	fullPieces []piece
+	fullTokens int
+}
+
+// render is how a hit or a history turn appears in an assembled context.
+func render(at time.Time, who, text string) string {
+	var b strings.Builder
+	if !at.IsZero() {
+		b.WriteString("[" + at.UTC().Format("2006-01-02 15:04") + "] ")
+	}
+	if who != "" {
+		b.WriteString(who + ": ")
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+func name(speaker, role string) string {
+	if speaker != "" {
+		return speaker
+	}
+	return role
+}
+
+// hitPieces renders hits and resolves their citations to turn keys.
+func (r *runner) hitPieces(hc *hayCtx, hits []engram.Hit) []piece {
+	ps := make([]piece, len(hits))
+	for i, h := range hits {
+		m := &h.Memory
+		var at time.Time
+		if m.ValidFrom != nil {
+			at = *m.ValidFrom
+		}
+		speaker, _ := m.Metadata["speaker"].(string)
+		role, _ := m.Metadata["role"].(string)
+		text := render(at, name(speaker, role), m.Value)
+		var units []string
+		for _, src := range m.Sources {
+			if ti, ok := hc.byEpisode[src]; ok {
+				k := hc.h.turns[ti].key
+				if !slices.Contains(units, k) {
+					units = append(units, k)
+				}
+			}
+		}
+		ps[i] = piece{text: text, tokens: r.tok.count(text), turns: units}
+	}
+	return ps
+}
+
+// question searches one question with every system and scores it.
+func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, q question) error {
+	lab := r.ds.labels[q.id]
+	qr := QuestionResult{ID: q.id, Haystack: hc.h.id, Category: lab.category, Skip: lab.skip, Systems: map[string]*QuestionSystem{}}
+	eligible := lab.skip == ""
+
+	// Each question starts with the next system in turn, so background work
+	// in the engine (access flushes, GC) does not always tax the same one.
+	n := len(r.systems)
+	start := r.asked % max(n, 1)
+	r.asked++
+	for i := range n {
+		s := r.systems[(start+i)%n]
+		if s.unavailable != "" {
+			continue
+		}
+		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels}
+		t0 := time.Now()
+		res, err := r.svc.Search(ctx, req)
+		lat := time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("%s search: %w", s.name, err)
+		}
+		req.K = r.cfg.PoolK
+		t0 = time.Now()
+		pool, err := r.svc.Search(ctx, req)
+		poolLat := time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("%s pool search: %w", s.name, err)
+		}
+		s.latency = append(s.latency, float64(lat.Microseconds())/1000)
+		s.poolLatency = append(s.poolLatency, float64(poolLat.Microseconds())/1000)
+
+		top := r.hitPieces(hc, res.Hits)
+		pps := r.hitPieces(hc, pool.Hits)
+		ranked := make([][]string, len(top))
+		for i, p := range top {
+			ranked[i] = p.turns
+		}
+		qs := &QuestionSystem{Ranked: ranked, Scores: map[string]map[string]float64{}}
+		qr.Systems[s.name] = qs
+
+		for _, level := range r.levels {
+			ev := r.evidence(lab, level)
+			if !eligible || len(ev) == 0 {
+				continue
+			}
+			m := map[string]float64{}
+			lr := ranked
+			if level == LevelSession {
+				lr = sessionsOf(ranked, hc.sessionOf)
+			}
+			scoreRanked(m, lr, ev)
+			r.scoreBudgets(m, pps, ev, level, hc, false)
+			ht, n := 0, 0
+			for _, p := range top {
+				ht += p.tokens
+				n++
+			}
+			if n > 0 {
+				m[metricHitTokens] = float64(ht) / float64(n)
+			}
+			_, ct := assembleTop(top[:min(contextK, len(top))], 1<<62)
+			m[metricContextTokens] = float64(ct)
+			s.levels[level].add(lab.category, m)
+			qs.Scores[level] = m
+		}
+		if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, s.name) && lab.skip != "adversarial" {
+			r.llmJobs = append(r.llmJobs, r.newLLMJob(s.name, q, lab, pps, false))
+		}
+	}
+
+	if r.full != nil {
+		qs := &QuestionSystem{Scores: map[string]map[string]float64{}}
+		qr.Systems[SystemFull] = qs
+		for _, level := range r.levels {
+			ev := r.evidence(lab, level)
+			if !eligible || len(ev) == 0 {
+				continue
+			}
+			m := map[string]float64{}
+			r.scoreBudgets(m, hc.fullPieces, ev, level, hc, true)
+			m[metricContextTokens] = float64(hc.fullTokens)
+			r.full[level].add(lab.category, m)
+			qs.Scores[level] = m
+		}
+		if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, SystemFull) && lab.skip != "adversarial" {
+			r.llmJobs = append(r.llmJobs, r.newLLMJob(SystemFull, q, lab, hc.fullPieces, true))
+		}
+	}
+
+	for _, level := range r.levels {
+		ev := r.evidence(lab, level)
+		switch {
+		case lab.skip != "":
+			r.skip(level, lab.skip)
+		case len(ev) == 0:
+			r.skip(level, "no_evidence")
+		default:
+			r.scored[level]++
+		}
+	}
+	r.questions = append(r.questions, qr)
+	return nil
+}
+
+func (r *runner) skip(level, reason string) {
+	m := r.skipped[level]
+	if m == nil {
+		m = map[string]int{}
+		r.skipped[level] = m
+	}
+	m[reason]++
+}
+
+func (r *runner) evidence(l *label, level string) []string {
+	if level == LevelSession {
+		return l.sessions
+	}
+	return l.turns
+}
+
+// scoreBudgets fills recall_tokens@B and context_tokens_mean@B. For the
+// full history (recent) the window is the most recent pieces that fit.
+func (r *runner) scoreBudgets(m map[string]float64, ps []piece, ev []string, level string, hc *hayCtx, recent bool) {
+	for _, b := range budgets {
+		var in []piece
+		var tokens int
+		if recent {
+			var start int
+			start, tokens = assembleRecent(ps, b)
+			in = ps[start:]
+		} else {
+			var n int
+			n, tokens = assembleTop(ps, b)
+			in = ps[:n]
+		}
+		var found int
+		if level == LevelSession {
+			found = foundSessions(in, ev, hc.textOf, hc.sessionOf)
+		} else {
+			found = foundTurns(in, ev, hc.textOf)
+		}
+		m[budgetRecallName(b)] = float64(found) / float64(len(ev))
+		m[budgetTokensName(b)] = float64(tokens)
+	}
+}
+
+// report assembles the retrieval part of the report.
+func (r *runner) report() *Report {
+	rep := &Report{Bench: r.cfg.Bench, Systems: map[string]*SystemReport{}, Questions: r.questions}
+	ingestRate := 0.0
+	if r.ingestTime > 0 {
+		ingestRate = float64(r.episodes) / r.ingestTime.Seconds()
+	}
+	for _, s := range r.systems {
+		sr := &SystemReport{}
+		rep.Systems[s.name] = sr
+		if s.unavailable != "" {
+			sr.Unavailable = s.unavailable
+			continue
+		}
+		sr.levels(s.levels)
+		sr.LatencyMS = latencyOf(s.latency)
+		sr.PoolLatencyMS = latencyOf(s.poolLatency)
+		rate := ingestRate
+		sr.IngestPerS = &rate
+	}
+	if r.full != nil {
+		sr := &SystemReport{Note: "no search: the whole history, in order, is the context; at a budget it keeps the most recent turns that fit"}
+		sr.levels(r.full)
+		rep.Systems[SystemFull] = sr
+	}
+	return rep
+}
+
+func latencyOf(ms []float64) *Latency {
+	return &Latency{P50: percentile(ms, 0.50), P95: percentile(ms, 0.95), P99: percentile(ms, 0.99), N: len(ms)}
+}

@@ -1,0 +1,23 @@
+// Package formation turns episodes into memories without a language model.
+//
+// Retrieval can only find what formation made findable, so the rule-based
+// Former here writes, for every episode, a memory whose value is the
+// episode's text verbatim (so a context built from it quotes the source
+// exactly) and whose index fields carry what the text leaves implicit:
+//
+//   - speaker attribution: first-person text is indexed under its speaker's
+//     name ("Caroline: I went ..."), so "what did Caroline research?" meets
+//     "I researched adoption agencies";
+//   - absolute dates: relative expressions ("yesterday", "last Saturday",
+//     "two weeks ago", "next month") are resolved against the episode's
+//     event time (see Resolve) and written next to the expression in the
+//     abstraction, kept as cues, and stored as the memory's event period in
+//     metadata ("event_from", "event_to");
+//   - cue anchors: names, quoted titles and dates, the handles an entity
+//     lookup matches a question against;
+//   - a short primary abstraction: the speaker and the first sentences.
+//
+// Text in scripts written without spaces (Chinese, Japanese, Korean) passes
+// through unchanged: the stores segment it for their text index, and the
+// rules here only add English date and name anchors where they find them.
+package formation

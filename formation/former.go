@@ -1,0 +1,235 @@
+package formation
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+)
+
+// Metadata keys the Former writes.
+const (
+	MetaRole    = "role"
+	MetaSpeaker = "speaker"
+	// MetaEventFrom and MetaEventTo hold the period the memory's text says
+	// it happened in, as RFC 3339 dates: [from, to). Absent when the text
+	// names no time.
+	MetaEventFrom = "event_from"
+	MetaEventTo   = "event_to"
+	// MetaPrev and MetaNext hold the ids of the memories formed from the
+	// episodes before and after this one in the same conversation.
+	MetaPrev = "prev"
+	MetaNext = "next"
+)
+
+// MaxAbstraction is the longest abstraction the Former writes, in bytes.
+const MaxAbstraction = 320
+
+// Former is the rule-based former: each episode becomes one episodic
+// memory that cites it, valid from the episode's event time, whose value is
+// the episode's content verbatim and whose abstraction, cues and metadata
+// carry its speaker, the absolute dates of its relative time expressions
+// and its names (see the package comment). It never fails, never looks at
+// existing memories, and forms the same memories from the same episodes.
+type Former struct {
+	// Context is how many bytes of the turn before an episode (its
+	// speaker and first sentences) are indexed in the episode's
+	// abstraction, so that an answer ("Adoption agencies!") is found by
+	// the words of the question it answers. Zero indexes none.
+	Context int
+	// Link gives the memories of one batch their ids up front and records
+	// in each memory's metadata the ids of the memories formed from the
+	// episodes just before and after it in event time (MetaPrev,
+	// MetaNext), so retrieval can expand a hit to its neighbours.
+	Link bool
+	// Gap is the longest pause between two episodes of one conversation;
+	// a longer one starts a new conversation, whose first turn gets no
+	// context and no link back. Zero means DefaultGap.
+	Gap time.Duration
+}
+
+// DefaultGap is the pause that ends a conversation when Former.Gap is zero.
+const DefaultGap = 2 * time.Hour
+
+var _ engram.Former = Former{}
+
+// Form implements engram.Former.
+func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	texts := make([]string, len(eps))
+	for i := range eps {
+		texts[i] = eps[i].Content
+	}
+	known := NameKeys(texts...)
+	for i := range eps {
+		if s := eps[i].Speaker; s != "" {
+			for _, w := range words(s) {
+				known[nameKey(w.text)] = true
+			}
+		}
+	}
+	// Neighbours in event time; ties keep the batch order.
+	order := make([]int, len(eps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return eps[order[a]].OccurredAt.Before(eps[order[b]].OccurredAt) })
+	gap := f.Gap
+	if gap <= 0 {
+		gap = DefaultGap
+	}
+	mems := make([]engram.Memory, len(eps))
+	for i := range eps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		mems[i] = f.turn(&eps[i], known)
+		if f.Link {
+			mems[i].ID = engram.NewID()
+		}
+	}
+	for j := 1; j < len(order); j++ {
+		a, b := order[j-1], order[j]
+		if eps[b].OccurredAt.Sub(eps[a].OccurredAt) > gap {
+			continue
+		}
+		if f.Context > 0 {
+			ctxText := Abstract(eps[a].Speaker, eps[a].Content, f.Context)
+			if abs := mems[b].Abstraction + "\n" + ctxText; len(abs) <= engram.MaxShortBytes {
+				mems[b].Abstraction = abs
+			}
+		}
+		if f.Link {
+			setMeta(&mems[a], MetaNext, mems[b].ID)
+			setMeta(&mems[b], MetaPrev, mems[a].ID)
+		}
+	}
+	ops := make([]engram.MemoryOp, len(eps))
+	for i := range mems {
+		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: mems[i], Reason: "formed from episode"}
+	}
+	return ops, nil
+}
+
+func setMeta(m *engram.Memory, k string, v any) {
+	if m.Metadata == nil {
+		m.Metadata = map[string]any{}
+	}
+	m.Metadata[k] = v
+}
+
+// turn forms the memory of one episode.
+func (Former) turn(e *engram.Episode, known map[string]bool) engram.Memory {
+	at := e.OccurredAt
+	ms := Resolve(e.Content, at)
+	m := engram.Memory{
+		Namespace:   e.Namespace,
+		Kind:        engram.KindEpisodic,
+		Abstraction: Abstract(e.Speaker, Annotate(e.Content, ms), MaxAbstraction),
+		Value:       e.Content,
+		Language:    Language(e.Content),
+		ValidFrom:   &at,
+		Sources:     []string{e.ID},
+		Cues:        Cues(e.Speaker, e.Content, ms, known),
+	}
+	meta := map[string]any{}
+	if e.Role != "" {
+		meta[MetaRole] = e.Role
+	}
+	if e.Speaker != "" {
+		meta[MetaSpeaker] = e.Speaker
+	}
+	if len(ms) > 0 {
+		meta[MetaEventFrom] = ms[0].From.Format(time.DateOnly)
+		meta[MetaEventTo] = ms[0].To.Format(time.DateOnly)
+	}
+	if len(meta) > 0 {
+		m.Metadata = meta
+	}
+	return m
+}
+
+// Cues returns the anchors of one text: its speaker, the names and quoted
+// titles in it, and the labels of its dates, each once, at most
+// engram.MaxCues of them.
+func Cues(speaker, text string, ms []Mention, known map[string]bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(c string) {
+		c = strings.TrimSpace(c)
+		if c == "" || len(c) > engram.MaxShortBytes || len(out) >= engram.MaxCues {
+			return
+		}
+		if k := strings.ToLower(c); !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	add(speaker)
+	for _, n := range Names(text, known) {
+		add(n)
+	}
+	for _, t := range Titles(text) {
+		add(t)
+	}
+	for _, m := range ms {
+		add(m.Label())
+	}
+	return out
+}
+
+// Abstract returns the short primary abstraction of a text: its speaker
+// and its first sentences, whitespace collapsed, cut at a sentence or word
+// boundary to at most max bytes (an ellipsis marks a cut inside a
+// sentence).
+func Abstract(speaker, text string, max int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	prefix := ""
+	if speaker != "" {
+		prefix = speaker + ": "
+	}
+	room := max - len(prefix)
+	if room < 16 {
+		return clip(prefix+text, max)
+	}
+	if len(text) <= room {
+		return prefix + text
+	}
+	// The longest run of whole sentences that fits.
+	cut := 0
+	for i, r := range text {
+		if i >= room {
+			break
+		}
+		switch r {
+		case '.', '!', '?', '。', '！', '？':
+			if n := i + utf8.RuneLen(r); n <= room {
+				cut = n
+			}
+		}
+	}
+	if cut >= room/3 {
+		return prefix + text[:cut]
+	}
+	return prefix + clip(text, room)
+}
+
+// clip cuts s to at most max bytes at a word boundary when there is one in
+// the second half, else at a character boundary, and marks the cut with an
+// ellipsis (counted in max).
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	const ell = "…"
+	cut := max - len(ell)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexByte(s[:cut], ' '); sp > cut/2 {
+		cut = sp
+	}
+	return strings.TrimSpace(s[:cut]) + ell
+}

@@ -1,0 +1,234 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/enginetest"
+	"github.com/engramhq/engram/postgres"
+	"github.com/engramhq/engram/storetest"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var (
+	ctx   = context.Background()
+	quiet = slog.New(slog.DiscardHandler)
+)
+
+// testURL returns the URL of the test database from
+// ENGRAM_TEST_POSTGRES_URL (scripts/pg.sh sets it). Without it the test is
+// skipped, unless ENGRAM_REQUIRE_POSTGRES=1, which CI sets: then it fails.
+func testURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("ENGRAM_TEST_POSTGRES_URL")
+	if u == "" {
+		if os.Getenv("ENGRAM_REQUIRE_POSTGRES") == "1" {
+			t.Fatal("ENGRAM_TEST_POSTGRES_URL is not set but ENGRAM_REQUIRE_POSTGRES=1; run the tests through scripts/pg.sh")
+		}
+		t.Skip("ENGRAM_TEST_POSTGRES_URL is not set; run through scripts/pg.sh to test against PostgreSQL")
+	}
+	return u
+}
+
+var admin struct {
+	once sync.Once
+	pool *pgxpool.Pool
+	err  error
+}
+
+// adminPool is a connection pool to the test database for setting up and
+// inspecting schemas behind the store's back.
+func adminPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	u := testURL(t)
+	admin.once.Do(func() {
+		admin.pool, admin.err = pgxpool.New(ctx, u)
+		if admin.err != nil {
+			return
+		}
+		// Installed once in public, so that no test schema owns it: dropping
+		// a schema that held the extension would take other schemas'
+		// indexes with it.
+		_, admin.err = admin.pool.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public")
+	})
+	if admin.err != nil {
+		t.Fatalf("connect to the test database: %v", admin.err)
+	}
+	return admin.pool
+}
+
+// schemaURL creates an empty schema, dropped when the test ends, and returns
+// the test database's URL with a search_path that selects it: each store a
+// test opens starts empty, without the cost of a database per test.
+func schemaURL(t testing.TB) string {
+	t.Helper()
+	p := adminPool(t)
+	name := "t_" + strings.ToLower(engram.NewID())
+	if _, err := p.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := p.Exec(context.Background(), "DROP SCHEMA "+name+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+		}
+	})
+	return withParam(t, testURL(t), "search_path", name)
+}
+
+func withParam(t testing.TB, raw, key, value string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("parse %q: %v", raw, err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// openAt opens a store at url, closed when the test ends.
+func openAt(t testing.TB, url string, opts postgres.Options) *postgres.DB {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = quiet
+	}
+	db, err := postgres.Open(ctx, url, opts)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+// openFresh opens a store in an empty, migrated schema.
+func openFresh(t testing.TB, opts postgres.Options) *postgres.DB {
+	t.Helper()
+	return openAt(t, emptiedURL(t), opts)
+}
+
+// spare holds migrated schemas that tests have finished with, emptied:
+// creating and migrating a schema per test would take most of the suite's
+// time.
+var spare struct {
+	sync.Mutex
+	schemas []string
+	all     []string
+}
+
+// emptiedURL returns the URL of a migrated schema without any rows, given
+// back emptied when the test ends.
+func emptiedURL(t testing.TB) string {
+	t.Helper()
+	p := adminPool(t)
+	spare.Lock()
+	var name string
+	if n := len(spare.schemas); n > 0 {
+		name, spare.schemas = spare.schemas[n-1], spare.schemas[:n-1]
+	}
+	spare.Unlock()
+	if name == "" {
+		name = "r_" + strings.ToLower(engram.NewID())
+		if _, err := p.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
+			t.Fatalf("create schema: %v", err)
+		}
+		spare.Lock()
+		spare.all = append(spare.all, name)
+		spare.Unlock()
+	}
+	t.Cleanup(func() {
+		// Runs after the store's Close (cleanups run last first). A store
+		// left open in a transaction would make this wait, hence the timeout.
+		_, err := p.Exec(context.Background(), "SET lock_timeout = '5s'; TRUNCATE "+name+".episodes, "+name+".memories, "+
+			name+".memory_versions, "+name+".audit, "+name+".memory_vectors, "+name+".change_counters, "+
+			name+".changes, "+name+".meta")
+		if err != nil {
+			if !strings.Contains(err.Error(), "does not exist") { // never migrated
+				t.Errorf("empty schema %s: %v", name, err)
+			}
+			return
+		}
+		spare.Lock()
+		spare.schemas = append(spare.schemas, name)
+		spare.Unlock()
+	})
+	return withParam(t, testURL(t), "search_path", name)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if admin.pool != nil {
+		for _, name := range spare.all {
+			if _, err := admin.pool.Exec(ctx, "DROP SCHEMA "+name+" CASCADE"); err != nil {
+				fmt.Fprintf(os.Stderr, "drop schema %s: %v\n", name, err)
+				code = 1
+			}
+		}
+		admin.pool.Close()
+	}
+	os.Exit(code)
+}
+
+func TestConformance(t *testing.T) {
+	testURL(t)
+	storetest.Run(t, func(t *testing.T) engram.Store { return openFresh(t, postgres.Options{}) })
+}
+
+func TestEngine(t *testing.T) {
+	testURL(t)
+	enginetest.Run(t, func(t *testing.T) engram.Store { return openFresh(t, postgres.Options{}) })
+}
+
+// count returns the number of rows of a table in the schema of url, read
+// behind the store's back.
+func count(t testing.TB, url, table, where string, args ...any) int {
+	t.Helper()
+	p, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var n int
+	q := "SELECT count(*) FROM " + table
+	if where != "" {
+		q += " WHERE " + where
+	}
+	if err := p.QueryRow(ctx, q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func wantCode(t testing.TB, what string, err error, code string) {
+	t.Helper()
+	if got := engram.ErrorCode(err); got != code {
+		t.Errorf("%s: error code %q (%v), want %q", what, got, err, code)
+	}
+}
+
+func mustUpdate(t testing.TB, st engram.Store, fn func(engram.Tx) error) {
+	t.Helper()
+	if err := st.Update(ctx, fn); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+}
+
+func ExampleOpen() {
+	db, err := postgres.Open(context.Background(), "postgres://engram:secret@127.0.0.1:5432/engram", postgres.Options{})
+	if err != nil {
+		fmt.Println(engram.ErrorCode(err))
+		return
+	}
+	defer db.Close()
+}

@@ -1,0 +1,323 @@
+package postgres
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/textsearch"
+)
+
+// query accumulates AND-ed conditions and their numbered arguments.
+type query struct {
+	conds []string
+	args  []any
+}
+
+// arg adds v to the arguments and returns its placeholder.
+func (q *query) arg(v any) string {
+	q.args = append(q.args, v)
+	return "$" + strconv.Itoa(len(q.args))
+}
+
+func (q *query) where(cond string) { q.conds = append(q.conds, cond) }
+
+func (q *query) String() string { return strings.Join(q.conds, " AND ") }
+
+// scope adds the condition that admits exactly the rows engram.Scope.Contains
+// admits. p prefixes the columns ("m." for a table aliased m), which must
+// include tenant, user_id, agent and session. Every read and every scoped
+// delete goes through it, so the tenant rule lives in one place; the tenant
+// term comes first, so every such query stays on one shard.
+func (q *query) scope(p string, s engram.Scope) {
+	t := q.arg(s.Tenant())
+	u := q.arg(s.User)
+	own := p + "user_id = " + u
+	if s.Agent != "" {
+		own += " AND " + p + "agent = " + q.arg(s.Agent)
+	}
+	if s.Session != "" {
+		own += " AND " + p + "session = " + q.arg(s.Session)
+	}
+	if !s.IncludeShared {
+		q.where(p + "tenant = " + t + " AND " + own)
+		return
+	}
+	// The IN term only narrows which index ranges are read; the OR is the
+	// rule itself.
+	q.where(p + "tenant = " + t + " AND " + p + "user_id IN (" + u + ", '') AND ((" + own + ") OR (" +
+		p + "user_id = '' AND " + p + "agent = '' AND " + p + "session = ''))")
+}
+
+// lowerASCII folds ASCII letters only, as lower() does under the "C"
+// collation, so the needle of a contains filter is folded like the column.
+func lowerASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// contains is a case-insensitive (for ASCII) substring test of col against
+// the placeholder n; strpos, unlike LIKE, has no wildcards.
+func contains(col, n string) string {
+	return "strpos(lower(" + col + ` COLLATE "C"), ` + n + ") > 0"
+}
+
+// memoryFilter adds the conditions of f on the memories table aliased m.
+func memoryFilter(q *query, f *engram.MemoryFilter) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if len(f.Kinds) > 0 {
+		ks := make([]string, len(f.Kinds))
+		for i, k := range f.Kinds {
+			ks[i] = string(k)
+		}
+		q.where("m.kind = ANY(" + q.arg(ks) + ")")
+	}
+	switch len(f.Statuses) {
+	case 0:
+		// Equality, not ANY, lets a list read memories_by_status in id order.
+		q.where("m.status = " + q.arg(string(engram.StatusActive)))
+	case 1:
+		q.where("m.status = " + q.arg(string(f.Statuses[0])))
+	default:
+		ss := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			ss[i] = string(s)
+		}
+		q.where("m.status = ANY(" + q.arg(ss) + ")")
+	}
+	if len(f.IDs) > 0 {
+		q.where("m.id = ANY(" + q.arg(f.IDs) + ")")
+	}
+	if t := f.CreatedAfter; t != nil {
+		q.where("m.created_at >= " + q.arg(*t))
+	}
+	if t := f.CreatedBefore; t != nil {
+		q.where("m.created_at < " + q.arg(*t))
+	}
+	if t := f.ValidAt; t != nil {
+		v := q.arg(*t)
+		q.where("(m.valid_from IS NULL OR m.valid_from <= " + v + ") AND (m.valid_to IS NULL OR m.valid_to > " + v + ")")
+	}
+	// Interval overlap of [valid_from, valid_to) with [ValidAfter, ValidBefore).
+	if t := f.ValidAfter; t != nil {
+		q.where("(m.valid_to IS NULL OR m.valid_to > " + q.arg(*t) + ")")
+	}
+	if t := f.ValidBefore; t != nil {
+		q.where("(m.valid_from IS NULL OR m.valid_from < " + q.arg(*t) + ")")
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+		cond, err := metadataEquals(q, "m.metadata", k, f.Metadata[k])
+		if err != nil {
+			return err
+		}
+		q.where(cond)
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.MetadataIn)) {
+		var conds []string
+		for _, v := range f.MetadataIn[k] {
+			c, err := metadataEquals(q, "m.metadata", k, v)
+			if err != nil {
+				return err
+			}
+			conds = append(conds, "("+c+")")
+		}
+		q.where("(" + strings.Join(conds, " OR ") + ")")
+	}
+	if f.Contains != "" {
+		if err := storable("filter: contains", f.Contains); err != nil {
+			return err
+		}
+		n := q.arg(lowerASCII(f.Contains))
+		q.where("(" + contains("m.value", n) + " OR " + contains("m.abstraction", n) +
+			" OR EXISTS (SELECT 1 FROM unnest(m.cues) AS c(cue) WHERE " + contains("c.cue", n) + "))")
+	}
+	return nil
+}
+
+// episodeFilter adds the conditions of f on the episodes table aliased e.
+func episodeFilter(q *query, f *engram.EpisodeFilter) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if len(f.Roles) > 0 {
+		q.where("e.role = ANY(" + q.arg(f.Roles) + ")")
+	}
+	if f.Speaker != "" {
+		q.where("e.speaker = " + q.arg(f.Speaker))
+	}
+	if t := f.OccurredAfter; t != nil {
+		q.where("e.occurred_at >= " + q.arg(*t))
+	}
+	if t := f.OccurredBefore; t != nil {
+		q.where("e.occurred_at < " + q.arg(*t))
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+		cond, err := metadataEquals(q, "e.metadata", k, f.Metadata[k])
+		if err != nil {
+			return err
+		}
+		q.where(cond)
+	}
+	if f.Contains != "" {
+		if err := storable("filter: contains", f.Contains); err != nil {
+			return err
+		}
+		q.where(contains("e.content", q.arg(lowerASCII(f.Contains))))
+	}
+	for _, s := range append(slices.Clone(f.Roles), f.Speaker) {
+		if err := storable("filter: role or speaker", s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// auditFilter adds the conditions of f on the audit table aliased a.
+func auditFilter(q *query, f *engram.AuditFilter) error {
+	for _, o := range f.Ops {
+		if err := storable("filter: op", o); err != nil {
+			return err
+		}
+	}
+	if len(f.Ops) > 0 {
+		q.where("a.op = ANY(" + q.arg(f.Ops) + ")")
+	}
+	if t := f.After; t != nil {
+		q.where("a.at >= " + q.arg(*t))
+	}
+	if t := f.Before; t != nil {
+		q.where("a.at < " + q.arg(*t))
+	}
+	return nil
+}
+
+// maxMetadataKey bounds a metadata key used in a filter.
+const maxMetadataKey = 256
+
+// metadataEquals returns a condition true when the top-level key of the
+// json column col holds a value equal to v: strings, booleans and null by
+// type and value, numbers numerically (3 equals 3.0), arrays and objects as
+// jsonb values.
+func metadataEquals(q *query, col, key string, v any) (string, error) {
+	if key == "" || len(key) > maxMetadataKey || !utf8.ValidString(key) {
+		return "", engram.Errorf(engram.EINVALID, "filter: metadata key %q must be 1 to %d bytes of UTF-8", key, maxMetadataKey)
+	}
+	for _, r := range key {
+		// Not needed for safety here (the key is a parameter), but the
+		// embedded store refuses them, and a filter must mean the same on
+		// both.
+		if r == '"' || r == '\\' || r < 0x20 || r == 0x7f {
+			return "", engram.Errorf(engram.EINVALID, "filter: metadata key %q may not contain quotes, backslashes or control characters", key)
+		}
+	}
+	// Normalise through JSON so that ints, float32s and named types compare
+	// as what the stored metadata holds.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", engram.Errorf(engram.EINVALID, "filter: metadata %q value is not representable as JSON", key)
+	}
+	if jsonHasNUL(b) {
+		return "", engram.Errorf(engram.EINVALID, "filter: metadata %q value contains a NUL character", key)
+	}
+	var n any
+	if err := json.Unmarshal(b, &n); err != nil {
+		return "", engram.Errorf(engram.EINVALID, "filter: metadata %q value is not representable as JSON", key)
+	}
+	k := q.arg(key)
+	typ := "json_typeof(" + col + " -> " + k + ")"
+	switch n := n.(type) {
+	case nil:
+		return typ + " = 'null'", nil
+	case bool:
+		return typ + " = 'boolean' AND " + col + " ->> " + k + " = " + q.arg(strconv.FormatBool(n)), nil
+	case float64:
+		// CASE, because AND does not promise to test the type before the cast.
+		return "CASE WHEN " + typ + " = 'number' THEN (" + col + " ->> " + k + ")::numeric = " +
+			q.arg(string(b)) + "::text::numeric ELSE false END", nil
+	case string:
+		return typ + " = 'string' AND " + col + " ->> " + k + " = " + q.arg(n), nil
+	default:
+		return typ + " IN ('array', 'object') AND (" + col + " -> " + k + ")::jsonb = " + q.arg(string(b)) + "::text::jsonb", nil
+	}
+}
+
+// tsQuery returns the text for websearch_to_tsquery that finds any of the
+// terms of free text q, or "" when q has none. Every term is double-quoted,
+// so nothing a user types is read as query syntax (terms hold only letters,
+// digits and marks anyway); a CJK term becomes the quoted phrase of its
+// bigrams, and "or" between quoted terms is the OR operator.
+func tsQuery(q string) string {
+	terms := textsearch.Terms(q)
+	if len(terms) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" or ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.TrimSpace(textsearch.Segment(t)))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// Cursors have the embedded store's form, base64 of a kind letter and the
+// last row's sort key, so a cursor from one list is refused by another.
+
+func errBadCursor() error {
+	return engram.Errorf(engram.EINVALID, "cursor is malformed or belongs to another list")
+}
+
+func encodeCursor(kind byte, key string) string {
+	return base64.RawURLEncoding.EncodeToString(append([]byte{kind, ':'}, key...))
+}
+
+func decodeCursor(kind byte, c string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) < 2 || b[0] != kind || b[1] != ':' {
+		return "", errBadCursor()
+	}
+	return string(b[2:]), nil
+}
+
+func decodeIDCursor(kind byte, c string) (string, error) {
+	id, err := decodeCursor(kind, c)
+	if err != nil {
+		return "", err
+	}
+	if !engram.ValidID(id) {
+		return "", errBadCursor()
+	}
+	return id, nil
+}
+
+func encodeEpisodeCursor(occurred time.Time, id string) string {
+	return encodeCursor('e', strconv.FormatInt(occurred.UnixMicro(), 10)+":"+id)
+}
+
+func decodeEpisodeCursor(c string) (time.Time, string, error) {
+	key, err := decodeCursor('e', c)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	ts, id, ok := strings.Cut(key, ":")
+	v, perr := strconv.ParseInt(ts, 10, 64)
+	if !ok || perr != nil || !engram.ValidID(id) {
+		return time.Time{}, "", errBadCursor()
+	}
+	return time.UnixMicro(v).UTC(), id, nil
+}

@@ -1,0 +1,191 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+	"github.com/jackc/pgx/v5"
+)
+
+// maxEmbedderName bounds the embedder name stored with every vector.
+const maxEmbedderName = 256
+
+func checkEmbedder(name string) error {
+	if name == "" || len(name) > maxEmbedderName || !utf8.ValidString(name) {
+		return engram.Errorf(engram.EINVALID, "embedder name must be 1 to %d bytes of UTF-8", maxEmbedderName)
+	}
+	return storable("embedder name", name)
+}
+
+// ScanVectors calls fn for every vector made by embedder that belongs to an
+// active memory in s, in no particular order, reading rows as fn consumes
+// them. fn's error stops the scan and is returned as is; EINVALID for a bad
+// scope or embedder name. fn must not use the Reader while the scan runs.
+func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if err := checkEmbedder(embedder); err != nil {
+		return err
+	}
+	q := &query{}
+	q.scope("m.", s)
+	q.where("m.status = " + q.arg(string(engram.StatusActive)))
+	sql := "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
+		"FROM memories m JOIN memory_vectors v ON v.tenant = m.tenant AND v.memory_id = m.id AND v.embedder = " +
+		q.arg(embedder) + " WHERE " + q.String()
+	return t.each(ctx, "scan vectors", sql, q.args, func(row pgx.Row) error {
+		r, err := scanVector(row)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return fnError{err}
+		}
+		return nil
+	})
+}
+
+// GetVectors returns the vectors made by embedder of the active memories
+// of n's tenant (any user, agent or session) among ids, in no particular
+// order; ids that are malformed or unknown are skipped. EINVALID for a bad
+// tenant or embedder name.
+func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
+	if err := (engram.Namespace{Org: n.Org, Project: n.Project}).Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkEmbedder(embedder); err != nil {
+		return nil, err
+	}
+	want := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if engram.ValidID(id) {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	var out []engram.VectorRecord
+	err := t.each(ctx, "get vectors", vectorSelect+`WHERE m.tenant = $1 AND m.id = ANY($2) AND m.status = $3`,
+		[]any{n.Tenant(), want, string(engram.StatusActive), embedder}, func(row pgx.Row) error {
+			r, err := scanVector(row)
+			out = append(out, r)
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// vectorSelect reads the vectors of embedder $4 of the memories m a WHERE
+// clause picks.
+const vectorSelect = "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
+	"FROM memories m JOIN memory_vectors v ON v.tenant = m.tenant AND v.memory_id = m.id AND v.embedder = $4 "
+
+func scanVector(row pgx.Row) (engram.VectorRecord, error) {
+	var (
+		r   engram.VectorRecord
+		dim int
+		raw []byte
+	)
+	n := &r.Namespace
+	if err := row.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &r.Field, &dim, &raw); err != nil {
+		return r, err
+	}
+	var err error
+	if r.Vec, err = decodeVec(raw, dim); err != nil {
+		return r, fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
+	}
+	return r, nil
+}
+
+// PutVectors replaces the vectors that embedder made of the memory with the
+// tenant of n and memoryID by vecs, one per field (no vecs removes them).
+// Everything is checked before anything is written: EINVALID for a bad
+// namespace, id or embedder name, a field other than abstraction or value
+// or given twice, an empty vector, vectors of different lengths, or a value
+// that is NaN or infinite; ENOTFOUND if the tenant has no such memory.
+func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(memoryID) {
+		return invalidID("memory", memoryID)
+	}
+	if err := checkEmbedder(embedder); err != nil {
+		return err
+	}
+	fields := make([]string, len(vecs))
+	dims := make([]int32, len(vecs))
+	blobs := make([][]byte, len(vecs))
+	for i, fv := range vecs {
+		if fv.Field != engram.FieldAbstraction && fv.Field != engram.FieldValue {
+			return engram.Errorf(engram.EINVALID, "vector field %q is not %s or %s", shortID(fv.Field), engram.FieldAbstraction, engram.FieldValue)
+		}
+		for _, prev := range vecs[:i] {
+			if prev.Field == fv.Field {
+				return engram.Errorf(engram.EINVALID, "vector field %s is given twice", fv.Field)
+			}
+		}
+		if len(fv.Vec) == 0 {
+			return engram.Errorf(engram.EINVALID, "the %s vector of memory %s is empty", fv.Field, memoryID)
+		}
+		if len(fv.Vec) != len(vecs[0].Vec) {
+			return engram.Errorf(engram.EINVALID, "the vectors of memory %s have different lengths (%d and %d)", memoryID, len(vecs[0].Vec), len(fv.Vec))
+		}
+		for j, x := range fv.Vec {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return engram.Errorf(engram.EINVALID, "the %s vector of memory %s has a non-finite value at %d", fv.Field, memoryID, j)
+			}
+		}
+		fields[i], dims[i], blobs[i] = fv.Field, int32(len(fv.Vec)), encodeVec(fv.Vec)
+	}
+	// One statement: find (and share-lock) the memory, drop this embedder's
+	// vectors of fields not given, upsert the given ones. With no memory,
+	// m is empty and nothing is written.
+	var user string
+	err := t.ptx.QueryRow(ctx, `WITH m AS (
+			SELECT user_id FROM memories WHERE tenant = $1 AND id = $2 FOR KEY SHARE),
+		d AS (
+			DELETE FROM memory_vectors v WHERE v.tenant = $1 AND v.memory_id = $2 AND v.embedder = $3
+			AND v.field <> ALL($4::text[]) AND EXISTS (SELECT 1 FROM m)),
+		i AS (
+			INSERT INTO memory_vectors (tenant, memory_id, embedder, field, dim, vec)
+			SELECT $1, $2, $3, x.field, x.dim, x.vec
+			FROM m, unnest($4::text[], $5::int[], $6::bytea[]) AS x(field, dim, vec)
+			ON CONFLICT (tenant, memory_id, embedder, field) DO UPDATE SET dim = excluded.dim, vec = excluded.vec)
+		SELECT user_id FROM m`, n.Tenant(), memoryID, embedder, fields, dims, blobs).Scan(&user)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", memoryID)
+	} else if err != nil {
+		return t.mapErr(ctx, "put vectors", err)
+	}
+	t.changed(n.Tenant(), user, memoryID)
+	return nil
+}
+
+// DeleteVectorsExcept deletes every vector, in every tenant, not made by
+// embedder and returns how many it deleted; EINVALID for a bad embedder
+// name (an empty one would delete them all).
+func (t *tx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
+	if err := t.writable(); err != nil {
+		return 0, err
+	}
+	if err := checkEmbedder(embedder); err != nil {
+		return 0, err
+	}
+	tag, err := t.ptx.Exec(ctx, "DELETE FROM memory_vectors WHERE embedder <> $1", embedder)
+	if err != nil {
+		return 0, t.mapErr(ctx, "delete vectors", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

@@ -1,0 +1,284 @@
+package retrieval
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/formation"
+	"github.com/engramhq/engram/textsearch"
+)
+
+// Channels: the retrieval channels that find candidates, and the signals
+// the reranker reports per hit.
+const (
+	ChannelBM25     = "bm25"     // full text over value, abstraction and cues
+	ChannelDense    = "dense"    // embeddings of abstraction and value
+	ChannelTemporal = "temporal" // memories whose time falls in the period the query names
+	ChannelNeighbor = "neighbor" // the turns next to a strong hit
+)
+
+// Factors reported per hit when a search explains itself.
+const (
+	FactorFused      = "fused"      // weighted reciprocal rank fusion of the channels
+	FactorSpeaker    = "speaker"    // said by a person the query names
+	FactorMention    = "mention"    // names a person or thing the query names
+	FactorRole       = "role"       // said by the party the query asks about
+	FactorTime       = "time"       // carries a date, for a question about time
+	FactorPeriod     = "period"     // happened in the period the query names
+	FactorQuestion   = "question"   // is itself only a question
+	FactorRecency    = "recency"    // MIRaS: how recent
+	FactorImportance = "importance" // MIRaS: importance and confidence
+	FactorFinal      = "score"      // the score hits are ranked by
+)
+
+// Config weighs the pipeline's parts. DefaultConfig holds the values the
+// evaluation harness settled on; a zero weight turns a part off.
+type Config struct {
+	// RRFK damps reciprocal rank fusion: rank r of a channel adds
+	// Weights[channel]/(RRFK+r).
+	RRFK    float64
+	Weights map[string]float64
+	// Pool is how many candidates each channel contributes at least.
+	Pool int
+	// Inflect adds regular English inflections of the query's terms to the
+	// full-text query; DropNames leaves the names out of it (see
+	// Query.Lexical).
+	Inflect, DropNames bool
+
+	// Multiplicative boosts of the fused score (score *= 1+boost).
+	Speaker  float64 // the memory's speaker is named in the query
+	Mention  float64 // a cue of the memory is named in the query
+	Role     float64 // the memory's role is the party the query asks about
+	Time     float64 // temporal question and the memory carries a date
+	Period   float64 // the memory's time overlaps the query's period
+	Question float64 // penalty (score *= 1-Question) for a bare question
+
+	// MIRaS: Recency adds Recency·2^(-age/RecencyHalfLife) of the best
+	// fused score; Importance scales by 1+Importance·(importance-0.5) and
+	// confidence multiplies directly.
+	Recency         float64
+	RecencyHalfLife time.Duration
+	Importance      float64
+
+	// MMR trades relevance for diversity: 1 keeps the relevance order; 0.7
+	// means 70% relevance, 30% novelty against hits above.
+	MMR float64
+
+	// Neighbours is how many turns on each side of a top hit are added
+	// right after it, NeighbourTop how many top hits are expanded, and
+	// NeighbourDecay the share of the hit's score a neighbour gets.
+	Neighbours     int
+	NeighbourTop   int
+	NeighbourDecay float64
+}
+
+// DefaultConfig returns the tuned defaults.
+func DefaultConfig() Config {
+	return Config{
+		RRFK:            60,
+		Weights:         map[string]float64{ChannelBM25: 1, ChannelDense: 1, ChannelTemporal: 0.5},
+		Pool:            100,
+		Speaker:         0,
+		Mention:         0,
+		Role:            0,
+		Time:            0,
+		Period:          0,
+		Question:        0,
+		Recency:         0,
+		RecencyHalfLife: 90 * 24 * time.Hour,
+		Importance:      0,
+		MMR:             1,
+	}
+}
+
+// Candidate is one memory a channel found, with what the pipeline learned
+// about it.
+type Candidate struct {
+	Memory  engram.Memory
+	Ranks   []engram.ChannelHit // one per channel that found it
+	Fused   float64
+	Score   float64
+	Factors map[string]float64
+}
+
+// Fuse sets every candidate's Fused score by weighted reciprocal rank
+// fusion of its channel ranks.
+func Fuse(cs []*Candidate, cfg Config) {
+	for _, c := range cs {
+		c.Fused = 0
+		for _, r := range c.Ranks {
+			c.Fused += cfg.Weights[r.Channel] / (cfg.RRFK + float64(r.Rank))
+		}
+	}
+}
+
+// Rerank scores fused candidates with the query's hints and the MIRaS
+// signals and sorts them best first (ties by memory id, for stable
+// rankings). now is the reference time for recency.
+func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
+	best := 0.0
+	for _, c := range cs {
+		best = math.Max(best, c.Fused)
+	}
+	names := nameKeys(q.Names)
+	for _, c := range cs {
+		m := &c.Memory
+		f := map[string]float64{FactorFused: c.Fused}
+		s := c.Fused
+		boost := func(name string, w float64, on bool) {
+			if on && w != 0 {
+				s *= 1 + w
+				f[name] = w
+			}
+		}
+		speaker, _ := m.Metadata["speaker"].(string)
+		boost(FactorSpeaker, cfg.Speaker, speaker != "" && len(names) > 0 && matchesName(speaker, names))
+		boost(FactorMention, cfg.Mention, len(names) > 0 && cueNamed(m.Cues, speaker, names))
+		role, _ := m.Metadata["role"].(string)
+		boost(FactorRole, cfg.Role, (q.AsksAssistant && role == "assistant") || (q.AsksUser && role == "user"))
+		_, dated := m.Metadata[formation.MetaEventFrom]
+		boost(FactorTime, cfg.Time, q.Temporal && dated)
+		boost(FactorPeriod, cfg.Period, inPeriod(q, m))
+		if cfg.Question != 0 && bareQuestion(m.Value) {
+			s *= 1 - cfg.Question
+			f[FactorQuestion] = -cfg.Question
+		}
+		if cfg.Importance != 0 {
+			w := (1 + cfg.Importance*(m.Importance-0.5)) * m.Confidence
+			s *= w
+			f[FactorImportance] = w
+		}
+		if cfg.Recency != 0 && m.ValidFrom != nil && cfg.RecencyHalfLife > 0 {
+			age := now.Sub(*m.ValidFrom)
+			if age < 0 {
+				age = 0
+			}
+			r := cfg.Recency * best * math.Exp2(-float64(age)/float64(cfg.RecencyHalfLife))
+			s += r
+			f[FactorRecency] = r
+		}
+		f[FactorFinal] = s
+		c.Score, c.Factors = s, f
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].Score != cs[j].Score {
+			return cs[i].Score > cs[j].Score
+		}
+		return cs[i].Memory.ID < cs[j].Memory.ID
+	})
+}
+
+func nameKeys(names []string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(n, "'s"), "’s")))
+	}
+	return out
+}
+
+// matchesName reports whether a speaker is one of the names: the whole
+// name or its first word ("Caroline" names "Caroline Smith").
+func matchesName(speaker string, names []string) bool {
+	sp := strings.ToLower(speaker)
+	first := sp
+	if i := strings.IndexByte(sp, ' '); i > 0 {
+		first = sp[:i]
+	}
+	for _, n := range names {
+		if n == sp || n == first {
+			return true
+		}
+	}
+	return false
+}
+
+// cueNamed reports whether a cue other than the speaker is one of the
+// names, or holds one as a word.
+func cueNamed(cues []string, speaker string, names []string) bool {
+	for _, c := range cues {
+		if c == speaker {
+			continue
+		}
+		lc := strings.ToLower(c)
+		for _, n := range names {
+			if lc == n || containsWord(lc, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		a, b := i+j, i+j+len(w)
+		if (a == 0 || textsearch.IsSeparator(rune(s[a-1]))) && (b == len(s) || textsearch.IsSeparator(rune(s[b]))) {
+			return true
+		}
+		i = a + 1
+	}
+}
+
+// inPeriod reports whether the memory's time (the event period its text
+// names, else when it was said) meets a period or month the query names.
+func inPeriod(q *Query, m *engram.Memory) bool {
+	if len(q.Periods) == 0 && len(q.Months) == 0 {
+		return false
+	}
+	from, to, ok := eventPeriod(m)
+	if !ok {
+		return false
+	}
+	for _, p := range q.Periods {
+		if from.Before(p.To) && to.After(p.From) {
+			return true
+		}
+	}
+	for _, mo := range q.Months {
+		for t := from; t.Before(to); t = t.AddDate(0, 1, 0) {
+			if t.Month() == mo {
+				return true
+			}
+		}
+		if to.AddDate(0, 0, -1).Month() == mo {
+			return true
+		}
+	}
+	return false
+}
+
+// eventPeriod returns the period a memory is about: the event period the
+// formation resolved from its text, else the day it became valid.
+func eventPeriod(m *engram.Memory) (from, to time.Time, ok bool) {
+	if s, _ := m.Metadata[formation.MetaEventFrom].(string); s != "" {
+		f, err1 := time.Parse(time.DateOnly, s)
+		e, _ := m.Metadata[formation.MetaEventTo].(string)
+		t, err2 := time.Parse(time.DateOnly, e)
+		if err1 == nil && err2 == nil && t.After(f) {
+			return f, t, true
+		}
+	}
+	if m.ValidFrom != nil {
+		d := m.ValidFrom.UTC().Truncate(24 * time.Hour)
+		return d, d.AddDate(0, 0, 1), true
+	}
+	return time.Time{}, time.Time{}, false
+}
+
+// bareQuestion reports whether a text is only a question: its last
+// sentence asks and no earlier sentence states anything.
+func bareQuestion(v string) bool {
+	v = strings.TrimSpace(v)
+	if !strings.HasSuffix(v, "?") {
+		return false
+	}
+	body := strings.TrimSuffix(v, "?")
+	return !strings.ContainsAny(body, ".!?\n")
+}

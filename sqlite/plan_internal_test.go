@@ -1,0 +1,79 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestQueryPlans pins the index use the vector and maintenance queries were
+// designed for, so that a schema or query change that makes one of them
+// scan a table fails here instead of only getting slow.
+func TestQueryPlans(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "plans.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	plan := func(q string, args ...any) string {
+		t.Helper()
+		rows, err := db.write.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatalf("explain %q: %v", q, err)
+		}
+		defer rows.Close()
+		var steps []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, detail)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(steps, "\n")
+	}
+	type check struct {
+		name string
+		plan string
+		want []string
+	}
+	var checks []check
+	for _, s := range scopeShapes() {
+		q, args := scanVectorsSQL(s)
+		checks = append(checks, check{fmt.Sprintf("ScanVectors %+v", s), plan(q, append(args, "active", "e")...), []string{
+			"SEARCH m USING INDEX memories_by_status (org=? AND project=? AND user_id=? AND status=?)",
+			"SEARCH v USING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
+		}})
+		q, args = getMemoriesSQL(s, 3)
+		checks = append(checks, check{fmt.Sprintf("GetMemories %+v", s), plan(q, append(args, "a", "b", "c")...), []string{
+			"AND id=?)",
+		}})
+	}
+	checks = append(checks,
+		check{"ScanMemories", plan(scanMemoriesSQL, "o", "p", "id", 10), []string{
+			"SEARCH m USING INDEX sqlite_autoindex_memories_1 ((org,project,id)>(?,?,?))",
+		}},
+		check{"PutVectors delete", plan(deleteEmbeddingsSQL, "o", "p", "id", "e"), []string{
+			"memory_vectors USING COVERING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
+		}},
+	)
+	for _, c := range checks {
+		for _, w := range c.want {
+			if !strings.Contains(c.plan, w) {
+				t.Errorf("%s: plan\n%s\ndoes not contain %q", c.name, c.plan, w)
+			}
+		}
+		// Sorting in a temporary b-tree would mean ScanMemories reads every
+		// remaining row before returning the first page.
+		if strings.Contains(c.plan, "SCAN ") || strings.Contains(c.plan, "TEMP B-TREE") {
+			t.Errorf("%s: plan\n%s\nscans or sorts", c.name, c.plan)
+		}
+	}
+}

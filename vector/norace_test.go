@@ -1,0 +1,8 @@
+//go:build !race
+
+package vector_test
+
+const (
+	raceEnabled = false
+	testEfc     = 0 // the default
+)
