@@ -10,10 +10,11 @@ DATA  ?= $(HOME)/.local/share/engram
 run: deps model
 	$(GO) run ./cmd/engram serve --addr $(ADDR) --data $(DATA)
 
-## test: fetch what is missing, then vet and run every test with the race detector.
+## test: fetch what is missing, then vet and run every test with the race
+## detector, next to a throwaway PostgreSQL (installed from Debian if missing).
 test: deps model
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
 
 ## build: the engram binary in ./bin.
 build: deps

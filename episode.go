@@ -2,6 +2,7 @@ package engram
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -80,6 +81,9 @@ func checkText(field, v string, max int) error {
 	}
 	if !utf8.ValidString(v) {
 		return Errorf(EINVALID, "%s is not valid UTF-8", field)
+	}
+	if strings.IndexByte(v, 0) >= 0 {
+		return Errorf(EINVALID, "%s contains a NUL character", field)
 	}
 	return nil
 }

@@ -126,6 +126,9 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		return nil, err
 	}
 
+	if cfg.Dedup {
+		cands = retrieval.Dedup(cands)
+	}
 	if len(cands) > k {
 		cands = cands[:k]
 	}

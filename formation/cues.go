@@ -20,6 +20,10 @@ var notNames = setOf(`i i'm i've i'll i'd im ive ill id ok okay oh hey hi hello 
 	what when where why how who which there here then now today tomorrow yesterday
 	ai tv`)
 
+// titles are abbreviations written with a full stop before a name: the
+// stop does not end a sentence, and the title belongs to the name.
+var titles = setOf(`mr mrs ms dr prof st mt jr sr`)
+
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -53,10 +57,15 @@ func words(text string) []word {
 			}
 			continue
 		}
+		afterTitle := false
 		if start >= 0 {
 			out = append(out, word{text: text[start:i], start: start, end: i, sentenceStart: newSentence})
 			newSentence = false
+			afterTitle = r == '.' && titles[strings.ToLower(text[start:i])]
 			start = -1
+		}
+		if afterTitle {
+			continue
 		}
 		switch r {
 		case '.', '!', '?', '\n', ':', ';', '"', '“', '(', '。', '！', '？':
@@ -108,7 +117,9 @@ func Names(text string, known map[string]bool) []string {
 		return !w.sentenceStart || known[nameKey(w.text)]
 	}
 	for i := 0; i < len(ws); i++ {
-		if !isName(ws[i]) {
+		title := titles[strings.ToLower(ws[i].text)] && capitalised(ws[i].text) && i+1 < len(ws) &&
+			capitalised(ws[i+1].text) && !notName(ws[i+1].text)
+		if !title && !isName(ws[i]) {
 			continue
 		}
 		j := i + 1

@@ -23,6 +23,10 @@ const (
 	// episodes before and after this one in the same conversation.
 	MetaPrev = "prev"
 	MetaNext = "next"
+	// MetaGranularity says what a memory spans: GranularityScene for a
+	// run of turns; absent for one turn.
+	MetaGranularity  = "granularity"
+	GranularityScene = "scene"
 )
 
 // MaxAbstraction is the longest abstraction the Former writes, in bytes.
@@ -40,11 +44,24 @@ type Former struct {
 	// abstraction, so that an answer ("Adoption agencies!") is found by
 	// the words of the question it answers. Zero indexes none.
 	Context int
+	// After is how many bytes of the turn after an episode are indexed in
+	// its abstraction, so that a question ("What's your favourite game?")
+	// is found by the words of its answer. Zero indexes none.
+	After int
 	// Link gives the memories of one batch their ids up front and records
 	// in each memory's metadata the ids of the memories formed from the
 	// episodes just before and after it in event time (MetaPrev,
 	// MetaNext), so retrieval can expand a hit to its neighbours.
 	Link bool
+	// Scene, when above one, also forms scene memories: runs of up to
+	// Scene consecutive turns of one conversation (and at most SceneBytes
+	// of text), each citing all its episodes, whose value is the turns as
+	// "speaker: text" lines. Scenes do not overlap.
+	Scene      int
+	SceneBytes int
+	// NoTurns leaves out the memory of each single turn (with Scene set,
+	// only scenes are formed).
+	NoTurns bool
 	// Gap is the longest pause between two episodes of one conversation;
 	// a longer one starts a new conversation, whose first turn gets no
 	// context and no link back. Zero means DefaultGap.
@@ -101,16 +118,105 @@ func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.Memory
 				mems[b].Abstraction = abs
 			}
 		}
+		if f.After > 0 {
+			ctxText := Abstract(eps[b].Speaker, eps[b].Content, f.After)
+			if abs := mems[a].Abstraction + "\n" + ctxText; len(abs) <= engram.MaxShortBytes {
+				mems[a].Abstraction = abs
+			}
+		}
 		if f.Link {
 			setMeta(&mems[a], MetaNext, mems[b].ID)
 			setMeta(&mems[b], MetaPrev, mems[a].ID)
 		}
 	}
-	ops := make([]engram.MemoryOp, len(eps))
-	for i := range mems {
-		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: mems[i], Reason: "formed from episode"}
+	var ops []engram.MemoryOp
+	if !f.NoTurns {
+		for i := range mems {
+			ops = append(ops, engram.MemoryOp{Op: engram.OpAdd, Memory: mems[i], Reason: "formed from episode"})
+		}
+	}
+	if f.Scene > 1 {
+		for _, sc := range f.scenes(eps, order, gap) {
+			if len(sc) < 2 && !f.NoTurns {
+				continue // the turn's own memory says it all
+			}
+			m := f.scene(eps, sc, mems)
+			if len(m.Value) > engram.MaxContentBytes {
+				continue // too long to store; its turns are stored one by one
+			}
+			ops = append(ops, engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "formed from a scene of episodes"})
+		}
 	}
 	return ops, nil
+}
+
+// scenes cuts the episodes, in event-time order, into runs of at most
+// f.Scene turns and f.SceneBytes bytes that do not cross a pause longer
+// than gap.
+func (f Former) scenes(eps []engram.Episode, order []int, gap time.Duration) [][]int {
+	maxBytes := f.SceneBytes
+	if maxBytes <= 0 {
+		maxBytes = engram.MaxContentBytes / 2
+	}
+	var out [][]int
+	var cur []int
+	size := 0
+	for j, i := range order {
+		n := len(eps[i].Content) + len(eps[i].Speaker) + 3
+		if len(cur) > 0 && (len(cur) >= f.Scene || size+n > maxBytes || eps[i].OccurredAt.Sub(eps[order[j-1]].OccurredAt) > gap) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, i)
+		size += n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// scene forms the memory of a run of turns from their turn memories.
+func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engram.Memory {
+	first := &eps[run[0]]
+	at := first.OccurredAt
+	var value, abs strings.Builder
+	var cues []string
+	m := engram.Memory{Namespace: first.Namespace, Kind: engram.KindEpisodic, ValidFrom: &at,
+		Metadata: map[string]any{MetaGranularity: GranularityScene}}
+	for k, i := range run {
+		e := &eps[i]
+		if k > 0 {
+			value.WriteByte('\n')
+			abs.WriteByte('\n')
+		}
+		if e.Speaker != "" {
+			value.WriteString(e.Speaker + ": ")
+		} else if e.Role != "" {
+			value.WriteString(e.Role + ": ")
+		}
+		value.WriteString(e.Content)
+		abs.WriteString(Abstract(e.Speaker, Annotate(e.Content, Resolve(e.Content, e.OccurredAt)), MaxAbstraction/2))
+		cues = append(cues, mems[i].Cues...)
+		m.Sources = append(m.Sources, e.ID)
+		if _, ok := m.Metadata[MetaEventFrom]; !ok {
+			if v, ok := mems[i].Metadata[MetaEventFrom]; ok {
+				m.Metadata[MetaEventFrom] = v
+				m.Metadata[MetaEventTo] = mems[i].Metadata[MetaEventTo]
+			}
+		}
+	}
+	m.Value = value.String()
+	m.Abstraction = clip(abs.String(), engram.MaxShortBytes)
+	m.Language = Language(m.Value)
+	seen := map[string]bool{}
+	for _, c := range cues {
+		if k := strings.ToLower(c); !seen[k] && len(m.Cues) < engram.MaxCues {
+			seen[k] = true
+			m.Cues = append(m.Cues, c)
+		}
+	}
+	return m
 }
 
 func setMeta(m *engram.Memory, k string, v any) {

@@ -154,7 +154,7 @@ func withHost(t testing.TB, raw, hostport string) string {
 
 func TestUnreachableAtOpen(t *testing.T) {
 	addr := closedPort(t)
-	u := withHost(t, testURL(t), addr)
+	u := "postgres://engram:engram@" + addr + "/engram?sslmode=disable"
 	start := time.Now()
 	_, err := postgres.Open(ctx, u, postgres.Options{ConnectTimeout: 2 * time.Second})
 	wantCode(t, "Open of an unreachable database", err, engram.EUNAVAILABLE)
@@ -166,6 +166,45 @@ func TestUnreachableAtOpen(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Open took %v to give up", d)
+	}
+}
+
+// TestConnectTimeout: a server that accepts connections but never answers
+// is given up on after ConnectTimeout.
+func TestConnectTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	start := time.Now()
+	_, err = postgres.Open(ctx, "postgres://u:p@"+ln.Addr().String()+"/db?sslmode=disable", postgres.Options{ConnectTimeout: 300 * time.Millisecond})
+	wantCode(t, "Open of a database that never answers", err, engram.EUNAVAILABLE)
+	if msg := engram.ErrorMessage(err); !strings.Contains(msg, ln.Addr().String()) || !strings.Contains(msg, "did not answer in time") {
+		t.Errorf("message %q does not say the database at %s did not answer in time", msg, ln.Addr())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Open gave up after %v with a connect timeout of 300ms", d)
 	}
 }
 

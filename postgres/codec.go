@@ -2,15 +2,12 @@ package postgres
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
-	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // utc returns t in UTC; pgx reads timestamptz in the local zone.
@@ -63,13 +60,10 @@ func jsonText(field string, v any, empty bool) ([]byte, error) {
 	if empty {
 		return nil, nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := storeutil.MarshalText(v)
+	if err != nil {
 		return nil, engram.Errorf(engram.EINVALID, "%s is not representable as JSON: %v", field, err)
 	}
-	b := bytes.TrimRight(buf.Bytes(), "\n")
 	if jsonHasNUL(b) {
 		return nil, engram.Errorf(engram.EINVALID, "%s contains a NUL character, which the PostgreSQL store cannot hold", field)
 	}
@@ -78,61 +72,12 @@ func jsonText(field string, v any, empty bool) ([]byte, error) {
 
 func mapJSON(field string, m map[string]any) ([]byte, error) { return jsonText(field, m, len(m) == 0) }
 
-// decodeMap decodes a json column, keeping numbers as json.Number so they
-// come back with every digit they were stored with.
-func decodeMap(b []byte) (map[string]any, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var m map[string]any
-	if err := unmarshalNumbers(b, &m); err != nil {
-		return nil, fmt.Errorf("decode json object: %w", err)
-	}
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
-}
-
-func unmarshalNumbers(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
-		return err
-	}
-	if d.More() {
-		return fmt.Errorf("trailing data after JSON value")
-	}
-	return nil
-}
-
 // nilIfEmpty stores an empty list as NULL, which reads back as nil.
 func nilIfEmpty(s []string) []string {
 	if len(s) == 0 {
 		return nil
 	}
 	return s
-}
-
-// encodeVec returns v as little-endian float32s, the layout of the vec
-// column (and of the embedded store's).
-func encodeVec(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVec(b []byte, dim int) ([]float32, error) {
-	if dim <= 0 || len(b) != 4*dim {
-		return nil, fmt.Errorf("%d bytes do not hold %d float32s", len(b), dim)
-	}
-	v := make([]float32, dim)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }
 
 // checkMemoryText refuses the text of a memory that PostgreSQL cannot

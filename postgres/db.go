@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +17,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -255,11 +254,12 @@ func (db *DB) mapErr(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("postgres: %s: %w (%w)", op, cerr, err)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		if pgconn.Timeout(err) && !errors.Is(err, context.Canceled) {
-			// pgx's own deadline, such as the connect timeout.
-			return db.coded(op, engram.EUNAVAILABLE, err, "the database at %s is unreachable: it did not answer in time", db.addr)
-		}
+	// ctx is live, so a deadline here is pgx's own, such as the connect
+	// timeout.
+	if errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		return db.coded(op, engram.EUNAVAILABLE, err, "the database at %s is unreachable: it did not answer in time", db.addr)
+	}
+	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	if db.closed.Load() {
@@ -292,6 +292,9 @@ func (db *DB) mapErr(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("postgres: %s: %w", op, err)
 	}
 	if reason, ok := unreachable(err); ok {
+		// The pool's other connections went the same way: drop them, so
+		// that the first call after the database is back does not get one.
+		db.pool.Reset()
 		return db.coded(op, engram.EUNAVAILABLE, err, "the database at %s is unreachable: %s", db.addr, reason)
 	}
 	return fmt.Errorf("postgres: %s: %w", op, err)
@@ -340,38 +343,9 @@ func unreachable(err error) (string, bool) {
 	return "", false
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+type migration = storeutil.Migration
 
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration file %s does not start with a version number", e.Name())
-		}
-		b, err := fs.ReadFile(migrationFS, "migrations/"+e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a version", ms[i-1].name, ms[i].name)
-		}
-	}
-	return ms, nil
-}
+func migrations() ([]migration, error) { return storeutil.Migrations(migrationFS, "migrations") }
 
 // migrationLock is the key of the transaction-level advisory lock every
 // migration step holds: one per database, so servers starting at once
@@ -400,12 +374,12 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 	defer conn.Release()
 	var applied []string
 	for _, m := range ms {
-		ran, err := db.applyMigration(ctx, conn, m, ms[len(ms)-1].version)
+		ran, err := db.applyMigration(ctx, conn, m, ms[len(ms)-1].Version)
 		if err != nil {
 			return applied, err
 		}
 		if ran {
-			applied = append(applied, m.name)
+			applied = append(applied, m.Name)
 		}
 	}
 	return applied, nil
@@ -413,16 +387,21 @@ func (db *DB) Migrate(ctx context.Context) ([]string, error) {
 
 func (db *DB) applyMigration(ctx context.Context, conn *pgxpool.Conn, m migration, known int) (bool, error) {
 	fail := func(err error) (bool, error) {
-		if err := db.mapErr(ctx, "migration "+m.name, err); engram.ErrorCode(err) == engram.EUNAVAILABLE {
+		if err := db.mapErr(ctx, "migration "+m.Name, err); engram.ErrorCode(err) == engram.EUNAVAILABLE {
 			return false, err
 		}
-		return false, fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		return false, fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 	}
 	ptx, err := conn.Begin(ctx)
 	if err != nil {
 		return fail(err)
 	}
 	defer rollback(ctx, ptx)
+	// Neither waiting for another server's migration nor building an index
+	// on a large table should hit the statement timeout; ctx bounds both.
+	if _, err := ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return fail(err)
+	}
 	if _, err := ptx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
 		return fail(err)
 	}
@@ -441,22 +420,25 @@ func (db *DB) applyMigration(ctx context.Context, conn *pgxpool.Conn, m migratio
 		return false, fmt.Errorf("postgres: the database schema is at version %d, newer than the %d this program knows; upgrade engram", newest, known)
 	}
 	var done bool
-	if err := ptx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", m.version).Scan(&done); err != nil {
+	if err := ptx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", m.Version).Scan(&done); err != nil {
 		return fail(err)
 	}
 	if done {
-		return false, ptx.Commit(ctx)
+		if err := ptx.Commit(ctx); err != nil {
+			return fail(err)
+		}
+		return false, nil
 	}
 	// No arguments: the simple protocol, which runs several statements.
-	if _, err := ptx.Exec(ctx, m.sql); err != nil {
+	if _, err := ptx.Exec(ctx, m.SQL); err != nil {
 		return fail(err)
 	}
-	if _, err := ptx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+	if _, err := ptx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.Version, m.Name); err != nil {
 		return fail(err)
 	}
 	if err := ptx.Commit(ctx); err != nil {
 		return fail(err)
 	}
-	db.log.InfoContext(ctx, "postgres: applied migration", "database", db.addr, "version", m.version, "name", m.name)
+	db.log.InfoContext(ctx, "postgres: applied migration", "database", db.addr, "version", m.Version, "name", m.Name)
 	return true, nil
 }

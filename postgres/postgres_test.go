@@ -168,6 +168,7 @@ func emptiedURL(t testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	closeCorpora()
 	if admin.pool != nil {
 		for _, name := range spare.all {
 			if _, err := admin.pool.Exec(ctx, "DROP SCHEMA "+name+" CASCADE"); err != nil {

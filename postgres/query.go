@@ -1,16 +1,15 @@
 package postgres
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/engramhq/engram/textsearch"
 )
 
@@ -53,17 +52,6 @@ func (q *query) scope(p string, s engram.Scope) {
 	// rule itself.
 	q.where(p + "tenant = " + t + " AND " + p + "user_id IN (" + u + ", '') AND ((" + own + ") OR (" +
 		p + "user_id = '' AND " + p + "agent = '' AND " + p + "session = ''))")
-}
-
-// lowerASCII folds ASCII letters only, as lower() does under the "C"
-// collation, so the needle of a contains filter is folded like the column.
-func lowerASCII(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
 }
 
 // contains is a case-insensitive (for ASCII) substring test of col against
@@ -139,7 +127,7 @@ func memoryFilter(q *query, f *engram.MemoryFilter) error {
 		if err := storable("filter: contains", f.Contains); err != nil {
 			return err
 		}
-		n := q.arg(lowerASCII(f.Contains))
+		n := q.arg(storeutil.LowerASCII(f.Contains))
 		q.where("(" + contains("m.value", n) + " OR " + contains("m.abstraction", n) +
 			" OR EXISTS (SELECT 1 FROM unnest(m.cues) AS c(cue) WHERE " + contains("c.cue", n) + "))")
 	}
@@ -174,7 +162,7 @@ func episodeFilter(q *query, f *engram.EpisodeFilter) error {
 		if err := storable("filter: contains", f.Contains); err != nil {
 			return err
 		}
-		q.where(contains("e.content", q.arg(lowerASCII(f.Contains))))
+		q.where(contains("e.content", q.arg(storeutil.LowerASCII(f.Contains))))
 	}
 	for _, s := range append(slices.Clone(f.Roles), f.Speaker) {
 		if err := storable("filter: role or speaker", s); err != nil {
@@ -273,51 +261,4 @@ func tsQuery(q string) string {
 		b.WriteByte('"')
 	}
 	return b.String()
-}
-
-// Cursors have the embedded store's form, base64 of a kind letter and the
-// last row's sort key, so a cursor from one list is refused by another.
-
-func errBadCursor() error {
-	return engram.Errorf(engram.EINVALID, "cursor is malformed or belongs to another list")
-}
-
-func encodeCursor(kind byte, key string) string {
-	return base64.RawURLEncoding.EncodeToString(append([]byte{kind, ':'}, key...))
-}
-
-func decodeCursor(kind byte, c string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) < 2 || b[0] != kind || b[1] != ':' {
-		return "", errBadCursor()
-	}
-	return string(b[2:]), nil
-}
-
-func decodeIDCursor(kind byte, c string) (string, error) {
-	id, err := decodeCursor(kind, c)
-	if err != nil {
-		return "", err
-	}
-	if !engram.ValidID(id) {
-		return "", errBadCursor()
-	}
-	return id, nil
-}
-
-func encodeEpisodeCursor(occurred time.Time, id string) string {
-	return encodeCursor('e', strconv.FormatInt(occurred.UnixMicro(), 10)+":"+id)
-}
-
-func decodeEpisodeCursor(c string) (time.Time, string, error) {
-	key, err := decodeCursor('e', c)
-	if err != nil {
-		return time.Time{}, "", err
-	}
-	ts, id, ok := strings.Cut(key, ":")
-	v, perr := strconv.ParseInt(ts, 10, 64)
-	if !ok || perr != nil || !engram.ValidID(id) {
-		return time.Time{}, "", errBadCursor()
-	}
-	return time.UnixMicro(v).UTC(), id, nil
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/engramhq/engram/textsearch"
 	"github.com/jackc/pgx/v5"
 )
@@ -45,9 +46,7 @@ func shortID(id string) string {
 	return id
 }
 
-func invalidID(what, id string) error {
-	return engram.Errorf(engram.EINVALID, "%s id %q is not a valid id", what, shortID(id))
-}
+func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
 
 const episodeCols = `e.id, e.org, e.project, e.user_id, e.agent, e.session, e.role, e.speaker,
 	e.content, e.modality, e.occurred_at, e.received_at, e.metadata`
@@ -77,7 +76,7 @@ func scanEpisode(row pgx.Row) (engram.Episode, error) {
 	e.Modality = engram.Modality(modality)
 	e.OccurredAt, e.ReceivedAt = utc(e.OccurredAt), utc(e.ReceivedAt)
 	var err error
-	if e.Metadata, err = decodeMap(md); err != nil {
+	if e.Metadata, err = storeutil.DecodeMap(md); err != nil {
 		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
 	}
 	return e, nil
@@ -104,7 +103,7 @@ func scanMemory(row pgx.Row, extra ...any) (engram.Memory, error) {
 	m.ExpiredAt, m.ExpiresAt, m.LastAccessed = utcPtr(m.ExpiredAt), utcPtr(m.ExpiresAt), utcPtr(m.LastAccessed)
 	m.Cues, m.Sources = nilIfEmpty(m.Cues), nilIfEmpty(m.Sources)
 	var err error
-	if m.Metadata, err = decodeMap(md); err != nil {
+	if m.Metadata, err = storeutil.DecodeMap(md); err != nil {
 		return m, fmt.Errorf("memory %s metadata: %w", m.ID, err)
 	}
 	return m, nil
@@ -130,7 +129,7 @@ func scanVersion(row pgx.Row) (engram.Version, error) {
 			continue
 		}
 		*f.dst = new(engram.Memory)
-		if err := unmarshalNumbers(f.b, *f.dst); err != nil {
+		if err := storeutil.UnmarshalNumbers(f.b, *f.dst); err != nil {
 			return v, fmt.Errorf("version %d of memory %s: %w", v.Version, v.MemoryID, err)
 		}
 	}
@@ -270,11 +269,11 @@ func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeF
 	}
 	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
 	if f.Cursor != "" {
-		occ, id, err := decodeEpisodeCursor(f.Cursor)
+		occMicros, id, err := storeutil.DecodeEpisodeCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
-		q.where("(e.occurred_at, e.id) > (" + q.arg(occ) + ", " + q.arg(id) + ")")
+		q.where("(e.occurred_at, e.id) > (" + q.arg(time.UnixMicro(occMicros).UTC()) + ", " + q.arg(id) + ")")
 	}
 	sql := "SELECT " + episodeCols + " FROM episodes e WHERE " + q.String() +
 		" ORDER BY e.occurred_at, e.id LIMIT " + q.arg(limit+1)
@@ -291,7 +290,7 @@ func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeF
 	if len(out) > limit {
 		out = out[:limit]
 		last := out[limit-1]
-		next = encodeEpisodeCursor(last.OccurredAt, last.ID)
+		next = storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
 	}
 	return out, next, nil
 }
@@ -309,7 +308,7 @@ func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFi
 	}
 	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
 	if f.Cursor != "" {
-		id, err := decodeIDCursor('m', f.Cursor)
+		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -328,7 +327,7 @@ func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFi
 	var next string
 	if len(out) > limit {
 		out = out[:limit]
-		next = encodeCursor('m', out[limit-1].ID)
+		next = storeutil.EncodeCursor('m', out[limit-1].ID)
 	}
 	return out, next, nil
 }
@@ -434,7 +433,7 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 		return nil, "", err
 	}
 	if f.Cursor != "" {
-		id, err := decodeIDCursor('a', f.Cursor)
+		id, err := storeutil.DecodeIDCursor('a', f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -453,7 +452,7 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 	var next string
 	if len(out) > limit {
 		out = out[:limit]
-		next = encodeCursor('a', out[limit-1].ID)
+		next = storeutil.EncodeCursor('a', out[limit-1].ID)
 	}
 	return out, next, nil
 }
@@ -524,12 +523,11 @@ func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) 
 	return nil
 }
 
-// maxMetaKey bounds the key of a store-wide value.
-const maxMetaKey = 256
-
+// checkMetaKey adds to storeutil.CheckMetaKey the refusal of a NUL
+// character, which a text column cannot hold (EINVALID).
 func checkMetaKey(key string) error {
-	if key == "" || len(key) > maxMetaKey || !utf8.ValidString(key) {
-		return engram.Errorf(engram.EINVALID, "meta key must be 1 to %d bytes of UTF-8", maxMetaKey)
+	if err := storeutil.CheckMetaKey(key); err != nil {
+		return err
 	}
 	return storable("meta key", key)
 }
@@ -582,11 +580,8 @@ func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := e.Validate(); err != nil {
+	if err := storeutil.CheckEpisode(e); err != nil {
 		return err
-	}
-	if e.ID == "" {
-		return engram.Errorf(engram.EINVALID, "episode: id is required")
 	}
 	for _, f := range []struct{ name, v string }{{"content", e.Content}, {"role", e.Role}, {"speaker", e.Speaker}} {
 		if err := storable("episode: "+f.name, f.v); err != nil {
@@ -615,11 +610,8 @@ func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 }
 
 func checkMemory(m *engram.Memory) error {
-	if err := m.Validate(); err != nil {
+	if err := storeutil.CheckMemory(m); err != nil {
 		return err
-	}
-	if m.ID == "" {
-		return engram.Errorf(engram.EINVALID, "memory: id is required")
 	}
 	return checkMemoryText("memory", m)
 }
@@ -717,17 +709,8 @@ func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := v.Namespace.Validate(); err != nil {
+	if err := storeutil.CheckVersion(v, shortID); err != nil {
 		return err
-	}
-	if !engram.ValidID(v.MemoryID) {
-		return invalidID("version: memory", v.MemoryID)
-	}
-	if v.Version < 1 {
-		return engram.Errorf(engram.EINVALID, "version: number %d is not positive", v.Version)
-	}
-	if v.Op == "" {
-		return engram.Errorf(engram.EINVALID, "version: op is required")
 	}
 	for _, f := range []struct{ name, v string }{{"op", string(v.Op)}, {"actor", v.Actor}, {"reason", v.Reason}} {
 		if err := storable("version: "+f.name, f.v); err != nil {
@@ -763,14 +746,8 @@ func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := a.Namespace.Validate(); err != nil {
+	if err := storeutil.CheckAudit(a, shortID); err != nil {
 		return err
-	}
-	if !engram.ValidID(a.ID) {
-		return invalidID("audit", a.ID)
-	}
-	if a.Op == "" {
-		return engram.Errorf(engram.EINVALID, "audit: op is required")
 	}
 	for _, f := range append([]string{a.Op, a.Actor, a.Detail}, a.IDs...) {
 		if err := storable("audit entry", f); err != nil {

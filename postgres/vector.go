@@ -4,19 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
-// maxEmbedderName bounds the embedder name stored with every vector.
-const maxEmbedderName = 256
-
+// checkEmbedder adds to storeutil.CheckEmbedder the refusal of a NUL
+// character, which a text column cannot hold (EINVALID).
 func checkEmbedder(name string) error {
-	if name == "" || len(name) > maxEmbedderName || !utf8.ValidString(name) {
-		return engram.Errorf(engram.EINVALID, "embedder name must be 1 to %d bytes of UTF-8", maxEmbedderName)
+	if err := storeutil.CheckEmbedder(name); err != nil {
+		return err
 	}
 	return storable("embedder name", name)
 }
@@ -99,7 +97,7 @@ func scanVector(row pgx.Row) (engram.VectorRecord, error) {
 		return r, err
 	}
 	var err error
-	if r.Vec, err = decodeVec(raw, dim); err != nil {
+	if r.Vec, err = storeutil.DecodeVec(raw, dim); err != nil {
 		return r, fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
 	}
 	return r, nil
@@ -115,39 +113,14 @@ func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embed
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(memoryID) {
-		return invalidID("memory", memoryID)
-	}
-	if err := checkEmbedder(embedder); err != nil {
+	if err := storeutil.CheckPutVectors(n, memoryID, embedder, vecs, shortID, checkEmbedder); err != nil {
 		return err
 	}
 	fields := make([]string, len(vecs))
 	dims := make([]int32, len(vecs))
 	blobs := make([][]byte, len(vecs))
 	for i, fv := range vecs {
-		if fv.Field != engram.FieldAbstraction && fv.Field != engram.FieldValue {
-			return engram.Errorf(engram.EINVALID, "vector field %q is not %s or %s", shortID(fv.Field), engram.FieldAbstraction, engram.FieldValue)
-		}
-		for _, prev := range vecs[:i] {
-			if prev.Field == fv.Field {
-				return engram.Errorf(engram.EINVALID, "vector field %s is given twice", fv.Field)
-			}
-		}
-		if len(fv.Vec) == 0 {
-			return engram.Errorf(engram.EINVALID, "the %s vector of memory %s is empty", fv.Field, memoryID)
-		}
-		if len(fv.Vec) != len(vecs[0].Vec) {
-			return engram.Errorf(engram.EINVALID, "the vectors of memory %s have different lengths (%d and %d)", memoryID, len(vecs[0].Vec), len(fv.Vec))
-		}
-		for j, x := range fv.Vec {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return engram.Errorf(engram.EINVALID, "the %s vector of memory %s has a non-finite value at %d", fv.Field, memoryID, j)
-			}
-		}
-		fields[i], dims[i], blobs[i] = fv.Field, int32(len(fv.Vec)), encodeVec(fv.Vec)
+		fields[i], dims[i], blobs[i] = fv.Field, int32(len(fv.Vec)), storeutil.EncodeVec(fv.Vec)
 	}
 	// One statement: find (and share-lock) the memory, drop this embedder's
 	// vectors of fields not given, upsert the given ones. With no memory,

@@ -87,3 +87,29 @@ func Expand(cs []*Candidate, extra []engram.Memory, top int, decay float64) []*C
 	// neighbours are left out: expansion goes one step.
 	return out
 }
+
+// Dedup drops every candidate whose cited episodes are all cited by
+// candidates ranked above it: it would add no source a reader has not seen.
+// Candidates without sources are kept.
+func Dedup(cs []*Candidate) []*Candidate {
+	seen := map[string]bool{}
+	out := cs[:0]
+	for _, c := range cs {
+		src := c.Memory.Sources
+		covered := len(src) > 0
+		for _, s := range src {
+			if !seen[s] {
+				covered = false
+				break
+			}
+		}
+		if covered {
+			continue
+		}
+		for _, s := range src {
+			seen[s] = true
+		}
+		out = append(out, c)
+	}
+	return out
+}

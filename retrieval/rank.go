@@ -47,6 +47,8 @@ type Config struct {
 	// full-text query; DropNames leaves the names out of it (see
 	// Query.Lexical).
 	Inflect, DropNames bool
+	// Dedup drops hits whose sources higher hits already cite.
+	Dedup bool
 
 	// Multiplicative boosts of the fused score (score *= 1+boost).
 	Speaker  float64 // the memory's speaker is named in the query

@@ -16,7 +16,9 @@
 # fsync off: it is thrown away at exit, and tests should not wait on disks.
 #
 # Environment: PG_BINDIR picks the directory holding initdb, pg_ctl and
-# psql; PG_KEEP=1 leaves the directory in place for a post-mortem.
+# psql; PG_DURABLE=1 keeps fsync and synchronous commits on (for benchmarks
+# that compare with a store that syncs every commit); PG_KEEP=1 leaves the
+# directory in place for a post-mortem.
 set -euo pipefail
 
 die() {
@@ -136,11 +138,16 @@ free_port() {
 	done
 }
 
+durability="-c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+if [[ ${PG_DURABLE:-} == 1 ]]; then
+	durability="-c fsync=on -c full_page_writes=on -c synchronous_commit=on"
+fi
+
 started=false
 for _ in 1 2 3 4 5; do
 	port=$(free_port)
 	if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -s \
-		-o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=300" \
+		-o "-h 127.0.0.1 -p $port -k $dir $durability -c max_connections=300" \
 		start; then
 		started=true
 		break

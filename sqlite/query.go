@@ -1,16 +1,14 @@
 package sqlite
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // scopeWhere returns the SQL condition, and its arguments, that admits
@@ -67,17 +65,6 @@ func (w *where) String() string { return strings.Join(w.conds, " AND ") }
 // placeholders returns "?, ?, ?" for n arguments.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
-}
-
-// lowerASCII folds ASCII letters only, as SQLite's lower() does, so the
-// needle of a contains filter is folded exactly like the column.
-func lowerASCII(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'A' && r <= 'Z' {
-			return r + 'a' - 'A'
-		}
-		return r
-	}, s)
 }
 
 // memoryFilter adds the conditions of f on the memories table aliased m.
@@ -146,7 +133,7 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		w.add("("+strings.Join(conds, " OR ")+")", args...)
 	}
 	if f.Contains != "" {
-		n := lowerASCII(f.Contains)
+		n := storeutil.LowerASCII(f.Contains)
 		w.add("(instr(lower(m.value), ?) > 0 OR instr(lower(m.abstraction), ?) > 0 OR "+
 			"EXISTS (SELECT 1 FROM json_each(m.cues) AS c WHERE instr(lower(c.value), ?) > 0))", n, n, n)
 	}
@@ -182,7 +169,7 @@ func episodeFilter(w *where, f *engram.EpisodeFilter) error {
 		w.add(cond, args...)
 	}
 	if f.Contains != "" {
-		w.add("instr(lower(e.content), ?) > 0", lowerASCII(f.Contains))
+		w.add("instr(lower(e.content), ?) > 0", storeutil.LowerASCII(f.Contains))
 	}
 	return nil
 }
@@ -253,52 +240,4 @@ func metadataEquals(col, key string, v any) (string, []any, error) {
 	default:
 		return typ + " IN ('array', 'object') AND " + val + " = json(?)", []any{path, path, string(b)}, nil
 	}
-}
-
-// Cursors are base64 of a kind letter and the last row's sort key, so a
-// cursor from one list is rejected by another.
-
-func errBadCursor() error {
-	return engram.Errorf(engram.EINVALID, "cursor is malformed or belongs to another list")
-}
-
-func encodeCursor(kind byte, key string) string {
-	return base64.RawURLEncoding.EncodeToString(append([]byte{kind, ':'}, key...))
-}
-
-func decodeCursor(kind byte, c string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) < 2 || b[0] != kind || b[1] != ':' {
-		return "", errBadCursor()
-	}
-	return string(b[2:]), nil
-}
-
-// decodeIDCursor decodes a cursor whose key is an id.
-func decodeIDCursor(kind byte, c string) (string, error) {
-	id, err := decodeCursor(kind, c)
-	if err != nil {
-		return "", err
-	}
-	if !engram.ValidID(id) {
-		return "", errBadCursor()
-	}
-	return id, nil
-}
-
-func encodeEpisodeCursor(occurred time.Time, id string) string {
-	return encodeCursor('e', strconv.FormatInt(micros(occurred), 10)+":"+id)
-}
-
-func decodeEpisodeCursor(c string) (int64, string, error) {
-	key, err := decodeCursor('e', c)
-	if err != nil {
-		return 0, "", err
-	}
-	ts, id, ok := strings.Cut(key, ":")
-	v, perr := strconv.ParseInt(ts, 10, 64)
-	if !ok || perr != nil || !engram.ValidID(id) {
-		return 0, "", errBadCursor()
-	}
-	return v, id, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // SQL shared by the transaction methods. Statements whose text does not
@@ -177,7 +178,7 @@ func scanEpisode(sc scanner) (engram.Episode, error) {
 	e.Modality = engram.Modality(modality)
 	e.OccurredAt, e.ReceivedAt = fromMicros(occ), fromMicros(rec)
 	var err error
-	if e.Metadata, err = decodeMap(md); err != nil {
+	if e.Metadata, err = storeutil.DecodeMap(md); err != nil {
 		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
 	}
 	return e, nil
@@ -206,13 +207,13 @@ func scanMemory(sc scanner, extra ...any) (engram.Memory, error) {
 	m.CreatedAt, m.UpdatedAt = fromMicros(created), fromMicros(updated)
 	m.ExpiredAt, m.ExpiresAt, m.LastAccessed = timePtr(expiredAt), timePtr(expiresAt), timePtr(acc)
 	var err error
-	if m.Cues, err = decodeStrings(cues); err != nil {
+	if m.Cues, err = storeutil.DecodeStrings(cues); err != nil {
 		return m, fmt.Errorf("memory %s cues: %w", m.ID, err)
 	}
-	if m.Sources, err = decodeStrings(sources); err != nil {
+	if m.Sources, err = storeutil.DecodeStrings(sources); err != nil {
 		return m, fmt.Errorf("memory %s sources: %w", m.ID, err)
 	}
-	if m.Metadata, err = decodeMap(md); err != nil {
+	if m.Metadata, err = storeutil.DecodeMap(md); err != nil {
 		return m, fmt.Errorf("memory %s metadata: %w", m.ID, err)
 	}
 	return m, nil
@@ -239,7 +240,7 @@ func scanVersion(sc scanner) (engram.Version, error) {
 			continue
 		}
 		*f.dst = new(engram.Memory)
-		if err := unmarshalNumbers(f.b, *f.dst); err != nil {
+		if err := storeutil.UnmarshalNumbers(f.b, *f.dst); err != nil {
 			return v, fmt.Errorf("version %d of memory %s: %w", v.Version, v.MemoryID, err)
 		}
 	}
@@ -259,7 +260,7 @@ func scanAudit(sc scanner) (engram.AuditEntry, error) {
 	}
 	a.At = fromMicros(at)
 	var err error
-	if a.IDs, err = decodeStrings(ids); err != nil {
+	if a.IDs, err = storeutil.DecodeStrings(ids); err != nil {
 		return a, fmt.Errorf("audit entry %s ids: %w", a.ID, err)
 	}
 	return a, nil

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // tx implements engram.Tx over one database/sql transaction. View hands it
@@ -77,9 +78,7 @@ func shortID(id string) string {
 	return id
 }
 
-func invalidID(what, id string) error {
-	return engram.Errorf(engram.EINVALID, "%s id %q is not a valid id", what, shortID(id))
-}
+func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
 
 // GetEpisode returns the episode with id in s; ENOTFOUND if there is none
 // in s, EINVALID for a malformed scope or id.
@@ -176,7 +175,7 @@ func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeF
 	}
 	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
 	if f.Cursor != "" {
-		occ, id, err := decodeEpisodeCursor(f.Cursor)
+		occ, id, err := storeutil.DecodeEpisodeCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -204,7 +203,7 @@ func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeF
 	if len(out) > limit {
 		out = out[:limit]
 		last := out[limit-1]
-		next = encodeEpisodeCursor(last.OccurredAt, last.ID)
+		next = storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
 	}
 	return out, next, nil
 }
@@ -222,7 +221,7 @@ func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFi
 	}
 	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
 	if f.Cursor != "" {
-		id, err := decodeIDCursor('m', f.Cursor)
+		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -248,7 +247,7 @@ func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFi
 	var next string
 	if len(out) > limit {
 		out = out[:limit]
-		next = encodeCursor('m', out[limit-1].ID)
+		next = storeutil.EncodeCursor('m', out[limit-1].ID)
 	}
 	return out, next, nil
 }
@@ -348,7 +347,7 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 	w.addScope("a.", s)
 	auditFilter(w, &f)
 	if f.Cursor != "" {
-		id, err := decodeIDCursor('a', f.Cursor)
+		id, err := storeutil.DecodeIDCursor('a', f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -374,7 +373,7 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 	var next string
 	if len(out) > limit {
 		out = out[:limit]
-		next = encodeCursor('a', out[limit-1].ID)
+		next = storeutil.EncodeCursor('a', out[limit-1].ID)
 	}
 	return out, next, nil
 }
@@ -436,20 +435,10 @@ func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) 
 	return nil
 }
 
-// maxMetaKey bounds the key of a store-wide value.
-const maxMetaKey = 256
-
-func checkMetaKey(key string) error {
-	if key == "" || len(key) > maxMetaKey || !utf8.ValidString(key) {
-		return engram.Errorf(engram.EINVALID, "meta key must be 1 to %d bytes of UTF-8", maxMetaKey)
-	}
-	return nil
-}
-
 // Meta returns the store-wide value under key, or "" if there is none;
 // EINVALID for an empty or overlong key.
 func (t *tx) Meta(ctx context.Context, key string) (string, error) {
-	if err := checkMetaKey(key); err != nil {
+	if err := storeutil.CheckMetaKey(key); err != nil {
 		return "", err
 	}
 	var v string
@@ -523,11 +512,8 @@ func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := e.Validate(); err != nil {
+	if err := storeutil.CheckEpisode(e); err != nil {
 		return err
-	}
-	if e.ID == "" {
-		return engram.Errorf(engram.EINVALID, "episode: id is required")
 	}
 	md, err := mapJSON(e.Metadata)
 	if err != nil {
@@ -563,16 +549,6 @@ func memoryArgs(m *engram.Memory) (cues, sources, md any, err error) {
 	return
 }
 
-func checkMemory(m *engram.Memory) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	if m.ID == "" {
-		return engram.Errorf(engram.EINVALID, "memory: id is required")
-	}
-	return nil
-}
-
 // InsertMemory stores m, indexes its text and records its sources.
 // EINVALID if m fails Validate or has no id, ECONFLICT if its tenant
 // already has that id.
@@ -580,7 +556,7 @@ func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := checkMemory(m); err != nil {
+	if err := storeutil.CheckMemory(m); err != nil {
 		return err
 	}
 	cues, sources, md, err := memoryArgs(m)
@@ -627,7 +603,7 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := checkMemory(m); err != nil {
+	if err := storeutil.CheckMemory(m); err != nil {
 		return err
 	}
 	cues, sources, md, err := memoryArgs(m)
@@ -645,6 +621,10 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", m.ID)
 	} else if err != nil {
 		return mapErr(ctx, "replace memory", err)
+	}
+	// Log under the old owner too, in case the replace moves the memory.
+	if err := t.logChange(ctx, n.Org, n.Project, m.ID); err != nil {
+		return err
 	}
 	if _, err := t.exec(ctx, replaceMemorySQL, n.User, n.Agent, n.Session, string(m.Kind),
 		m.Abstraction, cues, m.Value, m.Language, m.Confidence, m.Importance, string(m.Status),
@@ -687,17 +667,8 @@ func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := v.Namespace.Validate(); err != nil {
+	if err := storeutil.CheckVersion(v, shortID); err != nil {
 		return err
-	}
-	if !engram.ValidID(v.MemoryID) {
-		return invalidID("version: memory", v.MemoryID)
-	}
-	if v.Version < 1 {
-		return engram.Errorf(engram.EINVALID, "version: number %d is not positive", v.Version)
-	}
-	if v.Op == "" {
-		return engram.Errorf(engram.EINVALID, "version: op is required")
 	}
 	old, err := jsonText(v.Old, v.Old == nil)
 	if err != nil {
@@ -722,14 +693,8 @@ func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := a.Namespace.Validate(); err != nil {
+	if err := storeutil.CheckAudit(a, shortID); err != nil {
 		return err
-	}
-	if !engram.ValidID(a.ID) {
-		return invalidID("audit", a.ID)
-	}
-	if a.Op == "" {
-		return engram.Errorf(engram.EINVALID, "audit: op is required")
 	}
 	ids, err := stringsJSON(a.IDs)
 	if err != nil {
@@ -899,7 +864,7 @@ func (t *tx) SetMeta(ctx context.Context, key, value string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := checkMetaKey(key); err != nil {
+	if err := storeutil.CheckMetaKey(key); err != nil {
 		return err
 	}
 	if !utf8.ValidString(value) {

@@ -3,24 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
-	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
-
-// maxEmbedderName bounds the embedder name stored with every vector.
-const maxEmbedderName = 256
-
-func checkEmbedder(name string) error {
-	if name == "" || len(name) > maxEmbedderName || !utf8.ValidString(name) {
-		return engram.Errorf(engram.EINVALID, "embedder name must be 1 to %d bytes of UTF-8", maxEmbedderName)
-	}
-	return nil
-}
 
 // ScanVectors calls fn for every vector made by embedder that belongs to an
 // active memory in s, in no particular order, reading rows as fn consumes
@@ -30,7 +18,7 @@ func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, f
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	if err := checkEmbedder(embedder); err != nil {
+	if err := storeutil.CheckEmbedder(embedder); err != nil {
 		return err
 	}
 	q, args := scanVectorsSQL(s)
@@ -57,7 +45,7 @@ func (t *tx) vectorRows(ctx context.Context, op, q string, args []any, fn func(e
 		if err := rows.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &r.Field, &dim, &blob); err != nil {
 			return mapErr(ctx, op, err)
 		}
-		if r.Vec, err = decodeVec(blob, dim); err != nil {
+		if r.Vec, err = storeutil.DecodeVec(blob, dim); err != nil {
 			return mapErr(ctx, op, fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err))
 		}
 		if err := fn(r); err != nil {
@@ -69,7 +57,7 @@ func (t *tx) vectorRows(ctx context.Context, op, q string, args []any, fn func(e
 
 // GetVectors implements engram.Reader.
 func (t *tx) GetVectors(ctx context.Context, tenant engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
-	if err := checkEmbedder(embedder); err != nil {
+	if err := storeutil.CheckEmbedder(embedder); err != nil {
 		return nil, err
 	}
 	var out []engram.VectorRecord
@@ -101,37 +89,12 @@ func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embed
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(memoryID) {
-		return invalidID("memory", memoryID)
-	}
-	if err := checkEmbedder(embedder); err != nil {
+	if err := storeutil.CheckPutVectors(n, memoryID, embedder, vecs, shortID, storeutil.CheckEmbedder); err != nil {
 		return err
 	}
 	blobs := make([][]byte, len(vecs))
 	for i, fv := range vecs {
-		if fv.Field != engram.FieldAbstraction && fv.Field != engram.FieldValue {
-			return engram.Errorf(engram.EINVALID, "vector field %q is not %s or %s", shortID(fv.Field), engram.FieldAbstraction, engram.FieldValue)
-		}
-		for _, prev := range vecs[:i] {
-			if prev.Field == fv.Field {
-				return engram.Errorf(engram.EINVALID, "vector field %s is given twice", fv.Field)
-			}
-		}
-		if len(fv.Vec) == 0 {
-			return engram.Errorf(engram.EINVALID, "the %s vector of memory %s is empty", fv.Field, memoryID)
-		}
-		if len(fv.Vec) != len(vecs[0].Vec) {
-			return engram.Errorf(engram.EINVALID, "the vectors of memory %s have different lengths (%d and %d)", memoryID, len(vecs[0].Vec), len(fv.Vec))
-		}
-		for j, x := range fv.Vec {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return engram.Errorf(engram.EINVALID, "the %s vector of memory %s has a non-finite value at %d", fv.Field, memoryID, j)
-			}
-		}
-		blobs[i] = encodeVec(fv.Vec)
+		blobs[i] = storeutil.EncodeVec(fv.Vec)
 	}
 	var one int
 	err := t.queryRow(ctx, memoryExistsSQL, n.Org, n.Project, memoryID).Scan(&one)
@@ -158,7 +121,7 @@ func (t *tx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, err
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
-	if err := checkEmbedder(embedder); err != nil {
+	if err := storeutil.CheckEmbedder(embedder); err != nil {
 		return 0, err
 	}
 	res, err := t.exec(ctx, deleteVectorsExceptSQL, embedder)
@@ -167,26 +130,4 @@ func (t *tx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, err
 	}
 	n, err := affected(res)
 	return n, mapErr(ctx, "delete vectors", err)
-}
-
-// encodeVec returns v as little-endian float32s, the layout of the vec
-// column.
-func encodeVec(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-// decodeVec decodes a vec column of dim values into a new slice.
-func decodeVec(b []byte, dim int) ([]float32, error) {
-	if dim <= 0 || len(b) != 4*dim {
-		return nil, fmt.Errorf("%d bytes do not hold %d float32s", len(b), dim)
-	}
-	v := make([]float32, dim)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }

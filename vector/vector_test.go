@@ -120,7 +120,9 @@ var indexes = []struct {
 	new  func(dim int) vector.Index
 }{
 	{"Flat", func(dim int) vector.Index { return vector.NewFlat(dim) }},
-	{"HNSW", func(dim int) vector.Index { return vector.NewHNSW(dim, vector.HNSWConfig{Seed: 1, EfConstruction: testEfc}) }},
+	{"HNSW", func(dim int) vector.Index {
+		return vector.NewHNSW(dim, vector.HNSWConfig{Seed: 1, EfConstruction: testEfc})
+	}},
 	{"IVF", func(dim int) vector.Index { return vector.NewIVF(dim, vector.IVFConfig{}) }},
 	{"IVF/trained", trainedIVF},
 	{"Auto", func(dim int) vector.Index { return vector.NewAuto(dim, vector.AutoConfig{Threshold: 300}) }},

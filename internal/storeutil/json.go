@@ -1,0 +1,70 @@
+package storeutil
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// MarshalText encodes v as JSON without HTML escaping and without the
+// encoder's trailing newline, so the stored text is what a substring filter
+// expects and both backends store the same bytes. The encoder's error is
+// returned unwrapped for the caller to word.
+func MarshalText(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// UnmarshalNumbers decodes one JSON value from b into v keeping numbers as
+// json.Number, so metadata numbers come back with every digit they were
+// stored with. It fails on malformed JSON or on data after the value.
+func UnmarshalNumbers(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("trailing data after JSON value")
+	}
+	return nil
+}
+
+// DecodeMap decodes a JSON object column with UnmarshalNumbers. NULL (no
+// bytes) and an empty object both give nil; a malformed value is an error
+// wrapped with "decode json object".
+func DecodeMap(b []byte) (map[string]any, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := UnmarshalNumbers(b, &m); err != nil {
+		return nil, fmt.Errorf("decode json object: %w", err)
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+// DecodeStrings decodes a JSON array-of-strings column. NULL (no bytes) and
+// an empty array both give nil; a malformed value is an error wrapped with
+// "decode json array".
+func DecodeStrings(b []byte) ([]string, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var s []string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("decode json array: %w", err)
+	}
+	if len(s) == 0 {
+		return nil, nil
+	}
+	return s, nil
+}

@@ -1,0 +1,144 @@
+package storeutil
+
+import (
+	"math"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+)
+
+// MaxMetaKey bounds the key of a store-wide value.
+const MaxMetaKey = 256
+
+// MaxEmbedderName bounds the embedder name stored with every vector.
+const MaxEmbedderName = 256
+
+// CheckMetaKey returns EINVALID unless key is 1 to MaxMetaKey bytes of
+// UTF-8.
+func CheckMetaKey(key string) error {
+	if key == "" || len(key) > MaxMetaKey || !utf8.ValidString(key) {
+		return engram.Errorf(engram.EINVALID, "meta key must be 1 to %d bytes of UTF-8", MaxMetaKey)
+	}
+	return nil
+}
+
+// CheckEmbedder returns EINVALID unless name is 1 to MaxEmbedderName bytes
+// of UTF-8.
+func CheckEmbedder(name string) error {
+	if name == "" || len(name) > MaxEmbedderName || !utf8.ValidString(name) {
+		return engram.Errorf(engram.EINVALID, "embedder name must be 1 to %d bytes of UTF-8", MaxEmbedderName)
+	}
+	return nil
+}
+
+// CheckMemory returns m.Validate's error, or EINVALID if m has no id: a
+// store is handed memories whose id the engine has already assigned.
+func CheckMemory(m *engram.Memory) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if m.ID == "" {
+		return engram.Errorf(engram.EINVALID, "memory: id is required")
+	}
+	return nil
+}
+
+// CheckFieldVectors checks the vectors PutVectors is given for memoryID
+// before anything is written: EINVALID for a field other than abstraction
+// or value or given twice, an empty vector, vectors of different lengths,
+// or a value that is NaN or infinite. short shortens an echoed field name
+// the way the calling backend shortens ids in its messages.
+func CheckFieldVectors(memoryID string, vecs []engram.FieldVector, short func(string) string) error {
+	for i, fv := range vecs {
+		if fv.Field != engram.FieldAbstraction && fv.Field != engram.FieldValue {
+			return engram.Errorf(engram.EINVALID, "vector field %q is not %s or %s", short(fv.Field), engram.FieldAbstraction, engram.FieldValue)
+		}
+		for _, prev := range vecs[:i] {
+			if prev.Field == fv.Field {
+				return engram.Errorf(engram.EINVALID, "vector field %s is given twice", fv.Field)
+			}
+		}
+		if len(fv.Vec) == 0 {
+			return engram.Errorf(engram.EINVALID, "the %s vector of memory %s is empty", fv.Field, memoryID)
+		}
+		if len(fv.Vec) != len(vecs[0].Vec) {
+			return engram.Errorf(engram.EINVALID, "the vectors of memory %s have different lengths (%d and %d)", memoryID, len(vecs[0].Vec), len(fv.Vec))
+		}
+		for j, x := range fv.Vec {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return engram.Errorf(engram.EINVALID, "the %s vector of memory %s has a non-finite value at %d", fv.Field, memoryID, j)
+			}
+		}
+	}
+	return nil
+}
+
+// InvalidID returns the EINVALID error for an id that is not a valid id,
+// echoing it through short so a hostile id cannot make the message
+// arbitrarily long.
+func InvalidID(what, id string, short func(string) string) error {
+	return engram.Errorf(engram.EINVALID, "%s id %q is not a valid id", what, short(id))
+}
+
+// CheckEpisode returns e.Validate's error, or EINVALID if e has no id.
+func CheckEpisode(e *engram.Episode) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	if e.ID == "" {
+		return engram.Errorf(engram.EINVALID, "episode: id is required")
+	}
+	return nil
+}
+
+// CheckVersion returns EINVALID for a version with a bad namespace or
+// memory id (echoed through short), a number below 1 or an empty op.
+func CheckVersion(v *engram.Version, short func(string) string) error {
+	if err := v.Namespace.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(v.MemoryID) {
+		return InvalidID("version: memory", v.MemoryID, short)
+	}
+	if v.Version < 1 {
+		return engram.Errorf(engram.EINVALID, "version: number %d is not positive", v.Version)
+	}
+	if v.Op == "" {
+		return engram.Errorf(engram.EINVALID, "version: op is required")
+	}
+	return nil
+}
+
+// CheckAudit returns EINVALID for an audit entry with a bad namespace or id
+// (echoed through short) or an empty op.
+func CheckAudit(a *engram.AuditEntry, short func(string) string) error {
+	if err := a.Namespace.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(a.ID) {
+		return InvalidID("audit", a.ID, short)
+	}
+	if a.Op == "" {
+		return engram.Errorf(engram.EINVALID, "audit: op is required")
+	}
+	return nil
+}
+
+// CheckPutVectors checks everything PutVectors is given before anything is
+// written, in the order both backends report it: the namespace, the memory
+// id (echoed through short), the embedder name (with checkEmbedder, which
+// may add the backend's own limits) and then the vectors (CheckFieldVectors).
+// Every failure is EINVALID.
+func CheckPutVectors(n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector,
+	short func(string) string, checkEmbedder func(string) error) error {
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(memoryID) {
+		return InvalidID("memory", memoryID, short)
+	}
+	if err := checkEmbedder(embedder); err != nil {
+		return err
+	}
+	return CheckFieldVectors(memoryID, vecs, short)
+}
