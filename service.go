@@ -166,14 +166,29 @@ type SearchRequest struct {
 	// Now is the reference time for relative expressions in the query
 	// ("last week"); default the server's clock.
 	Now *time.Time `json:"now,omitempty"`
+	// Budget, when above zero, asks for a context: the hits, in rank
+	// order, rendered one per line into at most Budget tokens (cl100k_base),
+	// a hit that would overflow skipped. Only the hits in the context are
+	// returned. With Budget set and K zero, up to MaxK hits are considered.
+	// A negative Budget, or one above MaxBudget, is an EINVALID error.
+	Budget int `json:"budget,omitempty"`
 }
 
 // MaxK is the most hits one search returns.
 const MaxK = 200
 
+// MaxBudget is the largest context, in tokens, one search assembles.
+const MaxBudget = 1 << 20
+
 // SearchResult is the ranked answer to a SearchRequest.
 type SearchResult struct {
 	Hits []Hit `json:"hits"`
+	// Context is the assembled context when the request set a Budget:
+	// each hit as "[2006-01-02 15:04] speaker: value", one per line.
+	Context string `json:"context,omitempty"`
+	// Tokens is the size of Context in cl100k_base tokens, counting one
+	// per line break.
+	Tokens int `json:"tokens,omitempty"`
 }
 
 // Hit is one search result.
@@ -181,6 +196,14 @@ type Hit struct {
 	Memory  Memory       `json:"memory"`
 	Score   float64      `json:"score"`
 	Explain []ChannelHit `json:"explain,omitempty"`
+	// Factors, with Explain, break the score down: "fused" (the weighted
+	// reciprocal rank fusion of the channels) and each reranking factor
+	// that applied, e.g. "speaker", "period", "recency" (see package
+	// retrieval).
+	Factors map[string]float64 `json:"factors,omitempty"`
+	// Tokens is the size of the hit's line in Context when the request set
+	// a Budget.
+	Tokens int `json:"tokens,omitempty"`
 }
 
 // ChannelHit explains how one retrieval channel ranked a hit.

@@ -78,7 +78,44 @@ type Reader interface {
 	// tenant, in any status, ordered by (org, project, id) after the key
 	// after (the zero key starts at the beginning).
 	ScanMemories(ctx context.Context, after MemoryKey, limit int) ([]Memory, error)
+	// Dump is for maintenance (copying a store to another backend) only,
+	// never for serving a client: it crosses tenants. It calls fn for every
+	// record of every tenant, in this order: episodes, memories, versions,
+	// audit entries, vectors of every embedder, then store-wide meta values
+	// (except a backend's own bookkeeping, such as change-log positions).
+	// Within a kind records come in byte order of their key: (org, project,
+	// id) for episodes, memories and audit, (org, project, memory id,
+	// version) for versions, (org, project, memory id, embedder, field) for
+	// vectors, and key for meta. An error from fn stops it and is returned
+	// as is.
+	Dump(ctx context.Context, fn func(DumpRecord) error) error
 }
+
+// DumpRecord is one record of Reader.Dump: Type is one of the Record types,
+// with the matching pointer of Record set, or RecordVector or RecordMeta.
+type DumpRecord struct {
+	Record
+	Vector *StoredVector `json:"vector,omitempty"`
+	Meta   *MetaEntry    `json:"meta,omitempty"`
+}
+
+// StoredVector is a stored vector with the embedder that made it.
+type StoredVector struct {
+	Embedder string `json:"embedder"`
+	VectorRecord
+}
+
+// MetaEntry is one store-wide meta value.
+type MetaEntry struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Dump record types, beside the Record types.
+const (
+	RecordVector = "vector"
+	RecordMeta   = "meta"
+)
 
 // MemoryKey orders memories across tenants for maintenance scans.
 type MemoryKey struct {

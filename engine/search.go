@@ -39,10 +39,15 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 	switch {
 	case k < 0:
 		return nil, engram.Errorf(engram.EINVALID, "k %d is negative", k)
+	case k == 0 && req.Budget > 0:
+		k = engram.MaxK
 	case k == 0:
 		k = DefaultK
 	case k > engram.MaxK:
 		return nil, engram.Errorf(engram.EINVALID, "k %d is above the maximum of %d", k, engram.MaxK)
+	}
+	if req.Budget < 0 || req.Budget > engram.MaxBudget {
+		return nil, engram.Errorf(engram.EINVALID, "budget %d is outside 0..%d tokens", req.Budget, engram.MaxBudget)
 	}
 	if err := req.Filter.Validate(); err != nil {
 		return nil, err
@@ -106,6 +111,7 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		}
 		retrieval.Fuse(cands, cfg)
 		retrieval.Rerank(q, cands, cfg, now)
+		retrieval.MMR(cands, cfg.MMRDepth, cfg.MMR, cfg.MMRSameDay)
 		if cfg.NeighbourTop > 0 {
 			ids := retrieval.NeighbourIDs(cands, cfg.NeighbourTop)
 			ms, err := e.listByID(ctx, r, s, req.Filter, ids)
@@ -132,17 +138,40 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 	if len(cands) > k {
 		cands = cands[:k]
 	}
-	hits := make([]engram.Hit, len(cands))
+	res := &engram.SearchResult{}
+	var pieces []retrieval.Piece
+	if req.Budget > 0 {
+		counter, err := retrieval.CL100K()
+		if err != nil {
+			return nil, err
+		}
+		ms := make([]*engram.Memory, len(cands))
+		for i, c := range cands {
+			ms[i] = &c.Memory
+		}
+		var taken []int
+		taken, pieces, res.Context, res.Tokens = retrieval.Assemble(ms, req.Budget, counter)
+		kept := make([]*retrieval.Candidate, len(taken))
+		for i, j := range taken {
+			kept[i] = cands[j]
+		}
+		cands = kept
+	}
+	res.Hits = make([]engram.Hit, len(cands))
 	ids := make([]string, len(cands))
 	for i, c := range cands {
-		hits[i] = engram.Hit{Memory: c.Memory, Score: c.Score}
+		h := engram.Hit{Memory: c.Memory, Score: c.Score}
 		if req.Explain {
-			hits[i].Explain = c.Ranks
+			h.Explain, h.Factors = c.Ranks, c.Factors
 		}
+		if pieces != nil {
+			h.Tokens = pieces[i].Tokens
+		}
+		res.Hits[i] = h
 		ids[i] = c.Memory.ID
 	}
 	e.access.record(s.Namespace(), e.clock(), ids...)
-	return &engram.SearchResult{Hits: hits}, nil
+	return res, nil
 }
 
 // channels resolves the channels a search asked for.

@@ -149,6 +149,15 @@ var rules = []rule{
 		n := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[strings.ToLower(g[1])]
 		return season(ref, strings.ToLower(g[2]), n), Season, true
 	}),
+	mustRule(`(?:the )?`+reSeason+`,? (?:of )?((?:19|20)\d{2})`, false, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+		y, _ := strconv.Atoi(g[2])
+		name := strings.ToLower(g[1])
+		return time.Date(y, seasonStart[name], 1, 0, 0, 0, 0, time.UTC), Season, true
+	}),
+	// "for two years (now)": the period began that long ago.
+	mustRule(`(?:for|over) (?:the (?:past|last) )?`+reNum+` `+reUnit+`(?: now)?`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+		return shift(ref, g[1], g[2], -1)
+	}),
 	// Absolute dates: "7 May 2023", "7th of May, 2023", "May 7, 2023",
 	// "May 7th", "May 2023", "2023-05-07", "in May", "in 2022".
 	mustRule(reOrd+` (?:of )?`+reMonth+`,? (\d{4})`, false, func(g []string, _ time.Time, _ bool) (time.Time, Unit, bool) {

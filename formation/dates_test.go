@@ -50,6 +50,8 @@ func TestResolve(t *testing.T) {
 		{"It opened in June.", "in June", "2022-06-01", "2022-07-01", formation.Month, "June 2022", false},
 		{"It opens in June, I will go.", "in June", "2023-06-01", "2023-07-01", formation.Month, "June 2023", false},
 		{"That was back in 2019.", "in 2019", "2019-01-01", "2020-01-01", formation.Year, "2019", false},
+		{"We met in the summer of 2021.", "the summer of 2021", "2021-06-01", "2021-09-01", formation.Season, "summer 2021", false},
+		{"I've had them for 3 years now!", "for 3 years now", "2020-01-01", "2021-01-01", formation.Year, "2020", true},
 		{"logged 2023-04-30 at noon", "2023-04-30", "2023-04-30", "2023-05-01", formation.Day, "30 April 2023", false},
 	}
 	for _, tt := range tests {

@@ -47,6 +47,10 @@ type Config struct {
 	// full-text query; DropNames leaves the names out of it (see
 	// Query.Lexical).
 	Inflect, DropNames bool
+	// ScoreFusion fuses min-max scaled channel scores instead of ranks.
+	ScoreFusion bool
+	// Smooth adds this share of the linked neighbours' fused scores.
+	Smooth float64
 	// Dedup drops hits whose sources higher hits already cite.
 	Dedup bool
 
@@ -68,6 +72,10 @@ type Config struct {
 	// MMR trades relevance for diversity: 1 keeps the relevance order; 0.7
 	// means 70% relevance, 30% novelty against hits above.
 	MMR float64
+	// MMRDepth is how many of the best candidates MMR reorders, and
+	// MMRSameDay the least similarity of two memories of one day.
+	MMRDepth   int
+	MMRSameDay float64
 
 	// Neighbours is how many turns on each side of a top hit are added
 	// right after it, NeighbourTop how many top hits are expanded, and
@@ -93,6 +101,7 @@ func DefaultConfig() Config {
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		Importance:      0,
 		MMR:             1,
+		MMRDepth:        50,
 	}
 }
 
@@ -107,12 +116,55 @@ type Candidate struct {
 }
 
 // Fuse sets every candidate's Fused score by weighted reciprocal rank
-// fusion of its channel ranks.
+// fusion of its channel ranks, or, with cfg.ScoreFusion, by the weighted
+// sum of its channel scores scaled to 0..1 over the pool (min-max).
 func Fuse(cs []*Candidate, cfg Config) {
+	if cfg.ScoreFusion {
+		lo, hi := map[string]float64{}, map[string]float64{}
+		for _, c := range cs {
+			for _, r := range c.Ranks {
+				if v, ok := lo[r.Channel]; !ok || r.Score < v {
+					lo[r.Channel] = r.Score
+				}
+				if v, ok := hi[r.Channel]; !ok || r.Score > v {
+					hi[r.Channel] = r.Score
+				}
+			}
+		}
+		for _, c := range cs {
+			c.Fused = 0
+			for _, r := range c.Ranks {
+				if span := hi[r.Channel] - lo[r.Channel]; span > 0 {
+					c.Fused += cfg.Weights[r.Channel] * (r.Score - lo[r.Channel]) / span
+				} else {
+					c.Fused += cfg.Weights[r.Channel]
+				}
+			}
+		}
+	} else {
+		for _, c := range cs {
+			c.Fused = 0
+			for _, r := range c.Ranks {
+				c.Fused += cfg.Weights[r.Channel] / (cfg.RRFK + float64(r.Rank))
+			}
+		}
+	}
+	if cfg.Smooth > 0 {
+		smooth(cs, cfg.Smooth)
+	}
+}
+
+// smooth adds to each candidate share times the fused scores of its linked
+// neighbours among the candidates: a line in the middle of a relevant
+// exchange is likelier relevant than the same line alone.
+func smooth(cs []*Candidate, share float64) {
+	byID := make(map[string]float64, len(cs))
 	for _, c := range cs {
-		c.Fused = 0
-		for _, r := range c.Ranks {
-			c.Fused += cfg.Weights[r.Channel] / (cfg.RRFK + float64(r.Rank))
+		byID[c.Memory.ID] = c.Fused
+	}
+	for _, c := range cs {
+		for _, id := range links(&c.Memory) {
+			c.Fused += share * byID[id]
 		}
 	}
 }
@@ -228,50 +280,51 @@ func containsWord(s, w string) bool {
 	}
 }
 
-// inPeriod reports whether the memory's time (the event period its text
-// names, else when it was said) meets a period or month the query names.
+// inPeriod reports whether the memory's time meets a period or month the
+// query names: the event period the formation resolved from its text, or
+// the day it was said.
 func inPeriod(q *Query, m *engram.Memory) bool {
 	if len(q.Periods) == 0 && len(q.Months) == 0 {
 		return false
 	}
-	from, to, ok := eventPeriod(m)
-	if !ok {
-		return false
-	}
-	for _, p := range q.Periods {
-		if from.Before(p.To) && to.After(p.From) {
-			return true
-		}
-	}
-	for _, mo := range q.Months {
-		for t := from; t.Before(to); t = t.AddDate(0, 1, 0) {
-			if t.Month() == mo {
+	for _, span := range memorySpans(m) {
+		from, to := span[0], span[1]
+		for _, p := range q.Periods {
+			if from.Before(p.To) && to.After(p.From) {
 				return true
 			}
 		}
-		if to.AddDate(0, 0, -1).Month() == mo {
-			return true
+		for _, mo := range q.Months {
+			for t := from; t.Before(to); t = t.AddDate(0, 1, 0) {
+				if t.Month() == mo {
+					return true
+				}
+			}
+			if to.AddDate(0, 0, -1).Month() == mo {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// eventPeriod returns the period a memory is about: the event period the
-// formation resolved from its text, else the day it became valid.
-func eventPeriod(m *engram.Memory) (from, to time.Time, ok bool) {
+// memorySpans returns the periods a memory is about: the event period the
+// formation resolved from its text, and the day it became valid.
+func memorySpans(m *engram.Memory) [][2]time.Time {
+	var out [][2]time.Time
 	if s, _ := m.Metadata[formation.MetaEventFrom].(string); s != "" {
 		f, err1 := time.Parse(time.DateOnly, s)
 		e, _ := m.Metadata[formation.MetaEventTo].(string)
 		t, err2 := time.Parse(time.DateOnly, e)
 		if err1 == nil && err2 == nil && t.After(f) {
-			return f, t, true
+			out = append(out, [2]time.Time{f, t})
 		}
 	}
 	if m.ValidFrom != nil {
 		d := m.ValidFrom.UTC().Truncate(24 * time.Hour)
-		return d, d.AddDate(0, 0, 1), true
+		out = append(out, [2]time.Time{d, d.AddDate(0, 0, 1)})
 	}
-	return time.Time{}, time.Time{}, false
+	return out
 }
 
 // bareQuestion reports whether a text is only a question: its last

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"PurgeVectors", testPurgeVectors},
 		{"Meta", testMeta},
 		{"ScanMemories", testScanMemories},
+		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
 		{"Changes", testChanges},
 		{"GetVectors", testGetVectors},

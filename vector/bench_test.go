@@ -82,7 +82,7 @@ func timeQueries(b *testing.B, queries [][]float32, search func(q []float32)) {
 }
 
 // BenchmarkFlatSearch measures exact search latency by size, the basis of
-// DefaultThreshold and of parallelFloats.
+// DefaultThreshold.
 func BenchmarkFlatSearch(b *testing.B) {
 	for _, n := range []int{5_000, 10_000, 20_000, 40_000, 80_000} {
 		d := loadBench(n)

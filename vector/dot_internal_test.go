@@ -2,6 +2,7 @@ package vector
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -42,5 +43,47 @@ func BenchmarkDot(b *testing.B) {
 			})
 		}
 		_ = sink
+	}
+}
+
+// BenchmarkFlatSplit compares one and two goroutines per Flat search at
+// small sizes, which sets parallelFloats.
+func BenchmarkFlatSplit(b *testing.B) {
+	const dim = 512
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1024, 4096, 16384, 65536} {
+		f := NewFlat(dim)
+		for i := range n {
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32(r.NormFloat64())
+			}
+			var ss float32
+			for _, x := range v {
+				ss += x * x
+			}
+			inv := 1 / float32(math.Sqrt(float64(ss)))
+			for j := range v {
+				v[j] *= inv
+			}
+			if err := f.Add(fmt.Sprint(i), v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		q := f.data[:dim]
+		for _, split := range []bool{false, true} {
+			b.Run(fmt.Sprintf("n=%d/split=%v", n, split), func(b *testing.B) {
+				old := parallelFloats
+				defer func() { parallelFloats = old }()
+				if split {
+					parallelFloats = 0
+				} else {
+					parallelFloats = math.MaxInt
+				}
+				for b.Loop() {
+					f.Search(q, 10, nil)
+				}
+			})
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package vector_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -10,8 +11,20 @@ import (
 
 // TestFlat_MatchesModel drives a Flat and the reference model through the
 // same random adds, updates and deletes and compares searches at every
-// stage. 5,000 vectors of dim 64 take the two-goroutine scan.
+// stage, with the one- and the two-goroutine scan.
 func TestFlat_MatchesModel(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		split int
+	}{{"serial", math.MaxInt}, {"split", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer vector.SetParallelFloats(tc.split)()
+			testFlatMatchesModel(t)
+		})
+	}
+}
+
+func testFlatMatchesModel(t *testing.T) {
 	const dim = 64
 	r := rand.New(rand.NewPCG(1, 2))
 	f := vector.NewFlat(dim)

@@ -79,6 +79,7 @@ func init() {
 		exportCommand,
 		reembedCommand,
 		migrateCommand,
+		migrateStoreCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

@@ -63,8 +63,9 @@ func run(args []string) error {
 		return fmt.Errorf("-nprobe: %w", err)
 	}
 
-	fmt.Printf("vectorbench: n=%d dim=%d clusters=%d spread=%g queries=%d k=%d GOMAXPROCS=%d %s/%s\n",
-		*n, *dim, *clusters, *spread, *nq, *k, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
+	fmt.Printf("vectorbench: n=%d dim=%d clusters=%d spread=%g queries=%d k=%d GOMAXPROCS=%d %s/%s%s\n",
+		*n, *dim, *clusters, *spread, *nq, *k, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, loadavg())
+	defer func() { fmt.Printf("done%s\n", loadavg()) }()
 
 	t0 := time.Now()
 	mix := synth.NewMixture(*seed, *dim, *clusters, *spread)
@@ -219,4 +220,18 @@ func ints(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// loadavg reports the machine's load, which explains noisy tail latencies
+// on a shared machine; empty where /proc is missing.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return " (load average " + strings.Join(f[:3], " ") + ")"
 }

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/postgres"
+	"github.com/engramhq/engram/sqlite"
+)
+
+var migrateStoreCommand = &Command{
+	Name:     "migrate-store",
+	Synopsis: "copy every record from one store to another (SQLite <-> PostgreSQL)",
+	Usage: `
+Usage: engram migrate-store --from SRC --to DST [--progress] [--batch N]
+
+Copies everything in the store SRC into the empty store DST: the episodes,
+memories, versions and audit entries of every tenant, the stored vectors of
+every embedder, and store-wide settings such as which embedder made the
+vectors. Each of SRC and DST is either a data directory (the SQLite store
+in DIR/engram.db) or a postgres:// URL. SRC must exist; a missing DST
+directory is created, and a PostgreSQL DST gets its schema first.
+
+DST must hold no record at all: the command refuses to mix two stores.
+SRC is read from one snapshot, so servers may keep using it, but writes
+made after the copy starts are not copied. DST is written in transactions
+of --batch records (default 2000); if the copy fails part-way, empty DST
+(or start from a new one) and run it again.
+
+Afterwards both stores are read back and, for each kind of record, the
+count and a checksum that does not depend on order (the sum of the SHA-256
+of each record's JSON) are printed side by side. Any difference makes the
+command fail with exit status 1.
+
+A progress bar is shown on stderr when stderr is a terminal, or with
+--progress. Give PostgreSQL URLs without the password (set PGPASSWORD) to
+keep it out of process listings.`,
+	Run: runMigrateStore,
+}
+
+// defaultCopyBatch is how many records one destination transaction takes:
+// enough to amortise a commit, few enough to keep memory bounded.
+const defaultCopyBatch = 2000
+
+func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	from := fs.String("from", "", "source: a data `directory` or a postgres:// URL")
+	to := fs.String("to", "", "destination: a data `directory` or a postgres:// URL")
+	progress := fs.Bool("progress", false, "show a progress bar even when stderr is not a terminal")
+	batch := fs.Int("batch", defaultCopyBatch, "most `records` written in one destination transaction")
+	pos, err := m.parse(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return cmdUsageErrorf(cmd, "migrate-store takes no arguments, got %q", pos[0])
+	case *from == "":
+		return cmdUsageErrorf(cmd, "--from is required: a data directory or a postgres:// URL")
+	case *to == "":
+		return cmdUsageErrorf(cmd, "--to is required: a data directory or a postgres:// URL")
+	case *batch <= 0:
+		return cmdUsageErrorf(cmd, "--batch must be positive")
+	}
+	if !isPostgresURL(*from) && !isPostgresURL(*to) && sameDir(*from, *to) {
+		return cmdUsageErrorf(cmd, "--from and --to are the same data directory")
+	}
+	// Only warnings: the SQLite store logs its migrations to the default.
+	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	slog.SetDefault(logger)
+	src, err := openStore(ctx, *from, false, logger)
+	if err != nil {
+		return fmt.Errorf("open the source: %w", err)
+	}
+	defer src.Close()
+	dst, err := openStore(ctx, *to, true, logger)
+	if err != nil {
+		return fmt.Errorf("open the destination: %w", err)
+	}
+	defer dst.Close()
+
+	if err := checkEmpty(ctx, dst); err != nil {
+		return err
+	}
+	showBar := *progress || m.StderrIsTerminal
+	var bar *progressbar.ProgressBar
+	if showBar {
+		bar = newBar(m.Stderr, -1, "copying", false)
+	}
+	srcSum, err := copyStore(ctx, src, dst, *batch, bar)
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	if bar != nil {
+		_ = bar.Finish()
+		bar = newBar(m.Stderr, int64(srcSum.total()), "verifying", false)
+	}
+	dstSum, err := summarize(ctx, dst, bar)
+	if err != nil {
+		return fmt.Errorf("verify the destination: %w", err)
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	fmt.Fprintf(m.Stdout, "%-9s %10s %10s  %-16s  %-16s\n", "KIND", "SOURCE", "COPY", "SOURCE SHA", "COPY SHA")
+	var bad []string
+	for _, k := range dumpKinds {
+		s, d := srcSum[k], dstSum[k]
+		mark := ""
+		if s != d {
+			mark = "  MISMATCH"
+			bad = append(bad, k)
+		}
+		fmt.Fprintf(m.Stdout, "%-9s %10d %10d  %-16s  %-16s%s\n", k, s.count, d.count, s.short(), d.short(), mark)
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the copy differs from the source in %s records", strings.Join(bad, ", "))
+	}
+	fmt.Fprintf(m.Stdout, "copied %d records; counts and checksums match\n", srcSum.total())
+	return nil
+}
+
+// dumpKinds are the kinds of record Reader.Dump returns, in its order.
+var dumpKinds = []string{
+	engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion,
+	engram.RecordAudit, engram.RecordVector, engram.RecordMeta,
+}
+
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+func sameDir(a, b string) bool {
+	a, errA := filepath.Abs(a)
+	b, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && a == b
+}
+
+// openStore opens the store at loc, a data directory or a PostgreSQL URL.
+// A source directory must hold a database already: opening would create an
+// empty one and the copy would silently copy nothing.
+func openStore(ctx context.Context, loc string, create bool, logger *slog.Logger) (engram.Store, error) {
+	if isPostgresURL(loc) {
+		return postgres.Open(ctx, loc, postgres.Options{Logger: logger})
+	}
+	if strings.Contains(loc, "://") {
+		return nil, engram.Errorf(engram.EINVALID, "%q is neither a data directory nor a postgres:// URL", redactURL(loc))
+	}
+	file := filepath.Join(loc, engine.DBFile)
+	if !create {
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			return nil, engram.Errorf(engram.EINVALID, "data directory %s holds no %s", loc, engine.DBFile)
+		}
+	}
+	return sqlite.Open(ctx, file)
+}
+
+// redactURL keeps only the scheme of a URL, which may hold a password.
+func redactURL(s string) string {
+	scheme, _, _ := strings.Cut(s, "://")
+	return scheme + "://..."
+}
+
+var errNotEmpty = errors.New("not empty")
+
+// checkEmpty returns an error unless st holds no record of any kind.
+func checkEmpty(ctx context.Context, st engram.Store) error {
+	var first engram.DumpRecord
+	err := st.View(ctx, func(r engram.Reader) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
+			first = d
+			return errNotEmpty
+		})
+	})
+	if errors.Is(err, errNotEmpty) {
+		return engram.Errorf(engram.EINVALID, "the destination is not empty (it holds at least one %s record); migrate-store only copies into an empty store", first.Type)
+	}
+	if err != nil {
+		return fmt.Errorf("read the destination: %w", err)
+	}
+	return nil
+}
+
+// copyStore copies every record of src into dst in transactions of about
+// batch records, and returns the summary of what it read from src's
+// snapshot. The fields of one memory's vectors by one embedder never
+// straddle two transactions: PutVectors replaces them all at once.
+func copyStore(ctx context.Context, src, dst engram.Store, batch int, bar *progressbar.ProgressBar) (summary, error) {
+	sum := summary{}
+	var buf []engram.DumpRecord
+	flush := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		if err := dst.Update(ctx, func(tx engram.Tx) error { return writeRecords(ctx, tx, buf) }); err != nil {
+			return err
+		}
+		if bar != nil {
+			_ = bar.Add(len(buf))
+		}
+		buf = buf[:0]
+		return nil
+	}
+	err := src.View(ctx, func(r engram.Reader) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
+			if err := sum.add(d); err != nil {
+				return err
+			}
+			if len(buf) >= batch && !sameVectorOwner(buf[len(buf)-1], d) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			// The dump reuses nothing, so keeping d is safe.
+			buf = append(buf, d)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+func sameVectorOwner(a, b engram.DumpRecord) bool {
+	if a.Type != engram.RecordVector || b.Type != engram.RecordVector {
+		return false
+	}
+	x, y := a.Vector, b.Vector
+	return x.Namespace.Org == y.Namespace.Org && x.Namespace.Project == y.Namespace.Project &&
+		x.MemoryID == y.MemoryID && x.Embedder == y.Embedder
+}
+
+// writeRecords stores recs through tx, giving the consecutive vectors of
+// one memory and embedder to one PutVectors call.
+func writeRecords(ctx context.Context, tx engram.Tx, recs []engram.DumpRecord) error {
+	for i := 0; i < len(recs); i++ {
+		r := recs[i]
+		var err error
+		switch {
+		case r.Type == engram.RecordEpisode && r.Episode != nil:
+			err = tx.InsertEpisode(ctx, r.Episode)
+		case r.Type == engram.RecordMemory && r.Memory != nil:
+			err = tx.InsertMemory(ctx, r.Memory)
+		case r.Type == engram.RecordVersion && r.Version != nil:
+			err = tx.InsertVersion(ctx, r.Version)
+		case r.Type == engram.RecordAudit && r.Audit != nil:
+			err = tx.InsertAudit(ctx, r.Audit)
+		case r.Type == engram.RecordVector && r.Vector != nil:
+			v := r.Vector
+			fvs := []engram.FieldVector{{Field: v.Field, Vec: v.Vec}}
+			for i+1 < len(recs) && sameVectorOwner(r, recs[i+1]) {
+				i++
+				fvs = append(fvs, engram.FieldVector{Field: recs[i].Vector.Field, Vec: recs[i].Vector.Vec})
+			}
+			err = tx.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
+		case r.Type == engram.RecordMeta && r.Meta != nil:
+			err = tx.SetMeta(ctx, r.Meta.Key, r.Meta.Value)
+		default:
+			err = fmt.Errorf("a dump record of type %q does not match its payload", r.Type)
+		}
+		if err != nil {
+			return fmt.Errorf("write %s record: %w", r.Type, err)
+		}
+	}
+	return nil
+}
+
+// tally is the count of one kind of record and the sum, modulo 2^256, of
+// the SHA-256 of each one's JSON: a sum does not depend on the order, and
+// unlike XOR it does not cancel a record that appears twice.
+type tally struct {
+	count int
+	sum   [4]uint64 // big-endian limbs
+}
+
+func (t tally) short() string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], t.sum[0])
+	return hex.EncodeToString(b[:])
+}
+
+// summary is the tally of each kind of record of a store.
+type summary map[string]tally
+
+func (s summary) add(d engram.DumpRecord) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode %s record: %w", d.Type, err)
+	}
+	h := sha256.Sum256(b)
+	t := s[d.Type]
+	t.count++
+	var carry uint64
+	for i := 3; i >= 0; i-- {
+		t.sum[i], carry = bits.Add64(t.sum[i], binary.BigEndian.Uint64(h[i*8:]), carry)
+	}
+	s[d.Type] = t
+	return nil
+}
+
+func (s summary) total() int {
+	n := 0
+	for _, t := range s {
+		n += t.count
+	}
+	return n
+}
+
+// summarize reads every record of st and tallies them.
+func summarize(ctx context.Context, st engram.Store, bar *progressbar.ProgressBar) (summary, error) {
+	sum := summary{}
+	err := st.View(ctx, func(r engram.Reader) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
+			if bar != nil {
+				_ = bar.Add(1)
+			}
+			return sum.add(d)
+		})
+	})
+	return sum, err
+}

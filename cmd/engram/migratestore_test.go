@@ -1,0 +1,191 @@
+package main_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/engramhq/engram"
+)
+
+// storeScope is one scope the migration tests fill and compare.
+type storeScope struct{ org, project, user string }
+
+var migrateScopes = []storeScope{
+	{"default", "default", "ann"},
+	{"default", "default", "bob"},
+	{"default", "default", ""},
+	{"globex", "p2", "ann"},
+}
+
+func (s storeScope) flags() []string {
+	return []string{"--org", s.org, "--project", s.project, "--user", s.user}
+}
+
+// fillStore writes records of every kind, with history, into several
+// tenants and users through c, whose embedder is use-lite.
+func fillStore(t *testing.T, c *cli) {
+	t.Helper()
+	for _, s := range migrateScopes {
+		args := append([]string{"add"}, s.flags()...)
+		c.ok(append(args, "--role", "user", "--meta", "lang=en", "I moved to Lisbon in May", "My cat is called Miso")...)
+		var mems engram.MemoryPage
+		c.json(&mems, append(append([]string{"add", "--memory"}, s.flags()...), "Ann adopted a beagle puppy called Biscuit", "The quarterly report is due on Monday")...)
+		id := mems.Memories[1].ID
+		c.ok(append(append([]string{"update"}, s.flags()...), id, "--value", "The quarterly report is due on Friday", "--reason", "moved")...)
+		c.ok(append(append([]string{"delete"}, s.flags()...), mems.Memories[0].ID)...)
+		c.ok(append(append([]string{"restore"}, s.flags()...), mems.Memories[0].ID)...)
+	}
+}
+
+// exports returns the export of every test scope through c.
+func exports(t *testing.T, c *cli) map[storeScope]string {
+	t.Helper()
+	out := map[storeScope]string{}
+	for _, s := range migrateScopes {
+		out[s] = c.ok(append([]string{"export"}, s.flags()...)...)
+		if out[s] == "" {
+			t.Fatalf("export of %+v is empty", s)
+		}
+	}
+	return out
+}
+
+// summaryTable returns the table migrate-store printed, failing unless
+// every kind it copied was found, and every count and checksum matches.
+func summaryTable(t *testing.T, out string) string {
+	t.Helper()
+	ls := lines(out)
+	if len(ls) != 8 || !strings.HasPrefix(ls[0], "KIND") || !strings.Contains(ls[7], "counts and checksums match") {
+		t.Fatalf("migrate-store printed:\n%s", out)
+	}
+	for _, l := range ls[1:7] {
+		f := strings.Fields(l)
+		if len(f) != 5 || f[1] != f[2] || f[3] != f[4] || f[1] == "0" {
+			t.Errorf("migrate-store row %q: want equal, non-zero counts and equal checksums", l)
+		}
+	}
+	return strings.Join(ls[:7], "\n")
+}
+
+// denseSearch fails unless a search through c finds the beagle memory by
+// the dense channel, which needs the vectors and the embedder record.
+func denseSearch(t *testing.T, c *cli) {
+	t.Helper()
+	var sr engram.SearchResult
+	c.json(&sr, "search", "--user", "ann", "--explain", "what kind of dog does she have")
+	if len(sr.Hits) == 0 || !strings.Contains(sr.Hits[0].Memory.Value, "beagle") {
+		t.Fatalf("search hits = %+v, want the beagle memory first", sr.Hits)
+	}
+	dense := false
+	for _, ch := range sr.Hits[0].Explain {
+		dense = dense || ch.Channel == "dense"
+	}
+	if !dense {
+		t.Errorf("top hit not found by the dense channel: %+v", sr.Hits[0].Explain)
+	}
+}
+
+func useLite(t *testing.T, extra ...string) *cli {
+	return &cli{t: t, env: append(baseEnv(t), "ENGRAM_EMBEDDER=use-lite"), extra: extra}
+}
+
+func TestMigrateStoreSQLite(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	srcDir, dstDir := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
+	src := useLite(t, "--data", srcDir)
+	fillStore(t, src)
+
+	c := useLite(t)
+	// A batch of 3 records makes many transactions, and vectors of one
+	// memory reach the batch boundary.
+	table := summaryTable(t, c.ok("migrate-store", "--from", srcDir, "--to", dstDir, "--batch", "3"))
+	dst := useLite(t, "--data", dstDir)
+	want, got := exports(t, src), exports(t, dst)
+	for s := range want {
+		if got[s] != want[s] {
+			t.Errorf("export of %+v differs after migrate-store:\n got %s\nwant %s", s, got[s], want[s])
+		}
+	}
+
+	// Copying the copy gives the same counts and checksums.
+	again := filepath.Join(tmp, "again")
+	if got := summaryTable(t, c.ok("migrate-store", "--from", dstDir, "--to", again, "--progress")); got != table {
+		t.Errorf("second copy's table:\n%s\nfirst copy's:\n%s", got, table)
+	}
+
+	// A destination holding anything is refused, and left as it was.
+	if stderr := c.fail(1, "migrate-store", "--from", srcDir, "--to", dstDir); !strings.Contains(stderr, "not empty") {
+		t.Errorf("copy into a filled store: stderr %q", stderr)
+	}
+	if after := exports(t, dst); after[migrateScopes[0]] != got[migrateScopes[0]] {
+		t.Errorf("a refused copy changed the destination")
+	}
+	// Last, because a search counts accesses and so changes memories.
+	denseSearch(t, dst)
+}
+
+func TestMigrateStoreUsage(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	c := &cli{t: t, env: baseEnv(t)}
+	if usage := c.ok("help", "migrate-store"); !strings.HasPrefix(usage, "Usage: engram migrate-store") {
+		t.Errorf("help migrate-store:\n%s", usage)
+	}
+	for _, args := range [][]string{
+		{"migrate-store"},
+		{"migrate-store", "--from", tmp},
+		{"migrate-store", "--to", tmp},
+		{"migrate-store", "--from", tmp, "--to", tmp},
+		{"migrate-store", "--from", tmp, "--to", filepath.Join(tmp, "x"), "--batch", "0"},
+		{"migrate-store", "--from", tmp, "--to", filepath.Join(tmp, "x"), "extra"},
+	} {
+		if stderr := c.fail(2, args...); !strings.Contains(stderr, "migrate-store") {
+			t.Errorf("engram %s: stderr %q", strings.Join(args, " "), stderr)
+		}
+	}
+	// A source directory without a database is an error, not an empty copy.
+	stderr := c.fail(1, "migrate-store", "--from", filepath.Join(tmp, "none"), "--to", filepath.Join(tmp, "dst"))
+	if !strings.Contains(stderr, "holds no engram.db") {
+		t.Errorf("missing source: stderr %q", stderr)
+	}
+	stderr = c.fail(1, "migrate-store", "--from", "mysql://u:secret@h/db", "--to", filepath.Join(tmp, "dst"))
+	if !strings.Contains(stderr, "neither a data directory nor a postgres:// URL") || strings.Contains(stderr, "secret") {
+		t.Errorf("bad source URL: stderr %q", stderr)
+	}
+}
+
+// TestMigrateStorePostgres copies a data directory into PostgreSQL and
+// back into a new data directory: every scope exports identically at each
+// step, both copies print the same counts and checksums, and dense search
+// works on PostgreSQL and on the final copy.
+func TestMigrateStorePostgres(t *testing.T) {
+	store := pgSchemaURL(t)
+	tmp := t.TempDir()
+	srcDir, backDir := filepath.Join(tmp, "src"), filepath.Join(tmp, "back")
+	src := useLite(t, "--data", srcDir)
+	fillStore(t, src)
+	want := exports(t, src)
+
+	c := useLite(t)
+	toPG := summaryTable(t, c.ok("migrate-store", "--from", srcDir, "--to", store, "--batch", "5"))
+	pg := &cli{t: t, env: append(baseEnv(t), "ENGRAM_EMBEDDER=use-lite", "ENGRAM_STORE="+store), extra: []string{"--data", t.TempDir()}}
+	back := useLite(t, "--data", backDir)
+	fromPG := summaryTable(t, c.ok("migrate-store", "--from", store, "--to", backDir))
+	if toPG != fromPG {
+		t.Errorf("SQLite -> PostgreSQL table:\n%s\nPostgreSQL -> SQLite table:\n%s", toPG, fromPG)
+	}
+	for name, got := range map[string]map[storeScope]string{"PostgreSQL": exports(t, pg), "SQLite again": exports(t, back)} {
+		for s := range want {
+			if got[s] != want[s] {
+				t.Errorf("%s: export of %+v differs:\n got %s\nwant %s", name, s, got[s], want[s])
+			}
+		}
+	}
+	denseSearch(t, pg)
+	denseSearch(t, back)
+	if stderr := c.fail(1, "migrate-store", "--from", srcDir, "--to", store); !strings.Contains(stderr, "not empty") {
+		t.Errorf("copy into a filled PostgreSQL store: stderr %q", stderr)
+	}
+}

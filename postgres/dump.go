@@ -1,0 +1,89 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
+	"github.com/jackc/pgx/v5"
+)
+
+// Dump calls fn for every record of every tenant, as engram.Reader.Dump
+// describes; keys are compared with the "C" collation, which is byte
+// order. fn's error stops the dump and is returned as is; fn must not use
+// the Reader while the dump runs. It is for maintenance only.
+func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
+	call := func(r engram.DumpRecord) error {
+		if err := fn(r); err != nil {
+			return fnError{err}
+		}
+		return nil
+	}
+	steps := []struct {
+		q    string
+		emit func(pgx.Row) error
+	}{
+		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C"`, func(row pgx.Row) error {
+			e, err := scanEpisode(row)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordEpisode, Episode: &e}})
+		}},
+		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C"`, func(row pgx.Row) error {
+			m, err := scanMemory(row)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMemory, Memory: &m}})
+		}},
+		{"SELECT " + versionCols + ` FROM memory_versions v
+			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.version`, func(row pgx.Row) error {
+			v, err := scanVersion(row)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVersion, Version: &v}})
+		}},
+		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C"`, func(row pgx.Row) error {
+			a, err := scanAudit(row)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordAudit, Audit: &a}})
+		}},
+		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
+			FROM memory_vectors v JOIN memories m ON m.tenant = v.tenant AND m.id = v.memory_id
+			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`,
+			func(row pgx.Row) error {
+				var (
+					r   engram.StoredVector
+					dim int
+					raw []byte
+				)
+				n := &r.Namespace
+				if err := row.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &r.Embedder, &r.Field, &dim, &raw); err != nil {
+					return err
+				}
+				var err error
+				if r.Vec, err = storeutil.DecodeVec(raw, dim); err != nil {
+					return fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
+				}
+				return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVector}, Vector: &r})
+			}},
+		{`SELECT key, value FROM meta ORDER BY key COLLATE "C"`, func(row pgx.Row) error {
+			var e engram.MetaEntry
+			if err := row.Scan(&e.Key, &e.Value); err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMeta}, Meta: &e})
+		}},
+	}
+	for _, st := range steps {
+		if err := t.each(ctx, "dump", st.q, nil, st.emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}

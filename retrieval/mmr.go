@@ -1,0 +1,85 @@
+package retrieval
+
+import (
+	"strings"
+
+	"github.com/engramhq/engram/textsearch"
+)
+
+// MMR reorders the first n ranked candidates by maximal marginal
+// relevance: each next pick maximises lambda·relevance − (1−lambda)·(the
+// highest similarity to a pick before it), relevance being the score
+// relative to the best. Similarity is the overlap (Jaccard) of the content
+// words of the memories' values, so near-repeats of a hit make way for
+// hits that add something; with sameDay above zero, two memories of the
+// same day are at least that similar, so hits spread over more days (more
+// conversations). lambda 1 keeps the order; the candidates after the first
+// n keep theirs.
+func MMR(cs []*Candidate, n int, lambda, sameDay float64) {
+	if lambda >= 1 || len(cs) < 3 {
+		return
+	}
+	n = min(n, len(cs))
+	top := cs[0].Score
+	if top <= 0 {
+		return
+	}
+	words := make([]map[string]bool, n)
+	days := make([]int64, n)
+	for i := range n {
+		words[i] = termSet(cs[i].Memory.Value)
+		if v := cs[i].Memory.ValidFrom; v != nil {
+			days[i] = v.Unix() / 86400
+		}
+	}
+	used := make([]bool, n)
+	maxSim := make([]float64, n)
+	picked := make([]*Candidate, 0, n)
+	for len(picked) < n {
+		best, bestVal := -1, 0.0
+		for i := range n {
+			if used[i] {
+				continue
+			}
+			v := lambda*cs[i].Score/top - (1-lambda)*maxSim[i]
+			if best < 0 || v > bestVal {
+				best, bestVal = i, v
+			}
+		}
+		used[best] = true
+		picked = append(picked, cs[best])
+		for i := range n {
+			if !used[i] {
+				sim := jaccard(words[i], words[best])
+				if sameDay > 0 && days[i] == days[best] && days[i] != 0 {
+					sim = max(sim, sameDay)
+				}
+				maxSim[i] = max(maxSim[i], sim)
+			}
+		}
+	}
+	copy(cs, picked)
+}
+
+func termSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), textsearch.IsSeparator) {
+		if !textsearch.IsStopWord(w) {
+			m[w] = true
+		}
+	}
+	return m
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

@@ -1,0 +1,87 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
+)
+
+// Dump calls fn for every record of every tenant, as engram.Reader.Dump
+// describes; TEXT columns compare by bytes (the BINARY collation), which
+// gives the documented order. The change-log horizon is left out: it
+// numbers this database's changes and means nothing in another. fn's error
+// stops the dump and is returned as is. It is for maintenance only.
+func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
+	call := func(r engram.DumpRecord) error {
+		if err := fn(r); err != nil {
+			return fnError{err}
+		}
+		return nil
+	}
+	steps := []struct {
+		q    string
+		emit func(scanner) error
+	}{
+		{"SELECT " + episodeCols + " FROM episodes e ORDER BY e.org, e.project, e.id", func(sc scanner) error {
+			e, err := scanEpisode(sc)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordEpisode, Episode: &e}})
+		}},
+		{"SELECT " + memoryCols + " FROM memories m ORDER BY m.org, m.project, m.id", func(sc scanner) error {
+			m, err := scanMemory(sc)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMemory, Memory: &m}})
+		}},
+		{"SELECT " + versionCols + " FROM memory_versions v ORDER BY v.org, v.project, v.memory_id, v.version", func(sc scanner) error {
+			v, err := scanVersion(sc)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVersion, Version: &v}})
+		}},
+		{"SELECT " + auditCols + " FROM audit a ORDER BY a.org, a.project, a.id", func(sc scanner) error {
+			a, err := scanAudit(sc)
+			if err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordAudit, Audit: &a}})
+		}},
+		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
+			FROM memory_vectors v JOIN memories m ON m.org = v.org AND m.project = v.project AND m.id = v.memory_id
+			ORDER BY v.org, v.project, v.memory_id, v.embedder, v.field`, func(sc scanner) error {
+			var (
+				r    engram.StoredVector
+				dim  int
+				blob []byte
+			)
+			n := &r.Namespace
+			if err := sc.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &r.Embedder, &r.Field, &dim, &blob); err != nil {
+				return err
+			}
+			var err error
+			if r.Vec, err = storeutil.DecodeVec(blob, dim); err != nil {
+				return fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVector}, Vector: &r})
+		}},
+		{"SELECT key, value FROM meta WHERE key <> '" + metaHorizon + "' ORDER BY key", func(sc scanner) error {
+			var e engram.MetaEntry
+			if err := sc.Scan(&e.Key, &e.Value); err != nil {
+				return err
+			}
+			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMeta}, Meta: &e})
+		}},
+	}
+	for _, st := range steps {
+		if err := t.each(ctx, "dump", st.q, nil, st.emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
