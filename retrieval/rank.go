@@ -89,7 +89,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		RRFK:            60,
-		Weights:         map[string]float64{ChannelBM25: 1, ChannelDense: 1, ChannelTemporal: 0.5},
+		Weights:         map[string]float64{ChannelBM25: 1, ChannelDense: 0.1, ChannelTemporal: 0.1},
 		Pool:            100,
 		Speaker:         0,
 		Mention:         0,
