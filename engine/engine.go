@@ -17,7 +17,7 @@ import (
 
 // Options configure an Engine. Zero values give the defaults.
 type Options struct {
-	// Former turns episodes into memory operations; default EpisodeFormer.
+	// Former turns episodes into memory operations; default DefaultFormer().
 	Former engram.Former
 	// Logger receives operational logs; default slog.Default().
 	Logger *slog.Logger
@@ -92,7 +92,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
 	if e.former == nil {
-		e.former = EpisodeFormer{}
+		e.former = DefaultFormer()
 	}
 	e.retrieval = retrieval.DefaultConfig()
 	if opts.Retrieval != nil {

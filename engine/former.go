@@ -6,10 +6,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/formation"
 )
 
-// EpisodeFormer is the default former: each episode becomes one episodic
-// memory that cites it, valid from the episode's event time. It never fails
+// DefaultFormer returns the former an engine uses when Options.Former is
+// nil: the rule-based formation.Default, which attributes first-person text
+// to its speaker, resolves relative dates, extracts cue anchors, indexes
+// each turn with the turns around it and links neighbours for retrieval.
+func DefaultFormer() engram.Former { return formation.Default() }
+
+// EpisodeFormer is the plainest former: each episode becomes one episodic
+// memory that cites it, valid from the episode's event time, its
+// abstraction the first sentence and its cue the speaker. It never fails
 // and never looks at existing memories.
 type EpisodeFormer struct{}
 

@@ -22,8 +22,10 @@ const (
 // expressions, whom it asks about); each channel (BM25 over value,
 // abstraction and cues; dense over the embeddings of abstraction and value
 // when the engine has an embedder) ranks a pool of candidates; the pools are
-// fused by weighted reciprocal rank fusion and reranked (see package
-// retrieval). Every hit counts as an access.
+// fused by weighted reciprocal rank fusion and reranked, neighbours and
+// budget applied as configured (see package retrieval). A search that names
+// its channels gets their plain ranking instead: the query as typed, no
+// reranking (see retrieval.Config.Plain). Every hit counts as an access.
 func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
 	s, err := readScope(req.Scope)
 	if err != nil {
@@ -61,12 +63,19 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		now = norm(*req.Now)
 	}
 	cfg := e.retrieval
+	if len(req.Channels) > 0 {
+		cfg = cfg.Plain()
+	}
 	q := retrieval.Analyze(req.Query, now)
 	pool := max(cfg.Pool, k)
 
 	var dense []denseHit
 	if useDense {
-		vs, err := e.vec.emb.Embed(ctx, []string{q.Dense})
+		text := q.Dense
+		if cfg.Raw {
+			text = req.Query
+		}
+		vs, err := e.vec.emb.Embed(ctx, []string{text})
 		if err != nil {
 			return nil, fmt.Errorf("embed query: %w", err)
 		}
@@ -87,15 +96,7 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		c.Ranks = append(c.Ranks, engram.ChannelHit{Channel: channel, Rank: rank, Score: score})
 	}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		if useBM25 {
-			hits, err := r.SearchText(ctx, s, q.Lexical(cfg.Inflect, cfg.DropNames), req.Filter, pool)
-			if err != nil {
-				return err
-			}
-			for i := range hits {
-				add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
-			}
-		}
+		speakers := retrieval.Speakers{}
 		if len(dense) > 0 {
 			ms, err := e.listByID(ctx, r, s, req.Filter, denseIDs(dense))
 			if err != nil {
@@ -106,7 +107,25 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 				if m := ms[d.id]; m != nil {
 					rank++
 					add(m, ChannelDense, rank, float64(d.score))
+					speakers.Add(m)
 				}
+			}
+		}
+		if useBM25 {
+			var drop func(string) bool
+			if cfg.DropSpeakers {
+				drop = speakers.Named
+			}
+			text := q.Lexical(cfg.Inflect, drop)
+			if cfg.Raw {
+				text = req.Query
+			}
+			hits, err := r.SearchText(ctx, s, text, req.Filter, pool)
+			if err != nil {
+				return err
+			}
+			for i := range hits {
+				add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
 			}
 		}
 		retrieval.Fuse(cands, cfg)

@@ -23,6 +23,7 @@ const (
 	// episodes before and after this one in the same conversation.
 	MetaPrev = "prev"
 	MetaNext = "next"
+
 	// MetaGranularity says what a memory spans: GranularityScene for a
 	// run of turns; absent for one turn.
 	MetaGranularity  = "granularity"
@@ -42,12 +43,17 @@ type Former struct {
 	// Context is how many bytes of the turn before an episode (its
 	// speaker and first sentences) are indexed in the episode's
 	// abstraction, so that an answer ("Adoption agencies!") is found by
-	// the words of the question it answers. Zero indexes none.
+	// the words of the question it answers. Only a turn of another party
+	// (speaker, else role) counts. Zero indexes none.
 	Context int
 	// After is how many bytes of the turn after an episode are indexed in
 	// its abstraction, so that a question ("What's your favourite game?")
 	// is found by the words of its answer. Zero indexes none.
 	After int
+	// ContextInCues indexes that context as cues instead of in the
+	// abstraction, so it reaches the full-text index but not the
+	// abstraction's embedding.
+	ContextInCues bool
 	// Link gives the memories of one batch their ids up front and records
 	// in each memory's metadata the ids of the memories formed from the
 	// episodes just before and after it in event time (MetaPrev,
@@ -67,6 +73,11 @@ type Former struct {
 	// context and no link back. Zero means DefaultGap.
 	Gap time.Duration
 }
+
+// Default returns the Former with the settings the evaluation harness
+// settled on: 300 bytes of the turn before and 200 of the turn after as
+// context, neighbours linked.
+func Default() Former { return Former{Context: 300, After: 200, Link: true} }
 
 // DefaultGap is the pause that ends a conversation when Former.Gap is zero.
 const DefaultGap = 2 * time.Hour
@@ -112,16 +123,15 @@ func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.Memory
 		if eps[b].OccurredAt.Sub(eps[a].OccurredAt) > gap {
 			continue
 		}
-		if f.Context > 0 {
-			ctxText := Abstract(eps[a].Speaker, eps[a].Content, f.Context)
-			if abs := mems[b].Abstraction + "\n" + ctxText; len(abs) <= engram.MaxShortBytes {
-				mems[b].Abstraction = abs
+		// Context comes from the other party of an exchange: a question
+		// and its answer explain each other, while a run of one person's
+		// messages needs no help from itself.
+		if pa, pb := party(&eps[a]), party(&eps[b]); pa != pb && pa != "" && pb != "" {
+			if f.Context > 0 {
+				f.addContext(&mems[b], Abstract(eps[a].Speaker, eps[a].Content, f.Context))
 			}
-		}
-		if f.After > 0 {
-			ctxText := Abstract(eps[b].Speaker, eps[b].Content, f.After)
-			if abs := mems[a].Abstraction + "\n" + ctxText; len(abs) <= engram.MaxShortBytes {
-				mems[a].Abstraction = abs
+			if f.After > 0 {
+				f.addContext(&mems[a], Abstract(eps[b].Speaker, eps[b].Content, f.After))
 			}
 		}
 		if f.Link {
@@ -217,6 +227,27 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 		}
 	}
 	return m
+}
+
+// party names who said an episode: its speaker, else its role.
+func party(e *engram.Episode) string {
+	if e.Speaker != "" {
+		return e.Speaker
+	}
+	return e.Role
+}
+
+// addContext indexes a neighbouring turn's text with m.
+func (f Former) addContext(m *engram.Memory, text string) {
+	if f.ContextInCues {
+		if len(m.Cues) < engram.MaxCues && len(text) <= engram.MaxShortBytes {
+			m.Cues = append(m.Cues, text)
+		}
+		return
+	}
+	if abs := m.Abstraction + "\n" + text; len(abs) <= engram.MaxShortBytes {
+		m.Abstraction = abs
+	}
 }
 
 func setMeta(m *engram.Memory, k string, v any) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/formation"
 	"github.com/engramhq/engram/textsearch"
 )
@@ -32,11 +33,30 @@ type Query struct {
 	// year counts, because the reference time of a question about an old
 	// conversation is rarely the conversation's year.
 	Months []time.Month
+	// Answer is the kind of answer a question wants, when its question
+	// word says: AnswerPlace ("where"), AnswerPerson ("who"), AnswerCount
+	// ("how many"), AnswerName ("what is the name"), or "".
+	Answer string
 	// AsksAssistant is true when the query is about what the assistant
 	// said ("you told me", "you recommended"); AsksUser when it is about
 	// the user ("I", "my").
 	AsksAssistant, AsksUser bool
 }
+
+// Kinds of answer a question can ask for.
+const (
+	AnswerPlace  = "place"
+	AnswerPerson = "person"
+	AnswerCount  = "count"
+	AnswerName   = "name"
+)
+
+var (
+	placeQuestion  = regexp.MustCompile(`(?i)^\s*where\b|\bwhat (city|country|place|state|town)\b`)
+	personQuestion = regexp.MustCompile(`(?i)^\s*(who|whom|whose)\b`)
+	countQuestion  = regexp.MustCompile(`(?i)\bhow (many|much|long|old|often|far)\b`)
+	nameQuestion   = regexp.MustCompile(`(?i)\bnames?\b|\bcalled\b|\bwhat (book|movie|show|song|band|game|restaurant|brand)s?\b`)
+)
 
 // leadingWords are stripped from the start of a question for the dense
 // text: question words, auxiliaries and the articles after them.
@@ -57,7 +77,8 @@ var questionWords = map[string]bool{
 
 var (
 	temporalQuestion = regexp.MustCompile(`(?i)^\s*when\b|\b(what|which) (date|day|time|year|month|week|season)\b|\bhow long (ago|since|before|after)\b|\bhow (many|much) (days|weeks|months|years|time)\b|\b(first|earlier|later|before|after|recently|most recent|latest|last time)\b|\bwhat order\b`)
-	assistantRef     = regexp.MustCompile(`(?i)\byou (told|mentioned|said|recommended|suggested|provided|gave|listed|shared|wrote|described|explained|proposed|advised|came up with|helped)\b|\bremind me (what|of|which|how|about)\b|\b(your|you're|you) (recommendation|suggestion|advice|list|answer|response)s?\b|\bour (previous|last|earlier) (chat|conversation|discussion)\b`)
+	assistantRef     = regexp.MustCompile(`(?i)\byou (told|mentioned|said|recommended|suggested|provided|gave|listed|shared|wrote|described|explained|proposed|advised|came up with|helped)\b|\bremind me (what|of|which|how|about)\b|\b(your|you're|you) (recommendation|suggestion|advice|list|answer|response)s?\b`)
+	userRef          = regexp.MustCompile(`(?i)\bI (mentioned|said|told you|shared|wrote|described|explained|asked)\b`)
 	firstPerson      = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b`)
 )
 
@@ -77,6 +98,16 @@ func Analyze(text string, now time.Time) *Query {
 	}
 	q.Names = formation.Names(text, known)
 	q.Temporal = temporalQuestion.MatchString(text)
+	switch {
+	case placeQuestion.MatchString(text):
+		q.Answer = AnswerPlace
+	case personQuestion.MatchString(text):
+		q.Answer = AnswerPerson
+	case countQuestion.MatchString(text):
+		q.Answer = AnswerCount
+	case nameQuestion.MatchString(text):
+		q.Answer = AnswerName
+	}
 	for _, m := range formation.Resolve(text, now) {
 		if !m.Relative && m.Unit == formation.Month && !strings.ContainsAny(m.Text, "0123456789") {
 			q.Months = append(q.Months, m.From.Month())
@@ -87,28 +118,42 @@ func Analyze(text string, now time.Time) *Query {
 	if len(q.Periods) > 0 || len(q.Months) > 0 {
 		q.Temporal = true
 	}
-	q.AsksAssistant = assistantRef.MatchString(text)
+	// "I mentioned ..." asks about the user's own words even when the
+	// assistant is asked to remember them.
+	q.AsksAssistant = assistantRef.MatchString(text) && !userRef.MatchString(text)
 	q.AsksUser = !q.AsksAssistant && firstPerson.MatchString(text)
 	return q
 }
 
 // Lexical returns the text the full-text channel searches for: the
-// query's terms, with the names left out when dropNames is set (a name
-// alone then matches every line its person said, and the reranker's speaker
-// boost weighs names instead) and with each term's regular English
-// inflections when inflect is set (see Inflections).
-func (q *Query) Lexical(inflect, dropNames bool) string {
-	drop := map[string]bool{}
-	if dropNames {
+// query's terms, without the words of the names drop says to leave out (a
+// speaker's name alone matches every line that person said; the
+// reranker's speaker boost weighs it instead), and, with inflect, each
+// term's regular English inflections (see Inflections). A CJK term is
+// split into its character bigrams.
+func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
+	skip := map[string]bool{}
+	if drop != nil {
 		for _, n := range q.Names {
+			if !drop(n) {
+				continue
+			}
 			for _, w := range strings.FieldsFunc(n, textsearch.IsSeparator) {
-				drop[strings.ToLower(w)] = true
+				skip[strings.ToLower(w)] = true
 			}
 		}
 	}
 	var out []string
 	for _, t := range q.Terms {
-		if drop[t] {
+		if skip[t] {
+			continue
+		}
+		if seg := textsearch.Segment(t); seg != t {
+			// A run of CJK characters is a phrase of its bigrams to the
+			// text index: a whole question would have to appear verbatim.
+			// Its bigrams as separate terms match the words it shares
+			// with a memory.
+			out = append(out, strings.Fields(seg)...)
 			continue
 		}
 		out = append(out, t)
@@ -120,6 +165,25 @@ func (q *Query) Lexical(inflect, dropNames bool) string {
 		return q.Text
 	}
 	return strings.Join(out, " ")
+}
+
+// Speakers collects the speakers of memories, as name keys for
+// SpeakerNamed.
+type Speakers map[string]bool
+
+// Add records the speaker of m, if it has one.
+func (s Speakers) Add(m *engram.Memory) {
+	if sp, _ := m.Metadata["speaker"].(string); sp != "" {
+		s[strings.ToLower(sp)] = true
+		if i := strings.IndexByte(sp, ' '); i > 0 {
+			s[strings.ToLower(sp[:i])] = true
+		}
+	}
+}
+
+// Named reports whether a name is one of the speakers (whole or first name).
+func (s Speakers) Named(name string) bool {
+	return s[strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s"))]
 }
 
 // denseText strips a question's leading question words and auxiliaries

@@ -1,0 +1,309 @@
+package enginetest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/formation"
+	"github.com/engramhq/engram/retrieval"
+)
+
+// RunSearch runs the behaviour tests of the retrieval pipeline behind
+// Search (formation through the public API, speaker and time awareness,
+// CJK, budgets, explanations, neighbour expansion) against stores made by
+// open.
+func RunSearch(t *testing.T, open Open) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, Open)
+	}{
+		{"SpeakerAttribution", testSearchSpeaker},
+		{"RelativeDates", testSearchDates},
+		{"ContextOfAnExchange", testSearchContext},
+		{"CJK", testSearchCJK},
+		{"Budget", testSearchBudget},
+		{"Explain", testSearchExplain},
+		{"ChannelsArePlain", testSearchPlainChannels},
+		{"NeighboursStayInScope", testSearchNeighbourScope},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+	}
+}
+
+// turn is "speaker|text".
+func addConversation(t *testing.T, e *engine.Engine, ns engram.Namespace, start time.Time, turns ...string) *engram.AddEpisodesResult {
+	t.Helper()
+	in := make([]engram.EpisodeInput, len(turns))
+	for i, s := range turns {
+		sp, text, _ := strings.Cut(s, "|")
+		at := start.Add(time.Duration(i) * time.Minute)
+		in[i] = engram.EpisodeInput{Role: "user", Speaker: sp, Content: text, OccurredAt: &at}
+	}
+	res, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: in})
+	if err != nil {
+		t.Fatalf("add conversation: %v", err)
+	}
+	return res
+}
+
+func search(t *testing.T, e *engine.Engine, req engram.SearchRequest) *engram.SearchResult {
+	t.Helper()
+	if req.Scope.Org == "" {
+		req.Scope = scA
+	}
+	res, err := e.Search(ctx, req)
+	if err != nil {
+		t.Fatalf("search %q: %v", req.Query, err)
+	}
+	return res
+}
+
+// memoryOf returns the id of the memory formed from the i-th episode.
+func memoryOf(t *testing.T, res *engram.AddEpisodesResult, i int) string {
+	t.Helper()
+	for _, m := range res.Memories {
+		if len(m.Sources) == 1 && m.Sources[0] == res.Episodes[i].ID {
+			return m.ID
+		}
+	}
+	t.Fatalf("no memory formed from episode %d", i)
+	return ""
+}
+
+func hitIDs(res *engram.SearchResult) []string {
+	out := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = h.Memory.ID
+	}
+	return out
+}
+
+func testSearchSpeaker(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Embedder: &BagEmbedder{}})
+	res := addConversation(t, e, nsA, t0,
+		"Melanie|I have been researching pottery studios all week.",
+		"Caroline|Nice! I have been researching adoption agencies.",
+	)
+	got := search(t, e, engram.SearchRequest{Query: "What did Caroline research?", Explain: true})
+	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != memoryOf(t, res, 1) {
+		t.Fatalf("top hit for Caroline = %v, want her own line %s", hitIDs(got), memoryOf(t, res, 1))
+	}
+	if f := got.Hits[0].Factors[retrieval.FactorSpeaker]; f <= 0 {
+		t.Errorf("top hit factors %v lack the speaker boost", got.Hits[0].Factors)
+	}
+	got = search(t, e, engram.SearchRequest{Query: "What did Melanie research?"})
+	if got.Hits[0].Memory.ID != memoryOf(t, res, 0) {
+		t.Errorf("top hit for Melanie = %v, want %s", hitIDs(got), memoryOf(t, res, 0))
+	}
+	// The formed memory carries the attribution in its indexed fields.
+	m, err := e.GetMemory(ctx, scA, memoryOf(t, res, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(m.Abstraction, "Caroline: Nice! I have been researching adoption agencies.") || !slices.Contains(m.Cues, "Caroline") {
+		t.Errorf("formed memory abstraction %q, cues %q", m.Abstraction, m.Cues)
+	}
+	if m.Value != "Nice! I have been researching adoption agencies." {
+		t.Errorf("value %q is not the episode verbatim", m.Value)
+	}
+}
+
+func testSearchDates(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Embedder: &BagEmbedder{}})
+	session := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	res := addConversation(t, e, nsA, session,
+		"Caroline|I went to a support group yesterday.",
+		"Melanie|I went to a support group once too.",
+	)
+	m, err := e.GetMemory(ctx, scA, memoryOf(t, res, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Metadata[formation.MetaEventFrom], "2023-05-07"; got != want {
+		t.Errorf("event_from = %v, want %v", got, want)
+	}
+	if !strings.Contains(m.Abstraction, "yesterday [7 May 2023]") || !slices.Contains(m.Cues, "7 May 2023") {
+		t.Errorf("abstraction %q, cues %q lack the resolved date", m.Abstraction, m.Cues)
+	}
+	// The absolute date is in the text index...
+	got := search(t, e, engram.SearchRequest{Query: "7 May 2023", Channels: []string{engine.ChannelBM25}})
+	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != m.ID {
+		t.Errorf("bm25 search for the date = %v, want %s", hitIDs(got), m.ID)
+	}
+	// ...and a question naming the day prefers what happened on it.
+	got = search(t, e, engram.SearchRequest{Query: "Who went to a support group on 7 May 2023?", Explain: true})
+	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != m.ID || got.Hits[0].Factors[retrieval.FactorPeriod] <= 0 {
+		t.Errorf("period search = %v (factors %v), want %s first", hitIDs(got), got.Hits[0].Factors, m.ID)
+	}
+	// Relative expressions in the query resolve against Now.
+	now := session.AddDate(0, 0, 7)
+	got = search(t, e, engram.SearchRequest{Query: "Who went to a support group last week?", Now: &now, Explain: true})
+	if got.Hits[0].Memory.ID != m.ID || got.Hits[0].Factors[retrieval.FactorPeriod] <= 0 {
+		t.Errorf("last-week search = %v (factors %v), want %s first", hitIDs(got), got.Hits[0].Factors, m.ID)
+	}
+}
+
+func testSearchContext(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	res := addConversation(t, e, nsA, t0,
+		"Melanie|What are you studying these days?",
+		"Caroline|Counseling! I want to help trans youth.",
+		"Melanie|That is lovely.",
+	)
+	// "studying" is only in the question; the answer is found by it.
+	got := search(t, e, engram.SearchRequest{Query: "What is Caroline studying?"})
+	if !slices.Contains(hitIDs(got)[:min(2, len(got.Hits))], memoryOf(t, res, 1)) {
+		t.Errorf("hits %v lack the answer %s in the top 2", hitIDs(got), memoryOf(t, res, 1))
+	}
+}
+
+func testSearchCJK(t *testing.T, open Open) {
+	// The bag embedder cannot split CJK text into words, so the text
+	// index alone must find it.
+	e := newEngine(t, open, engine.Options{})
+	// Separate conversations: no line is indexed with another's words.
+	var ids []string
+	for i, turn := range []string{"李雷|我昨天在东京都买了一本书。", "韩梅梅|昨日、京都で抹茶を飲みました。", "Ann|We had pizza in Rome.", "민수|어제 서울에서 친구를 만났어요."} {
+		res := addConversation(t, e, nsA, t0.Add(time.Duration(i)*24*time.Hour), turn)
+		ids = append(ids, memoryOf(t, res, 0))
+	}
+	for _, tt := range []struct {
+		q    string
+		want int
+	}{
+		{"东京", 0},
+		{"东京都的书", 0},
+		{"抹茶", 1},
+		{"서울", 3},
+	} {
+		got := search(t, e, engram.SearchRequest{Query: tt.q})
+		if len(got.Hits) == 0 || got.Hits[0].Memory.ID != ids[tt.want] {
+			t.Errorf("search %q = %v, want %s first", tt.q, hitIDs(got), ids[tt.want])
+		}
+	}
+	m, err := e.GetMemory(ctx, scA, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Language != "zh" || m.Value != "我昨天在东京都买了一本书。" {
+		t.Errorf("CJK memory language %q, value %q", m.Language, m.Value)
+	}
+}
+
+func testSearchBudget(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	var turns []string
+	for i := range 30 {
+		turns = append(turns, "Ann|I went hiking in the hills again, trip number "+strings.Repeat("x", i%5+1))
+	}
+	addConversation(t, e, nsA, t0, turns...)
+	got := search(t, e, engram.SearchRequest{Query: "hiking", Budget: 120})
+	if got.Tokens <= 0 || got.Tokens > 120 {
+		t.Fatalf("context tokens = %d, want within (0, 120]", got.Tokens)
+	}
+	lines := strings.Split(got.Context, "\n")
+	if len(lines) != len(got.Hits) || len(got.Hits) == 0 {
+		t.Fatalf("%d context lines for %d hits", len(lines), len(got.Hits))
+	}
+	sum := 0
+	for i, h := range got.Hits {
+		if h.Tokens <= 0 {
+			t.Errorf("hit %d has no token count", i)
+		}
+		sum += h.Tokens + 1
+		if want := retrieval.Render(&h.Memory); lines[i] != want {
+			t.Errorf("context line %d = %q, want %q", i, lines[i], want)
+		}
+		if len(h.Memory.Sources) == 0 {
+			t.Errorf("hit %d cites no episode", i)
+		}
+	}
+	if sum != got.Tokens {
+		t.Errorf("hit tokens sum to %d, context has %d", sum, got.Tokens)
+	}
+	if !strings.HasPrefix(lines[0], "[2024-05-08 ") || !strings.Contains(lines[0], "] Ann: I went hiking") {
+		t.Errorf("context line %q lacks the time and speaker", lines[0])
+	}
+	// Without K a budget considers more than the default 10 hits.
+	big := search(t, e, engram.SearchRequest{Query: "hiking", Budget: 4000})
+	if len(big.Hits) != 30 {
+		t.Errorf("budget 4000 assembled %d hits, want all 30", len(big.Hits))
+	}
+	// No budget, no context.
+	if plain := search(t, e, engram.SearchRequest{Query: "hiking"}); plain.Context != "" || plain.Tokens != 0 || plain.Hits[0].Tokens != 0 {
+		t.Errorf("search without a budget returned a context")
+	}
+	for _, b := range []int{-1, engram.MaxBudget + 1} {
+		_, err := e.Search(ctx, engram.SearchRequest{Scope: scA, Query: "hiking", Budget: b})
+		if code(err) != engram.EINVALID || !strings.Contains(engram.ErrorMessage(err), "budget") {
+			t.Errorf("budget %d: err = %v, want EINVALID naming the budget", b, err)
+		}
+	}
+}
+
+func testSearchExplain(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Embedder: &BagEmbedder{}})
+	addConversation(t, e, nsA, t0, "Ann|We adopted a beagle named Biscuit.", "Bob|Biscuit is a lovely name.")
+	got := search(t, e, engram.SearchRequest{Query: "beagle Biscuit", Explain: true})
+	if len(got.Hits) == 0 {
+		t.Fatal("no hits")
+	}
+	h := got.Hits[0]
+	if len(h.Explain) == 0 || h.Factors[retrieval.FactorFused] <= 0 || h.Factors[retrieval.FactorFinal] != h.Score {
+		t.Errorf("explained hit: explain %+v, factors %v, score %v", h.Explain, h.Factors, h.Score)
+	}
+	for _, c := range h.Explain {
+		if c.Rank < 1 || (c.Channel != engine.ChannelBM25 && c.Channel != engine.ChannelDense) {
+			t.Errorf("channel hit %+v", c)
+		}
+	}
+	quiet := search(t, e, engram.SearchRequest{Query: "beagle Biscuit"})
+	if quiet.Hits[0].Explain != nil || quiet.Hits[0].Factors != nil {
+		t.Errorf("explanation without Explain")
+	}
+}
+
+func testSearchPlainChannels(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Embedder: &BagEmbedder{}})
+	addConversation(t, e, nsA, t0, "Caroline|I love painting.", "Melanie|Painting is fun.")
+	got := search(t, e, engram.SearchRequest{Query: "What does Caroline paint?", Channels: []string{engine.ChannelBM25}, Explain: true})
+	for _, h := range got.Hits {
+		if _, ok := h.Factors[retrieval.FactorSpeaker]; ok {
+			t.Errorf("a channel-restricted search applied the speaker boost: %v", h.Factors)
+		}
+		if len(h.Explain) != 1 || h.Explain[0].Channel != engine.ChannelBM25 {
+			t.Errorf("bm25-only hit explained as %+v", h.Explain)
+		}
+	}
+}
+
+// A memory's neighbour links are plain metadata a client can write; they
+// must never pull in a memory from outside the search's scope.
+func testSearchNeighbourScope(t *testing.T, open Open) {
+	cfg := retrieval.DefaultConfig()
+	cfg.NeighbourTop, cfg.NeighbourDecay = 5, 0.9
+	e := newEngine(t, open, engine.Options{Retrieval: &cfg})
+	secret := addConversation(t, e, nsB, t0, "Bob|my secret pin is 4321")
+	secretID := memoryOf(t, secret, 0)
+	_, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{
+		Value: "alice likes gardening", Metadata: map[string]any{formation.MetaNext: secretID, formation.MetaPrev: secretID},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := search(t, e, engram.SearchRequest{Query: "gardening", Explain: true})
+	if len(got.Hits) != 1 {
+		t.Fatalf("hits = %v, want only alice's memory", hitIDs(got))
+	}
+	// Neighbours within the scope are added after their hit.
+	res := addConversation(t, e, nsA, t0.Add(time.Hour), "Ann|Where should we eat?", "Bob|The ramen place on Main Street.", "Ann|Deal.")
+	got = search(t, e, engram.SearchRequest{Query: "ramen Main Street", Explain: true})
+	ids := hitIDs(got)
+	if len(ids) < 3 || ids[0] != memoryOf(t, res, 1) || !slices.Contains(ids[:3], memoryOf(t, res, 0)) || !slices.Contains(ids[:3], memoryOf(t, res, 2)) {
+		t.Errorf("expanded hits = %v, want the ramen line then its neighbours", ids)
+	}
+}

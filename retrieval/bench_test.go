@@ -1,0 +1,159 @@
+package retrieval_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/embedcache"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/uselite"
+)
+
+// sharedDatasets finds the benchmark data: $ENGRAM_SHARED/datasets, else
+// the "shared" folder next to the repository root.
+func sharedDatasets(tb testing.TB) string {
+	tb.Helper()
+	if d := os.Getenv("ENGRAM_SHARED"); d != "" {
+		return filepath.Join(d, "datasets")
+	}
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "datasets")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// locomoConversation reads the first LoCoMo conversation: its turns as
+// episodes and its questions.
+func locomoConversation(tb testing.TB) ([]engram.EpisodeInput, []string) {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join(sharedDatasets(tb), "locomo", "locomo10.json"))
+	if err != nil {
+		tb.Skipf("LoCoMo data not found (set ENGRAM_SHARED): %v", err)
+	}
+	var samples []struct {
+		Conversation map[string]json.RawMessage `json:"conversation"`
+		QA           []struct {
+			Question string `json:"question"`
+		} `json:"qa"`
+	}
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		tb.Fatal(err)
+	}
+	s := samples[0]
+	var nums []int
+	for k := range s.Conversation {
+		if m := regexp.MustCompile(`^session_(\d+)$`).FindStringSubmatch(k); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	var eps []engram.EpisodeInput
+	for _, n := range nums {
+		var date string
+		_ = json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d_date_time", n)], &date)
+		at, err := time.Parse("3:04 pm on 2 January, 2006", strings.TrimSpace(date))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var turns []struct{ Speaker, Text string }
+		_ = json.Unmarshal(s.Conversation[fmt.Sprintf("session_%d", n)], &turns)
+		for i, t := range turns {
+			if t.Text == "" {
+				continue
+			}
+			ts := at.Add(time.Duration(i) * time.Second)
+			eps = append(eps, engram.EpisodeInput{Role: "user", Speaker: t.Speaker, Content: t.Text, OccurredAt: &ts})
+		}
+	}
+	var qs []string
+	for _, q := range s.QA {
+		qs = append(qs, q.Question)
+	}
+	return eps, qs
+}
+
+// queryModel embeds single texts (queries) with the model itself and
+// batches (memories, at ingest) through a cache, so setup is quick while
+// every timed search pays for embedding its query.
+type queryModel struct {
+	model engram.Embedder
+	cache engram.Embedder
+}
+
+func (q queryModel) Name() string { return q.model.Name() }
+func (q queryModel) Dim() int     { return q.model.Dim() }
+func (q queryModel) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 1 {
+		return q.model.Embed(ctx, texts)
+	}
+	return q.cache.Embed(ctx, texts)
+}
+
+// BenchmarkSearchLoCoMo measures the full search (query analysis and
+// embedding, BM25, dense, fusion, rerank) over one LoCoMo conversation
+// (about 420 memories with their embeddings), asking its questions in
+// turn. It reports the 50th, 95th and 99th percentile of one search.
+func BenchmarkSearchLoCoMo(b *testing.B) {
+	ctx := context.Background()
+	eps, qs := locomoConversation(b)
+	model, err := uselite.Load(uselite.DefaultDir())
+	if err != nil {
+		b.Skipf("use-lite model not installed: %v", err)
+	}
+	cache, err := embedcache.New(model, embedcache.Options{Path: filepath.Join(b.TempDir(), "cache.db"), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.Open(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ns := engram.Namespace{Org: "bench", Project: "locomo", User: "conv"}
+	if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: eps}); err != nil {
+		b.Fatal(err)
+	}
+	search := func(q string) time.Duration {
+		start := time.Now()
+		if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 20}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	search(qs[0]) // loads the vector index
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		lat = append(lat, search(qs[i%len(qs)]))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}

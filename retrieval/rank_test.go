@@ -1,0 +1,248 @@
+package retrieval_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/formation"
+	"github.com/engramhq/engram/retrieval"
+)
+
+func cand(id string, meta map[string]any, ranks ...engram.ChannelHit) *retrieval.Candidate {
+	return &retrieval.Candidate{Memory: engram.Memory{ID: id, Value: id, Metadata: meta, Confidence: 1, Importance: 0.5}, Ranks: ranks}
+}
+
+func hit(ch string, rank int, score float64) engram.ChannelHit {
+	return engram.ChannelHit{Channel: ch, Rank: rank, Score: score}
+}
+
+func ids(cs []*retrieval.Candidate) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Memory.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func TestFuseRRF(t *testing.T) {
+	cfg := retrieval.Config{RRFK: 10, Weights: map[string]float64{"bm25": 1, "dense": 0.5}}
+	a := cand("a", nil, hit("bm25", 1, 9), hit("dense", 3, 0.8))
+	b := cand("b", nil, hit("dense", 1, 0.9))
+	retrieval.Fuse([]*retrieval.Candidate{a, b}, cfg)
+	if want := 1.0/11 + 0.5/13; !near(a.Fused, want) {
+		t.Errorf("a fused = %v, want %v", a.Fused, want)
+	}
+	if want := 0.5 / 11; !near(b.Fused, want) {
+		t.Errorf("b fused = %v, want %v", b.Fused, want)
+	}
+	// A channel without a weight counts nothing.
+	c := cand("c", nil, hit("other", 1, 1))
+	retrieval.Fuse([]*retrieval.Candidate{c}, cfg)
+	if c.Fused != 0 {
+		t.Errorf("unweighted channel fused = %v", c.Fused)
+	}
+}
+
+func TestFuseScores(t *testing.T) {
+	cfg := retrieval.Config{ScoreFusion: true, Weights: map[string]float64{"bm25": 1, "dense": 2}}
+	a := cand("a", nil, hit("bm25", 1, 10), hit("dense", 2, 0.5))
+	b := cand("b", nil, hit("bm25", 2, 4), hit("dense", 1, 0.7))
+	c := cand("c", nil, hit("dense", 3, 0.3))
+	retrieval.Fuse([]*retrieval.Candidate{a, b, c}, cfg)
+	// bm25 spans 4..10, dense 0.3..0.7.
+	for _, tt := range []struct {
+		c    *retrieval.Candidate
+		want float64
+	}{{a, 1 + 2*0.5}, {b, 0 + 2*1}, {c, 0}} {
+		if math.Abs(tt.c.Fused-tt.want) > 1e-9 {
+			t.Errorf("%s fused = %v, want %v", tt.c.Memory.ID, tt.c.Fused, tt.want)
+		}
+	}
+}
+
+func TestFuseSmooth(t *testing.T) {
+	cfg := retrieval.Config{RRFK: 0, Weights: map[string]float64{"bm25": 1}, Smooth: 0.5}
+	a := cand("a", map[string]any{formation.MetaNext: "b"}, hit("bm25", 1, 1))
+	b := cand("b", map[string]any{formation.MetaPrev: "a", formation.MetaNext: "x"}, hit("bm25", 2, 1))
+	retrieval.Fuse([]*retrieval.Candidate{a, b}, cfg)
+	// Each takes half of its linked neighbour's own fusion; "x" is no
+	// candidate and adds nothing.
+	if !near(a.Fused, 1+0.25) || !near(b.Fused, 0.5+0.5) {
+		t.Errorf("smoothed = %v, %v", a.Fused, b.Fused)
+	}
+}
+
+func TestRerankBoosts(t *testing.T) {
+	cfg := retrieval.Config{Speaker: 1, Role: 2, Time: 0.5, Period: 3, Question: 0.5}
+	day := time.Date(2023, 5, 7, 10, 0, 0, 0, time.UTC)
+	mk := func(id string, fused float64, meta map[string]any, value string) *retrieval.Candidate {
+		c := cand(id, meta)
+		c.Memory.Value = value
+		c.Memory.ValidFrom = &day
+		c.Fused = fused
+		return c
+	}
+	q := retrieval.Analyze("When did Caroline go to the support group?", now)
+	spk := mk("spk", 1, map[string]any{"speaker": "Caroline"}, "I went there.")
+	other := mk("other", 1.5, map[string]any{"speaker": "Melanie"}, "I went there.")
+	dated := mk("dated", 1, map[string]any{"speaker": "Caroline", formation.MetaEventFrom: "2023-05-06", formation.MetaEventTo: "2023-05-07"}, "I went yesterday.")
+	ask := mk("ask", 1.9, map[string]any{"speaker": "Caroline"}, "Did you go?")
+	cs := []*retrieval.Candidate{spk, other, dated, ask}
+	retrieval.Rerank(q, cs, cfg, now)
+	if got, want := ids(cs), "dated,spk,ask,other"; got != want {
+		t.Errorf("order = %s, want %s", got, want)
+	}
+	if got, want := spk.Score, 2.0; !near(got, want) {
+		t.Errorf("speaker-boosted score = %v, want %v", got, want)
+	}
+	if got, want := dated.Score, 3.0; !near(got, want) {
+		t.Errorf("speaker+time score = %v, want %v", got, want)
+	}
+	if got, want := ask.Score, 1.9*2*0.5; !near(got, want) {
+		t.Errorf("bare question score = %v, want %v", got, want)
+	}
+	if f := dated.Factors; f[retrieval.FactorSpeaker] != 1 || f[retrieval.FactorTime] != 0.5 || f[retrieval.FactorFused] != 1 || f[retrieval.FactorFinal] != 3 {
+		t.Errorf("factors = %v", f)
+	}
+
+	// A period named in the query boosts what happened (or was said) in it.
+	q = retrieval.Analyze("What did Caroline do in May 2023?", now)
+	in := mk("in", 1, map[string]any{formation.MetaEventFrom: "2023-05-06", formation.MetaEventTo: "2023-05-07"}, "x")
+	out := mk("out", 1, nil, "x")
+	june := time.Date(2023, 6, 2, 0, 0, 0, 0, time.UTC)
+	out.Memory.ValidFrom = &june
+	cs = []*retrieval.Candidate{out, in}
+	retrieval.Rerank(q, cs, cfg, now)
+	if ids(cs) != "in,out" || in.Factors[retrieval.FactorPeriod] != 3 {
+		t.Errorf("period: order %s, factors %v", ids(cs), in.Factors)
+	}
+
+	// Role: the assistant's line for a question about what it said.
+	q = retrieval.Analyze("What did you recommend for dinner?", now)
+	user := mk("user", 1, map[string]any{"role": "user"}, "x")
+	asst := mk("asst", 1, map[string]any{"role": "assistant"}, "x")
+	cs = []*retrieval.Candidate{user, asst}
+	retrieval.Rerank(q, cs, cfg, now)
+	if ids(cs) != "asst,user" {
+		t.Errorf("role order = %s", ids(cs))
+	}
+}
+
+func TestRerankRecencyAndImportance(t *testing.T) {
+	cfg := retrieval.Config{Recency: 0.5, RecencyHalfLife: 24 * time.Hour, Importance: 1}
+	old, recent := now.Add(-48*time.Hour), now
+	a := cand("old", nil)
+	a.Memory.ValidFrom, a.Fused = &old, 1
+	b := cand("recent", nil)
+	b.Memory.ValidFrom, b.Fused = &recent, 1
+	b.Memory.Importance = 1
+	cs := []*retrieval.Candidate{a, b}
+	retrieval.Rerank(retrieval.Analyze("anything", now), cs, cfg, now)
+	// old: 1*(1+0)*1 + 0.5*1*2^-2; recent: 1*1.5 + 0.5.
+	if !near(a.Score, 1+0.125) || !near(b.Score, 1.5+0.5) {
+		t.Errorf("scores = %v, %v", a.Score, b.Score)
+	}
+	if ids(cs) != "recent,old" {
+		t.Errorf("order = %s", ids(cs))
+	}
+}
+
+func TestRerankTiesByID(t *testing.T) {
+	cs := []*retrieval.Candidate{cand("b", nil), cand("a", nil), cand("c", nil)}
+	retrieval.Rerank(retrieval.Analyze("x", now), cs, retrieval.Config{}, now)
+	if got := ids(cs); got != "a,b,c" {
+		t.Errorf("tie order = %s", got)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	link := func(prev, next string) map[string]any {
+		m := map[string]any{}
+		if prev != "" {
+			m[formation.MetaPrev] = prev
+		}
+		if next != "" {
+			m[formation.MetaNext] = next
+		}
+		return m
+	}
+	a := cand("a", link("a0", "a1"))
+	b := cand("b", link("", "c"))
+	c := cand("c", link("b", ""))
+	a.Score, b.Score, c.Score = 10, 5, 1
+	cs := []*retrieval.Candidate{a, b, c}
+	if got, want := strings.Join(retrieval.NeighbourIDs(cs, 2), ","), "a0,a1"; got != want {
+		t.Errorf("NeighbourIDs = %s, want %s", got, want)
+	}
+	extra := []engram.Memory{{ID: "a0"}, {ID: "a1"}}
+	out := retrieval.Expand(cs, extra, 2, 0.5)
+	// a's neighbours follow it; c moves up behind b.
+	if got, want := ids(out), "a,a0,a1,b,c"; got != want {
+		t.Errorf("Expand = %s, want %s", got, want)
+	}
+	if out[1].Score != 5 || out[4].Score != 2.5 {
+		t.Errorf("neighbour scores = %v, %v", out[1].Score, out[4].Score)
+	}
+	if r := out[1].Ranks; len(r) != 1 || r[0].Channel != retrieval.ChannelNeighbor || r[0].Rank != 1 {
+		t.Errorf("neighbour explain = %+v", r)
+	}
+	if len(retrieval.Expand(cs, nil, 0, 0.5)) != 3 {
+		t.Errorf("Expand with top 0 changed the ranking")
+	}
+}
+
+func TestDedup(t *testing.T) {
+	scene := cand("scene", nil)
+	scene.Memory.Sources = []string{"e1", "e2"}
+	t1 := cand("t1", nil)
+	t1.Memory.Sources = []string{"e1"}
+	t3 := cand("t3", nil)
+	t3.Memory.Sources = []string{"e2", "e3"}
+	none := cand("none", nil)
+	fact := cand("fact", nil)
+	fact.Memory.Sources = []string{"e1"}
+	for _, c := range []*retrieval.Candidate{scene, t1, t3, none} {
+		c.Memory.Kind = engram.KindEpisodic
+	}
+	fact.Memory.Kind = engram.KindSemantic
+	got := retrieval.Dedup([]*retrieval.Candidate{scene, t1, t3, none, fact})
+	if ids(got) != "scene,t3,none,fact" {
+		t.Errorf("Dedup = %s, want the covered turn dropped and the fact kept", ids(got))
+	}
+}
+
+func TestMMR(t *testing.T) {
+	mk := func(id, value string, score float64) *retrieval.Candidate {
+		c := cand(id, nil)
+		c.Memory.Value, c.Score = value, score
+		return c
+	}
+	cs := []*retrieval.Candidate{
+		mk("a", "we adopted a beagle puppy named biscuit", 1),
+		mk("a2", "we adopted a beagle puppy named biscuit yesterday", 0.95),
+		mk("b", "the weather in lisbon was lovely", 0.9),
+	}
+	retrieval.MMR(cs, 3, 1, 0)
+	if ids(cs) != "a,a2,b" {
+		t.Errorf("lambda 1 reordered: %s", ids(cs))
+	}
+	retrieval.MMR(cs, 3, 0.5, 0)
+	if ids(cs) != "a,b,a2" {
+		t.Errorf("MMR = %s, want the near-repeat last", ids(cs))
+	}
+}
+
+func TestPlain(t *testing.T) {
+	p := retrieval.DefaultConfig().Plain()
+	if !p.Raw || p.Speaker != 0 || p.Role != 0 || p.Smooth != 0 || p.Inflect || p.NeighbourTop != 0 || p.MMR != 1 {
+		t.Errorf("Plain = %+v", p)
+	}
+	if p.RRFK != retrieval.DefaultConfig().RRFK {
+		t.Errorf("Plain changed the fusion")
+	}
+}
