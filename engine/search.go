@@ -130,7 +130,7 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		}
 		retrieval.Fuse(cands, cfg)
 		retrieval.Rerank(q, cands, cfg, now)
-		retrieval.MMR(cands, cfg.MMRDepth, cfg.MMR, cfg.MMRSameDay)
+		retrieval.MMR(cands, cfg.MMRDepth, cfg.MMR, cfg.MMRSameConversation)
 		if cfg.NeighbourTop > 0 {
 			ids := retrieval.NeighbourIDs(cands, cfg.NeighbourTop)
 			ms, err := e.listByID(ctx, r, s, req.Filter, ids)

@@ -23,6 +23,10 @@ const (
 	// episodes before and after this one in the same conversation.
 	MetaPrev = "prev"
 	MetaNext = "next"
+	// MetaConversation is the id of the first memory of the run of
+	// episodes (no pause longer than Gap) a memory was formed in: the
+	// conversation it belongs to.
+	MetaConversation = "conversation"
 
 	// MetaGranularity says what a memory spans: GranularityScene for a
 	// run of turns; absent for one turn.
@@ -118,10 +122,19 @@ func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.Memory
 			mems[i].ID = engram.NewID()
 		}
 	}
+	if f.Link && len(order) > 0 {
+		setMeta(&mems[order[0]], MetaConversation, mems[order[0]].ID)
+	}
 	for j := 1; j < len(order); j++ {
 		a, b := order[j-1], order[j]
 		if eps[b].OccurredAt.Sub(eps[a].OccurredAt) > gap {
+			if f.Link {
+				setMeta(&mems[b], MetaConversation, mems[b].ID)
+			}
 			continue
+		}
+		if f.Link {
+			setMeta(&mems[b], MetaConversation, mems[a].Metadata[MetaConversation])
 		}
 		// Context comes from the other party of an exchange: a question
 		// and its answer explain each other, while a run of one person's

@@ -138,6 +138,13 @@ func TestFormerContextAndLinks(t *testing.T) {
 	if _, ok := ms[3].Metadata[formation.MetaPrev]; ok {
 		t.Errorf("link across a conversation break")
 	}
+	// The first three turns are one conversation, named by its first
+	// memory; the turn two days later starts another.
+	for i, want := range []string{ms[0].ID, ms[0].ID, ms[0].ID, ms[3].ID} {
+		if got := ms[i].Metadata[formation.MetaConversation]; got != want {
+			t.Errorf("conversation of turn %d = %v, want %s", i, got, want)
+		}
+	}
 }
 
 func TestFormerLinksFollowEventTime(t *testing.T) {

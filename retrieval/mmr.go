@@ -11,11 +11,11 @@ import (
 // highest similarity to a pick before it), relevance being the score
 // relative to the best. Similarity is the overlap (Jaccard) of the content
 // words of the memories' values, so near-repeats of a hit make way for
-// hits that add something; with sameDay above zero, two memories of the
-// same day are at least that similar, so hits spread over more days (more
-// conversations). lambda 1 keeps the order; the candidates after the first
-// n keep theirs.
-func MMR(cs []*Candidate, n int, lambda, sameDay float64) {
+// hits that add something; with sameConv above zero, two memories of the
+// same conversation (formation.MetaConversation, else the same day) are at
+// least that similar, so hits spread over more conversations. lambda 1
+// keeps the order; the candidates after the first n keep theirs.
+func MMR(cs []*Candidate, n int, lambda, sameConv float64) {
 	if lambda >= 1 || len(cs) < 3 {
 		return
 	}
@@ -25,12 +25,10 @@ func MMR(cs []*Candidate, n int, lambda, sameDay float64) {
 		return
 	}
 	words := make([]map[string]bool, n)
-	days := make([]int64, n)
+	convs := make([]string, n)
 	for i := range n {
 		words[i] = termSet(cs[i].Memory.Value)
-		if v := cs[i].Memory.ValidFrom; v != nil {
-			days[i] = v.Unix() / 86400
-		}
+		convs[i] = conversation(&cs[i].Memory)
 	}
 	used := make([]bool, n)
 	maxSim := make([]float64, n)
@@ -51,8 +49,8 @@ func MMR(cs []*Candidate, n int, lambda, sameDay float64) {
 		for i := range n {
 			if !used[i] {
 				sim := jaccard(words[i], words[best])
-				if sameDay > 0 && days[i] == days[best] && days[i] != 0 {
-					sim = max(sim, sameDay)
+				if sameConv > 0 && convs[i] == convs[best] && convs[i] != "" {
+					sim = max(sim, sameConv)
 				}
 				maxSim[i] = max(maxSim[i], sim)
 			}

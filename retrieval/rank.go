@@ -56,6 +56,11 @@ type Config struct {
 	ScoreFusion, ZFusion bool
 	// Smooth adds this share of the linked neighbours' fused scores.
 	Smooth float64
+	// Scene adds this share of the best fused score among the other
+	// candidates of the same conversation (formation.MetaConversation,
+	// else the same day): a line from an exchange that is about the
+	// question is likelier relevant than the same line in passing.
+	Scene float64
 	// Dedup drops hits whose sources higher hits already cite.
 	Dedup bool
 
@@ -79,9 +84,10 @@ type Config struct {
 	// means 70% relevance, 30% novelty against hits above.
 	MMR float64
 	// MMRDepth is how many of the best candidates MMR reorders, and
-	// MMRSameDay the least similarity of two memories of one day.
-	MMRDepth   int
-	MMRSameDay float64
+	// MMRSameConversation the least similarity of two memories of one
+	// conversation.
+	MMRDepth            int
+	MMRSameConversation float64
 
 	// Neighbours is how many turns on each side of a top hit are added
 	// right after it, NeighbourTop how many top hits are expanded, and
@@ -107,6 +113,8 @@ func DefaultConfig() Config {
 		Time:            0.5,
 		Period:          1,
 		Smooth:          0.2,
+		Scene:           0.3,
+		Answer:          0.5,
 		Dedup:           true,
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		MMR:             1,
@@ -172,6 +180,58 @@ func Fuse(cs []*Candidate, cfg Config) {
 	if cfg.Smooth > 0 {
 		smooth(cs, cfg.Smooth)
 	}
+	if cfg.Scene > 0 {
+		scene(cs, cfg.Scene)
+	}
+}
+
+// scene adds to each candidate share times the best fused score of the
+// other candidates of its conversation.
+func scene(cs []*Candidate, share float64) {
+	type best2 struct{ a, b float64 } // the two best fused scores
+	by := map[string]*best2{}
+	keys := make([]string, len(cs))
+	for i, c := range cs {
+		k := conversation(&c.Memory)
+		keys[i] = k
+		if k == "" {
+			continue
+		}
+		b := by[k]
+		if b == nil {
+			b = &best2{}
+			by[k] = b
+		}
+		switch {
+		case c.Fused > b.a:
+			b.a, b.b = c.Fused, b.a
+		case c.Fused > b.b:
+			b.b = c.Fused
+		}
+	}
+	for i, c := range cs {
+		b := by[keys[i]]
+		if b == nil {
+			continue
+		}
+		other := b.a
+		if c.Fused == b.a {
+			other = b.b // its own score is the best: take the runner-up
+		}
+		c.Fused += share * other
+	}
+}
+
+// conversation is the key of the conversation a memory was formed in: its
+// formation.MetaConversation, else the day of its valid_from, else "".
+func conversation(m *engram.Memory) string {
+	if id, _ := m.Metadata[formation.MetaConversation].(string); id != "" {
+		return id
+	}
+	if m.ValidFrom != nil {
+		return m.ValidFrom.UTC().Format(time.DateOnly)
+	}
+	return ""
 }
 
 // MinZPool is the fewest candidates a channel must have found for

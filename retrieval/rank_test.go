@@ -77,6 +77,33 @@ func TestFuseSmooth(t *testing.T) {
 	}
 }
 
+func TestFuseScene(t *testing.T) {
+	cfg := retrieval.Config{RRFK: 0, Weights: map[string]float64{"bm25": 1}, Scene: 0.5}
+	conv := func(id string) map[string]any { return map[string]any{formation.MetaConversation: id} }
+	day := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
+	a := cand("a", conv("c1"), hit("bm25", 1, 1))       // fused 1
+	b := cand("b", conv("c1"), hit("bm25", 2, 1))       // 1/2
+	c := cand("c", conv("c1"), hit("bm25", 4, 1))       // 1/4
+	d := cand("d", conv("c2"), hit("bm25", 5, 1))       // alone in its conversation
+	e := cand("e", nil, hit("bm25", 8, 1))              // no conversation: its day
+	f := cand("f", nil, hit("bm25", 10, 1))             // same day as e
+	g := cand("g", map[string]any{}, hit("bm25", 1, 1)) // neither
+	e.Memory.ValidFrom, f.Memory.ValidFrom = &day, &day
+	retrieval.Fuse([]*retrieval.Candidate{a, b, c, d, e, f, g}, cfg)
+	// Each gains half the best fused score of the others of its
+	// conversation: the best itself gains half the runner-up's.
+	for _, tc := range []struct {
+		c    *retrieval.Candidate
+		want float64
+	}{
+		{a, 1 + 0.5*0.5}, {b, 0.5 + 0.5*1}, {c, 0.25 + 0.5*1}, {d, 0.2}, {e, 0.125 + 0.5*0.1}, {f, 0.1 + 0.5*0.125}, {g, 1},
+	} {
+		if !near(tc.c.Fused, tc.want) {
+			t.Errorf("%s fused = %v, want %v", tc.c.Memory.ID, tc.c.Fused, tc.want)
+		}
+	}
+}
+
 func TestRerankBoosts(t *testing.T) {
 	cfg := retrieval.Config{Speaker: 1, Role: 2, Time: 0.5, Period: 3, Question: 0.5}
 	day := time.Date(2023, 5, 7, 10, 0, 0, 0, time.UTC)
@@ -234,6 +261,25 @@ func TestMMR(t *testing.T) {
 	retrieval.MMR(cs, 3, 0.5, 0)
 	if ids(cs) != "a,b,a2" {
 		t.Errorf("MMR = %s, want the near-repeat last", ids(cs))
+	}
+	// Hits of one conversation count as similar with sameConv: the second
+	// conversation's hit moves up past a same-conversation one.
+	conv := func(c *retrieval.Candidate, id string) *retrieval.Candidate {
+		c.Memory.Metadata = map[string]any{formation.MetaConversation: id}
+		return c
+	}
+	cs = []*retrieval.Candidate{
+		conv(mk("x1", "the museum tour was long", 1), "c1"),
+		conv(mk("x2", "we had lunch after the tour", 0.95), "c1"),
+		conv(mk("y1", "my friend came to the museum", 0.9), "c2"),
+	}
+	retrieval.MMR(cs, 3, 0.8, 0)
+	if ids(cs) != "x1,x2,y1" {
+		t.Errorf("MMR without sameConv = %s", ids(cs))
+	}
+	retrieval.MMR(cs, 3, 0.8, 0.5)
+	if ids(cs) != "x1,y1,x2" {
+		t.Errorf("MMR with sameConv = %s, want the other conversation second", ids(cs))
 	}
 }
 
