@@ -4,17 +4,19 @@ GO    ?= go
 ADDR  ?= 127.0.0.1:8080
 DATA  ?= $(HOME)/.local/share/engram
 
-.PHONY: run test build model deps vet bench clean
+.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default store.
 run: deps model
 	$(GO) run ./cmd/engram serve --addr $(ADDR) --data $(DATA)
 
 ## test: fetch what is missing, then vet and run every test with the race
-## detector, next to a throwaway PostgreSQL (installed from Debian if missing).
+## detector, next to a throwaway PostgreSQL (installed from Debian if missing);
+## then the smoke run of the Mem0 side-by-side benchmark, so it cannot rot.
 test: deps model
 	$(GO) vet ./...
 	ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
+	bash bench/mem0/run.sh --smoke
 
 ## build: the engram binary in ./bin.
 build: deps
@@ -30,6 +32,15 @@ model:
 ## bench: the Go benchmarks of the hot paths.
 bench: deps model
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-mem0: engram and Mem0 (mem0ai OSS) side by side on LoCoMo, same
+## embedder; report in bench/out/mem0 (OUT= to change).
+bench-mem0: deps model
+	bash bench/mem0/run.sh $(if $(OUT),--out $(OUT))
+
+## bench-mem0-smoke: the short version of bench-mem0 that `make test` runs.
+bench-mem0-smoke: deps model
+	bash bench/mem0/run.sh --smoke $(if $(OUT),--out $(OUT))
 
 clean:
 	rm -rf bin

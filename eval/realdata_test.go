@@ -6,30 +6,8 @@ import (
 	"testing"
 
 	"github.com/engramhq/engram/eval"
+	"github.com/engramhq/engram/internal/shareddata"
 )
-
-// sharedDatasets finds the benchmark data: $ENGRAM_SHARED/datasets, else
-// the "shared" folder next to the repository root.
-func sharedDatasets(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("ENGRAM_SHARED"); d != "" {
-		return filepath.Join(d, "datasets")
-	}
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "datasets")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
 
 // The real benchmarks, one conversation or question each: the report must
 // be complete and each system must stay above the recall measured when this
@@ -44,7 +22,7 @@ func TestRealDataLimit1(t *testing.T) {
 		// fixture runs, which exercise the same code.
 		t.Skip("runs without -race")
 	}
-	root := sharedDatasets(t)
+	root := shareddata.Dir()
 	tests := []struct {
 		bench, file string
 		floors      map[string]map[string]map[string]float64 // system -> level -> metric -> floor

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/engramhq/engram/internal/shareddata"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,34 +21,11 @@ import (
 	"github.com/engramhq/engram/uselite"
 )
 
-// sharedDatasets finds the benchmark data: $ENGRAM_SHARED/datasets, else
-// the "shared" folder next to the repository root.
-func sharedDatasets(tb testing.TB) string {
-	tb.Helper()
-	if d := os.Getenv("ENGRAM_SHARED"); d != "" {
-		return filepath.Join(d, "datasets")
-	}
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "datasets")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
 // locomoConversation reads the first LoCoMo conversation: its turns as
 // episodes and its questions.
 func locomoConversation(tb testing.TB) ([]engram.EpisodeInput, []string) {
 	tb.Helper()
-	raw, err := os.ReadFile(filepath.Join(sharedDatasets(tb), "locomo", "locomo10.json"))
+	raw, err := os.ReadFile(filepath.Join(shareddata.Dir(), "locomo", "locomo10.json"))
 	if err != nil {
 		tb.Skipf("LoCoMo data not found (set ENGRAM_SHARED): %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/shareddata"
 	"github.com/engramhq/engram/uselite"
 )
 
@@ -57,29 +58,6 @@ func readReference(t *testing.T, path string) reference {
 	return r
 }
 
-// sharedDir is $ENGRAM_SHARED, else the shared folder beside the repository
-// root (the directory holding go.mod).
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("ENGRAM_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory; set ENGRAM_SHARED")
-		}
-		dir = parent
-	}
-}
-
 func maxAbsDiff(a, b []float32) float64 {
 	if len(a) != len(b) {
 		return math.Inf(1)
@@ -108,7 +86,7 @@ const tolerance = 1e-5
 // and once text by text (the two paths split work differently).
 func TestConformance(t *testing.T) {
 	m := loadModel(t)
-	ref := readReference(t, filepath.Join(sharedDir(t), "models", "use-lite", "reference_embeddings.json"))
+	ref := readReference(t, filepath.Join(shareddata.Root(), "models", "use-lite", "reference_embeddings.json"))
 	for i, text := range ref.Texts {
 		if got, want := m.Tokenize(text), ref.Tokens[i]; !slices.Equal(got, want) {
 			t.Errorf("Tokenize(%q) = %v, want %v", text, got, want)
