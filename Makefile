@@ -3,8 +3,10 @@ SHELL := /bin/bash
 GO    ?= go
 ADDR  ?= 127.0.0.1:8080
 DATA  ?= $(HOME)/.local/share/engram
+# SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
+SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
-.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke clean
+.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke eval-locomo eval-longmemeval clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default store.
 run: deps model
@@ -41,6 +43,17 @@ bench-mem0: deps model
 ## bench-mem0-smoke: the short version of bench-mem0 that `make test` runs.
 bench-mem0-smoke: deps model
 	bash bench/mem0/run.sh --smoke $(if $(OUT),--out $(OUT))
+
+## eval-locomo, eval-longmemeval: the retrieval benchmarks with every
+## baseline (fetching the model if missing); report in bench/out/NAME (OUT=
+## to change), LIMIT=N for a quick subset.
+eval-locomo: deps model
+	$(GO) run ./cmd/engram eval locomo --data $(SHARED)/datasets/locomo/locomo10.json \
+		--out $(or $(OUT),bench/out/locomo) $(if $(LIMIT),--limit $(LIMIT))
+
+eval-longmemeval: deps model
+	$(GO) run ./cmd/engram eval longmemeval --data $(SHARED)/datasets/longmemeval/longmemeval_s_dev.json.gz \
+		--out $(or $(OUT),bench/out/longmemeval) $(if $(LIMIT),--limit $(LIMIT))
 
 clean:
 	rm -rf bin

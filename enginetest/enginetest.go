@@ -16,7 +16,8 @@ import (
 // Open returns a fresh, empty store for one subtest; the suite closes it.
 type Open func(t *testing.T) engram.Store
 
-// Run runs every behaviour test against stores made by open.
+// Run runs every behaviour test against stores made by open, the
+// retrieval suite (RunSearch) included.
 func Run(t *testing.T, open Open) {
 	for _, tc := range []struct {
 		name string
@@ -45,6 +46,7 @@ func Run(t *testing.T, open Open) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
+	t.Run("Search", func(t *testing.T) { RunSearch(t, open) })
 }
 
 func newEngine(t *testing.T, open Open, opts engine.Options) *engine.Engine {

@@ -29,6 +29,7 @@ func RunSearch(t *testing.T, open Open) {
 		{"Explain", testSearchExplain},
 		{"ChannelsArePlain", testSearchPlainChannels},
 		{"NeighboursStayInScope", testSearchNeighbourScope},
+		{"ConfidenceRecencyImportance", testSearchMIRaS},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -305,5 +306,45 @@ func testSearchNeighbourScope(t *testing.T, open Open) {
 	ids := hitIDs(got)
 	if len(ids) < 3 || ids[0] != memoryOf(t, res, 1) || !slices.Contains(ids[:3], memoryOf(t, res, 0)) || !slices.Contains(ids[:3], memoryOf(t, res, 2)) {
 		t.Errorf("expanded hits = %v, want the ramen line then its neighbours", ids)
+	}
+}
+
+// testSearchMIRaS: of memories that match a query equally, the one held
+// with more confidence, the more important one and the more recent one
+// rank first.
+func testSearchMIRaS(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	old, recent := t0.Add(-400*24*time.Hour), t0.Add(-24*time.Hour)
+	add := func(value string, conf, imp float64, from time.Time) string {
+		t.Helper()
+		ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{
+			Kind: engram.KindSemantic, Value: value, Confidence: conf, Importance: imp, ValidFrom: &from,
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms[0].ID
+	}
+	for _, tc := range []struct {
+		name        string
+		first, then [3]any // value, confidence, importance
+		firstAt     time.Time
+		thenAt      time.Time
+	}{
+		{"confidence", [3]any{"Ann's locker code is 4512", 0.9, 0.5}, [3]any{"Ann's locker code is 4521, locker code", 0.3, 0.5}, recent, recent},
+		{"importance", [3]any{"Ann's gate code is 7788", 1.0, 0.9}, [3]any{"Ann's gate code is 7878, gate code", 1.0, 0.2}, recent, recent},
+		{"recency", [3]any{"Ann's bike lock code is 1199", 1.0, 0.5}, [3]any{"Ann's bike lock code is 9911, bike lock code", 1.0, 0.5}, recent, old},
+	} {
+		// The weaker one repeats the query's words, so the full text ranks
+		// it first: only the MIRaS signals can put the other above it.
+		weak := add(tc.then[0].(string), tc.then[1].(float64), tc.then[2].(float64), tc.thenAt)
+		strong := add(tc.first[0].(string), tc.first[1].(float64), tc.first[2].(float64), tc.firstAt)
+		words := strings.Fields(tc.first[0].(string))
+		q := strings.Join(words[:len(words)-1], " ") // the shared words
+		got := search(t, e, engram.SearchRequest{Query: q, K: 10, Now: &t0})
+		ids := hitIDs(got)
+		if i, j := slices.Index(ids, strong), slices.Index(ids, weak); i < 0 || j < 0 || i > j {
+			t.Errorf("%s: hits %v, want %s before %s", tc.name, ids, strong, weak)
+		}
 	}
 }

@@ -74,7 +74,7 @@ type Config struct {
 	Answer   float64 // the memory holds the kind of answer the question wants
 
 	// MIRaS: Recency adds Recency·2^(-age/RecencyHalfLife) of the best
-	// fused score; Importance scales by 1+Importance·(importance-0.5) and
+	// fused score, age counted from valid_from, else created_at; Importance scales by 1+Importance·(importance-0.5) and
 	// confidence multiplies directly.
 	Recency         float64
 	RecencyHalfLife time.Duration
@@ -116,6 +116,8 @@ func DefaultConfig() Config {
 		Scene:           0.3,
 		Answer:          0.5,
 		Dedup:           true,
+		Recency:         0.1,
+		Importance:      1,
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		MMR:             1,
 		MMRDepth:        50,
@@ -142,10 +144,16 @@ type Candidate struct {
 
 // Fuse sets every candidate's Fused score by weighted reciprocal rank
 // fusion of its channel ranks, or, with cfg.ScoreFusion, by the weighted
-// sum of its channel scores scaled to 0..1 over the pool (min-max).
+// sum of its channel scores scaled to 0..1 over the pool (min-max), or,
+// with cfg.ZFusion, by weighted z-scores (see zFuse); then adds the
+// neighbour and conversation shares (Smooth, Scene). When z-score fusion
+// falls back to ranks for want of candidates, the shares are left out:
+// ranks of a handful of candidates are nearly equal, so a share of a
+// neighbour's would outweigh the channels' own verdict.
 func Fuse(cs []*Candidate, cfg Config) {
+	fallback := cfg.ZFusion && !zPool(cs)
 	switch {
-	case cfg.ZFusion && zPool(cs):
+	case cfg.ZFusion && !fallback:
 		zFuse(cs, cfg)
 	case cfg.ScoreFusion:
 		lo, hi := map[string]float64{}, map[string]float64{}
@@ -176,6 +184,9 @@ func Fuse(cs []*Candidate, cfg Config) {
 				c.Fused += cfg.Weights[r.Channel] / (cfg.RRFK + float64(r.Rank))
 			}
 		}
+	}
+	if fallback {
+		return
 	}
 	if cfg.Smooth > 0 {
 		smooth(cs, cfg.Smooth)
@@ -355,8 +366,14 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 			s *= w
 			f[FactorImportance] = w
 		}
-		if cfg.Recency != 0 && m.ValidFrom != nil && cfg.RecencyHalfLife > 0 {
-			age := now.Sub(*m.ValidFrom)
+		// Age runs from when the memory became true, else from when it
+		// was stored: a fact added without a date is as new as its write.
+		since := m.CreatedAt
+		if m.ValidFrom != nil {
+			since = *m.ValidFrom
+		}
+		if cfg.Recency != 0 && !since.IsZero() && cfg.RecencyHalfLife > 0 {
+			age := now.Sub(since)
 			if age < 0 {
 				age = 0
 			}

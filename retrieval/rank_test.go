@@ -104,6 +104,22 @@ func TestFuseScene(t *testing.T) {
 	}
 }
 
+func TestFuseSmallPoolKeepsChannelOrder(t *testing.T) {
+	// Three dense hits: with z-score fusion they fall back to ranks, and
+	// the conversation and neighbour shares are not added, so the two
+	// linked turns of one conversation do not lift each other above the
+	// channel's clear best.
+	cfg := retrieval.DefaultConfig()
+	best := cand("fact", nil, hit("dense", 1, 0.51))
+	x := cand("x", map[string]any{formation.MetaConversation: "c1", formation.MetaNext: "y"}, hit("dense", 2, 0.40))
+	y := cand("y", map[string]any{formation.MetaConversation: "c1", formation.MetaPrev: "x"}, hit("dense", 3, 0.14))
+	cs := []*retrieval.Candidate{best, x, y}
+	retrieval.Fuse(cs, cfg)
+	if !(best.Fused > x.Fused && x.Fused > y.Fused) {
+		t.Errorf("fused = fact %v, x %v, y %v; want the channel's order", best.Fused, x.Fused, y.Fused)
+	}
+}
+
 func TestRerankBoosts(t *testing.T) {
 	cfg := retrieval.Config{Speaker: 1, Role: 2, Time: 0.5, Period: 3, Question: 0.5}
 	day := time.Date(2023, 5, 7, 10, 0, 0, 0, time.UTC)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -390,6 +391,50 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 	return nil
 }
 
+// afterMigration holds the steps of migrations that need Go, by version;
+// each runs in the migration's transaction, after its SQL.
+var afterMigration = map[int]func(ctx context.Context, tx *sql.Tx) error{
+	2: reindexMemories,
+}
+
+// reindexMemories fills memories_fts (made anew by migration 2) from the
+// memories table.
+func reindexMemories(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT rid, org, project, user_id, value, abstraction, cues FROM memories ORDER BY rid")
+	if err != nil {
+		return fmt.Errorf("read memories to index: %w", err)
+	}
+	defer rows.Close()
+	ins, err := tx.PrepareContext(ctx, insertMemoryFTSSQL)
+	if err != nil {
+		return fmt.Errorf("index memories: %w", err)
+	}
+	defer ins.Close()
+	for rows.Next() {
+		var (
+			rid                                    int64
+			org, project, user, value, abstraction string
+			cuesJSON                               sql.NullString
+		)
+		if err := rows.Scan(&rid, &org, &project, &user, &value, &abstraction, &cuesJSON); err != nil {
+			return fmt.Errorf("read memories to index: %w", err)
+		}
+		var cues []string
+		if cuesJSON.Valid && cuesJSON.String != "" {
+			if err := json.Unmarshal([]byte(cuesJSON.String), &cues); err != nil {
+				return fmt.Errorf("memory row %d: cues are not a JSON list of strings: %w", rid, err)
+			}
+		}
+		if _, err := ins.ExecContext(ctx, rid, ftsText(value), ftsText(abstraction), cuesText(cues), nsToken(org, project, user)); err != nil {
+			return fmt.Errorf("index memory row %d: %w", rid, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read memories to index: %w", err)
+	}
+	return nil
+}
+
 func applyMigration(ctx context.Context, db *sql.DB, path string, m migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -405,6 +450,11 @@ func applyMigration(ctx context.Context, db *sql.DB, path string, m migration) e
 	}
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migration %s: %w", m.Name, err)
+	}
+	if after := afterMigration[m.Version]; after != nil {
+		if err := after(ctx, tx); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
 		m.Version, m.Name, micros(time.Now())); err != nil {

@@ -14,7 +14,11 @@
 // characters are indexed as overlapping bigrams, since the tokenizer would
 // otherwise keep a whole sentence as one token and no word inside it could be
 // found. Free-text queries are tokenised in Go and every term is quoted, so a
-// query can never be read as FTS5 syntax.
+// query can never be read as FTS5 syntax. One index serves every tenant, so
+// each memory's row also holds a token derived from a hash of its tenant and
+// user, and every search ANDs its scope's tokens into the MATCH: FTS5 then
+// walks only the caller's rows, whatever the other tenants hold. BM25's
+// document frequencies remain those of the whole file.
 //
 // Embeddings are rows of little-endian float32s, one per memory, field and
 // embedder, so that the vectors of two models coexist while a store is

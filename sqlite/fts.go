@@ -1,7 +1,11 @@
 package sqlite
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
+
+	"github.com/engramhq/engram"
 
 	"github.com/engramhq/engram/textsearch"
 )
@@ -47,4 +51,37 @@ func matchQuery(q string) string {
 		b.WriteByte('"')
 	}
 	return b.String()
+}
+
+// nsToken is the token that the ns column of memories_fts holds for every
+// memory of one (tenant, user). It is a hash, so it is one unicode61 token
+// whatever the names contain, and distinct namespaces practically never
+// share one; queries match it only in the ns column, so a user's words can
+// never collide with it either. Agent and session are left out: a scope
+// narrows by them in SQL, and tokens per user keep a query's OR short.
+func nsToken(org, project, user string) string {
+	h := sha256.New()
+	for _, s := range []string{org, project, user} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return "ns" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// scopeMatch builds the MATCH expression of a search in s for the terms of
+// matchQuery: the terms restricted to the text columns, ANDed with the
+// namespace tokens of every row s can contain (its user's and, with
+// IncludeShared, the project's shared rows, whose user is empty). The SQL
+// conditions on the memories table still decide what the scope contains;
+// the tokens only keep FTS5 from walking other namespaces' postings. It
+// returns "" when terms is "".
+func scopeMatch(s engram.Scope, terms string) string {
+	if terms == "" {
+		return ""
+	}
+	tok := `"` + nsToken(s.Org, s.Project, s.User) + `"`
+	if s.IncludeShared && s.User != "" {
+		tok += ` OR "` + nsToken(s.Org, s.Project, "") + `"`
+	}
+	return "ns : (" + tok + ") AND {value abstraction cues} : (" + terms + ")"
 }

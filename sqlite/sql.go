@@ -46,9 +46,9 @@ const (
 		expires_at = ?, sources = ?, superseded_by = ?, metadata = ?, version = ?,
 		access_count = ?, last_accessed = ?
 		WHERE rid = ?`
-	memoryForReplaceSQL = `SELECT rid, value, abstraction, cues, sources FROM memories
+	memoryForReplaceSQL = `SELECT rid, user_id, value, abstraction, cues, sources FROM memories
 		WHERE org = ? AND project = ? AND id = ?`
-	insertMemoryFTSSQL = `INSERT INTO memories_fts (rowid, value, abstraction, cues) VALUES (?, ?, ?, ?)`
+	insertMemoryFTSSQL = `INSERT INTO memories_fts (rowid, value, abstraction, cues, ns) VALUES (?, ?, ?, ?, ?)`
 	deleteMemoryFTSSQL = `DELETE FROM memories_fts WHERE rowid = ?`
 	insertSourcesSQL   = `INSERT OR IGNORE INTO memory_sources (org, project, episode_id, memory_id)
 		SELECT ?, ?, j.value, ? FROM json_each(?) AS j`
@@ -82,10 +82,11 @@ const (
 		WHERE (m.org, m.project, m.id) > (?, ?, ?) ORDER BY m.org, m.project, m.id LIMIT ?`
 )
 
-// bm25Expr ranks memories_fts rows; lower is better, as in FTS5.
+// bm25Expr ranks memories_fts rows; lower is better, as in FTS5. The ns
+// column weighs 0: the namespace token is a filter, not relevance.
 var bm25Expr = "bm25(memories_fts, " + strconv.FormatFloat(weightValue, 'f', -1, 64) + ", " +
 	strconv.FormatFloat(weightAbstraction, 'f', -1, 64) + ", " +
-	strconv.FormatFloat(weightCues, 'f', -1, 64) + ")"
+	strconv.FormatFloat(weightCues, 'f', -1, 64) + ", 0)"
 
 func getEpisodeSQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("e.", s)

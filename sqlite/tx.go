@@ -270,7 +270,7 @@ func (t *tx) SearchText(ctx context.Context, s engram.Scope, query string, f eng
 	if err := memoryFilter(w, &f); err != nil {
 		return nil, err
 	}
-	match := matchQuery(query)
+	match := scopeMatch(s, matchQuery(query))
 	if match == "" {
 		return nil, nil
 	}
@@ -590,7 +590,9 @@ func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 }
 
 func (t *tx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error {
-	if _, err := t.exec(ctx, insertMemoryFTSSQL, rid, ftsText(m.Value), ftsText(m.Abstraction), cuesText(m.Cues)); err != nil {
+	n := m.Namespace
+	if _, err := t.exec(ctx, insertMemoryFTSSQL, rid, ftsText(m.Value), ftsText(m.Abstraction), cuesText(m.Cues),
+		nsToken(n.Org, n.Project, n.User)); err != nil {
 		return mapErr(ctx, "index memory", err)
 	}
 	return nil
@@ -612,11 +614,11 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	}
 	n := m.Namespace
 	var (
-		rid                 int64
-		oldValue, oldAbs    string
-		oldCues, oldSources sql.NullString
+		rid                       int64
+		oldUser, oldValue, oldAbs string
+		oldCues, oldSources       sql.NullString
 	)
-	err = t.queryRow(ctx, memoryForReplaceSQL, n.Org, n.Project, m.ID).Scan(&rid, &oldValue, &oldAbs, &oldCues, &oldSources)
+	err = t.queryRow(ctx, memoryForReplaceSQL, n.Org, n.Project, m.ID).Scan(&rid, &oldUser, &oldValue, &oldAbs, &oldCues, &oldSources)
 	if errors.Is(err, sql.ErrNoRows) {
 		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", m.ID)
 	} else if err != nil {
@@ -634,7 +636,8 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 		return mapErr(ctx, "replace memory", err)
 	}
 	// Most replacements change only status or validity; leave the index be.
-	if oldValue != m.Value || oldAbs != m.Abstraction || oldCues.String != nullString(cues) {
+	// A move to another user changes the row's namespace token.
+	if oldValue != m.Value || oldAbs != m.Abstraction || oldCues.String != nullString(cues) || oldUser != n.User {
 		if _, err := t.exec(ctx, deleteMemoryFTSSQL, rid); err != nil {
 			return mapErr(ctx, "index memory", err)
 		}

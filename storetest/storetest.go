@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchInjection", testSearchInjection},
 		{"SearchLimit", testSearchLimit},
 		{"SearchCJK", testSearchCJK},
+		{"SearchOtherNamespaces", testSearchOtherNamespaces},
 		{"ReplaceMemory", testReplaceMemory},
 		{"PurgeMemory", testPurgeMemory},
 		{"PurgeEpisode", testPurgeEpisode},

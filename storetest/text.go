@@ -337,3 +337,60 @@ func testExportStops(t *testing.T, open Opener) {
 		t.Errorf("fn called %d times after failing on the 2nd", calls)
 	}
 }
+
+// testSearchOtherNamespaces: rows of other tenants and users that match
+// the query, however many, change neither which memories a search returns
+// nor their order; a memory moved to another user is searched under its
+// new owner only.
+func testSearchOtherNamespaces(t *testing.T, open Opener) {
+	st := open(t)
+	// One term, once in each, in texts of different lengths: their order
+	// depends on nothing another namespace could change.
+	short := Memory(nsU1, "orchard visit")
+	mid := Memory(nsU1, "the orchard behind the old farmhouse")
+	long := Memory(nsU1, "we walked through the orchard near the river on a long and sunny afternoon")
+	shared := Memory(engram.Namespace{Org: nsU1.Org, Project: nsU1.Project}, "orchard rota for the whole team")
+	Put(t, st, short, mid, long, shared)
+	withShared := scU1
+	withShared.IncludeShared = true
+	before := hitIDs(search(t, st, scU1, "orchard", engram.MemoryFilter{}, engram.MaxLimit))
+	beforeShared := hitIDs(search(t, st, withShared, "orchard", engram.MemoryFilter{}, engram.MaxLimit))
+	if !sameSet(before, []string{short.ID, mid.ID, long.ID}) {
+		t.Fatalf("search before = %v, want the three memories of u1", before)
+	}
+	if !sameSet(beforeShared, []string{short.ID, mid.ID, long.ID, shared.ID}) {
+		t.Fatalf("search with shared before = %v, want u1's three and the shared one", beforeShared)
+	}
+
+	var noise []any
+	for i := range 150 {
+		noise = append(noise,
+			Memory(nsOther, "orchard orchard orchard, an orchard in every sentence"),
+			Memory(nsU2, "orchard"),
+			Memory(engram.Namespace{Org: nsU1.Org, Project: "web", User: nsU1.User}, "the orchard"))
+		if i%10 == 0 {
+			noise = append(noise, Memory(engram.Namespace{Org: nsU1.Org, Project: nsU1.Project, Agent: "a1"}, "orchard agent note"))
+		}
+	}
+	Put(t, st, noise...)
+	if got := hitIDs(search(t, st, scU1, "orchard", engram.MemoryFilter{}, engram.MaxLimit)); !slices.Equal(got, before) {
+		t.Errorf("search after other namespaces' rows = %v, want %v as before", got, before)
+	}
+	if got := hitIDs(search(t, st, withShared, "orchard", engram.MemoryFilter{}, engram.MaxLimit)); !slices.Equal(got, beforeShared) {
+		t.Errorf("search with shared after other namespaces' rows = %v, want %v as before", got, beforeShared)
+	}
+	if got := hitIDs(search(t, st, scU1, "orchard", engram.MemoryFilter{}, 2)); !slices.Equal(got, before[:2]) {
+		t.Errorf("top 2 after other namespaces' rows = %v, want %v", got, before[:2])
+	}
+
+	// Moved to u2 with its text unchanged.
+	moved := *long
+	moved.Namespace = nsU2
+	update(t, st, func(tx engram.Tx) error { return tx.ReplaceMemory(ctx, &moved) })
+	if got := hitIDs(search(t, st, scU1, "orchard", engram.MemoryFilter{}, engram.MaxLimit)); slices.Contains(got, long.ID) || len(got) != 2 {
+		t.Errorf("u1's search after the move = %v, want the two memories left", got)
+	}
+	if got := hitIDs(search(t, st, engram.ScopeOf(nsU2), "afternoon", engram.MemoryFilter{}, engram.MaxLimit)); !slices.Equal(got, []string{long.ID}) {
+		t.Errorf("u2's search after the move = %v, want the moved memory", got)
+	}
+}

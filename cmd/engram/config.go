@@ -82,16 +82,24 @@ func (c *storeFlags) context(ctx context.Context) context.Context {
 	return engram.WithActor(ctx, c.actor)
 }
 
-// useServer decides between a server and a local directory. An explicit
-// flag beats the environment, so an empty --server flag forces local mode; giving
-// both --data and a non-empty --server is a usage error.
+// useServer decides between a server and a local store (a data directory,
+// or PostgreSQL with --store). An explicit flag beats the environment, so an
+// empty --server flag forces local mode. Naming a server and a local store
+// at the same level (both flags, or both variables) is a usage error, as is
+// giving both --data and a non-empty --server.
 func (c *storeFlags) useServer(cmd *Command) (bool, error) {
-	dataFlag, serverFlag := flagWasSet(c.fs, "data"), flagWasSet(c.fs, "server")
+	dataFlag, serverFlag, storeFlag := flagWasSet(c.fs, "data"), flagWasSet(c.fs, "server"), flagWasSet(c.fs, "store")
 	switch {
 	case dataFlag && serverFlag && c.server != "":
 		return false, cmdUsageErrorf(cmd, "give either --data or --server, not both")
-	case serverFlag || dataFlag:
-		return c.server != "" && serverFlag, nil
+	case storeFlag && serverFlag && c.store != "" && c.server != "":
+		return false, cmdUsageErrorf(cmd, "give either --store or --server, not both: --store works on a database directly, --server through a server")
+	case serverFlag:
+		return c.server != "", nil
+	case dataFlag || storeFlag:
+		return false, nil
+	case c.server != "" && c.store != "":
+		return false, cmdUsageErrorf(cmd, "ENGRAM_SERVER and ENGRAM_STORE are both set; unset one, or choose with --server or --store")
 	}
 	return c.server != "", nil
 }

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/postgres"
 	"github.com/engramhq/engram/sqlite"
 )
 
@@ -17,22 +19,25 @@ var reembedCommand = &Command{
 	Name:     "reembed",
 	Synopsis: "re-embed every memory with another embedder",
 	Usage: `
-Usage: engram reembed [--data DIR] [--embedder KIND ...] [--progress]
+Usage: engram reembed [--data DIR | --store URL] [--embedder KIND ...] [--progress]
 
-Moves a local data directory to the configured embedder: embeds the
+Moves a local data directory, or with --store (env ENGRAM_STORE) the
+PostgreSQL database at URL, to the configured embedder: embeds the
 abstraction and value of every active memory with it, then removes the
 vectors of the previous embedder and records the new one. Engines refuse a
 store whose vectors another embedder made; this is the way to switch.
 
 Progress is committed every few hundred memories: an interrupted run
 (error, Ctrl-C, kill) continues where it stopped when started again with the
-same embedder. Stop servers on the directory while it runs.`,
+same embedder. Stop servers using the store while it runs. With --store the
+data directory holds only the embedding cache.`,
 	Run: runReembed,
 }
 
 func runReembed(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
 	data := fs.String("data", envOr(m.Getenv, "ENGRAM_DATA", defaultDataDir(m.Getenv)), "data `directory` (env ENGRAM_DATA)")
+	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "re-embed the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
 	progress := fs.Bool("progress", false, "show a progress bar even when stderr is not a terminal")
 	var ef embedFlags
 	ef.register(fs, m.Getenv)
@@ -46,20 +51,38 @@ func runReembed(ctx context.Context, m *Main, cmd *Command, args []string) error
 	if ef.kind == embedNone {
 		return cmdUsageErrorf(cmd, "--embedder none has no vectors to make")
 	}
-	if _, err := os.Stat(*data); errors.Is(err, iofs.ErrNotExist) {
+	if *store != "" {
+		if err := checkStoreURL(cmd, *store); err != nil {
+			return err
+		}
+	} else if _, err := os.Stat(*data); errors.Is(err, iofs.ErrNotExist) {
 		return fmt.Errorf("data directory %s does not exist", *data)
 	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := os.MkdirAll(*data, 0o700); err != nil {
+		return fmt.Errorf("create data directory %s: %w", *data, err)
+	}
 	emb, closeEmb, err := ef.open(ctx, cacheFile(*data), logger)
 	if err != nil {
 		return err
 	}
 	defer closeEmb()
-	db, err := sqlite.Open(ctx, filepath.Join(*data, engine.DBFile))
-	if err != nil {
-		return fmt.Errorf("open data directory %s: %w", *data, err)
+	var db engram.Store
+	if *store != "" {
+		pg, err := postgres.Open(ctx, *store, postgres.Options{Logger: logger})
+		if err != nil {
+			return fmt.Errorf("open the PostgreSQL store: %w", err)
+		}
+		defer pg.Close()
+		db = pg
+	} else {
+		lite, err := sqlite.Open(ctx, filepath.Join(*data, engine.DBFile))
+		if err != nil {
+			return fmt.Errorf("open data directory %s: %w", *data, err)
+		}
+		defer lite.Close()
+		db = lite
 	}
-	defer db.Close()
 
 	var report func(int)
 	if *progress || m.StderrIsTerminal {

@@ -5,21 +5,33 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 
 	engramhttp "github.com/engramhq/engram/http"
 )
 
 var serveCommand = &Command{
 	Name:     "serve",
-	Synopsis: "serve the HTTP API over a data directory",
+	Synopsis: "serve the HTTP API over a data directory or PostgreSQL",
 	Usage: `
-Usage: engram serve [--addr HOST:PORT] [--data DIR]
+Usage: engram serve [--addr HOST:PORT] [--data DIR] [--store URL]
 
-Opens the data directory and serves the HTTP API until interrupted. On start
-it logs "listening on http://HOST:PORT" with the port actually bound, so
---addr 127.0.0.1:0 picks a free port. SIGINT or SIGTERM shuts down
-gracefully: requests in flight finish, then the data directory is closed and
-the command exits 0.`,
+Opens the data directory (or, with --store, the PostgreSQL database at URL)
+and serves the HTTP API until interrupted. On start it logs "listening on
+http://HOST:PORT" with the port actually bound, so --addr 127.0.0.1:0 picks
+a free port, and names the store. SIGINT or SIGTERM shuts down gracefully:
+requests in flight finish, then the store is closed and the command exits 0.
+
+A PostgreSQL database that cannot be reached does not stop the server: it
+listens anyway, GET /healthz answers 200, GET /readyz and every API call
+answer 503 with the reason, and it reconnects in the background (backing
+off up to 5s between attempts), applying the migrations once the database
+answers. The same holds when the database goes away later; nothing is
+half-written. Errors retrying cannot fix (a schema newer than this program,
+vectors made by another embedder) end it with exit status 1.`,
 	Run: runServe,
 }
 
@@ -45,10 +57,11 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
 
-	eng, closeEng, err := openEngineAt(ctx, *data, *store, "", &ef, logger)
-	if err != nil && *store != "" {
-		return fmt.Errorf("open the PostgreSQL store: %w", err)
-	} else if err != nil {
+	if *store != "" {
+		return servePostgres(ctx, *addr, *data, *store, &ef, logger)
+	}
+	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
+	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
 	defer func() {
@@ -62,9 +75,87 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	srv := engramhttp.NewServer(eng, engramhttp.ServerOptions{Ready: eng.Ready, Logger: logger, Embedder: eng.Embedder()})
-	logger.Info("listening on http://"+ln.Addr().String(), "data", *data)
+	logger.Info("listening on http://"+ln.Addr().String(), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("shut down")
+	return nil
+}
+
+// servePostgres serves over the PostgreSQL store at storeURL. A database
+// that cannot be reached at start does not stop the server: it listens,
+// reports not-ready and answers every call with EUNAVAILABLE while it
+// reconnects in the background, then applies the migrations and serves. An
+// error retrying cannot fix (a malformed URL, a schema newer than this
+// program, vectors of another embedder) ends it, before or after listening.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, logger *slog.Logger) (err error) {
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		return fmt.Errorf("create data directory %s: %w", data, err)
+	}
+	emb, closeEmb, err := ef.open(ctx, cacheFile(data), logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeEmb(); err == nil && cerr != nil {
+			err = fmt.Errorf("close the embedding cache: %w", cerr)
+		}
+	}()
+	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
+		return openPostgresEngine(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb})
+	}
+	label := storeLabel(data, storeURL)
+
+	sb := &standby{}
+	defer func() {
+		if cerr := sb.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close the PostgreSQL store: %w", cerr)
+		}
+	}()
+	eng, closeEng, err := open(ctx)
+	switch {
+	case err == nil:
+		sb.eng, sb.closeEng = eng, closeEng
+	case engram.ErrorCode(err) == engram.EUNAVAILABLE && ctx.Err() == nil:
+		sb.setUnavailable(err)
+		logger.Warn("the store is unavailable; serving 503 until it can be reached", "store", label, "err", engram.ErrorMessage(err))
+	default:
+		return fmt.Errorf("open the PostgreSQL store: %w", err)
+	}
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var fatal error
+	done := make(chan struct{})
+	if eng == nil {
+		go func() {
+			defer close(done)
+			if err := sb.connect(serveCtx, open, logger); err == nil {
+				logger.Info("connected to the store; ready", "store", label)
+			} else if serveCtx.Err() == nil {
+				fatal = err
+				stop()
+			}
+		}()
+	} else {
+		close(done)
+	}
+
+	srv := engramhttp.NewServer(sb, engramhttp.ServerOptions{Ready: sb.Ready, Logger: logger, Embedder: emb})
+	logger.Info("listening on http://"+ln.Addr().String(), "store", label)
+	serr := srv.Serve(serveCtx, ln)
+	stop()
+	<-done
+	if fatal != nil {
+		return fmt.Errorf("open the PostgreSQL store: %w", fatal)
+	}
+	if serr != nil {
+		return fmt.Errorf("serve: %w", serr)
 	}
 	logger.Info("shut down")
 	return nil

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+)
+
+// Reconnection backoff of a server whose store is unreachable at start.
+const (
+	firstRetry = 250 * time.Millisecond
+	maxRetry   = 5 * time.Second
+)
+
+// standby is the engram.Service of a server that started while its
+// PostgreSQL store was unreachable. Until connect succeeds every call fails
+// with EUNAVAILABLE and a sentence saying why, so the server can listen,
+// answer /healthz and report not-ready instead of exiting; once connected,
+// calls go to the engine. Outages after that are the engine's to report
+// (its store maps them to EUNAVAILABLE too).
+type standby struct {
+	mu       sync.RWMutex
+	eng      *engine.Engine
+	closeEng func() error
+	why      error // the last failed attempt, while eng is nil
+}
+
+var _ engram.Service = (*standby)(nil)
+
+// openFunc opens the engine over the store; the second value closes both.
+type openFunc func(ctx context.Context) (*engine.Engine, func() error, error)
+
+// connect calls open until it succeeds, waiting between attempts with a
+// doubling backoff capped at maxRetry. It returns nil once the engine
+// serves, ctx's error when ctx ends first, and open's error when that is not
+// EUNAVAILABLE (a schema newer than the program, vectors of another
+// embedder): retrying cannot fix those.
+func (s *standby) connect(ctx context.Context, open openFunc, log *slog.Logger) error {
+	wait := firstRetry
+	for attempt := 1; ; attempt++ {
+		eng, closeEng, err := open(ctx)
+		if err == nil {
+			s.mu.Lock()
+			s.eng, s.closeEng, s.why = eng, closeEng, nil
+			s.mu.Unlock()
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if engram.ErrorCode(err) != engram.EUNAVAILABLE {
+			return err
+		}
+		s.mu.Lock()
+		s.why = err
+		s.mu.Unlock()
+		log.Warn("the store is unavailable; retrying", "attempt", attempt, "retry_in", wait, "err", engram.ErrorMessage(err))
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait = min(2*wait, maxRetry)
+	}
+}
+
+// setUnavailable records why the store cannot be reached before connect
+// runs, so that calls made meanwhile say so.
+func (s *standby) setUnavailable(err error) {
+	s.mu.Lock()
+	s.why = err
+	s.mu.Unlock()
+}
+
+// service returns the engine, or an EUNAVAILABLE error when there is none
+// yet.
+func (s *standby) service() (engram.Service, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.eng != nil {
+		return s.eng, nil
+	}
+	reason := "it has not been reached yet"
+	if s.why != nil {
+		reason = engram.ErrorMessage(s.why)
+	}
+	return nil, engram.Errorf(engram.EUNAVAILABLE, "the server is not connected to its store (%s); it keeps trying, try again later", reason)
+}
+
+// Ready returns nil when the engine is open and its store answers, else an
+// EUNAVAILABLE error.
+func (s *standby) Ready(ctx context.Context) error {
+	svc, err := s.service()
+	if err != nil {
+		return err
+	}
+	return svc.(*engine.Engine).Ready(ctx)
+}
+
+// Close closes the engine if connect opened one. Call it after connect has
+// returned.
+func (s *standby) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closeEng == nil {
+		return nil
+	}
+	err := s.closeEng()
+	s.eng, s.closeEng = nil, nil
+	return err
+}
+
+func (s *standby) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.AddEpisodes(ctx, req)
+}
+
+func (s *standby) AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.AddMemories(ctx, req)
+}
+
+func (s *standby) GetEpisode(ctx context.Context, sc engram.Scope, id string) (*engram.Episode, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.GetEpisode(ctx, sc, id)
+}
+
+func (s *standby) GetMemory(ctx context.Context, sc engram.Scope, id string) (*engram.Memory, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.GetMemory(ctx, sc, id)
+}
+
+func (s *standby) ListEpisodes(ctx context.Context, sc engram.Scope, f engram.EpisodeFilter) (*engram.EpisodePage, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.ListEpisodes(ctx, sc, f)
+}
+
+func (s *standby) ListMemories(ctx context.Context, sc engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.ListMemories(ctx, sc, f)
+}
+
+func (s *standby) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Search(ctx, req)
+}
+
+func (s *standby) UpdateMemory(ctx context.Context, sc engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.UpdateMemory(ctx, sc, id, p)
+}
+
+func (s *standby) SupersedeMemory(ctx context.Context, sc engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.SupersedeMemory(ctx, sc, id, req)
+}
+
+func (s *standby) DeleteMemory(ctx context.Context, sc engram.Scope, id string, o engram.DeleteOptions) error {
+	svc, err := s.service()
+	if err != nil {
+		return err
+	}
+	return svc.DeleteMemory(ctx, sc, id, o)
+}
+
+func (s *standby) RestoreMemory(ctx context.Context, sc engram.Scope, id string, reason string) (*engram.Memory, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.RestoreMemory(ctx, sc, id, reason)
+}
+
+func (s *standby) History(ctx context.Context, sc engram.Scope, id string) ([]engram.Version, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.History(ctx, sc, id)
+}
+
+func (s *standby) Rollback(ctx context.Context, sc engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Rollback(ctx, sc, id, v, reason)
+}
+
+func (s *standby) DeleteEpisode(ctx context.Context, sc engram.Scope, id string) error {
+	svc, err := s.service()
+	if err != nil {
+		return err
+	}
+	return svc.DeleteEpisode(ctx, sc, id)
+}
+
+func (s *standby) DeleteScope(ctx context.Context, sc engram.Scope) (*engram.PurgeCounts, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.DeleteScope(ctx, sc)
+}
+
+func (s *standby) Export(ctx context.Context, sc engram.Scope, fn func(engram.Record) error) error {
+	svc, err := s.service()
+	if err != nil {
+		return err
+	}
+	return svc.Export(ctx, sc, fn)
+}
+
+func (s *standby) Import(ctx context.Context, sc engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Import(ctx, sc, recs)
+}
+
+func (s *standby) Audit(ctx context.Context, sc engram.Scope, f engram.AuditFilter) (*engram.AuditPage, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Audit(ctx, sc, f)
+}
+
+// storeLabel names the store in logs: the SQLite file, or the PostgreSQL
+// server and database without password or parameters (the query may carry
+// a password too).
+func storeLabel(dataDir, storeURL string) string {
+	if storeURL == "" {
+		return "sqlite:" + filepath.Join(dataDir, engine.DBFile)
+	}
+	u, err := url.Parse(storeURL)
+	if err != nil {
+		return "postgres (unparsable URL)"
+	}
+	user := ""
+	if u.User != nil && u.User.Username() != "" {
+		user = u.User.Username() + "@"
+	}
+	return fmt.Sprintf("postgres://%s%s%s", user, u.Host, u.EscapedPath())
+}
