@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/retrieval"
@@ -128,6 +129,32 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 				add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
 			}
 		}
+		if cfg.Temporal {
+			// The memories of the periods the query names are candidates
+			// even when no word of theirs matches ("what did I do last
+			// weekend?"); the period boost ranks them.
+			for _, p := range q.Periods {
+				f, ok := withinPeriod(req.Filter, p.From, p.To)
+				if !ok {
+					continue
+				}
+				f.Limit = pool
+				ms, _, err := r.ListMemories(ctx, s, f)
+				if err != nil {
+					return err
+				}
+				// The filter keeps what is valid during the period, which
+				// includes every open-ended memory that began before it;
+				// only what happened in it counts.
+				rank := 0
+				for i := range ms {
+					if retrieval.InPeriod(q, &ms[i]) {
+						rank++
+						add(&ms[i], retrieval.ChannelTemporal, rank, 1)
+					}
+				}
+			}
+		}
 		retrieval.Fuse(cands, cfg)
 		retrieval.Rerank(q, cands, cfg, now)
 		retrieval.MMR(cands, cfg.MMRDepth, cfg.MMR, cfg.MMRSameConversation)
@@ -238,4 +265,17 @@ func (e *Engine) listByID(ctx context.Context, r engram.Reader, s engram.Scope, 
 		out[ms[i].ID] = &ms[i]
 	}
 	return out, nil
+}
+
+// withinPeriod narrows f to memories valid at some time in [from, to); it
+// reports false when f's own validity window leaves nothing of the period.
+func withinPeriod(f engram.MemoryFilter, from, to time.Time) (engram.MemoryFilter, bool) {
+	if f.ValidAfter == nil || f.ValidAfter.Before(from) {
+		f.ValidAfter = &from
+	}
+	if f.ValidBefore == nil || f.ValidBefore.After(to) {
+		f.ValidBefore = &to
+	}
+	f.Cursor = ""
+	return f, f.ValidAfter.Before(*f.ValidBefore)
 }

@@ -30,6 +30,7 @@ func RunSearch(t *testing.T, open Open) {
 		{"ChannelsArePlain", testSearchPlainChannels},
 		{"NeighboursStayInScope", testSearchNeighbourScope},
 		{"ConfidenceRecencyImportance", testSearchMIRaS},
+		{"TemporalChannel", testSearchTemporal},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -346,5 +347,32 @@ func testSearchMIRaS(t *testing.T, open Open) {
 		if i, j := slices.Index(ids, strong), slices.Index(ids, weak); i < 0 || j < 0 || i > j {
 			t.Errorf("%s: hits %v, want %s before %s", tc.name, ids, strong, weak)
 		}
+	}
+}
+
+// testSearchTemporal: a question naming a period finds what happened in it
+// though no word of the question matches, and only in the caller's scope.
+func testSearchTemporal(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	sat := time.Date(2023, 5, 6, 10, 0, 0, 0, time.UTC)
+	addConversation(t, e, nsA, sat.AddDate(0, 0, -16), "Caroline|We baked bread at home.")
+	hike := addConversation(t, e, nsA, sat, "Caroline|We hiked the ridge trail with the dogs.")
+	other := addConversation(t, e, nsB, sat, "Bob|We hiked the ridge trail with the dogs.")
+	now := time.Date(2023, 5, 10, 9, 0, 0, 0, time.UTC)
+	got := search(t, e, engram.SearchRequest{Query: "What happened last weekend?", Now: &now, Explain: true})
+	if len(got.Hits) != 1 || got.Hits[0].Memory.ID != memoryOf(t, hike, 0) {
+		t.Fatalf("last weekend = %v, want only %s", hitIDs(got), memoryOf(t, hike, 0))
+	}
+	if ch := got.Hits[0].Explain; len(ch) == 0 || ch[0].Channel != retrieval.ChannelTemporal {
+		t.Errorf("explain %+v, want the temporal channel", ch)
+	}
+	if slices.Contains(hitIDs(got), memoryOf(t, other, 0)) {
+		t.Errorf("another user's memory of the same weekend was found")
+	}
+	// A filter that leaves nothing of the period adds nothing.
+	before := time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC)
+	got = search(t, e, engram.SearchRequest{Query: "What happened last weekend?", Now: &now, Filter: engram.MemoryFilter{ValidBefore: &before}})
+	if len(got.Hits) != 0 {
+		t.Errorf("filtered to before the period = %v, want none", hitIDs(got))
 	}
 }

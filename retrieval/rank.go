@@ -54,6 +54,10 @@ type Config struct {
 	// ScoreFusion fuses min-max scaled channel scores instead of ranks;
 	// ZFusion fuses standardised scores (z-scores).
 	ScoreFusion, ZFusion bool
+	// Temporal adds the memories valid in the periods the query names
+	// ("last weekend", "in May 2023") to the candidates (ChannelTemporal),
+	// whatever their words.
+	Temporal bool
 	// Smooth adds this share of the linked neighbours' fused scores.
 	Smooth float64
 	// Scene adds this share of the best fused score among the other
@@ -104,10 +108,11 @@ func DefaultConfig() Config {
 	return Config{
 		RRFK:            20,
 		ZFusion:         true,
-		Weights:         map[string]float64{ChannelBM25: 1.5, ChannelDense: 1},
+		Weights:         map[string]float64{ChannelBM25: 1.5, ChannelDense: 1, ChannelTemporal: 0.5},
 		Pool:            100,
 		Inflect:         true,
 		DropSpeakers:    true,
+		Temporal:        true,
 		Speaker:         1,
 		Role:            3,
 		Time:            0.5,
@@ -355,7 +360,7 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 		boost(FactorRole, cfg.Role, (q.AsksAssistant && role == "assistant") || (q.AsksUser && role == "user"))
 		_, dated := m.Metadata[formation.MetaEventFrom]
 		boost(FactorTime, cfg.Time, q.Temporal && dated)
-		boost(FactorPeriod, cfg.Period, inPeriod(q, m))
+		boost(FactorPeriod, cfg.Period, InPeriod(q, m))
 		boost(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
 		if cfg.Question != 0 && bareQuestion(m.Value) {
 			s *= 1 - cfg.Question
@@ -447,10 +452,10 @@ func containsWord(s, w string) bool {
 	}
 }
 
-// inPeriod reports whether the memory's time meets a period or month the
+// InPeriod reports whether the memory's time meets a period or month the
 // query names: the event period the formation resolved from its text, or
-// the day it was said.
-func inPeriod(q *Query, m *engram.Memory) bool {
+// the day it became valid (for an episode, the day it was said).
+func InPeriod(q *Query, m *engram.Memory) bool {
 	if len(q.Periods) == 0 && len(q.Months) == 0 {
 		return false
 	}
