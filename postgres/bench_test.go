@@ -343,6 +343,24 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
+// mixedStores loads the many-namespace corpus of setup's backend
+// ("postgres", "sqlite") and returns its store, plus, for
+// "postgres-2servers", a second store over the same database, closed when
+// the benchmark ends.
+func mixedStores(b *testing.B, setup string) []engram.Store {
+	c := load(b, strings.TrimSuffix(setup, "-2servers"), "manyns")
+	stores := []engram.Store{c.st}
+	if setup == "postgres-2servers" {
+		second, err := postgres.Open(ctx, c.url, postgres.Options{Logger: quiet, MaxConns: 64})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { second.Close() })
+		stores = append(stores, second)
+	}
+	return stores
+}
+
 // BenchmarkMixed runs 50 concurrent clients, each doing one add for every
 // nine searches in its own namespace of the many-namespace corpus, against
 // one store, and (PostgreSQL) against two stores over one database, as two
@@ -351,17 +369,7 @@ func BenchmarkMixed(b *testing.B) {
 	const n = 50
 	for _, setup := range []string{"postgres", "postgres-2servers", "sqlite"} {
 		b.Run(setup, func(b *testing.B) {
-			backend := strings.TrimSuffix(setup, "-2servers")
-			c := load(b, backend, "manyns")
-			stores := []engram.Store{c.st}
-			if setup == "postgres-2servers" {
-				second, err := postgres.Open(ctx, c.url, postgres.Options{Logger: quiet, MaxConns: 64})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer second.Close()
-				stores = append(stores, second)
-			}
+			stores := mixedStores(b, setup)
 			gens := make([]gen, n)
 			calls := make([]int, n)
 			for w := range gens {
@@ -400,17 +408,7 @@ func BenchmarkMixedHTTP(b *testing.B) {
 	const n = 50
 	for _, setup := range []string{"postgres", "postgres-2servers", "sqlite"} {
 		b.Run(setup, func(b *testing.B) {
-			backend := strings.TrimSuffix(setup, "-2servers")
-			c := load(b, backend, "manyns")
-			stores := []engram.Store{c.st}
-			if setup == "postgres-2servers" {
-				second, err := postgres.Open(ctx, c.url, postgres.Options{Logger: quiet, MaxConns: 64})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer second.Close()
-				stores = append(stores, second)
-			}
+			stores := mixedStores(b, setup)
 			var clientsOf []*engramhttp.Client
 			for _, st := range stores {
 				eng, err := engine.New(ctx, st, engine.Options{Logger: quiet})

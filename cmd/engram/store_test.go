@@ -31,6 +31,21 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
+// serveBehindCutProxy starts engram serve over the PostgreSQL database at
+// store, reached through a loopback proxy that starts cut (the database
+// unreachable); px.restore() lets it through.
+func serveBehindCutProxy(t *testing.T, store string) (*server, *proxy) {
+	t.Helper()
+	u, err := url.Parse(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := startProxy(t, u.Host)
+	px.cut()
+	u.Host = px.addr
+	return startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+u.String())), px
+}
+
 // errorBody is the JSON body of an error response.
 type errorBody struct {
 	Error struct{ Code, Message string } `json:"error"`
@@ -125,14 +140,7 @@ func TestServeLogNamesSQLiteStore(t *testing.T) {
 // serves writes.
 func TestServeWaitsForDatabase(t *testing.T) {
 	store := pgSchemaURL(t)
-	u, err := url.Parse(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	px := startProxy(t, u.Host)
-	px.cut()
-	u.Host = px.addr
-	srv := startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+u.String()))
+	srv, px := serveBehindCutProxy(t, store)
 	c := engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
 	ctx := context.Background()
 	ns := engram.Namespace{Org: "acme", Project: "app", User: "ana"}
@@ -274,14 +282,7 @@ func TestServeStopsOnSchemaNewer(t *testing.T) {
 		}
 	}
 	conn.Close(context.Background())
-	u, err := url.Parse(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	px := startProxy(t, u.Host)
-	px.cut()
-	u.Host = px.addr
-	srv := startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+u.String()))
+	srv, px := serveBehindCutProxy(t, store)
 	if code, _ := httpCall(t, "GET", srv.url+"/readyz", ""); code != http.StatusServiceUnavailable {
 		t.Errorf("/readyz while the database is unreachable = %d, want 503", code)
 	}
