@@ -25,5 +25,9 @@
 // first hits share: 0.785, twice the latency), equal channel weights,
 // diversity across conversations by MMR (0.789, and LongMemEval's session
 // recall fell further), the neighbouring turns as cues instead of in the
-// abstraction.
+// abstraction, expanding each of the top 3 hits with its neighbouring turns
+// (Expand: 0.736, the neighbours push evidence out of the top 10; it is
+// off by default), a pool of 200 candidates per channel (0.791, 1.5 ms
+// more). Around the defaults the speaker, time, period, smoothing and
+// channel weights move LoCoMo recall@10 by less than 0.003.
 package retrieval
