@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/netproxy"
 	"github.com/engramhq/engram/postgres"
 	"github.com/engramhq/engram/storetest"
 )
@@ -131,17 +131,6 @@ func TestBadURL(t *testing.T) {
 	}
 }
 
-// closedPort returns a loopback address nothing listens on.
-func closedPort(t testing.TB) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // withHost returns raw with its host:port replaced.
 func withHost(t testing.TB, raw, hostport string) string {
 	u, err := url.Parse(raw)
@@ -153,7 +142,7 @@ func withHost(t testing.TB, raw, hostport string) string {
 }
 
 func TestUnreachableAtOpen(t *testing.T) {
-	addr := closedPort(t)
+	addr := netproxy.ClosedAddr(t)
 	u := "postgres://engram:engram@" + addr + "/engram?sslmode=disable"
 	start := time.Now()
 	_, err := postgres.Open(ctx, u, postgres.Options{ConnectTimeout: 2 * time.Second})
@@ -208,111 +197,28 @@ func TestConnectTimeout(t *testing.T) {
 	}
 }
 
-// proxy forwards TCP connections to a target until cut, so a test can take
-// the database away from a running store and give it back.
-type proxy struct {
-	t      testing.TB
-	addr   string
-	target string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func startProxy(t testing.TB, target string) *proxy {
-	p := &proxy{t: t, target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(func() {
-		p.cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			d, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, d)
-			p.mu.Unlock()
-			p.wg.Go(func() { io.Copy(d, c); d.Close() })
-			p.wg.Go(func() { io.Copy(c, d); c.Close() })
-		}
-	})
-}
-
-// cut closes the listener and every forwarded connection: the database is
-// gone for whoever talks through the proxy.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// restore listens again on the same address.
-func (p *proxy) restore() {
-	var ln net.Listener
-	var err error
-	for range 50 { // the port may linger briefly
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		p.t.Fatalf("proxy: listen again on %s: %v", p.addr, err)
-	}
-	p.serve(ln)
-}
-
 func TestDatabaseGoesAway(t *testing.T) {
 	direct := schemaURL(t)
 	pu, err := url.Parse(direct)
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := startProxy(t, pu.Host)
-	u := withHost(t, direct, px.addr)
+	px := netproxy.Start(t, pu.Host)
+	u := withHost(t, direct, px.Addr)
 	db := openAt(t, u, postgres.Options{ConnectTimeout: 2 * time.Second})
 	kept := storetest.Memory(nsU1, "written while the database was there")
 	storetest.Put(t, db, kept)
 
-	px.cut()
+	px.Cut()
 	err = db.Ready(ctx)
 	wantCode(t, "Ready without the database", err, engram.EUNAVAILABLE)
-	if msg := engram.ErrorMessage(err); !strings.Contains(msg, px.addr) {
-		t.Errorf("Ready's message %q does not name the database at %s", msg, px.addr)
+	if msg := engram.ErrorMessage(err); !strings.Contains(msg, px.Addr) {
+		t.Errorf("Ready's message %q does not name the database at %s", msg, px.Addr)
 	}
 	err = db.Update(ctx, func(tx engram.Tx) error { return tx.InsertMemory(ctx, storetest.Memory(nsU1, "lost")) })
 	wantCode(t, "Update without the database", err, engram.EUNAVAILABLE)
-	if msg := engram.ErrorMessage(err); !strings.Contains(msg, "unreachable") || !strings.Contains(msg, px.addr) {
-		t.Errorf("Update's message %q does not say the database at %s is unreachable", msg, px.addr)
+	if msg := engram.ErrorMessage(err); !strings.Contains(msg, "unreachable") || !strings.Contains(msg, px.Addr) {
+		t.Errorf("Update's message %q does not say the database at %s is unreachable", msg, px.Addr)
 	}
 	err = db.View(ctx, func(r engram.Reader) error {
 		_, err := r.GetMemory(ctx, scU1, kept.ID)
@@ -321,7 +227,7 @@ func TestDatabaseGoesAway(t *testing.T) {
 	wantCode(t, "View without the database", err, engram.EUNAVAILABLE)
 
 	// The database comes back: the store recovers without a restart.
-	px.restore()
+	px.Restore()
 	if err := db.Ready(ctx); err != nil {
 		t.Fatalf("Ready after the database came back: %v", err)
 	}
@@ -333,21 +239,21 @@ func TestDatabaseGoesAway(t *testing.T) {
 		if err := tx.InsertEpisode(ctx, half1); err != nil {
 			return err
 		}
-		px.cut()
+		px.Cut()
 		return tx.InsertEpisode(ctx, half2)
 	})
 	wantCode(t, "Update cut in the middle", err, engram.EUNAVAILABLE)
-	px.restore()
+	px.Restore()
 	late := storetest.Episode(nsU1, "cut before commit")
 	err = db.Update(ctx, func(tx engram.Tx) error {
 		if err := tx.InsertEpisode(ctx, late); err != nil {
 			return err
 		}
-		px.cut()
+		px.Cut()
 		return nil
 	})
 	wantCode(t, "Update cut before the commit", err, engram.EUNAVAILABLE)
-	px.restore()
+	px.Restore()
 	for _, e := range []*engram.Episode{half1, half2, late} {
 		err := db.View(ctx, func(r engram.Reader) error {
 			_, err := r.GetEpisode(ctx, scU1, e.ID)

@@ -9,13 +9,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/internal/netproxy"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -257,8 +256,8 @@ func TestServerWithoutDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := startProxy(t, u.Host)
-	u.Host = px.addr
+	px := netproxy.Start(t, u.Host)
+	u.Host = px.Addr
 	srv := startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+u.String()))
 	c := engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
 	ctx := context.Background()
@@ -267,7 +266,7 @@ func TestServerWithoutDatabase(t *testing.T) {
 		t.Fatalf("ready with the database there: %v", err)
 	}
 
-	px.cut()
+	px.Cut()
 	err = c.Ready(ctx)
 	if engram.ErrorCode(err) != engram.EUNAVAILABLE || !strings.Contains(engram.ErrorMessage(err), "unreachable") {
 		t.Errorf("readiness without the database = %v, want unavailable, unreachable", err)
@@ -279,14 +278,14 @@ func TestServerWithoutDatabase(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "the database at "+px.addr+" is unreachable") {
-		t.Errorf("write without the database: %d %s, want 503 saying the database at %s is unreachable", resp.StatusCode, body, px.addr)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "the database at "+px.Addr+" is unreachable") {
+		t.Errorf("write without the database: %d %s, want 503 saying the database at %s is unreachable", resp.StatusCode, body, px.Addr)
 	}
 	if srv.cmd.ProcessState != nil {
 		t.Fatalf("the server exited without its database:\n%s", srv.logs.String())
 	}
 
-	px.restore()
+	px.Restore()
 	if err := c.Ready(ctx); err != nil {
 		t.Errorf("ready after the database came back: %v", err)
 	}
@@ -298,83 +297,4 @@ func TestServerWithoutDatabase(t *testing.T) {
 	if err != nil || len(p.Memories) != 1 || p.Memories[0].ID != ms[0].ID {
 		t.Errorf("memories after the outage = %+v, %v; want only the one written after it", p, err)
 	}
-}
-
-// proxy forwards TCP connections to a target until cut.
-type proxy struct {
-	t      testing.TB
-	addr   string
-	target string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-	wg    sync.WaitGroup
-}
-
-func startProxy(t testing.TB, target string) *proxy {
-	p := &proxy{t: t, target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(func() {
-		p.cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	p.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			d, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, d)
-			p.mu.Unlock()
-			p.wg.Go(func() { io.Copy(d, c); d.Close() })
-			p.wg.Go(func() { io.Copy(c, d); c.Close() })
-		}
-	})
-}
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restore() {
-	var ln net.Listener
-	var err error
-	for range 50 {
-		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		p.t.Fatalf("proxy: listen again on %s: %v", p.addr, err)
-	}
-	p.serve(ln)
 }

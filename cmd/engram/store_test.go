@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -16,33 +15,22 @@ import (
 
 	"github.com/engramhq/engram"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/internal/netproxy"
 	"github.com/jackc/pgx/v5"
 )
 
-// closedAddr returns a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
-}
-
 // serveBehindCutProxy starts engram serve over the PostgreSQL database at
 // store, reached through a loopback proxy that starts cut (the database
-// unreachable); px.restore() lets it through.
-func serveBehindCutProxy(t *testing.T, store string) (*server, *proxy) {
+// unreachable); px.Restore() lets it through.
+func serveBehindCutProxy(t *testing.T, store string) (*server, *netproxy.Proxy) {
 	t.Helper()
 	u, err := url.Parse(store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	px := startProxy(t, u.Host)
-	px.cut()
-	u.Host = px.addr
+	px := netproxy.Start(t, u.Host)
+	px.Cut()
+	u.Host = px.Addr
 	return startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+u.String())), px
 }
 
@@ -81,7 +69,7 @@ func httpCall(t *testing.T, method, u, body string) (int, errorBody) {
 // password, and shuts down cleanly.
 func TestServeUnreachableDatabase(t *testing.T) {
 	t.Parallel()
-	addr := closedAddr(t)
+	addr := netproxy.ClosedAddr(t)
 	store := "postgres://engram:s3cret@" + addr + "/engram?connect_timeout=3&password=s3cret"
 	srv := startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+store))
 
@@ -152,7 +140,7 @@ func TestServeWaitsForDatabase(t *testing.T) {
 		t.Fatalf("write before the database is reachable: %v, want unavailable", err)
 	}
 
-	px.restore()
+	px.Restore()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := c.Ready(ctx)
@@ -186,7 +174,7 @@ func TestServeWaitsForDatabase(t *testing.T) {
 // a flag beats the other's variable.
 func TestStoreOrServer(t *testing.T) {
 	t.Parallel()
-	addr := closedAddr(t)
+	addr := netproxy.ClosedAddr(t)
 	store := "postgres://u:pw@" + addr + "/db?connect_timeout=3"
 	server := "http://" + addr
 	for _, tc := range []struct {
@@ -220,7 +208,7 @@ func TestStoreOrServer(t *testing.T) {
 // ENGRAM_STORE names, not on the data directory.
 func TestReembedStoreFlags(t *testing.T) {
 	t.Parallel()
-	addr := closedAddr(t)
+	addr := netproxy.ClosedAddr(t)
 	store := "postgres://u:pw@" + addr + "/db?connect_timeout=3"
 	c := &cli{t: t, env: append(baseEnv(t), "ENGRAM_EMBEDDER=use-lite"), extra: []string{"--data", t.TempDir()}}
 	if stderr := c.fail(1, "reembed", "--store", store); !strings.Contains(stderr, "the database at "+addr+" is unreachable") {
@@ -286,7 +274,7 @@ func TestServeStopsOnSchemaNewer(t *testing.T) {
 	if code, _ := httpCall(t, "GET", srv.url+"/readyz", ""); code != http.StatusServiceUnavailable {
 		t.Errorf("/readyz while the database is unreachable = %d, want 503", code)
 	}
-	px.restore()
+	px.Restore()
 	select {
 	case err := <-srv.done:
 		var ee *exec.ExitError
