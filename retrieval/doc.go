@@ -30,6 +30,6 @@
 // off by default), a pool of 200 candidates per channel (0.791, 1.5 ms
 // more), giving every candidate its real dense similarity instead of the
 // dense channel's weakest when only BM25 found it (LoCoMo 0.792,
-// LongMemEval 0.880). Around the defaults the speaker, time, period, smoothing and
-// channel weights move LoCoMo recall@10 by less than 0.003.
+// LongMemEval 0.880). Around the defaults the speaker, time, period,
+// smoothing and channel weights move LoCoMo recall@10 by less than 0.003.
 package retrieval
