@@ -51,9 +51,9 @@ type Config struct {
 	// full-text query; DropSpeakers leaves out of it the names of speakers
 	// the dense channel's candidates have (see Query.Lexical).
 	Inflect, DropSpeakers bool
-	// ScoreFusion fuses min-max scaled channel scores instead of ranks;
-	// ZFusion fuses standardised scores (z-scores).
-	ScoreFusion, ZFusion bool
+	// ZFusion fuses standardised channel scores (z-scores) instead of
+	// ranks.
+	ZFusion bool
 	// Temporal adds the memories valid in the periods the query names
 	// ("last weekend", "in May 2023") to the candidates (ChannelTemporal),
 	// whatever their words.
@@ -148,41 +148,16 @@ type Candidate struct {
 }
 
 // Fuse sets every candidate's Fused score by weighted reciprocal rank
-// fusion of its channel ranks, or, with cfg.ScoreFusion, by the weighted
-// sum of its channel scores scaled to 0..1 over the pool (min-max), or,
-// with cfg.ZFusion, by weighted z-scores (see zFuse); then adds the
-// neighbour and conversation shares (Smooth, Scene). When z-score fusion
-// falls back to ranks for want of candidates, the shares are left out:
+// fusion of its channel ranks or, with cfg.ZFusion, by weighted z-scores
+// (see zFuse); then adds the neighbour and conversation shares (Smooth,
+// Scene). When z-score fusion falls back to ranks for want of candidates, the shares are left out:
 // ranks of a handful of candidates are nearly equal, so a share of a
 // neighbour's would outweigh the channels' own verdict.
 func Fuse(cs []*Candidate, cfg Config) {
 	fallback := cfg.ZFusion && !zPool(cs)
-	switch {
-	case cfg.ZFusion && !fallback:
+	if cfg.ZFusion && !fallback {
 		zFuse(cs, cfg)
-	case cfg.ScoreFusion:
-		lo, hi := map[string]float64{}, map[string]float64{}
-		for _, c := range cs {
-			for _, r := range c.Ranks {
-				if v, ok := lo[r.Channel]; !ok || r.Score < v {
-					lo[r.Channel] = r.Score
-				}
-				if v, ok := hi[r.Channel]; !ok || r.Score > v {
-					hi[r.Channel] = r.Score
-				}
-			}
-		}
-		for _, c := range cs {
-			c.Fused = 0
-			for _, r := range c.Ranks {
-				if span := hi[r.Channel] - lo[r.Channel]; span > 0 {
-					c.Fused += cfg.Weights[r.Channel] * (r.Score - lo[r.Channel]) / span
-				} else {
-					c.Fused += cfg.Weights[r.Channel]
-				}
-			}
-		}
-	default:
+	} else {
 		for _, c := range cs {
 			c.Fused = 0
 			for _, r := range c.Ranks {

@@ -48,23 +48,6 @@ func TestFuseRRF(t *testing.T) {
 	}
 }
 
-func TestFuseScores(t *testing.T) {
-	cfg := retrieval.Config{ScoreFusion: true, Weights: map[string]float64{"bm25": 1, "dense": 2}}
-	a := cand("a", nil, hit("bm25", 1, 10), hit("dense", 2, 0.5))
-	b := cand("b", nil, hit("bm25", 2, 4), hit("dense", 1, 0.7))
-	c := cand("c", nil, hit("dense", 3, 0.3))
-	retrieval.Fuse([]*retrieval.Candidate{a, b, c}, cfg)
-	// bm25 spans 4..10, dense 0.3..0.7.
-	for _, tt := range []struct {
-		c    *retrieval.Candidate
-		want float64
-	}{{a, 1 + 2*0.5}, {b, 0 + 2*1}, {c, 0}} {
-		if math.Abs(tt.c.Fused-tt.want) > 1e-9 {
-			t.Errorf("%s fused = %v, want %v", tt.c.Memory.ID, tt.c.Fused, tt.want)
-		}
-	}
-}
-
 func TestFuseSmooth(t *testing.T) {
 	cfg := retrieval.Config{RRFK: 0, Weights: map[string]float64{"bm25": 1}, Smooth: 0.5}
 	a := cand("a", map[string]any{formation.MetaNext: "b"}, hit("bm25", 1, 1))
