@@ -27,6 +27,8 @@ type MemoryFilter struct {
 	Contains string `json:"contains,omitempty"`
 	// IDs keeps only memories with these ids.
 	IDs []string `json:"ids,omitempty"`
+	// Sources keeps memories that cite at least one of these episodes.
+	Sources []string `json:"sources,omitempty"`
 
 	Limit  int    `json:"limit,omitempty"`  // default DefaultLimit, at most MaxLimit
 	Cursor string `json:"cursor,omitempty"` // from a previous page's Next
@@ -94,6 +96,14 @@ func (f *MemoryFilter) Validate() error {
 	}
 	for _, id := range f.IDs {
 		if err := CheckID("filter: memory", id); err != nil {
+			return err
+		}
+	}
+	if len(f.Sources) > MaxLimit {
+		return Errorf(EINVALID, "filter: %d sources, more than the limit of %d", len(f.Sources), MaxLimit)
+	}
+	for _, id := range f.Sources {
+		if err := CheckID("filter: source episode", id); err != nil {
 			return err
 		}
 	}

@@ -164,7 +164,7 @@ func (c *Client) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	}
 	setString(q, "contains", f.Contains)
 	setString(q, "cursor", f.Cursor)
-	if len(f.IDs) > maxQueryIDs || slices.Contains(f.IDs, "") {
+	if len(f.IDs)+len(f.Sources) > maxQueryIDs || slices.Contains(f.IDs, "") || slices.Contains(f.Sources, "") {
 		// Long id lists make URLs that proxies refuse, and an empty id
 		// would be dropped from a query string rather than judged by the
 		// service; the body form carries both.
@@ -172,6 +172,9 @@ func (c *Client) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	}
 	for _, id := range f.IDs {
 		q.Add("id", id)
+	}
+	for _, id := range f.Sources {
+		q.Add("source", id)
 	}
 	setTime(q, "created_after", f.CreatedAfter)
 	setTime(q, "created_before", f.CreatedBefore)

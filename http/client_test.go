@@ -75,6 +75,7 @@ func TestClient_ArgumentsRoundTrip(t *testing.T) {
 		MetadataIn: map[string][]any{"city": {"Paris", "Rome"}, "n": {json.Number("1"), "1"}},
 		Contains:   "coffee & tea",
 		IDs:        []string{engram.NewID(), engram.NewID()},
+		Sources:    []string{engram.NewID()},
 		Limit:      7,
 		Cursor:     "abc/def=",
 	}

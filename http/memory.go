@@ -39,6 +39,7 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request, q qu
 	}
 	f.Contains = q.str("contains")
 	f.IDs = q.list("id")
+	f.Sources = q.list("source")
 	f.Cursor = q.str("cursor")
 	for _, t := range []struct {
 		name string

@@ -128,7 +128,7 @@ func (s *Server) routeTable() []route {
 		{name: "created_after"}, {name: "created_before"},
 		{name: "valid_at"}, {name: "valid_after"}, {name: "valid_before"},
 		{name: "contains"}, {name: "meta.{key}"}, {name: "meta_in.{key}", repeated: true},
-		{name: "id", repeated: true},
+		{name: "id", repeated: true}, {name: "source", repeated: true},
 	}, pageParams...)...)
 	auditList := withScope(append([]param{
 		{name: "op", repeated: true}, {name: "after"}, {name: "before"},

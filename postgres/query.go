@@ -88,6 +88,9 @@ func memoryFilter(q *query, f *engram.MemoryFilter) error {
 	if len(f.IDs) > 0 {
 		q.where("m.id = ANY(" + q.arg(f.IDs) + ")")
 	}
+	if len(f.Sources) > 0 {
+		q.where("m.sources && " + q.arg(f.Sources) + "::text[]")
+	}
 	if t := f.CreatedAfter; t != nil {
 		q.where("m.created_at >= " + q.arg(*t))
 	}

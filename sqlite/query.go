@@ -95,6 +95,13 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		}
 		w.add("m.id IN ("+placeholders(len(args))+")", args...)
 	}
+	if len(f.Sources) > 0 {
+		args := make([]any, len(f.Sources))
+		for i, id := range f.Sources {
+			args[i] = id
+		}
+		w.add("m.id IN (SELECT ms.memory_id FROM memory_sources ms WHERE ms.org = m.org AND ms.project = m.project AND ms.episode_id IN ("+placeholders(len(args))+"))", args...)
+	}
 	if t := f.CreatedAfter; t != nil {
 		w.add("m.created_at >= ?", micros(*t))
 	}

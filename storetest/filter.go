@@ -35,6 +35,8 @@ func testMemoryFilters(t *testing.T, open Opener) {
 	// A memory of another user matches every filter but is out of scope.
 	stranger := mk("stranger: loves 50% off_sales alice", engram.KindSemantic, engram.StatusActive, time.Hour, nil, nil, m1.Metadata)
 	stranger.Namespace = nsU2
+	e1, e2 := engram.NewID(), engram.NewID()
+	m1.Sources, m2.Sources, stranger.Sources = []string{e1, e2}, []string{e2}, []string{e1}
 	Put(t, st, m1, m2, m3, m4, m5, stranger)
 
 	names := map[string]string{m1.ID: "m1", m2.ID: "m2", m3.ID: "m3", m4.ID: "m4", m5.ID: "m5", stranger.ID: "stranger"}
@@ -98,6 +100,10 @@ func testMemoryFilters(t *testing.T, open Opener) {
 		{"contains does not span cues", engram.MemoryFilter{Contains: "smith\nparis", Statuses: all}, nil},
 		{"contains does not see cue encoding", engram.MemoryFilter{Contains: `Smith","Paris`, Statuses: all}, nil},
 		{"contains quotes and backslashes in a cue", engram.MemoryFilter{Contains: `"bob" \ c`, Statuses: all}, []string{"m1"}},
+		{"sources", engram.MemoryFilter{Sources: []string{e1}, Statuses: all}, []string{"m1"}},
+		{"sources any of", engram.MemoryFilter{Sources: []string{engram.NewID(), e2}, Statuses: all}, []string{"m1", "m2"}},
+		{"sources unknown", engram.MemoryFilter{Sources: []string{engram.NewID()}, Statuses: all}, nil},
+		{"sources and ids", engram.MemoryFilter{Sources: []string{e2}, IDs: []string{m2.ID}, Statuses: all}, []string{"m2"}},
 		{"everything at once", engram.MemoryFilter{Kinds: []engram.Kind{engram.KindSemantic}, CreatedBefore: Ptr(At(2 * time.Hour)),
 			ValidAt: Ptr(T0), Metadata: map[string]any{"color": "red"}, Contains: "paris"}, []string{"m1"}},
 	}
@@ -147,6 +153,8 @@ func testInvalidFilters(t *testing.T, open Opener) {
 		"truncated cursor":     {Cursor: mcursor[:len(mcursor)/2]},
 		"empty metadata_in":    {MetadataIn: map[string][]any{"k": {}}},
 		"metadata key too big": {Metadata: map[string]any{string(make([]byte, 5000)): 1}},
+		"malformed source":     {Sources: []string{"not an id"}},
+		"too many sources":     {Sources: slices.Repeat([]string{engram.NewID()}, engram.MaxLimit+1)},
 	}
 	view(t, st, func(r engram.Reader) error {
 		for name, f := range memCases {
