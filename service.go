@@ -219,6 +219,22 @@ type Former interface {
 	Form(ctx context.Context, eps []Episode) ([]MemoryOp, error)
 }
 
+// Continuer is a Former that carries a conversation across calls, so that
+// turns added one call at a time are formed as if they had come in one
+// batch.
+type Continuer interface {
+	Former
+	// ContinueWithin is how long before the first episode of a batch the
+	// latest episode already stored in its namespace may lie to be
+	// continued.
+	ContinueWithin() time.Duration
+	// FormAfter is Form for eps that follow prev, the latest episode
+	// stored before them in the same namespace, and prevMem, the memory
+	// formed from prev alone (nil when there is none). It fails only when
+	// ctx is done.
+	FormAfter(ctx context.Context, prev *Episode, prevMem *Memory, eps []Episode) ([]MemoryOp, error)
+}
+
 // MemoryOp is one operation a Former asks for: ADD a new memory, UPDATE or
 // SUPERSEDE the memory TargetID with Memory's content, DELETE TargetID.
 type MemoryOp struct {

@@ -48,7 +48,16 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	var ops []engram.MemoryOp
 	if req.Form == nil || *req.Form {
 		var err error
-		if ops, err = e.former.Form(ctx, eps); err != nil {
+		if c, ok := e.former.(engram.Continuer); ok {
+			prev, prevMem, lerr := e.earlier(ctx, req.Namespace, eps, c.ContinueWithin())
+			if lerr != nil {
+				return nil, fmt.Errorf("find the turn before: %w", lerr)
+			}
+			ops, err = c.FormAfter(ctx, prev, prevMem, eps)
+		} else {
+			ops, err = e.former.Form(ctx, eps)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("form memories: %w", err)
 		}
 	}
@@ -252,4 +261,69 @@ func cleanCues(cues []string) []string {
 
 func (e *Engine) audit(n engram.Namespace, actor, op string, ids []string, detail string, at time.Time) *engram.AuditEntry {
 	return &engram.AuditEntry{ID: engram.NewID(), Namespace: n, Actor: actor, Op: op, IDs: ids, Detail: detail, At: at}
+}
+
+// earlier returns the latest episode stored in exactly namespace n (not
+// in one of its sessions or agents) that occurred within d before the
+// first of eps, and the active memory formed from that episode alone (nil
+// if none), so that a conversation added a turn at a time is formed as if
+// it had come in one batch. It returns nil, nil when there is no such
+// episode; an error only when the store fails.
+func (e *Engine) earlier(ctx context.Context, n engram.Namespace, eps []engram.Episode, d time.Duration) (*engram.Episode, *engram.Memory, error) {
+	if len(eps) == 0 || d <= 0 {
+		return nil, nil, nil
+	}
+	first := eps[0].OccurredAt
+	for i := range eps {
+		if eps[i].OccurredAt.Before(first) {
+			first = eps[i].OccurredAt
+		}
+	}
+	s := engram.ScopeOf(n)
+	var prev *engram.Episode
+	var mem *engram.Memory
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		// Episodes list oldest first, so the look back widens in steps
+		// rather than reading a whole busy conversation every turn.
+		for _, w := range []time.Duration{min(d, time.Minute), min(d, 15*time.Minute), d} {
+			from := first.Add(-w)
+			f := engram.EpisodeFilter{OccurredAfter: &from, OccurredBefore: &first, Limit: engram.MaxLimit}
+			for {
+				page, next, err := r.ListEpisodes(ctx, s, f)
+				if err != nil {
+					return err
+				}
+				for i := range page {
+					if page[i].Namespace == n {
+						prev = &page[i]
+					}
+				}
+				if next == "" {
+					break
+				}
+				f.Cursor = next
+			}
+			if prev != nil || w == d {
+				break
+			}
+		}
+		if prev == nil {
+			return nil
+		}
+		ms, _, err := r.ListMemories(ctx, s, engram.MemoryFilter{Sources: []string{prev.ID}, Kinds: []engram.Kind{engram.KindEpisodic}})
+		if err != nil {
+			return err
+		}
+		for i := range ms {
+			if len(ms[i].Sources) == 1 && ms[i].Namespace == n {
+				mem = &ms[i]
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return prev, mem, nil
 }

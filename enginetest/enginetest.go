@@ -24,6 +24,7 @@ func Run(t *testing.T, open Open) {
 		fn   func(*testing.T, Open)
 	}{
 		{"AddEpisodesForms", testAddEpisodesForms},
+		{"TurnAtATime", testTurnAtATime},
 		{"AddEpisodesBadInputStoresNothing", testAddEpisodesBadInput},
 		{"FormerFailureStoresNothing", testFormerFailure},
 		{"AddMemoriesDirect", testAddMemoriesDirect},

@@ -3,6 +3,7 @@ package enginetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,5 +207,89 @@ func testAddMemoriesDirect(t *testing.T, open Open) {
 	}
 	if n := countMemories(t, e, scA); n != 1 {
 		t.Errorf("memories = %d after bad batches, want 1", n)
+	}
+}
+
+// testTurnAtATime adds a conversation one turn per call, as a chat client
+// does, and checks that its memories carry the same context, links and
+// conversation as those of the same turns added in one call; a turn of
+// another session in between is not taken for part of it.
+func testTurnAtATime(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	turns := []struct{ who, text string }{
+		{"Melanie", "What have you been researching lately?"},
+		{"Caroline", "Adoption agencies! It has been a dream of mine."},
+		{"Caroline", "Also pottery classes."},
+		{"Melanie", "That is wonderful news."},
+	}
+	input := func(i int) engram.EpisodeInput {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		return engram.EpisodeInput{Role: "user", Speaker: turns[i].who, Content: turns[i].text, OccurredAt: &at}
+	}
+	batchNS := engram.Namespace{Org: nsA.Org, Project: nsA.Project, User: "batch", Session: "s1"}
+	all := make([]engram.EpisodeInput, len(turns))
+	for i := range turns {
+		all[i] = input(i)
+	}
+	if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: batchNS, Episodes: all}); err != nil {
+		t.Fatal(err)
+	}
+	other := nsA
+	other.Session = "s2"
+	for i := range turns {
+		if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{input(i)}}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			at := t0.Add(90 * time.Second)
+			if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: other, Episodes: []engram.EpisodeInput{
+				{Role: "user", Speaker: "Dana", Content: "A line of another chat.", OccurredAt: &at}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	inOrder := func(s engram.Scope) []engram.Memory {
+		p, err := e.ListMemories(ctx, s, engram.MemoryFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := slices.DeleteFunc(p.Memories, func(m engram.Memory) bool { return m.Namespace.Session != "s1" })
+		slices.SortFunc(ms, func(a, b engram.Memory) int { return a.ValidFrom.Compare(*b.ValidFrom) })
+		return ms
+	}
+	got, want := inOrder(scA), inOrder(engram.ScopeOf(batchNS))
+	if len(got) != len(turns) || len(want) != len(turns) {
+		t.Fatalf("%d memories one turn at a time, %d in one call, want %d", len(got), len(want), len(turns))
+	}
+	pos := func(ms []engram.Memory) map[string]int {
+		out := map[string]int{}
+		for i, m := range ms {
+			out[m.ID] = i
+		}
+		return out
+	}
+	gp, wp := pos(got), pos(want)
+	for i := range got {
+		if got[i].Abstraction != want[i].Abstraction {
+			t.Errorf("turn %d abstraction\n one at a time %q\n one call      %q", i, got[i].Abstraction, want[i].Abstraction)
+		}
+		for _, k := range []string{"prev", "next", "conversation"} {
+			g, gok := got[i].Metadata[k].(string)
+			w, wok := want[i].Metadata[k].(string)
+			if gok != wok || (gok && gp[g] != wp[w]) {
+				t.Errorf("turn %d %s: one at a time %v, one call %v", i, k, got[i].Metadata[k], want[i].Metadata[k])
+			}
+		}
+	}
+	if strings.Contains(got[2].Abstraction, "another chat") {
+		t.Errorf("a turn of another session became context: %q", got[2].Abstraction)
+	}
+	// The turn before each later one was updated once, with a reason.
+	vs, err := e.History(ctx, scA, got[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || got[0].Version != 2 {
+		t.Errorf("first turn has %d versions (version %d), want 2", len(vs), got[0].Version)
 	}
 }

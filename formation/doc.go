@@ -15,7 +15,12 @@
 //     metadata ("event_from", "event_to");
 //   - cue anchors: names, quoted titles and dates, the handles an entity
 //     lookup matches a question against;
-//   - a short primary abstraction: the speaker and the first sentences.
+//   - a short primary abstraction: the speaker and the first sentences;
+//   - the conversation: the other party's turns before and after as
+//     context, links to the neighbouring turns' memories, and the
+//     conversation's id. A batch that continues a conversation stored
+//     before (FormAfter, which the engine calls with the turn stored just
+//     before) is formed as if the two had come in one batch.
 //
 // Text in scripts written without spaces (Chinese, Japanese, Korean) passes
 // through unchanged: the stores segment it for their text index, and the

@@ -2,6 +2,7 @@ package formation
 
 import (
 	"context"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -86,10 +87,29 @@ func Default() Former { return Former{Context: 300, After: 200, Link: true} }
 // DefaultGap is the pause that ends a conversation when Former.Gap is zero.
 const DefaultGap = 2 * time.Hour
 
-var _ engram.Former = Former{}
+var _ engram.Continuer = Former{}
 
 // Form implements engram.Former.
 func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	return f.FormAfter(ctx, nil, nil, eps)
+}
+
+// ContinueWithin implements engram.Continuer: the conversation gap.
+func (f Former) ContinueWithin() time.Duration {
+	if f.Gap <= 0 {
+		return DefaultGap
+	}
+	return f.Gap
+}
+
+// FormAfter implements engram.Continuer. When prev lies at most the gap
+// before the first of eps, that first episode continues prev's
+// conversation: it gets prev's turn as context (if another party said it)
+// and, with Link, prevMem's conversation and a link back to prevMem; and
+// the ops begin with an UPDATE of prevMem that gives it the first episode
+// as context after it and, with Link, a link to it, as one batch of both
+// would have (none when prevMem already links onward, or with NoTurns).
+func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *engram.Memory, eps []engram.Episode) ([]engram.MemoryOp, error) {
 	texts := make([]string, len(eps))
 	for i := range eps {
 		texts[i] = eps[i].Content
@@ -113,6 +133,7 @@ func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.Memory
 		gap = DefaultGap
 	}
 	mems := make([]engram.Memory, len(eps))
+	var tail []engram.MemoryOp // the update of prevMem, if any
 	for i := range eps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -122,8 +143,27 @@ func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.Memory
 			mems[i].ID = engram.NewID()
 		}
 	}
-	if f.Link && len(order) > 0 {
-		setMeta(&mems[order[0]], MetaConversation, mems[order[0]].ID)
+	if len(order) > 0 {
+		b := order[0]
+		conv := mems[b].ID
+		if prev != nil && !eps[b].OccurredAt.Before(prev.OccurredAt) && eps[b].OccurredAt.Sub(prev.OccurredAt) <= gap {
+			if pa, pb := party(prev), party(&eps[b]); pa != pb && pa != "" && pb != "" && f.Context > 0 {
+				f.addContext(&mems[b], Abstract(prev.Speaker, prev.Content, f.Context))
+			}
+			if prevMem != nil && f.Link {
+				setMeta(&mems[b], MetaPrev, prevMem.ID)
+				conv = prevMem.ID
+				if c, _ := prevMem.Metadata[MetaConversation].(string); c != "" {
+					conv = c
+				}
+			}
+			if op, ok := f.continued(prev, prevMem, &eps[b], &mems[b]); ok {
+				tail = append(tail, op)
+			}
+		}
+		if f.Link {
+			setMeta(&mems[b], MetaConversation, conv)
+		}
 	}
 	for j := 1; j < len(order); j++ {
 		a, b := order[j-1], order[j]
@@ -152,7 +192,7 @@ func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.Memory
 			setMeta(&mems[b], MetaPrev, mems[a].ID)
 		}
 	}
-	var ops []engram.MemoryOp
+	ops := tail
 	if !f.NoTurns {
 		for i := range mems {
 			ops = append(ops, engram.MemoryOp{Op: engram.OpAdd, Memory: mems[i], Reason: "formed from episode"})
@@ -382,4 +422,27 @@ func clip(s string, max int) string {
 		cut = sp
 	}
 	return strings.TrimSpace(s[:cut]) + ell
+}
+
+// continued returns the update that makes prevMem, the memory of the turn
+// before a batch, look like the batch had held it: the next turn (next,
+// formed as m) as context after it, if another party said it, and with
+// Link a link to m. It returns false when there is nothing to change, or
+// when prevMem already links to a turn after it.
+func (f Former) continued(prev *engram.Episode, prevMem *engram.Memory, next *engram.Episode, m *engram.Memory) (engram.MemoryOp, bool) {
+	if prevMem == nil || prevMem.Metadata[MetaNext] != nil || f.NoTurns {
+		return engram.MemoryOp{}, false
+	}
+	u := *prevMem
+	u.Metadata = maps.Clone(prevMem.Metadata)
+	changed := false
+	if pa, pb := party(prev), party(next); pa != pb && pa != "" && pb != "" && f.After > 0 {
+		f.addContext(&u, Abstract(next.Speaker, next.Content, f.After))
+		changed = u.Abstraction != prevMem.Abstraction
+	}
+	if f.Link {
+		setMeta(&u, MetaNext, m.ID)
+		changed = true
+	}
+	return engram.MemoryOp{Op: engram.OpUpdate, TargetID: prevMem.ID, Memory: u, Reason: "the conversation went on"}, changed
 }

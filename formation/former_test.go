@@ -299,3 +299,78 @@ func TestLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestFormerContinues forms a conversation one turn per call, as a chat
+// client adds it, applying each call's update of the turn before, and
+// checks that the memories say what one batch of all the turns says.
+func TestFormerContinues(t *testing.T) {
+	f := formation.Former{Context: 100, After: 100, Link: true}
+	eps := episodes(
+		"Melanie|What have you been researching lately?",
+		"Caroline|Adoption agencies! It's been a dream.",
+		"Caroline|Also pottery.",
+		"Melanie|That's wonderful.",
+	)
+	eps = append(eps, engram.Episode{ID: engram.NewID(), Namespace: ns, Speaker: "Caroline", Content: "Hi again!", OccurredAt: ref.Add(48 * time.Hour)})
+	batch := form(t, f, eps)
+
+	var got []engram.Memory
+	for i := range eps {
+		var prev *engram.Episode
+		var prevMem *engram.Memory
+		if i > 0 {
+			prev, prevMem = &eps[i-1], &got[i-1]
+		}
+		ops, err := f.FormAfter(context.Background(), prev, prevMem, eps[i:i+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range ops {
+			switch op.Op {
+			case engram.OpAdd:
+				got = append(got, op.Memory)
+			case engram.OpUpdate:
+				if op.TargetID != prevMem.ID || op.Memory.ID != prevMem.ID {
+					t.Fatalf("turn %d updates %s, want the turn before, %s", i, op.TargetID, prevMem.ID)
+				}
+				got[i-1] = op.Memory
+			default:
+				t.Fatalf("turn %d: op %s", i, op.Op)
+			}
+		}
+	}
+	if len(got) != len(batch) {
+		t.Fatalf("%d memories one turn at a time, %d in one batch", len(got), len(batch))
+	}
+	// Ids differ between the runs; compare what they point at.
+	index := func(ms []engram.Memory) map[string]int {
+		out := map[string]int{}
+		for i, m := range ms {
+			out[m.ID] = i
+		}
+		return out
+	}
+	gi, bi := index(got), index(batch)
+	for i := range got {
+		if got[i].Abstraction != batch[i].Abstraction {
+			t.Errorf("turn %d abstraction\n one at a time %q\n batch         %q", i, got[i].Abstraction, batch[i].Abstraction)
+		}
+		for _, k := range []string{formation.MetaPrev, formation.MetaNext, formation.MetaConversation} {
+			g, gok := got[i].Metadata[k].(string)
+			b, bok := batch[i].Metadata[k].(string)
+			if gok != bok || (gok && gi[g] != bi[b]) {
+				t.Errorf("turn %d %s: one at a time %v, batch %v", i, k, got[i].Metadata[k], batch[i].Metadata[k])
+			}
+		}
+	}
+	// A turn whose predecessor already links onward leaves it alone.
+	ops, err := f.FormAfter(context.Background(), &eps[0], &got[0], []engram.Episode{episodes("Caroline|late reply")[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range ops {
+		if op.Op != engram.OpAdd {
+			t.Errorf("op %s on a memory that already has a next turn", op.Op)
+		}
+	}
+}
