@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,12 +114,13 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 				}
 			}
 		}
+		var text string // the full-text query
 		if useBM25 {
 			var drop func(string) bool
 			if cfg.DropSpeakers {
 				drop = speakers.Named
 			}
-			text := q.Lexical(cfg.Inflect, drop)
+			text = q.Lexical(cfg.Inflect, drop)
 			if cfg.Raw {
 				text = req.Query
 			}
@@ -132,7 +135,10 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		if cfg.Temporal {
 			// The memories of the periods the query names are candidates
 			// even when no word of theirs matches ("what did I do last
-			// weekend?"); the period boost ranks them.
+			// weekend?"); the period boost ranks them. Within a period
+			// they are ordered, and scored, by the full-text match they
+			// have there, so the words of the query pick among the
+			// period's memories when they rank too low in the whole store.
 			for _, p := range q.Periods {
 				f, ok := withinPeriod(req.Filter, p.From, p.To)
 				if !ok {
@@ -146,18 +152,38 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 				// The filter keeps what is valid during the period, which
 				// includes every open-ended memory that began before it;
 				// only what happened in it counts.
-				rank := 0
-				for i := range ms {
-					if retrieval.InPeriod(q, &ms[i]) {
-						rank++
-						add(&ms[i], retrieval.ChannelTemporal, rank, 1)
+				ms = slices.DeleteFunc(ms, func(m engram.Memory) bool { return !retrieval.InPeriod(q, &m) })
+				lex := map[string]float64{}
+				if text != "" {
+					// Those open-ended memories would crowd a page of
+					// the usual pool's length: ask for a longer one.
+					hits, err := r.SearchText(ctx, s, text, f, min(4*pool, engram.MaxLimit))
+					if err != nil {
+						return err
 					}
+					listed := make(map[string]bool, len(ms))
+					for i := range ms {
+						listed[ms[i].ID] = true
+					}
+					for i := range hits {
+						if m := &hits[i].Memory; retrieval.InPeriod(q, m) {
+							lex[m.ID] = hits[i].Score
+							if !listed[m.ID] {
+								ms = append(ms, *m)
+							}
+						}
+					}
+				}
+				slices.SortStableFunc(ms, func(a, b engram.Memory) int { return cmp.Compare(lex[b.ID], lex[a.ID]) })
+				for i := range ms {
+					add(&ms[i], retrieval.ChannelTemporal, i+1, lex[ms[i].ID])
 				}
 			}
 		}
 		retrieval.Fuse(cands, cfg)
 		retrieval.Rerank(q, cands, cfg, now)
 		retrieval.MMR(cands, cfg.MMRDepth, cfg.MMR, cfg.MMRSameConversation)
+		retrieval.Spread(q, cands, cfg.MMRDepth, cfg.SpreadDepth, cfg.Spread, cfg.SpreadOther)
 		if cfg.NeighbourTop > 0 {
 			ids := retrieval.NeighbourIDs(cands, cfg.NeighbourTop)
 			ms, err := e.listByID(ctx, r, s, req.Filter, ids)

@@ -31,6 +31,7 @@ func RunSearch(t *testing.T, open Open) {
 		{"NeighboursStayInScope", testSearchNeighbourScope},
 		{"ConfidenceRecencyImportance", testSearchMIRaS},
 		{"TemporalChannel", testSearchTemporal},
+		{"TemporalChannelWords", testSearchTemporalWords},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -374,5 +375,28 @@ func testSearchTemporal(t *testing.T, open Open) {
 	got = search(t, e, engram.SearchRequest{Query: "What happened last weekend?", Now: &now, Filter: engram.MemoryFilter{ValidBefore: &before}})
 	if len(got.Hits) != 0 {
 		t.Errorf("filtered to before the period = %v, want none", hitIDs(got))
+	}
+}
+
+// testSearchTemporalWords: within the period a question names, its words
+// pick the memory, even when that memory ranks too low in the whole store
+// for the full-text channel's pool.
+func testSearchTemporalWords(t *testing.T, open Open) {
+	cfg := retrieval.DefaultConfig()
+	cfg.Pool = retrieval.MinZPool
+	e := newEngine(t, open, engine.Options{Retrieval: &cfg})
+	sat := time.Date(2023, 5, 6, 10, 0, 0, 0, time.UTC)
+	for i := range cfg.Pool + 2 {
+		addConversation(t, e, nsA, sat.AddDate(0, 0, -30-i), "Caroline|We joined the class, joined that class again, the class we joined.")
+	}
+	// The one of the period is stored first, so listing the period newest
+	// first would put it last.
+	pottery := addConversation(t, e, nsA, sat, "Caroline|I joined a pottery class.")
+	addConversation(t, e, nsA, sat.Add(2*time.Hour), "Caroline|We hiked the ridge trail.")
+	addConversation(t, e, nsA, sat.Add(4*time.Hour), "Caroline|We cooked a big dinner.")
+	now := time.Date(2023, 5, 10, 9, 0, 0, 0, time.UTC)
+	got := search(t, e, engram.SearchRequest{Query: "Which class did I join last weekend?", K: 1, Now: &now, Explain: true})
+	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != memoryOf(t, pottery, 0) {
+		t.Fatalf("hits %v, want %s first", hitIDs(got), memoryOf(t, pottery, 0))
 	}
 }

@@ -252,7 +252,7 @@ func locomoHaystack(s locomoSample, ds *dataset) (haystack, error) {
 			}
 			known[t.DiaID] = true
 			h.turns = append(h.turns, turn{
-				key: t.DiaID, session: strconv.Itoa(n), role: "user", speaker: t.Speaker, content: content,
+				key: t.DiaID, session: "session_" + strconv.Itoa(n), role: "user", speaker: t.Speaker, content: content,
 				// One second apart keeps the order of turns within a session.
 				at:       at.Add(time.Duration(i) * time.Second),
 				metadata: map[string]any{"dia_id": t.DiaID, "session": n},

@@ -62,7 +62,7 @@ func TestParseLoCoMo(t *testing.T) {
 	if got, want := photo.metadata, map[string]any{"dia_id": "D1:7", "session": 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("metadata = %v, want %v", got, want)
 	}
-	if photo.speaker != "Alice" || photo.role != "user" || photo.session != "1" {
+	if photo.speaker != "Alice" || photo.role != "user" || photo.session != "session_1" {
 		t.Errorf("photo turn speaker/role/session = %q/%q/%q", photo.speaker, photo.role, photo.session)
 	}
 

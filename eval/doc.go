@@ -1,8 +1,10 @@
 // Package eval is the retrieval evaluation harness behind `engram eval`: it
 // loads a public long-term-memory benchmark (LoCoMo or LongMemEval), ingests
 // each conversation or haystack into its own namespace through the public
-// engram.Service API, asks every question of several retrieval systems, and
-// scores where the evidence turned up.
+// engram.Service API (each session in the namespace's session of that name,
+// a session per call, or a turn per call with Config.TurnAtATime), asks
+// every question of several retrieval systems, and scores where the
+// evidence turned up.
 //
 // Labels never reach the engine. Parsing splits each benchmark into what a
 // user of engram would have (turns with speakers, times and their own ids;

@@ -12,7 +12,7 @@ import (
 )
 
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N]
-                   [--data-dir DIR] [--systems engram,bm25,dense,full]
+                   [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
 Ingests a benchmark (JSON or gzip-compressed JSON as distributed) into a
@@ -59,6 +59,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.StringVar(&llmSystems, "llm-systems", SystemEngram, "systems whose contexts the LLM answers from, comma-separated")
 	fs.IntVar(&llm.Budget, "llm-budget", 2000, "context tokens given to the LLM")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
 	if len(args) == 0 {
 		fs.Usage()

@@ -68,6 +68,9 @@ type Config struct {
 	// PoolK is the depth of the search whose hits fill the token budgets;
 	// default engram.MaxK.
 	PoolK int
+	// TurnAtATime adds every turn in a call of its own, as a chat client
+	// does, instead of a session per call.
+	TurnAtATime bool
 	// Logger receives a line per phase; default a discarding logger.
 	Logger *slog.Logger
 }
@@ -292,20 +295,31 @@ func (r *runner) namespace(h *haystack) engram.Namespace {
 	return engram.Namespace{Org: "eval", Project: r.cfg.Bench, User: h.id}
 }
 
-// ingest stores the haystack's turns in batches and returns the turn index
-// of every stored episode id.
+// ingest stores the haystack's turns, each session in the namespace's
+// session of that name (as a chat client files its conversations), in
+// batches of at most engram.MaxBatch turns of one session (one turn with
+// TurnAtATime), and returns the turn index of every stored episode id.
 func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (map[string]int, error) {
 	byEpisode := make(map[string]int, len(h.turns))
+	batch := engram.MaxBatch
+	if r.cfg.TurnAtATime {
+		batch = 1
+	}
 	start := time.Now()
-	for lo := 0; lo < len(h.turns); lo += engram.MaxBatch {
-		hi := min(lo+engram.MaxBatch, len(h.turns))
+	for lo := 0; lo < len(h.turns); {
+		hi := lo + 1
+		for hi < len(h.turns) && hi-lo < batch && h.turns[hi].session == h.turns[lo].session {
+			hi++
+		}
 		in := make([]engram.EpisodeInput, 0, hi-lo)
 		for i := lo; i < hi; i++ {
 			t := &h.turns[i]
 			at := t.at
 			in = append(in, engram.EpisodeInput{Role: t.role, Speaker: t.speaker, Content: t.content, OccurredAt: &at, Metadata: t.metadata})
 		}
-		res, err := r.svc.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: in})
+		sns := ns
+		sns.Session = h.turns[lo].session
+		res, err := r.svc.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: sns, Episodes: in})
 		if err != nil {
 			return nil, fmt.Errorf("ingest turns %d..%d: %w", lo, hi-1, err)
 		}
@@ -315,6 +329,7 @@ func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (
 		for i, e := range res.Episodes {
 			byEpisode[e.ID] = lo + i
 		}
+		lo = hi
 	}
 	r.ingestTime += time.Since(start)
 	r.episodes += len(h.turns)

@@ -506,3 +506,33 @@ func TestRunCleansDataDir(t *testing.T) {
 		t.Errorf("data dir holds %d entries after the run", len(ents))
 	}
 }
+
+// --turn-at-a-time adds every turn in a call of its own and scores the
+// same questions. (That such turns are formed as a batch would form them
+// is the engine's TurnAtATime test; these fixtures are too small to show
+// it in recall.)
+func TestTurnAtATime(t *testing.T) {
+	for _, bench := range []string{eval.BenchLoCoMo, eval.BenchLongMemEval} {
+		t.Run(bench, func(t *testing.T) {
+			data := map[string]string{eval.BenchLoCoMo: locomoMini, eval.BenchLongMemEval: lmeMini}[bench]
+			rec := &recorder{}
+			got := run(t, eval.Config{Bench: bench, Data: data, Systems: []string{eval.SystemEngram}, TurnAtATime: true, NewEngine: recordingEngine(rec)})
+			if len(rec.adds) == 0 {
+				t.Fatal("nothing added")
+			}
+			turns := 0
+			for _, add := range rec.adds {
+				if len(add.Episodes) != 1 {
+					t.Fatalf("a call added %d turns", len(add.Episodes))
+				}
+				turns++
+			}
+			if want := base(t, bench).rep.Run.Episodes; turns != want {
+				t.Errorf("%d turns added, want %d", turns, want)
+			}
+			if g, w := len(got.Questions), len(base(t, bench).rep.Questions); g != w {
+				t.Errorf("%d questions scored, want %d", g, w)
+			}
+		})
+	}
+}

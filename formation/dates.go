@@ -20,6 +20,9 @@ const (
 	Month   Unit = "month"
 	Season  Unit = "season"
 	Year    Unit = "year"
+	// Span is a run of days that ends on the reference day ("the past two
+	// weeks").
+	Span Unit = "span"
 )
 
 // Mention is a temporal expression found in a text and the absolute period
@@ -51,6 +54,8 @@ func (m Mention) Label() string {
 		return seasonName(m.From) + " " + strconv.Itoa(seasonYear(m.From))
 	case Year:
 		return strconv.Itoa(m.From.Year())
+	case Span:
+		return m.From.Format("2 January 2006") + " to " + m.To.AddDate(0, 0, -1).Format("2 January 2006")
 	}
 	return ""
 }
@@ -90,6 +95,9 @@ type rule struct {
 	resolve func(g []string, ref time.Time, future bool) (from time.Time, unit Unit, ok bool)
 	// relative is false for expressions that name their period outright.
 	relative bool
+	// span, when set, resolves the match to a period of its own length
+	// instead of resolve's single unit.
+	span func(g []string, ref time.Time) (from, to time.Time, ok bool)
 }
 
 func mustRule(pattern string, relative bool, f func(g []string, ref time.Time, future bool) (time.Time, Unit, bool)) rule {
@@ -114,7 +122,8 @@ var rules = []rule{
 	mustRule(`tomorrow`, true, func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
 		return day(ref).AddDate(0, 0, 1), Day, true
 	}),
-	mustRule(reNum+` `+reUnit+` (?:ago|back)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	// "in a week ago" is a slip for "a week ago", not "in a week".
+	mustRule(`(?:in )?`+reNum+` `+reUnit+` (?:ago|back)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
 		return shift(ref, g[1], g[2], -1)
 	}),
 	mustRule(`(?:in|within) `+reNum+` `+reUnit, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
@@ -154,6 +163,26 @@ var rules = []rule{
 		name := strings.ToLower(g[1])
 		return time.Date(y, seasonStart[name], 1, 0, 0, 0, 0, time.UTC), Season, true
 	}),
+	// "in the past two weeks": the days from that long ago to today.
+	{re: regexp.MustCompile(`(?i)\b(?:(?:in|over|during|within|for) )?the (?:past|last|previous) ` + reNum + ` ` + reUnit + `\b`), relative: true,
+		span: func(g []string, ref time.Time) (time.Time, time.Time, bool) {
+			from, _, ok := shift(ref, g[1], g[2], -1)
+			if !ok || strings.EqualFold(g[1], "a") || strings.EqualFold(g[1], "an") {
+				return time.Time{}, time.Time{}, false // "the past a week" is not English
+			}
+			n, _ := count(g[1])
+			switch strings.ToLower(g[2]) {
+			case "day":
+				from = day(ref).AddDate(0, 0, -n)
+			case "week", "weekend":
+				from = day(ref).AddDate(0, 0, -7*n)
+			case "month":
+				from = day(ref).AddDate(0, -n, 0)
+			case "year":
+				from = day(ref).AddDate(-n, 0, 0)
+			}
+			return from, day(ref).AddDate(0, 0, 1), true
+		}},
 	// "for two years (now)": the period began that long ago.
 	mustRule(`(?:for|over) (?:the (?:past|last) )?`+reNum+` `+reUnit+`(?: now)?`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
 		return shift(ref, g[1], g[2], -1)
@@ -232,11 +261,19 @@ func Resolve(text string, ref time.Time) []Mention {
 					g[i] = text[loc[2*i]:loc[2*i+1]]
 				}
 			}
-			from, unit, ok := r.resolve(g, ref, isFuture(text, loc[0]))
+			m := Mention{Text: g[0], Start: loc[0], End: loc[1], Relative: r.relative}
+			ok := false
+			if r.span != nil {
+				m.From, m.To, ok = r.span(g, ref)
+				m.Unit = Span
+			} else {
+				m.From, m.Unit, ok = r.resolve(g, ref, isFuture(text, loc[0]))
+				m.To = end(m.From, m.Unit)
+			}
 			if !ok {
 				continue
 			}
-			found = append(found, Mention{Text: g[0], Start: loc[0], End: loc[1], From: from, To: end(from, unit), Unit: unit, Relative: r.relative})
+			found = append(found, m)
 		}
 	}
 	sort.Slice(found, func(i, j int) bool {

@@ -52,6 +52,10 @@ func TestResolve(t *testing.T) {
 		{"That was back in 2019.", "in 2019", "2019-01-01", "2020-01-01", formation.Year, "2019", false},
 		{"We met in the summer of 2021.", "the summer of 2021", "2021-06-01", "2021-09-01", formation.Season, "summer 2021", false},
 		{"I've had them for 3 years now!", "for 3 years now", "2020-01-01", "2021-01-01", formation.Year, "2020", true},
+		{"I visited it in a week ago.", "in a week ago", "2023-05-01", "2023-05-08", formation.Week, "the week of 1 May 2023", true},
+		{"I baked twice in the past two weeks.", "in the past two weeks", "2023-04-24", "2023-05-09", formation.Span, "24 April 2023 to 8 May 2023", true},
+		{"Over the last 3 days it rained.", "Over the last 3 days", "2023-05-05", "2023-05-09", formation.Span, "5 May 2023 to 8 May 2023", true},
+		{"the past few months were busy", "the past few months", "2023-02-08", "2023-05-09", formation.Span, "8 February 2023 to 8 May 2023", true},
 		{"logged 2023-04-30 at noon", "2023-04-30", "2023-04-30", "2023-05-01", formation.Day, "30 April 2023", false},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"math"
 	"strings"
 
 	"github.com/engramhq/engram/textsearch"
@@ -80,4 +81,56 @@ func jaccard(a, b map[string]bool) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// Spread reorders the first places of the ranking for a question that
+// gathers its answer from several occasions (Query.Gathers): each of the
+// first depth places, in turn, takes the candidate among the first n whose
+// score, lowered by the share spread for every candidate of its
+// conversation already placed, is highest; the rest keep their order after
+// them. Memories of no conversation are never lowered. spread 0, depth 0 or
+// another kind of question keeps the order.
+func Spread(q *Query, cs []*Candidate, n, depth int, spread, other float64) {
+	if !q.Gathers {
+		spread = other
+	}
+	if spread <= 0 || depth <= 0 || len(cs) < 3 {
+		return
+	}
+	n = min(n, len(cs))
+	depth = min(depth, n)
+	convs := make([]string, n)
+	for i := range n {
+		convs[i] = conversation(&cs[i].Memory)
+	}
+	taken := map[string]int{}
+	used := make([]bool, n)
+	picked := make([]*Candidate, 0, n)
+	keep := 1 - spread
+	for len(picked) < depth {
+		best, bestVal := -1, 0.0
+		for i := range n {
+			if used[i] {
+				continue
+			}
+			v := cs[i].Score
+			if k := convs[i]; k != "" {
+				v *= math.Pow(keep, float64(taken[k]))
+			}
+			if best < 0 || v > bestVal {
+				best, bestVal = i, v
+			}
+		}
+		used[best] = true
+		picked = append(picked, cs[best])
+		if k := convs[best]; k != "" {
+			taken[k]++
+		}
+	}
+	for i := range n {
+		if !used[i] {
+			picked = append(picked, cs[i])
+		}
+	}
+	copy(cs, picked)
 }

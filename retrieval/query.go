@@ -37,6 +37,11 @@ type Query struct {
 	// word says: AnswerPlace ("where"), AnswerPerson ("who"), AnswerCount
 	// ("how many"), AnswerName ("what is the name"), or "".
 	Answer string
+	// Gathers is true for questions whose answer is put together from
+	// several occasions: counts and totals ("how many", "in total"),
+	// comparisons and orders ("the most", "which ... first"), and the
+	// present state of something that changed ("currently", "so far").
+	Gathers bool
 	// AsksAssistant is true when the query is about what the assistant
 	// said ("you told me", "you recommended"); AsksUser when it is about
 	// the user ("I", "my").
@@ -79,6 +84,7 @@ var (
 	temporalQuestion = regexp.MustCompile(`(?i)^\s*when\b|\b(what|which) (date|day|time|year|month|week|season)\b|\bhow long (ago|since|before|after)\b|\bhow (many|much) (days|weeks|months|years|time)\b|\b(first|earlier|later|before|after|recently|most recent|latest|last time)\b|\bwhat order\b`)
 	assistantRef     = regexp.MustCompile(`(?i)\byou (told|mentioned|said|recommended|suggested|provided|gave|listed|shared|wrote|described|explained|proposed|advised|came up with|helped)\b|\bremind me (what|of|which|how|about)\b|\b(your|you're|you) (recommendation|suggestion|advice|list|answer|response)s?\b`)
 	userRef          = regexp.MustCompile(`(?i)\bI (mentioned|said|told you|shared|wrote|described|explained|asked)\b`)
+	gathersQuestion  = regexp.MustCompile(`(?i)\b(how many|how much|total|in total|altogether|combined|the most|the least|first|both|different|each|every|between|currently|current|still|latest|recent|recently|all the|so far|what order)\b`)
 	firstPerson      = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b`)
 )
 
@@ -98,6 +104,7 @@ func Analyze(text string, now time.Time) *Query {
 	}
 	q.Names = formation.Names(text, known)
 	q.Temporal = temporalQuestion.MatchString(text)
+	q.Gathers = gathersQuestion.MatchString(text)
 	switch {
 	case placeQuestion.MatchString(text):
 		q.Answer = AnswerPlace

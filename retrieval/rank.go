@@ -93,6 +93,15 @@ type Config struct {
 	MMRDepth            int
 	MMRSameConversation float64
 
+	// Spread lowers a candidate's score by this share for every candidate
+	// of its conversation already ranked above it when the first
+	// SpreadDepth places are filled, for questions that gather their answer
+	// from several occasions, so one conversation cannot fill the top
+	// hits. 0 is off.
+	Spread      float64
+	SpreadDepth int
+	SpreadOther float64
+
 	// Neighbours is how many turns on each side of a top hit are added
 	// right after it, NeighbourTop how many top hits are expanded, and
 	// NeighbourDecay the share of the hit's score a neighbour gets.
@@ -126,6 +135,8 @@ func DefaultConfig() Config {
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		MMR:             1,
 		MMRDepth:        50,
+		Spread:          1,
+		SpreadDepth:     5,
 	}
 }
 
@@ -213,9 +224,13 @@ func scene(cs []*Candidate, share float64) {
 	}
 }
 
-// conversation is the key of the conversation a memory was formed in: its
+// conversation is the key of the conversation a memory was formed in: the
+// session of its namespace when the client named one, else its
 // formation.MetaConversation, else the day of its valid_from, else "".
 func conversation(m *engram.Memory) string {
+	if n := m.Namespace; n.Session != "" {
+		return "session/" + n.Agent + "/" + n.Session
+	}
 	if id, _ := m.Metadata[formation.MetaConversation].(string); id != "" {
 		return id
 	}

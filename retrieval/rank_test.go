@@ -291,3 +291,75 @@ func TestPlain(t *testing.T) {
 		t.Errorf("Plain changed the fusion")
 	}
 }
+
+func TestSpread(t *testing.T) {
+	// Five hits of one chat session outscore the best hit of two others.
+	mk := func(id, session string, score float64) *retrieval.Candidate {
+		c := cand(id, nil)
+		c.Memory.Namespace.Session, c.Score = session, score
+		return c
+	}
+	fresh := func() []*retrieval.Candidate {
+		return []*retrieval.Candidate{
+			mk("a1", "s1", 1), mk("a2", "s1", 0.9), mk("a3", "s1", 0.8), mk("a4", "s1", 0.7),
+			mk("b1", "s2", 0.6), mk("a5", "s1", 0.55), mk("c1", "s3", 0.5), mk("b2", "s2", 0.4),
+		}
+	}
+	gathers := retrieval.Analyze("How many times did I bake something?", time.Now())
+	if !gathers.Gathers {
+		t.Fatal("a count question does not gather")
+	}
+	single := retrieval.Analyze("What did I bake for my friend?", time.Now())
+	if single.Gathers {
+		t.Fatal("a question about one occasion gathers")
+	}
+
+	for _, tc := range []struct {
+		name          string
+		q             *retrieval.Query
+		depth         int
+		spread, other float64
+		want          string
+	}{
+		{"a question about one occasion keeps its order", single, 5, 1, 0, "a1,a2,a3,a4,b1,a5,c1,b2"},
+		// Full spread: the first places go to one hit of each session, the
+		// rest keep their order after them.
+		{"full spread", gathers, 5, 1, 0, "a1,b1,c1,a2,a3,a4,a5,b2"},
+		// Half: a session's second hit (0.9/2) falls below the others' best.
+		{"half spread, three places", gathers, 3, 0.5, 0, "a1,b1,c1,a2,a3,a4,a5,b2"},
+		{"another kind of question takes the other share", single, 2, 1, 1, "a1,b1,a2,a3,a4,a5,c1,b2"},
+	} {
+		cs := fresh()
+		retrieval.Spread(tc.q, cs, 50, tc.depth, tc.spread, tc.other)
+		if ids(cs) != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, ids(cs), tc.want)
+		}
+	}
+	// Without a session, formation's conversation id groups the hits.
+	cs := fresh()
+	for _, c := range cs {
+		c.Memory.Metadata = map[string]any{formation.MetaConversation: c.Memory.Namespace.Session}
+		c.Memory.Namespace.Session = ""
+	}
+	retrieval.Spread(gathers, cs, 50, 5, 1, 0)
+	if ids(cs) != "a1,b1,c1,a2,a3,a4,a5,b2" {
+		t.Errorf("Spread by formation's conversation = %s", ids(cs))
+	}
+}
+
+func TestGathers(t *testing.T) {
+	for q, want := range map[string]bool{
+		"How many model kits have I bought?":                     true,
+		"What is the total weight of the feed I purchased?":      true,
+		"Which device did I set up first, the router or the TV?": true,
+		"What type of car am I currently working on?":            true,
+		"Which store did I spend the most money at?":             true,
+		"Where did Rachel move to after her recent relocation?":  true,
+		"What did Caroline paint?":                               false,
+		"When did Melanie go camping?":                           false,
+	} {
+		if got := retrieval.Analyze(q, time.Now()).Gathers; got != want {
+			t.Errorf("Analyze(%q).Gathers = %v, want %v", q, got, want)
+		}
+	}
+}
