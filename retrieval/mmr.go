@@ -88,8 +88,10 @@ func jaccard(a, b map[string]bool) float64 {
 // first depth places, in turn, takes the candidate among the first n whose
 // score, lowered by the share spread for every candidate of its
 // conversation already placed, is highest; the rest keep their order after
-// them. Memories of no conversation are never lowered. spread 0, depth 0 or
-// another kind of question keeps the order.
+// them. Another kind of question uses the share other instead. Memories of
+// no conversation are never lowered. A share of 0 or depth 0 keeps the
+// order. A hit placed with a lowered score records the weight it was
+// placed by as FactorSpread (its score stays as it was).
 func Spread(q *Query, cs []*Candidate, n, depth int, spread, other float64) {
 	if !q.Gathers {
 		spread = other
@@ -124,6 +126,9 @@ func Spread(q *Query, cs []*Candidate, n, depth int, spread, other float64) {
 		used[best] = true
 		picked = append(picked, cs[best])
 		if k := convs[best]; k != "" {
+			if w := math.Pow(keep, float64(taken[k])); w < 1 && cs[best].Factors != nil {
+				cs[best].Factors[FactorSpread] = w
+			}
 			taken[k]++
 		}
 	}

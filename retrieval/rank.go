@@ -33,6 +33,7 @@ const (
 	FactorRecency    = "recency"    // MIRaS: how recent
 	FactorImportance = "importance" // MIRaS: importance and confidence
 	FactorFinal      = "score"      // the score hits are ranked by
+	FactorSpread     = "spread"     // the share of the score Spread weighed a hit by when it placed it
 )
 
 // Config weighs the pipeline's parts. DefaultConfig holds the values the

@@ -297,6 +297,7 @@ func TestSpread(t *testing.T) {
 	mk := func(id, session string, score float64) *retrieval.Candidate {
 		c := cand(id, nil)
 		c.Memory.Namespace.Session, c.Score = session, score
+		c.Factors = map[string]float64{}
 		return c
 	}
 	fresh := func() []*retrieval.Candidate {
@@ -335,8 +336,21 @@ func TestSpread(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.name, ids(cs), tc.want)
 		}
 	}
-	// Without a session, formation's conversation id groups the hits.
+	// The explanation says which hits were placed with a lowered score.
 	cs := fresh()
+	retrieval.Spread(gathers, cs, 50, 5, 0.5, 0)
+	if ids(cs) != "a1,b1,c1,a2,a3,a4,a5,b2" {
+		t.Errorf("Spread 0.5 = %s", ids(cs))
+	}
+	want := map[string]float64{"a2": 0.5, "a3": 0.25} // a session's second and third
+	for _, c := range cs {
+		w, ok := c.Factors[retrieval.FactorSpread]
+		if ww, placed := want[c.Memory.ID]; ok != placed || w != ww {
+			t.Errorf("%s spread factor %v (%v), want %v", c.Memory.ID, w, ok, ww)
+		}
+	}
+	// Without a session, formation's conversation id groups the hits.
+	cs = fresh()
 	for _, c := range cs {
 		c.Memory.Metadata = map[string]any{formation.MetaConversation: c.Memory.Namespace.Session}
 		c.Memory.Namespace.Session = ""
