@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,10 +47,13 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 
 	var ops []engram.MemoryOp
+	var prevMem *engram.Memory // the memory of the turn before, as read
 	if req.Form == nil || *req.Form {
 		var err error
 		if c, ok := e.former.(engram.Continuer); ok {
-			prev, prevMem, lerr := e.earlier(ctx, req.Namespace, eps, c.ContinueWithin())
+			var prev *engram.Episode
+			var lerr error
+			prev, prevMem, lerr = e.earlier(ctx, req.Namespace, eps, c.ContinueWithin())
 			if lerr != nil {
 				return nil, fmt.Errorf("find the turn before: %w", lerr)
 			}
@@ -79,7 +83,14 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		if err := tx.InsertAudit(ctx, e.audit(req.Namespace, actor, "episode.add", ids, "", now)); err != nil {
 			return err
 		}
-		mems, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now)
+		apply := ops
+		if prevMem != nil {
+			var err error
+			if apply, err = dropStale(ctx, tx, engram.ScopeOf(req.Namespace), ops, prevMem); err != nil {
+				return err
+			}
+		}
+		mems, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), apply, actor, now)
 		res.Memories = append(res.Memories, mems...)
 		return err
 	})
@@ -88,6 +99,23 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	vb.commit()
 	return res, nil
+}
+
+// dropStale returns ops without those on read's memory when that memory
+// changed (another version, no longer active, or purged) since it was read
+// before the transaction: formation's update of the turn before is a
+// courtesy that must neither fail the add nor overwrite a newer edit. It
+// fails only when the store does.
+func dropStale(ctx context.Context, tx engram.Tx, s engram.Scope, ops []engram.MemoryOp, read *engram.Memory) ([]engram.MemoryOp, error) {
+	cur, err := tx.GetMemory(ctx, s, read.ID)
+	switch {
+	case engram.ErrorCode(err) == engram.ENOTFOUND:
+	case err != nil:
+		return nil, err
+	case cur.Version == read.Version && cur.Status == engram.StatusActive:
+		return ops, nil
+	}
+	return slices.DeleteFunc(slices.Clone(ops), func(op engram.MemoryOp) bool { return op.TargetID == read.ID }), nil
 }
 
 // AddMemories implements engram.Service.
