@@ -147,7 +147,7 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 		b := order[0]
 		conv := mems[b].ID
 		if prev != nil && !eps[b].OccurredAt.Before(prev.OccurredAt) && eps[b].OccurredAt.Sub(prev.OccurredAt) <= gap {
-			if pa, pb := party(prev), party(&eps[b]); pa != pb && pa != "" && pb != "" && f.Context > 0 {
+			if exchange(prev, &eps[b]) && f.Context > 0 {
 				f.addContext(&mems[b], Abstract(prev.Speaker, prev.Content, f.Context))
 			}
 			if prevMem != nil && f.Link {
@@ -179,7 +179,7 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 		// Context comes from the other party of an exchange: a question
 		// and its answer explain each other, while a run of one person's
 		// messages needs no help from itself.
-		if pa, pb := party(&eps[a]), party(&eps[b]); pa != pb && pa != "" && pb != "" {
+		if exchange(&eps[a], &eps[b]) {
 			if f.Context > 0 {
 				f.addContext(&mems[b], Abstract(eps[a].Speaker, eps[a].Content, f.Context))
 			}
@@ -280,6 +280,12 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 		}
 	}
 	return m
+}
+
+// exchange reports whether two known parties, not one, said a and b.
+func exchange(a, b *engram.Episode) bool {
+	pa, pb := party(a), party(b)
+	return pa != pb && pa != "" && pb != ""
 }
 
 // party names who said an episode: its speaker, else its role.
@@ -436,7 +442,7 @@ func (f Former) continued(prev *engram.Episode, prevMem *engram.Memory, next *en
 	u := *prevMem
 	u.Metadata = maps.Clone(prevMem.Metadata)
 	changed := false
-	if pa, pb := party(prev), party(next); pa != pb && pa != "" && pb != "" && f.After > 0 {
+	if exchange(prev, next) && f.After > 0 {
 		f.addContext(&u, Abstract(next.Speaker, next.Content, f.After))
 		changed = u.Abstraction != prevMem.Abstraction
 	}

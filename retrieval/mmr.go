@@ -109,26 +109,25 @@ func Spread(q *Query, cs []*Candidate, n, depth int, spread, other float64) {
 	used := make([]bool, n)
 	picked := make([]*Candidate, 0, n)
 	keep := 1 - spread
+	weight := func(i int) float64 {
+		if k := convs[i]; k != "" {
+			return math.Pow(keep, float64(taken[k]))
+		}
+		return 1
+	}
 	for len(picked) < depth {
 		best, bestVal := -1, 0.0
 		for i := range n {
-			if used[i] {
-				continue
-			}
-			v := cs[i].Score
-			if k := convs[i]; k != "" {
-				v *= math.Pow(keep, float64(taken[k]))
-			}
-			if best < 0 || v > bestVal {
+			if v := cs[i].Score * weight(i); !used[i] && (best < 0 || v > bestVal) {
 				best, bestVal = i, v
 			}
+		}
+		if w := weight(best); w < 1 && cs[best].Factors != nil {
+			cs[best].Factors[FactorSpread] = w
 		}
 		used[best] = true
 		picked = append(picked, cs[best])
 		if k := convs[best]; k != "" {
-			if w := math.Pow(keep, float64(taken[k])); w < 1 && cs[best].Factors != nil {
-				cs[best].Factors[FactorSpread] = w
-			}
 			taken[k]++
 		}
 	}
