@@ -14,10 +14,13 @@ run: deps model
 
 ## test: fetch what is missing, then vet and run every test with the race
 ## detector, next to a throwaway PostgreSQL (installed from Debian if missing);
-## then the smoke run of the Mem0 side-by-side benchmark, so it cannot rot.
+## then the recall floors on one real conversation of each benchmark (skipped
+## under the race detector, too slow there) and the smoke run of the Mem0
+## side-by-side benchmark, so neither can rot.
 test: deps model
 	$(GO) vet ./...
 	ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestRealData' ./eval/
 	bash bench/mem0/run.sh --smoke
 
 ## build: the engram binary in ./bin.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +25,9 @@ const (
 // Search implements engram.Service. The query is analysed (names, time
 // expressions, whom it asks about); each channel (BM25 over value,
 // abstraction and cues; dense over the embeddings of abstraction and value
-// when the engine has an embedder) ranks a pool of candidates; the pools are
+// when the engine has an embedder, the query embedded as the mean of its
+// phrasings and, for a comparison, each occasion it names searched on its
+// own too: see retrieval.Query) ranks a pool of candidates; the pools are
 // fused by weighted reciprocal rank fusion and reranked, neighbours and
 // budget applied as configured (see package retrieval). A search that names
 // its channels gets their plain ranking instead: the query as typed, no
@@ -74,15 +77,16 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 
 	var dense []denseHit
 	if useDense {
-		text := q.Dense
+		views, parts := q.Views, q.Parts
 		if cfg.Raw {
-			text = req.Query
+			views, parts = []string{req.Query}, nil
 		}
-		vs, err := e.vec.emb.Embed(ctx, []string{text})
+		vs, err := e.vec.emb.Embed(ctx, append(slices.Clip(views), parts...))
 		if err != nil {
 			return nil, fmt.Errorf("embed query: %w", err)
 		}
-		if dense, err = e.vec.search(ctx, s, vs[0], pool); err != nil {
+		queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
+		if dense, err = e.vec.search(ctx, s, queries, pool); err != nil {
 			return nil, err
 		}
 	}
@@ -304,4 +308,30 @@ func withinPeriod(f engram.MemoryFilter, from, to time.Time) (engram.MemoryFilte
 	}
 	f.Cursor = ""
 	return f, f.ValidAfter.Before(*f.ValidBefore)
+}
+
+// mean returns the unit-length mean of unit vectors, or the one vector
+// when there is only one. Opposite vectors average to zero, which stays
+// zero.
+func mean(vs [][]float32) []float32 {
+	if len(vs) == 1 {
+		return vs[0]
+	}
+	out := make([]float32, len(vs[0]))
+	for _, v := range vs {
+		for i, x := range v {
+			out[i] += x
+		}
+	}
+	var n float64
+	for _, x := range out {
+		n += float64(x) * float64(x)
+	}
+	if n > 0 {
+		f := float32(1 / math.Sqrt(n))
+		for i := range out {
+			out[i] *= f
+		}
+	}
+	return out
 }

@@ -360,8 +360,8 @@ type denseHit struct {
 }
 
 // search returns up to k memory ids the scope contains, by the best cosine
-// of any of their fields to q.
-func (v *vectors) search(ctx context.Context, s engram.Scope, q []float32, k int) ([]denseHit, error) {
+// of any of their fields to any of qs.
+func (v *vectors) search(ctx context.Context, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
 	type part struct {
 		key  partKey
 		keep func(engram.Namespace) bool
@@ -376,19 +376,21 @@ func (v *vectors) search(ctx context.Context, s engram.Scope, q []float32, k int
 		if err != nil {
 			return nil, err
 		}
-		p.mu.RLock()
-		// Two fields per memory: ask for twice as many items.
-		res := p.idx.Search(q, 2*k, func(item string) bool {
+		keep := func(item string) bool {
 			n, ok := p.ns[memOf(item)]
 			return ok && pt.keep(n)
-		})
-		p.mu.RUnlock()
-		for _, r := range res {
-			id := memOf(r.ID)
-			if sc, ok := best[id]; !ok || r.Score > sc {
-				best[id] = r.Score
+		}
+		p.mu.RLock()
+		for _, q := range qs {
+			// Two fields per memory: ask for twice as many items.
+			for _, r := range p.idx.Search(q, 2*k, keep) {
+				id := memOf(r.ID)
+				if sc, ok := best[id]; !ok || r.Score > sc {
+					best[id] = r.Score
+				}
 			}
 		}
+		p.mu.RUnlock()
 	}
 	out := make([]denseHit, 0, len(best))
 	for id, sc := range best {

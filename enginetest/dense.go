@@ -203,6 +203,54 @@ func testDenseFusionAndReload(t *testing.T, open Open) {
 	}
 }
 
+// The dense channel embeds the query in several phrasings and, for a
+// comparison, each occasion it names on its own, and ranks a memory by its
+// best cosine to any of them: the two occasions, each close to one part
+// only, rank above lines that echo the question's wording.
+func testDenseViewsAndParts(t *testing.T, open Open) {
+	emb := &BagEmbedder{}
+	st := open(t)
+	defer st.Close()
+	e, err := engine.New(ctx, st, engine.Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	tomatoes := mustAddMemory(t, e, nsA, "The tomatoes!")
+	marigolds := mustAddMemory(t, e, nsA, "The marigolds!")
+	for _, v := range []string{
+		"Which seeds were started first this year? Seeds were started early.",
+		"Were the seeds started first or last? Which were started first?",
+		"Seeds were started, first ones first, which is how seeds were started.",
+	} {
+		mustAddMemory(t, e, nsA, v)
+	}
+	emb.Texts.Store(0)
+	q := "Which seeds were started first, the tomatoes or the marigolds?"
+	res, err := e.Search(ctx, engram.SearchRequest{Scope: scA, Query: q, K: 5, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Views: the stripped question and the question as typed; parts: the
+	// two occasions.
+	if n := emb.Texts.Load(); n != 4 {
+		t.Errorf("the comparison embedded %d texts, want 4 (two views, two parts)", n)
+	}
+	dense := map[string]int{}
+	for _, h := range res.Hits {
+		for _, c := range h.Explain {
+			if c.Channel == engine.ChannelDense {
+				dense[h.Memory.ID] = c.Rank
+			}
+		}
+	}
+	for _, m := range []engram.Memory{tomatoes, marigolds} {
+		if r := dense[m.ID]; r == 0 || r > 2 {
+			t.Errorf("dense rank of %q = %d, want 1 or 2 (ranks %v)", m.Value, r, dense)
+		}
+	}
+}
+
 func testChannels(t *testing.T, open Open) {
 	e := newEngine(t, open, engine.Options{})
 	mustAddMemory(t, e, nsA, "plain text")

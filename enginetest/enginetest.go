@@ -41,6 +41,7 @@ func Run(t *testing.T, open Open) {
 		{"DeleteEpisode", testDeleteEpisode},
 		{"DenseLifecycle", testDenseLifecycle},
 		{"DenseFusionAndReload", testDenseFusionAndReload},
+		{"DenseQueryViewsAndParts", testDenseViewsAndParts},
 		{"Channels", testChannels},
 		{"Reembed", testReembed},
 		{"DenseAcrossEngines", testDenseAcrossEngines},

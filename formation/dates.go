@@ -98,11 +98,23 @@ type rule struct {
 	// span, when set, resolves the match to a period of its own length
 	// instead of resolve's single unit.
 	span func(g []string, ref time.Time) (from, to time.Time, ok bool)
+	// after, when set, rejects a match whose preceding text it matches.
+	after *regexp.Regexp
 }
 
 func mustRule(pattern string, relative bool, f func(g []string, ref time.Time, future bool) (time.Time, Unit, bool)) rule {
 	return rule{re: regexp.MustCompile(`(?i)\b` + pattern + `\b`), resolve: f, relative: relative}
 }
+
+// notAfter makes r reject a match that follows text matching re.
+func notAfter(re *regexp.Regexp, r rule) rule {
+	r.after = re
+	return r
+}
+
+// indefinite ends the text before a weekday that names no particular day:
+// "on a Sunday", "every Monday", "any Friday".
+var indefinite = regexp.MustCompile(`(?i)\b(a|an|any|every|each|one|some)\s+$`)
 
 // The order matters only for readability: overlapping matches are settled
 // by position and length (see Resolve).
@@ -147,13 +159,13 @@ var rules = []rule{
 		// "this Friday": the one of the current week (Monday to Sunday).
 		return weekStart(ref).AddDate(0, 0, (int(wd)+6)%7), Day, true
 	}),
-	mustRule(`(?:on )?`+reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	notAfter(indefinite, mustRule(`(?:on )?`+reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
 		wd := weekdays[strings.ToLower(g[1])]
 		if future {
 			return nextWeekday(ref, wd), Day, true
 		}
 		return lastWeekday(ref, wd), Day, true
-	}),
+	})),
 	mustRule(`(last|this|next|coming|past) `+reSeason, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
 		n := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[strings.ToLower(g[1])]
 		return season(ref, strings.ToLower(g[2]), n), Season, true
@@ -260,6 +272,9 @@ func Resolve(text string, ref time.Time) []Mention {
 				if loc[2*i] >= 0 {
 					g[i] = text[loc[2*i]:loc[2*i+1]]
 				}
+			}
+			if r.after != nil && r.after.MatchString(text[:loc[0]]) {
+				continue
 			}
 			m := Mention{Text: g[0], Start: loc[0], End: loc[1], Relative: r.relative}
 			ok := false

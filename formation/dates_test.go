@@ -96,6 +96,9 @@ func TestResolveNothing(t *testing.T) {
 		"I may go, who knows.",
 		"We have 2000 photos.",
 		"Sundays are for rest.",
+		"What was the rotation on a Sunday?",
+		"I swim every Monday morning.",
+		"Any Friday works for me.",
 		"我昨天去了东京。",
 		"He said it was a day before the wedding.",
 	} {

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,18 @@ type Query struct {
 	// auxiliaries and question mark stripped, so that it looks like the
 	// statements it should meet rather than like other questions.
 	Dense string
+	// Views are the phrasings of the query whose embeddings, averaged, make
+	// the dense channel's query vector: Dense and the query as typed, each
+	// also without the names it holds. A name weighs heavily in a short
+	// embedding and pulls it towards everything that person said; the
+	// question form meets the questions that came before an answer, which
+	// formation indexes with it.
+	Views []string
+	// Parts are the occasions a comparison names ("which came first, the
+	// tomatoes or the marigolds?", "how many days between A and B?"). The
+	// dense channel searches for each on its own as well, since one
+	// embedding of both lands between them.
+	Parts []string
 	// Terms are the query's content words, lower case (see
 	// textsearch.Terms), without the question words.
 	Terms []string
@@ -39,8 +52,11 @@ type Query struct {
 	Answer string
 	// Gathers is true for questions whose answer is put together from
 	// several occasions: counts and totals ("how many", "in total"),
-	// comparisons and orders ("the most", "which ... first"), and the
-	// present state of something that changed ("currently", "so far").
+	// comparisons and orders ("the most", "which ... first"), the
+	// present state of something that changed ("currently", "so far"),
+	// and occasions placed by a period relative to now that has ended
+	// ("two months ago", "last month"): the answer is picked among the
+	// times the subject came up by their dates.
 	Gathers bool
 	// AsksAssistant is true when the query is about what the assistant
 	// said ("you told me", "you recommended"); AsksUser when it is about
@@ -85,6 +101,8 @@ var (
 	assistantRef     = regexp.MustCompile(`(?i)\byou (told|mentioned|said|recommended|suggested|provided|gave|listed|shared|wrote|described|explained|proposed|advised|came up with|helped)\b|\bremind me (what|of|which|how|about)\b|\b(your|you're|you) (recommendation|suggestion|advice|list|answer|response)s?\b`)
 	userRef          = regexp.MustCompile(`(?i)\bI (mentioned|said|told you|shared|wrote|described|explained|asked)\b`)
 	gathersQuestion  = regexp.MustCompile(`(?i)\b(how many|how much|total|in total|altogether|combined|the most|the least|first|both|different|each|every|between|currently|current|still|latest|recent|recently|all the|so far|what order)\b`)
+	comparison       = regexp.MustCompile(`(?i)\b(first|before|after|earlier|later|sooner|between)\b`)
+	between          = regexp.MustCompile(`(?i)\bbetween (.+?) and (.+?)[?.!]*$`)
 	firstPerson      = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b`)
 )
 
@@ -103,8 +121,12 @@ func Analyze(text string, now time.Time) *Query {
 		known[strings.ToLower(w)] = true
 	}
 	q.Names = formation.Names(text, known)
+	q.Views = views(q.Dense, text, q.Names)
 	q.Temporal = temporalQuestion.MatchString(text)
 	q.Gathers = gathersQuestion.MatchString(text)
+	if comparison.MatchString(text) {
+		q.Parts = parts(text)
+	}
 	switch {
 	case placeQuestion.MatchString(text):
 		q.Answer = AnswerPlace
@@ -121,6 +143,11 @@ func Analyze(text string, now time.Time) *Query {
 			continue
 		}
 		q.Periods = append(q.Periods, m)
+		if m.Relative && !m.To.After(now) {
+			// "two months ago", "last month": the subject came up on
+			// several occasions, and the answer is the one of that time.
+			q.Gathers = true
+		}
 	}
 	if len(q.Periods) > 0 || len(q.Months) > 0 {
 		q.Temporal = true
@@ -214,4 +241,56 @@ func denseText(text string) string {
 		return strings.TrimSpace(text)
 	}
 	return strings.Join(strings.Fields(t), " ")
+}
+
+// views returns the distinct phrasings of a query to embed (see
+// Query.Views).
+func views(dense, text string, names []string) []string {
+	var out []string
+	for _, v := range []string{dense, withoutNames(dense, names), strings.TrimSpace(text), withoutNames(text, names)} {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// withoutNames removes the names (and their possessive endings) from
+// text, or returns "" when nothing else would be left.
+func withoutNames(text string, names []string) string {
+	for _, n := range names {
+		for _, s := range []string{n + "'s", n + "’s", n} {
+			text = strings.ReplaceAll(text, s, " ")
+		}
+	}
+	if len(textsearch.Terms(text)) == 0 {
+		return ""
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// parts returns the two occasions a comparison names: the alternatives
+// after its last comma, dash or colon ("..., A or B?"), or the ends of
+// "between A and B". It returns nil when the question has neither form.
+func parts(text string) []string {
+	clean := func(s string) string {
+		return strings.Trim(strings.TrimSpace(s), "?.!,;:\"' ")
+	}
+	tail := text
+	if i := strings.LastIndexAny(text, ",:;–—"); i >= 0 {
+		tail = text[i+1:]
+	} else if i := strings.LastIndex(text, " - "); i >= 0 {
+		tail = text[i+3:]
+	}
+	if a, b, ok := strings.Cut(tail, " or "); ok && tail != text {
+		if a, b = clean(a), clean(b); a != "" && b != "" {
+			return []string{a, b}
+		}
+	}
+	if g := between.FindStringSubmatch(text); g != nil {
+		if a, b := clean(g[1]), clean(g[2]); a != "" && b != "" {
+			return []string{a, b}
+		}
+	}
+	return nil
 }

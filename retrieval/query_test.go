@@ -13,6 +13,51 @@ import (
 
 var now = time.Date(2023, 5, 30, 12, 0, 0, 0, time.UTC) // a Tuesday
 
+func TestAnalyzeViews(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"What kind of art does Caroline make?", []string{
+			"art does Caroline make", "art does make",
+			"What kind of art does Caroline make?", "What kind of art does make?"}},
+		{"What is Melanie's favourite book?", []string{
+			"Melanie's favourite book", "favourite book",
+			"What is Melanie's favourite book?", "What is favourite book?"}},
+		// No names: the stripped question and the question as typed.
+		{"What did I bake for my friend?", []string{"I bake for my friend", "What did I bake for my friend?"}},
+		// A query that is only a name keeps it.
+		{"Caroline", []string{"Caroline"}},
+	}
+	for _, tt := range tests {
+		if got := retrieval.Analyze(tt.in, now).Views; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Analyze(%q).Views = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAnalyzeParts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Which seeds were started first, the tomatoes or the marigolds?", []string{"the tomatoes", "the marigolds"}},
+		{"Which pet did Jolene adopt first - Susie or Seraphim?", []string{"Susie", "Seraphim"}},
+		{"Which event happened first: the concert or the wedding?", []string{"the concert", "the wedding"}},
+		{"How many days passed between the day I planted my herbs and the day I harvested them?",
+			[]string{"the day I planted my herbs", "the day I harvested them"}},
+		// Not a comparison, or no alternatives to split.
+		{"Would you like tea, coffee or juice?", nil},
+		{"Did I buy the necklace or the album first?", nil},
+		{"What did Caroline paint?", nil},
+	}
+	for _, tt := range tests {
+		if got := retrieval.Analyze(tt.in, now).Parts; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Analyze(%q).Parts = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestAnalyzeDenseText(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"When did Caroline go to the LGBTQ support group?", "Caroline go to the LGBTQ support group"},
