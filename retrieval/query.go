@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/formation"
@@ -255,12 +256,13 @@ func views(dense, text string, names []string) []string {
 	return out
 }
 
-// withoutNames removes the names (and their possessive endings) from
-// text, or returns "" when nothing else would be left.
+// withoutNames removes the names (whole words, with their possessive
+// endings) from text, or returns "" when nothing else would be left.
 func withoutNames(text string, names []string) string {
 	for _, n := range names {
-		for _, s := range []string{n + "'s", n + "’s", n} {
-			text = strings.ReplaceAll(text, s, " ")
+		re, err := regexp.Compile(`\b` + regexp.QuoteMeta(n) + `(?:'s|’s)?\b`)
+		if err == nil {
+			text = re.ReplaceAllString(text, " ")
 		}
 	}
 	if len(textsearch.Terms(text)) == 0 {
@@ -278,7 +280,8 @@ func parts(text string) []string {
 	}
 	tail := text
 	if i := strings.LastIndexAny(text, ",:;–—"); i >= 0 {
-		tail = text[i+1:]
+		_, n := utf8.DecodeRuneInString(text[i:])
+		tail = text[i+n:]
 	} else if i := strings.LastIndex(text, " - "); i >= 0 {
 		tail = text[i+3:]
 	}

@@ -28,6 +28,8 @@ func TestAnalyzeViews(t *testing.T) {
 		{"What did I bake for my friend?", []string{"I bake for my friend", "What did I bake for my friend?"}},
 		// A query that is only a name keeps it.
 		{"Caroline", []string{"Caroline"}},
+		// Only whole words go: "Al" leaves "Also" alone.
+		{"Also, what did Al cook?", []string{"Also, what did Al cook", "Also, what did cook", "Also, what did Al cook?", "Also, what did cook?"}},
 	}
 	for _, tt := range tests {
 		if got := retrieval.Analyze(tt.in, now).Views; !reflect.DeepEqual(got, tt.want) {
@@ -44,6 +46,7 @@ func TestAnalyzeParts(t *testing.T) {
 		{"Which seeds were started first, the tomatoes or the marigolds?", []string{"the tomatoes", "the marigolds"}},
 		{"Which pet did Jolene adopt first - Susie or Seraphim?", []string{"Susie", "Seraphim"}},
 		{"Which event happened first: the concert or the wedding?", []string{"the concert", "the wedding"}},
+		{"Which came first — the move or the new job?", []string{"the move", "the new job"}},
 		{"How many days passed between the day I planted my herbs and the day I harvested them?",
 			[]string{"the day I planted my herbs", "the day I harvested them"}},
 		// Not a comparison, or no alternatives to split.
