@@ -32,8 +32,8 @@
 // with the query (LoCoMo 0.789 to 0.791); embedding the query in four
 // phrasings, the question stripped and as typed, each with and without the
 // names it holds, and searching with their mean (LoCoMo 0.791 to 0.803,
-// within 1,000 tokens 0.845 to 0.856, every category up; dense alone 0.488
-// to 0.499; LongMemEval session recall@5 0.954 to 0.949: the first-person
+// within 1,000 tokens 0.845 to 0.856, every category up; the dense
+// channel alone, queried so, 0.488 to 0.499; LongMemEval session recall@5 0.954 to 0.949: the first-person
 // questions there hold no names, and the question form adds little);
 // searching the dense channel for each occasion a comparison names ("which
 // came first, A or B?", "between A and B") as well as for the whole

@@ -247,8 +247,17 @@ func denseText(text string) string {
 // views returns the distinct phrasings of a query to embed (see
 // Query.Views).
 func views(dense, text string, names []string) []string {
+	var nameRe *regexp.Regexp
+	if len(names) > 0 {
+		alt := make([]string, len(names))
+		for i, n := range names {
+			alt[i] = regexp.QuoteMeta(n)
+		}
+		// Whole words only, with their possessive endings.
+		nameRe = regexp.MustCompile(`\b(?:` + strings.Join(alt, "|") + `)(?:'s|’s)?\b`)
+	}
 	var out []string
-	for _, v := range []string{dense, withoutNames(dense, names), strings.TrimSpace(text), withoutNames(text, names)} {
+	for _, v := range []string{dense, withoutNames(dense, nameRe), strings.TrimSpace(text), withoutNames(text, nameRe)} {
 		if v != "" && !slices.Contains(out, v) {
 			out = append(out, v)
 		}
@@ -256,15 +265,13 @@ func views(dense, text string, names []string) []string {
 	return out
 }
 
-// withoutNames removes the names (whole words, with their possessive
-// endings) from text, or returns "" when nothing else would be left.
-func withoutNames(text string, names []string) string {
-	for _, n := range names {
-		re, err := regexp.Compile(`\b` + regexp.QuoteMeta(n) + `(?:'s|’s)?\b`)
-		if err == nil {
-			text = re.ReplaceAllString(text, " ")
-		}
+// withoutNames removes what names matches from text, or returns "" when
+// there are no names or nothing else would be left.
+func withoutNames(text string, names *regexp.Regexp) string {
+	if names == nil {
+		return ""
 	}
+	text = names.ReplaceAllString(text, " ")
 	if len(textsearch.Terms(text)) == 0 {
 		return ""
 	}
