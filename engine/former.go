@@ -40,10 +40,10 @@ func (EpisodeFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.Mem
 		if e.Role != "" || e.Speaker != "" {
 			m.Metadata = map[string]any{}
 			if e.Role != "" {
-				m.Metadata["role"] = e.Role
+				m.Metadata[engram.MetaRole] = e.Role
 			}
 			if e.Speaker != "" {
-				m.Metadata["speaker"] = e.Speaker
+				m.Metadata[engram.MetaSpeaker] = e.Speaker
 			}
 		}
 		ops = append(ops, engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "formed from episode"})

@@ -454,8 +454,8 @@ func (r *runner) hitPieces(hc *hayCtx, hits []engram.Hit) []piece {
 		if m.ValidFrom != nil {
 			at = *m.ValidFrom
 		}
-		speaker, _ := m.Metadata["speaker"].(string)
-		role, _ := m.Metadata["role"].(string)
+		speaker := m.Speaker()
+		role := m.Role()
 		text := render(at, name(speaker, role), m.Value)
 		var units []string
 		for _, src := range m.Sources {

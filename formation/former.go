@@ -11,28 +11,18 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// Metadata keys the Former writes.
+// Metadata keys the Former writes: the formation-to-retrieval contract
+// of the root package (see engram.MetaRole).
 const (
-	MetaRole    = "role"
-	MetaSpeaker = "speaker"
-	// MetaEventFrom and MetaEventTo hold the period the memory's text says
-	// it happened in, as RFC 3339 dates: [from, to). Absent when the text
-	// names no time.
-	MetaEventFrom = "event_from"
-	MetaEventTo   = "event_to"
-	// MetaPrev and MetaNext hold the ids of the memories formed from the
-	// episodes before and after this one in the same conversation.
-	MetaPrev = "prev"
-	MetaNext = "next"
-	// MetaConversation is the id of the first memory of the run of
-	// episodes (no pause longer than Gap) a memory was formed in: the
-	// conversation it belongs to.
-	MetaConversation = "conversation"
-
-	// MetaGranularity says what a memory spans: GranularityScene for a
-	// run of turns; absent for one turn.
-	MetaGranularity  = "granularity"
-	GranularityScene = "scene"
+	MetaRole         = engram.MetaRole
+	MetaSpeaker      = engram.MetaSpeaker
+	MetaEventFrom    = engram.MetaEventFrom
+	MetaEventTo      = engram.MetaEventTo
+	MetaPrev         = engram.MetaPrev
+	MetaNext         = engram.MetaNext
+	MetaConversation = engram.MetaConversation
+	MetaGranularity  = engram.MetaGranularity
+	GranularityScene = engram.GranularityScene
 )
 
 // MaxAbstraction is the longest abstraction the Former writes, in bytes.

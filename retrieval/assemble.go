@@ -18,9 +18,9 @@ func Render(m *engram.Memory) string {
 	if m.ValidFrom != nil && !m.ValidFrom.IsZero() {
 		b.WriteString("[" + m.ValidFrom.UTC().Format("2006-01-02 15:04") + "] ")
 	}
-	who, _ := m.Metadata["speaker"].(string)
+	who := m.Speaker()
 	if who == "" {
-		who, _ = m.Metadata["role"].(string)
+		who = m.Role()
 	}
 	if who != "" {
 		b.WriteString(who + ": ")

@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/formation"
 )
 
 // NeighbourIDs returns the ids of the memories linked as the neighbours of
@@ -15,21 +14,11 @@ func NeighbourIDs(cs []*Candidate, top int) []string {
 	}
 	var out []string
 	for i := 0; i < top && i < len(cs); i++ {
-		for _, id := range links(&cs[i].Memory) {
+		for _, id := range cs[i].Memory.Neighbours() {
 			if !have[id] {
 				have[id] = true
 				out = append(out, id)
 			}
-		}
-	}
-	return out
-}
-
-func links(m *engram.Memory) []string {
-	var out []string
-	for _, k := range []string{formation.MetaPrev, formation.MetaNext} {
-		if id, _ := m.Metadata[k].(string); id != "" {
-			out = append(out, id)
 		}
 	}
 	return out
@@ -66,7 +55,7 @@ func Expand(cs []*Candidate, extra []engram.Memory, top int, decay float64) []*C
 		if i >= top {
 			continue
 		}
-		for _, id := range links(&c.Memory) {
+		for _, id := range c.Memory.Neighbours() {
 			n := byID[id]
 			if n == nil || placed[id] {
 				continue

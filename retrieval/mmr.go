@@ -29,7 +29,7 @@ func MMR(cs []*Candidate, n int, lambda, sameConv float64) {
 	convs := make([]string, n)
 	for i := range n {
 		words[i] = termSet(cs[i].Memory.Value)
-		convs[i] = conversation(&cs[i].Memory)
+		convs[i] = cs[i].Memory.Conversation()
 	}
 	used := make([]bool, n)
 	maxSim := make([]float64, n)
@@ -103,7 +103,7 @@ func Spread(q *Query, cs []*Candidate, n, depth int, spread, other float64) {
 	depth = min(depth, n)
 	convs := make([]string, n)
 	for i := range n {
-		convs[i] = conversation(&cs[i].Memory)
+		convs[i] = cs[i].Memory.Conversation()
 	}
 	taken := map[string]int{}
 	used := make([]bool, n)

@@ -208,7 +208,7 @@ type Speakers map[string]bool
 
 // Add records the speaker of m, if it has one.
 func (s Speakers) Add(m *engram.Memory) {
-	if sp, _ := m.Metadata["speaker"].(string); sp != "" {
+	if sp := m.Speaker(); sp != "" {
 		s[strings.ToLower(sp)] = true
 		if i := strings.IndexByte(sp, ' '); i > 0 {
 			s[strings.ToLower(sp[:i])] = true

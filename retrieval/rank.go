@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/formation"
 	"github.com/engramhq/engram/textsearch"
 )
 
@@ -195,7 +194,7 @@ func scene(cs []*Candidate, share float64) {
 	by := map[string]*best2{}
 	keys := make([]string, len(cs))
 	for i, c := range cs {
-		k := conversation(&c.Memory)
+		k := c.Memory.Conversation()
 		keys[i] = k
 		if k == "" {
 			continue
@@ -223,22 +222,6 @@ func scene(cs []*Candidate, share float64) {
 		}
 		c.Fused += share * other
 	}
-}
-
-// conversation is the key of the conversation a memory was formed in: the
-// session of its namespace when the client named one, else its
-// formation.MetaConversation, else the day of its valid_from, else "".
-func conversation(m *engram.Memory) string {
-	if n := m.Namespace; n.Session != "" {
-		return "session/" + n.Agent + "/" + n.Session
-	}
-	if id, _ := m.Metadata[formation.MetaConversation].(string); id != "" {
-		return id
-	}
-	if m.ValidFrom != nil {
-		return m.ValidFrom.UTC().Format(time.DateOnly)
-	}
-	return ""
 }
 
 // MinZPool is the fewest candidates a channel must have found for
@@ -319,7 +302,7 @@ func smooth(cs []*Candidate, share float64) {
 		byID[c.Memory.ID] = c.Fused
 	}
 	for _, c := range cs {
-		for _, id := range links(&c.Memory) {
+		for _, id := range c.Memory.Neighbours() {
 			c.Fused += share * byID[id]
 		}
 	}
@@ -344,13 +327,12 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 				f[name] = w
 			}
 		}
-		speaker, _ := m.Metadata["speaker"].(string)
+		speaker := m.Speaker()
 		boost(FactorSpeaker, cfg.Speaker, speaker != "" && len(names) > 0 && matchesName(speaker, names))
 		boost(FactorMention, cfg.Mention, len(names) > 0 && cueNamed(m.Cues, speaker, names))
-		role, _ := m.Metadata["role"].(string)
+		role := m.Role()
 		boost(FactorRole, cfg.Role, (q.AsksAssistant && role == "assistant") || (q.AsksUser && role == "user"))
-		_, dated := m.Metadata[formation.MetaEventFrom]
-		boost(FactorTime, cfg.Time, q.Temporal && dated)
+		boost(FactorTime, cfg.Time, q.Temporal && m.Dated())
 		boost(FactorPeriod, cfg.Period, InPeriod(q, m))
 		boost(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
 		if cfg.Question != 0 && bareQuestion(m.Value) {
@@ -475,13 +457,8 @@ func InPeriod(q *Query, m *engram.Memory) bool {
 // formation resolved from its text, and the day it became valid.
 func memorySpans(m *engram.Memory) [][2]time.Time {
 	var out [][2]time.Time
-	if s, _ := m.Metadata[formation.MetaEventFrom].(string); s != "" {
-		f, err1 := time.Parse(time.DateOnly, s)
-		e, _ := m.Metadata[formation.MetaEventTo].(string)
-		t, err2 := time.Parse(time.DateOnly, e)
-		if err1 == nil && err2 == nil && t.After(f) {
-			out = append(out, [2]time.Time{f, t})
-		}
+	if f, t, ok := m.EventPeriod(); ok {
+		out = append(out, [2]time.Time{f, t})
 	}
 	if m.ValidFrom != nil {
 		d := m.ValidFrom.UTC().Truncate(24 * time.Hour)

@@ -1,0 +1,89 @@
+package engram
+
+import "time"
+
+// Metadata keys of the contract between formation and retrieval: a former
+// writes them and the search pipeline reads them, always through the
+// accessors below, so that a key spelled differently on one side is a
+// compile error rather than a silently lost boost.
+const (
+	// MetaRole is the role of the party who said what the memory was
+	// formed from ("user", "assistant").
+	MetaRole = "role"
+	// MetaSpeaker is that party's name, when it has one.
+	MetaSpeaker = "speaker"
+	// MetaEventFrom and MetaEventTo hold the period the memory's text says
+	// it happened in, as dates (2006-01-02): [from, to). Absent when the
+	// text names no time.
+	MetaEventFrom = "event_from"
+	MetaEventTo   = "event_to"
+	// MetaPrev and MetaNext hold the ids of the memories formed from the
+	// episodes before and after this one in the same conversation.
+	MetaPrev = "prev"
+	MetaNext = "next"
+	// MetaConversation is the id of the conversation a memory was formed
+	// in, when the former knows one (a run of turns without a long pause).
+	MetaConversation = "conversation"
+	// MetaGranularity says what a memory spans: GranularityScene for a
+	// run of turns; absent for one turn.
+	MetaGranularity  = "granularity"
+	GranularityScene = "scene"
+)
+
+// metaString returns the string metadata value under key, or "".
+func (m *Memory) metaString(key string) string {
+	s, _ := m.Metadata[key].(string)
+	return s
+}
+
+// Role returns the role of the party the memory was formed from, or "".
+func (m *Memory) Role() string { return m.metaString(MetaRole) }
+
+// Speaker returns the name of the party the memory was formed from, or "".
+func (m *Memory) Speaker() string { return m.metaString(MetaSpeaker) }
+
+// Conversation returns the key of the conversation the memory belongs to:
+// the namespace's session when the client named one, else the former's
+// MetaConversation, else the day it became valid, else "".
+func (m *Memory) Conversation() string {
+	if n := m.Namespace; n.Session != "" {
+		return "session/" + n.Agent + "/" + n.Session
+	}
+	if id := m.metaString(MetaConversation); id != "" {
+		return id
+	}
+	if m.ValidFrom != nil {
+		return m.ValidFrom.UTC().Format(time.DateOnly)
+	}
+	return ""
+}
+
+// EventPeriod returns the period [from, to) the memory's text says it
+// happened in, and false when the former recorded none or recorded it
+// malformed.
+func (m *Memory) EventPeriod() (from, to time.Time, ok bool) {
+	f, err1 := time.Parse(time.DateOnly, m.metaString(MetaEventFrom))
+	t, err2 := time.Parse(time.DateOnly, m.metaString(MetaEventTo))
+	if err1 != nil || err2 != nil || !t.After(f) {
+		return time.Time{}, time.Time{}, false
+	}
+	return f, t, true
+}
+
+// Dated reports whether the former recorded an event time for the memory.
+func (m *Memory) Dated() bool {
+	_, ok := m.Metadata[MetaEventFrom]
+	return ok
+}
+
+// Neighbours returns the ids of the memories formed from the turns just
+// before and after this one, those that are recorded, earlier first.
+func (m *Memory) Neighbours() []string {
+	var out []string
+	for _, k := range []string{MetaPrev, MetaNext} {
+		if id := m.metaString(k); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
