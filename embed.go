@@ -15,3 +15,11 @@ type Embedder interface {
 	// Dim is the length of every vector Embed returns.
 	Dim() int
 }
+
+// LanguageCoverer is an optional Embedder capability: the languages (BCP 47
+// base tags, "en", "de") its model was trained on. The search pipeline
+// weighs the dense channel down for a query or memory in another language.
+// An embedder without it is taken to cover every language.
+type LanguageCoverer interface {
+	Languages() []string
+}

@@ -134,6 +134,15 @@ func (c *Cache) Name() string { return c.inner.Name() }
 // Dim returns the inner embedder's Dim.
 func (c *Cache) Dim() int { return c.inner.Dim() }
 
+// Languages implements engram.LanguageCoverer with the inner embedder's
+// languages, or nil (every language) when it declares none.
+func (c *Cache) Languages() []string {
+	if lc, ok := c.inner.(engram.LanguageCoverer); ok {
+		return lc.Languages()
+	}
+	return nil
+}
+
 // Stats returns a snapshot of the counters.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()

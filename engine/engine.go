@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -33,6 +34,10 @@ type Options struct {
 	// Retrieval weighs the parts of the search pipeline; the zero value
 	// means retrieval.DefaultConfig().
 	Retrieval *retrieval.Config
+	// Channels are retrieval channels run after the built-in ones (dense,
+	// bm25, temporal), in order. A channel the retrieval configuration
+	// does not weigh gets weight 1.
+	Channels []retrieval.Channel
 	// NewIndex makes the in-memory vector index of one (tenant, user);
 	// default vector.NewAuto (exact below a size threshold, HNSW above).
 	NewIndex func(dim int) vector.Index
@@ -48,6 +53,7 @@ type Engine struct {
 
 	vec       *vectors // nil without an embedder
 	retrieval retrieval.Config
+	channels  []retrieval.Channel // in the order they gather
 	access    *accessRecorder
 	once      sync.Once
 }
@@ -98,6 +104,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.Retrieval != nil {
 		e.retrieval = *opts.Retrieval
 	}
+	e.register(opts.Channels)
 	if e.log == nil {
 		e.log = slog.Default()
 	}
@@ -110,6 +117,27 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	}
 	e.access = newAccessRecorder(store, flush, e.log)
 	return e, nil
+}
+
+// register sets up the retrieval channels: dense first (the full-text
+// query leaves out the names of the speakers it found), then full text and
+// time, then extra. It gives an extra channel that the configuration does
+// not weigh weight 1.
+func (e *Engine) register(extra []retrieval.Channel) {
+	if e.vec != nil {
+		e.channels = append(e.channels, dense{e.vec})
+	}
+	e.channels = append(e.channels, retrieval.BM25{}, retrieval.Temporal{})
+	e.retrieval.Weights = maps.Clone(e.retrieval.Weights)
+	if e.retrieval.Weights == nil {
+		e.retrieval.Weights = map[string]float64{}
+	}
+	for _, c := range extra {
+		if _, ok := e.retrieval.Weights[c.Name()]; !ok {
+			e.retrieval.Weights[c.Name()] = 1
+		}
+		e.channels = append(e.channels, c)
+	}
 }
 
 // Embedder returns the engine's embedder, or nil if it has none.

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -18,22 +18,63 @@ const DefaultK = 10
 
 // Retrieval channels a SearchRequest may name.
 const (
-	ChannelBM25  = retrieval.ChannelBM25
-	ChannelDense = retrieval.ChannelDense
+	ChannelBM25     = retrieval.ChannelBM25
+	ChannelDense    = retrieval.ChannelDense
+	ChannelTemporal = retrieval.ChannelTemporal
 )
 
-// Search implements engram.Service. The query is analysed (names, time
-// expressions, whom it asks about); each channel (BM25 over value,
-// abstraction and cues; dense over the embeddings of abstraction and value
-// when the engine has an embedder, the query embedded as the mean of its
-// phrasings and, for a comparison, each occasion it names searched on its
-// own too: see retrieval.Query) ranks a pool of candidates; the pools are
-// fused by weighted reciprocal rank fusion and reranked, neighbours and
-// budget applied as configured (see package retrieval). A search that names
-// its channels gets their plain ranking instead: the query as typed, no
-// reranking (see retrieval.Config.Plain). Every hit counts as an access.
+// search is one search request on its way through the pipeline.
+type search struct {
+	req      engram.SearchRequest
+	scope    engram.Scope
+	k        int
+	now      time.Time
+	cfg      retrieval.Config
+	channels []retrieval.Channel
+	query    *retrieval.Query
+	cands    []*retrieval.Candidate
+}
+
+// Search implements engram.Service as a pipeline of named steps: the
+// request is checked, the query analysed (names, time expressions, whom it
+// asks about, its language), the registered channels gather candidates
+// within the scope and filter (full text, dense, temporal and any channel
+// added with Options.Channels), their rankings are fused and reranked,
+// the first places spread over conversations for a question that gathers,
+// and the hits cut to k or assembled within the token budget (see package
+// retrieval). A search that names its channels gets their plain
+// ranking instead: the query as typed, no reranking (see
+// retrieval.Config.Plain). Every hit counts as an access.
 func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
-	s, err := readScope(req.Scope)
+	s, err := e.plan(req)
+	if err != nil {
+		return nil, err
+	}
+	s.query = retrieval.Analyze(req.Query, s.now)
+	e.weighLanguage(s)
+	if err := e.gather(ctx, s); err != nil {
+		return nil, err
+	}
+	retrieval.Fuse(s.cands, s.cfg)
+	retrieval.Rerank(s.query, s.cands, s.cfg, s.now)
+	retrieval.Spread(s.query, s.cands, s.cfg.SpreadPool, s.cfg.SpreadDepth, s.cfg.Spread)
+	res, err := s.result()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(res.Hits))
+	for i := range res.Hits {
+		ids[i] = res.Hits[i].Memory.ID
+	}
+	e.access.record(s.scope.Namespace(), e.clock(), ids...)
+	return res, nil
+}
+
+// plan checks a request and settles what the search will do: its scope,
+// k, reference time, configuration and channels. It fails with EINVALID
+// naming the field at fault.
+func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
+	scope, err := readScope(req.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -43,180 +84,108 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 	if len(req.Query) > engram.MaxContentBytes {
 		return nil, engram.Errorf(engram.EINVALID, "query is %d bytes, longer than the limit of %d", len(req.Query), engram.MaxContentBytes)
 	}
-	k := req.K
-	switch {
-	case k < 0:
-		return nil, engram.Errorf(engram.EINVALID, "k %d is negative", k)
-	case k == 0 && req.Budget > 0:
-		k = engram.MaxK
-	case k == 0:
-		k = DefaultK
-	case k > engram.MaxK:
-		return nil, engram.Errorf(engram.EINVALID, "k %d is above the maximum of %d", k, engram.MaxK)
-	}
-	if req.Budget < 0 || req.Budget > engram.MaxBudget {
-		return nil, engram.Errorf(engram.EINVALID, "budget %d is outside 0..%d tokens", req.Budget, engram.MaxBudget)
+	k, err := searchK(req)
+	if err != nil {
+		return nil, err
 	}
 	if err := req.Filter.Validate(); err != nil {
 		return nil, err
 	}
-	useBM25, useDense, err := e.channels(req.Channels)
-	if err != nil {
+	s := &search{req: req, scope: scope, k: k, now: e.clock(), cfg: e.retrieval}
+	if req.Now != nil {
+		s.now = norm(*req.Now)
+	}
+	if len(req.Channels) > 0 {
+		s.cfg = s.cfg.Plain()
+	}
+	s.cfg.Weights = maps.Clone(s.cfg.Weights)
+	if s.channels, err = e.pick(req.Channels, s.cfg); err != nil {
 		return nil, err
 	}
-	now := e.clock()
-	if req.Now != nil {
-		now = norm(*req.Now)
-	}
-	cfg := e.retrieval
-	if len(req.Channels) > 0 {
-		cfg = cfg.Plain()
-	}
-	q := retrieval.Analyze(req.Query, now)
-	pool := max(cfg.Pool, k)
+	return s, nil
+}
 
-	var dense []denseHit
-	if useDense {
-		views, parts := q.Views, q.Parts
-		if cfg.Raw {
-			views, parts = []string{req.Query}, nil
-		}
-		vs, err := e.vec.emb.Embed(ctx, append(slices.Clip(views), parts...))
-		if err != nil {
-			return nil, fmt.Errorf("embed query: %w", err)
-		}
-		queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
-		if dense, err = e.vec.search(ctx, s, queries, pool); err != nil {
-			return nil, err
-		}
+// searchK returns the number of hits a request asks for, checked.
+func searchK(req engram.SearchRequest) (int, error) {
+	if req.Budget < 0 || req.Budget > engram.MaxBudget {
+		return 0, engram.Errorf(engram.EINVALID, "budget %d is outside 0..%d tokens", req.Budget, engram.MaxBudget)
 	}
+	switch k := req.K; {
+	case k < 0:
+		return 0, engram.Errorf(engram.EINVALID, "k %d is negative", k)
+	case k == 0 && req.Budget > 0:
+		return engram.MaxK, nil
+	case k == 0:
+		return DefaultK, nil
+	case k > engram.MaxK:
+		return 0, engram.Errorf(engram.EINVALID, "k %d is above the maximum of %d", k, engram.MaxK)
+	default:
+		return k, nil
+	}
+}
 
-	byID := map[string]*retrieval.Candidate{}
-	var cands []*retrieval.Candidate
-	add := func(m *engram.Memory, channel string, rank int, score float64) {
-		c := byID[m.ID]
-		if c == nil {
-			c = &retrieval.Candidate{Memory: *m}
-			byID[m.ID] = c
-			cands = append(cands, c)
-		}
-		c.Ranks = append(c.Ranks, engram.ChannelHit{Channel: channel, Rank: rank, Score: score})
+// pick returns the channels a search runs: those named, in registration
+// order, or else every registered channel the configuration weighs.
+func (e *Engine) pick(names []string, cfg retrieval.Config) ([]retrieval.Channel, error) {
+	if len(names) == 0 {
+		return slices.DeleteFunc(slices.Clone(e.channels), func(c retrieval.Channel) bool { return cfg.Weights[c.Name()] == 0 }), nil
 	}
-	err = e.store.View(ctx, func(r engram.Reader) error {
-		speakers := retrieval.Speakers{}
-		if len(dense) > 0 {
-			ms, err := e.listByID(ctx, r, s, req.Filter, denseIDs(dense))
-			if err != nil {
+	for _, n := range names {
+		if !slices.ContainsFunc(e.channels, func(c retrieval.Channel) bool { return c.Name() == n }) {
+			if n == ChannelDense {
+				return nil, engram.Errorf(engram.EINVALID, "channel %q needs an embedder, and this engine has none configured", n)
+			}
+			return nil, engram.Errorf(engram.EINVALID, "channel %q is not one of %s", n, strings.Join(e.channelNames(), ", "))
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(e.channels), func(c retrieval.Channel) bool { return !slices.Contains(names, c.Name()) }), nil
+}
+
+func (e *Engine) channelNames() []string {
+	out := make([]string, len(e.channels))
+	for i, c := range e.channels {
+		out[i] = c.Name()
+	}
+	return out
+}
+
+// gather runs the search's channels: their preparations first, then their
+// reads of the store in one read transaction.
+func (e *Engine) gather(ctx context.Context, s *search) error {
+	pool := max(s.cfg.Pool, s.k)
+	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
+	for _, c := range s.channels {
+		if p, ok := c.(retrieval.Preparer); ok {
+			if err := p.Prepare(ctx, g); err != nil {
 				return err
 			}
-			rank := 0
-			for _, d := range dense {
-				if m := ms[d.id]; m != nil {
-					rank++
-					add(m, ChannelDense, rank, float64(d.score))
-					speakers.Add(m)
-				}
-			}
 		}
-		var text string // the full-text query
-		if useBM25 {
-			var drop func(string) bool
-			if cfg.DropSpeakers {
-				drop = speakers.Named
-			}
-			text = q.Lexical(cfg.Inflect, drop)
-			if cfg.Raw {
-				text = req.Query
-			}
-			hits, err := r.SearchText(ctx, s, text, req.Filter, pool)
-			if err != nil {
+	}
+	return e.store.View(ctx, func(r engram.Reader) error {
+		g.Reader = r
+		for _, c := range s.channels {
+			if err := c.Gather(ctx, g); err != nil {
 				return err
 			}
-			for i := range hits {
-				add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
-			}
 		}
-		if cfg.Temporal {
-			// The memories of the periods the query names are candidates
-			// even when no word of theirs matches ("what did I do last
-			// weekend?"); the period boost ranks them. Within a period
-			// they are ordered, and scored, by the full-text match they
-			// have there, so the words of the query pick among the
-			// period's memories when they rank too low in the whole store.
-			for _, p := range q.Periods {
-				f, ok := withinPeriod(req.Filter, p.From, p.To)
-				if !ok {
-					continue
-				}
-				f.Limit = pool
-				ms, _, err := r.ListMemories(ctx, s, f)
-				if err != nil {
-					return err
-				}
-				// The filter keeps what is valid during the period, which
-				// includes every open-ended memory that began before it;
-				// only what happened in it counts.
-				ms = slices.DeleteFunc(ms, func(m engram.Memory) bool { return !retrieval.InPeriod(q, &m) })
-				lex := map[string]float64{}
-				if text != "" {
-					// Those open-ended memories would crowd a page of
-					// the usual pool's length: ask for a longer one.
-					hits, err := r.SearchText(ctx, s, text, f, min(4*pool, engram.MaxLimit))
-					if err != nil {
-						return err
-					}
-					listed := make(map[string]bool, len(ms))
-					for i := range ms {
-						listed[ms[i].ID] = true
-					}
-					for i := range hits {
-						if m := &hits[i].Memory; retrieval.InPeriod(q, m) {
-							lex[m.ID] = hits[i].Score
-							if !listed[m.ID] {
-								ms = append(ms, *m)
-							}
-						}
-					}
-				}
-				slices.SortStableFunc(ms, func(a, b engram.Memory) int { return cmp.Compare(lex[b.ID], lex[a.ID]) })
-				for i := range ms {
-					add(&ms[i], retrieval.ChannelTemporal, i+1, lex[ms[i].ID])
-				}
-			}
-		}
-		retrieval.Fuse(cands, cfg)
-		retrieval.Rerank(q, cands, cfg, now)
-		retrieval.MMR(cands, cfg.MMRDepth, cfg.MMR, cfg.MMRSameConversation)
-		retrieval.Spread(q, cands, cfg.MMRDepth, cfg.SpreadDepth, cfg.Spread, cfg.SpreadOther)
-		if cfg.NeighbourTop > 0 {
-			ids := retrieval.NeighbourIDs(cands, cfg.NeighbourTop)
-			ms, err := e.listByID(ctx, r, s, req.Filter, ids)
-			if err != nil {
-				return err
-			}
-			extra := make([]engram.Memory, 0, len(ms))
-			for _, id := range ids {
-				if m := ms[id]; m != nil {
-					extra = append(extra, *m)
-				}
-			}
-			cands = retrieval.Expand(cands, extra, cfg.NeighbourTop, cfg.NeighbourDecay)
-		}
+		s.cands = g.Candidates()
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
+}
 
-	if cfg.Dedup {
+// result drops covered turns, cuts the ranking to k or assembles it within
+// the budget, and returns the hits.
+func (s *search) result() (*engram.SearchResult, error) {
+	cands := s.cands
+	if s.cfg.Dedup {
 		cands = retrieval.Dedup(cands)
 	}
-	if len(cands) > k {
-		cands = cands[:k]
+	if len(cands) > s.k {
+		cands = cands[:s.k]
 	}
 	res := &engram.SearchResult{}
 	var pieces []retrieval.Piece
-	if req.Budget > 0 {
+	if s.req.Budget > 0 {
 		counter, err := retrieval.CL100K()
 		if err != nil {
 			return nil, err
@@ -226,7 +195,7 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 			ms[i] = &c.Memory
 		}
 		var taken []int
-		taken, pieces, res.Context, res.Tokens = retrieval.Assemble(ms, req.Budget, counter)
+		taken, pieces, res.Context, res.Tokens = retrieval.Assemble(ms, s.req.Budget, counter)
 		kept := make([]*retrieval.Candidate, len(taken))
 		for i, j := range taken {
 			kept[i] = cands[j]
@@ -234,80 +203,94 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 		cands = kept
 	}
 	res.Hits = make([]engram.Hit, len(cands))
-	ids := make([]string, len(cands))
 	for i, c := range cands {
 		h := engram.Hit{Memory: c.Memory, Score: c.Score}
-		if req.Explain {
+		if s.req.Explain {
 			h.Explain, h.Factors = c.Ranks, c.Factors
 		}
 		if pieces != nil {
 			h.Tokens = pieces[i].Tokens
 		}
 		res.Hits[i] = h
-		ids[i] = c.Memory.ID
 	}
-	e.access.record(s.Namespace(), e.clock(), ids...)
 	return res, nil
 }
 
-// channels resolves the channels a search asked for.
-func (e *Engine) channels(names []string) (bm25, dense bool, err error) {
-	if len(names) == 0 {
-		return true, e.vec != nil, nil
+// weighLanguage lowers the dense channel's weight for a query in a
+// language the embedder does not cover (see DenseOtherLanguage).
+func (e *Engine) weighLanguage(s *search) {
+	if e.vec == nil || s.query.Lang == "" || e.vec.covers(s.query.Lang) {
+		return
 	}
-	for _, n := range names {
-		switch n {
-		case ChannelBM25:
-			bm25 = true
-		case ChannelDense:
-			if e.vec == nil {
-				return false, false, engram.Errorf(engram.EINVALID, "channel %q needs an embedder, and this engine has none configured", n)
-			}
-			dense = true
-		default:
-			return false, false, engram.Errorf(engram.EINVALID, "channel %q is not one of %s, %s", n, ChannelBM25, ChannelDense)
+	if w, ok := s.cfg.Weights[ChannelDense]; ok {
+		s.cfg.Weights[ChannelDense] = w * DenseOtherLanguage
+	}
+}
+
+// DenseOtherLanguage is the share of its weight the dense channel keeps for
+// a query, or a memory, in a language its embedder does not declare: an
+// English-only model embeds unrelated sentences of other languages close
+// together, and fusion would scale that noise up to full weight.
+const DenseOtherLanguage = 0.2
+
+// dense is the channel of embeddings: the query embedded as the mean of
+// its phrasings and, for a comparison, each occasion it names on its own
+// too (see retrieval.Query), searched in the scope's vector index.
+type dense struct{ vec *vectors }
+
+// Name implements retrieval.Channel.
+func (dense) Name() string { return ChannelDense }
+
+// Prepare implements retrieval.Preparer: it embeds the query and searches
+// the vector index. It fails with the embedder's or the store's error.
+func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
+	views, parts := g.Query.Views, g.Query.Parts
+	if g.Config.Raw || len(views) == 0 {
+		views, parts = []string{g.Query.Text}, nil
+	}
+	vs, err := d.vec.emb.Embed(ctx, append(slices.Clip(views), parts...))
+	if err != nil {
+		return fmt.Errorf("embed query: %w", err)
+	}
+	queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
+	hits, err := d.vec.search(ctx, g.Scope, queries, g.Pool)
+	if err != nil {
+		return err
+	}
+	g.Keep(ChannelDense, hits)
+	return nil
+}
+
+// Gather implements retrieval.Channel: the prepared hits that the scope
+// and filter keep, ranked by cosine. A memory in a language the embedder
+// does not cover keeps DenseOtherLanguage of the channel's weight. It fails
+// with the store's error.
+func (d dense) Gather(ctx context.Context, g *retrieval.Gathering) error {
+	hits, _ := g.Kept(ChannelDense).([]denseHit)
+	if len(hits) == 0 {
+		return nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
+	}
+	ms, err := g.Load(ctx, ids)
+	if err != nil {
+		return err
+	}
+	rank := 0
+	for _, h := range hits {
+		m := ms[h.id]
+		if m == nil {
+			continue
+		}
+		rank++
+		g.Add(m, ChannelDense, rank, float64(h.score))
+		if m.Language != "" && !d.vec.covers(m.Language) {
+			g.Discount(m.ID, ChannelDense, DenseOtherLanguage)
 		}
 	}
-	return bm25, dense, nil
-}
-
-func denseIDs(ds []denseHit) []string {
-	ids := make([]string, len(ds))
-	for i, d := range ds {
-		ids[i] = d.id
-	}
-	return ids
-}
-
-// listByID loads the memories among ids that the scope holds and the
-// filter keeps, by id.
-func (e *Engine) listByID(ctx context.Context, r engram.Reader, s engram.Scope, f engram.MemoryFilter, ids []string) (map[string]*engram.Memory, error) {
-	out := make(map[string]*engram.Memory, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	f.IDs, f.Limit, f.Cursor = ids, len(ids), ""
-	ms, _, err := r.ListMemories(ctx, s, f)
-	if err != nil {
-		return nil, err
-	}
-	for i := range ms {
-		out[ms[i].ID] = &ms[i]
-	}
-	return out, nil
-}
-
-// withinPeriod narrows f to memories valid at some time in [from, to); it
-// reports false when f's own validity window leaves nothing of the period.
-func withinPeriod(f engram.MemoryFilter, from, to time.Time) (engram.MemoryFilter, bool) {
-	if f.ValidAfter == nil || f.ValidAfter.Before(from) {
-		f.ValidAfter = &from
-	}
-	if f.ValidBefore == nil || f.ValidBefore.After(to) {
-		f.ValidBefore = &to
-	}
-	f.Cursor = ""
-	return f, f.ValidAfter.Before(*f.ValidBefore)
+	return nil
 }
 
 // mean returns the unit-length mean of unit vectors, or the one vector

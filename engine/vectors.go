@@ -108,6 +108,17 @@ func newVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vect
 	return &vectors{emb: emb, store: store, newIndex: newIndex, parts: map[partKey]*partition{}}
 }
 
+// covers reports whether the embedder declares the language tag (see
+// engram.LanguageCoverer); one that declares none covers every language.
+func (v *vectors) covers(tag string) bool {
+	lc, ok := v.emb.(engram.LanguageCoverer)
+	if !ok {
+		return true
+	}
+	langs := lc.Languages()
+	return len(langs) == 0 || slices.Contains(langs, tag)
+}
+
 // item ids in an index: the memory id and one letter for the field.
 func itemID(memID, field string) string { return memID + ":" + field[:1] }
 func memOf(item string) string          { return item[:strings.IndexByte(item, ':')] }

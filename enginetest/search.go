@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -28,8 +29,8 @@ func RunSearch(t *testing.T, open Open) {
 		{"Budget", testSearchBudget},
 		{"Explain", testSearchExplain},
 		{"ChannelsArePlain", testSearchPlainChannels},
-		{"NeighboursStayInScope", testSearchNeighbourScope},
 		{"ConfidenceRecencyImportance", testSearchMIRaS},
+		{"AgreeingChannelsWin", testSearchAgreeingChannels},
 		{"TemporalChannel", testSearchTemporal},
 		{"TemporalChannelWords", testSearchTemporalWords},
 	} {
@@ -284,33 +285,6 @@ func testSearchPlainChannels(t *testing.T, open Open) {
 	}
 }
 
-// A memory's neighbour links are plain metadata a client can write; they
-// must never pull in a memory from outside the search's scope.
-func testSearchNeighbourScope(t *testing.T, open Open) {
-	cfg := retrieval.DefaultConfig()
-	cfg.NeighbourTop, cfg.NeighbourDecay = 5, 0.9
-	e := newEngine(t, open, engine.Options{Retrieval: &cfg})
-	secret := addConversation(t, e, nsB, t0, "Bob|my secret pin is 4321")
-	secretID := memoryOf(t, secret, 0)
-	_, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{
-		Value: "alice likes gardening", Metadata: map[string]any{formation.MetaNext: secretID, formation.MetaPrev: secretID},
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := search(t, e, engram.SearchRequest{Query: "gardening", Explain: true})
-	if len(got.Hits) != 1 {
-		t.Fatalf("hits = %v, want only alice's memory", hitIDs(got))
-	}
-	// Neighbours within the scope are added after their hit.
-	res := addConversation(t, e, nsA, t0.Add(time.Hour), "Ann|Where should we eat?", "Bob|The ramen place on Main Street.", "Ann|Deal.")
-	got = search(t, e, engram.SearchRequest{Query: "ramen Main Street", Explain: true})
-	ids := hitIDs(got)
-	if len(ids) < 3 || ids[0] != memoryOf(t, res, 1) || !slices.Contains(ids[:3], memoryOf(t, res, 0)) || !slices.Contains(ids[:3], memoryOf(t, res, 2)) {
-		t.Errorf("expanded hits = %v, want the ramen line then its neighbours", ids)
-	}
-}
-
 // testSearchMIRaS: of memories that match a query equally, the one held
 // with more confidence, the more important one and the more recent one
 // rank first.
@@ -333,12 +307,13 @@ func testSearchMIRaS(t *testing.T, open Open) {
 		firstAt     time.Time
 		thenAt      time.Time
 	}{
-		{"confidence", [3]any{"Ann's locker code is 4512", 0.9, 0.5}, [3]any{"Ann's locker code is 4521, locker code", 0.3, 0.5}, recent, recent},
-		{"importance", [3]any{"Ann's gate code is 7788", 1.0, 0.9}, [3]any{"Ann's gate code is 7878, gate code", 1.0, 0.2}, recent, recent},
-		{"recency", [3]any{"Ann's bike lock code is 1199", 1.0, 0.5}, [3]any{"Ann's bike lock code is 9911, bike lock code", 1.0, 0.5}, recent, old},
+		{"confidence", [3]any{"Ann's locker code is 4512", 0.9, 0.5}, [3]any{"Ann's locker code is 4521", 0.3, 0.5}, recent, recent},
+		{"importance", [3]any{"Ann's gate code is 7788", 1.0, 0.9}, [3]any{"Ann's gate code is 7878", 1.0, 0.2}, recent, recent},
+		{"recency", [3]any{"Ann's bike lock code is 1199", 1.0, 0.5}, [3]any{"Ann's bike lock code is 9911", 1.0, 0.5}, recent, old},
 	} {
-		// The weaker one repeats the query's words, so the full text ranks
-		// it first: only the MIRaS signals can put the other above it.
+		// Both match the query's words alike, a near-tie that only the
+		// MIRaS signals break (they never overturn a clear verdict: see
+		// testSearchAgreeingChannels).
 		weak := add(tc.then[0].(string), tc.then[1].(float64), tc.then[2].(float64), tc.thenAt)
 		strong := add(tc.first[0].(string), tc.first[1].(float64), tc.first[2].(float64), tc.firstAt)
 		words := strings.Fields(tc.first[0].(string))
@@ -399,4 +374,68 @@ func testSearchTemporalWords(t *testing.T, open Open) {
 	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != memoryOf(t, pottery, 0) {
 		t.Fatalf("hits %v, want %s first", hitIDs(got), memoryOf(t, pottery, 0))
 	}
+}
+
+// testSearchAgreeingChannels: a fact both channels rank first stays first
+// whatever the MIRaS signals of the rest say, at every pool size: fresh,
+// important, confident memories that do not answer never overturn it (the
+// rank fusion of a small pool once let the recency of memories stored
+// today decide).
+func testSearchAgreeingChannels(t *testing.T, open Open) {
+	since := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	facts := []struct{ value, query string }{
+		{"Alice lives in Porto.", "Which city does Alice live in?"},
+		{"Alice works at Initech as a designer.", "Where does Alice work?"},
+		{"Alice drives a red Volvo.", "What car does Alice drive?"},
+	}
+	for _, size := range []int{3, 10, 30, 100, 1000} {
+		for _, emb := range []engram.Embedder{nil, &BagEmbedder{}} {
+			e := newEngine(t, open, engine.Options{Embedder: emb})
+			ids := make([]string, len(facts))
+			for i, f := range facts {
+				// The answers are old, unimportant and not quite sure; the
+				// rest are new, important and sure.
+				ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{
+					Kind: engram.KindSemantic, Value: f.value, ValidFrom: &since, Importance: 0.2, Confidence: 0.7,
+				}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[i] = ms[0].ID
+			}
+			addFillers(t, e, size-len(facts))
+			for i, f := range facts {
+				got := search(t, e, engram.SearchRequest{Query: f.query, K: 3, Explain: true})
+				if len(got.Hits) == 0 || got.Hits[0].Memory.ID != ids[i] {
+					t.Errorf("pool %d, embedder %v: %q ranks %v first, want %q", size, emb != nil, f.query, firstValue(got), f.value)
+				}
+			}
+		}
+	}
+}
+
+// addFillers stores n fresh, important memories about Alice that answer
+// none of testSearchAgreeingChannels' questions.
+func addFillers(t *testing.T, e *engine.Engine, n int) {
+	t.Helper()
+	doings := []string{"baked rye bread", "read a novel about sailors", "painted the fence green", "fed the neighbour's cat",
+		"played chess with Tom", "planted tomatoes", "repaired a bicycle chain", "sang in the choir", "watched a documentary on owls",
+		"wrote a letter to her aunt", "knitted a blue scarf", "visited the museum of clocks"}
+	for lo := 0; lo < n; lo += engram.MaxBatch {
+		var ms []engram.Memory
+		for i := lo; i < min(n, lo+engram.MaxBatch); i++ {
+			v := fmt.Sprintf("Alice %s on afternoon %d.", doings[i%len(doings)], i)
+			ms = append(ms, engram.Memory{Kind: engram.KindSemantic, Value: v, Importance: 0.9, Confidence: 1})
+		}
+		if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: ms}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func firstValue(res *engram.SearchResult) string {
+	if len(res.Hits) == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", res.Hits[0].Memory.Value)
 }

@@ -16,6 +16,9 @@ import (
 // channel should see and the hints the reranker uses.
 type Query struct {
 	Text string
+	// Lang is the query's language as a BCP 47 base tag ("en", "de",
+	// "zh"), or "" when analysis could not tell.
+	Lang string
 	// Dense is the text to embed: the question with its question words,
 	// auxiliaries and question mark stripped, so that it looks like the
 	// statements it should meet rather than like other questions.

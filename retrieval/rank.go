@@ -21,16 +21,16 @@ const (
 
 // Factors reported per hit when a search explains itself.
 const (
-	FactorFused      = "fused"      // weighted reciprocal rank fusion of the channels
+	FactorFused      = "fused"      // the fusion of the channels' scores
 	FactorSpeaker    = "speaker"    // said by a person the query names
-	FactorMention    = "mention"    // names a person or thing the query names
 	FactorRole       = "role"       // said by the party the query asks about
 	FactorTime       = "time"       // carries a date, for a question about time
 	FactorPeriod     = "period"     // happened in the period the query names
-	FactorQuestion   = "question"   // is itself only a question
 	FactorAnswer     = "answer"     // holds the kind of answer asked for (a place, a number, a name)
+	FactorRelevance  = "relevance"  // the boosted fused score relative to the best candidate's
 	FactorRecency    = "recency"    // MIRaS: how recent
-	FactorImportance = "importance" // MIRaS: importance and confidence
+	FactorImportance = "importance" // MIRaS: how important
+	FactorConfidence = "confidence" // MIRaS: how sure
 	FactorFinal      = "score"      // the score hits are ranked by
 	FactorSpread     = "spread"     // the share of the score Spread weighed a hit by when it placed it
 )
@@ -38,10 +38,12 @@ const (
 // Config weighs the pipeline's parts. DefaultConfig holds the values the
 // evaluation harness settled on; a zero weight turns a part off.
 type Config struct {
-	// RRFK damps reciprocal rank fusion: rank r of a channel adds
-	// Weights[channel]/(RRFK+r).
-	RRFK    float64
+	// Weights weighs each channel in fusion; a channel without weight does
+	// not run unless a search names it.
 	Weights map[string]float64
+	// RRFK damps reciprocal rank fusion, which plain searches use: rank r
+	// of a channel adds Weights[channel]/(RRFK+r).
+	RRFK float64
 	// Pool is how many candidates each channel contributes at least.
 	Pool int
 	// Raw gives the channels the query as typed: no question words
@@ -52,67 +54,49 @@ type Config struct {
 	// the dense channel's candidates have (see Query.Lexical).
 	Inflect, DropSpeakers bool
 	// ZFusion fuses standardised channel scores (z-scores) instead of
-	// ranks.
+	// ranks, and scores relative to each channel's best where the pool is
+	// too small for z-scores (see Fuse).
 	ZFusion bool
-	// Temporal adds the memories valid in the periods the query names
-	// ("last weekend", "in May 2023") to the candidates (ChannelTemporal),
-	// whatever their words.
-	Temporal bool
 	// Smooth adds this share of the linked neighbours' fused scores.
 	Smooth float64
 	// Scene adds this share of the best fused score among the other
-	// candidates of the same conversation (formation.MetaConversation,
-	// else the same day): a line from an exchange that is about the
-	// question is likelier relevant than the same line in passing.
+	// candidates of the same conversation (engram.Memory.Conversation): a
+	// line from an exchange that is about the question is likelier
+	// relevant than the same line in passing.
 	Scene float64
 	// Dedup drops hits whose sources higher hits already cite.
 	Dedup bool
 
 	// Multiplicative boosts of the fused score (score *= 1+boost).
-	Speaker  float64 // the memory's speaker is named in the query
-	Mention  float64 // a cue of the memory is named in the query
-	Role     float64 // the memory's role is the party the query asks about
-	Time     float64 // temporal question and the memory carries a date
-	Period   float64 // the memory's time overlaps the query's period
-	Question float64 // penalty (score *= 1-Question) for a bare question
-	Answer   float64 // the memory holds the kind of answer the question wants
+	Speaker float64 // the memory's speaker is named in the query
+	Role    float64 // the memory's role is the party the query asks about
+	Time    float64 // temporal question and the memory carries a date
+	Period  float64 // the memory's time overlaps the query's period
+	Answer  float64 // the memory holds the kind of answer the question wants
 
-	// MIRaS: Recency adds Recency·2^(-age/RecencyHalfLife) of the best
-	// fused score, age counted from valid_from, else created_at; Importance scales by 1+Importance·(importance-0.5) and
-	// confidence multiplies directly.
+	// MIRaS signals, added to the relevance (the boosted fused score over
+	// the best candidate's, so at most 1): Recency·2^(-age/RecencyHalfLife)
+	// with age counted from valid_from, else created_at;
+	// Importance·(importance−0.5); Confidence·(confidence−1). Small
+	// weights let them reorder near-ties only: nothing overturns what the
+	// channels agree on by more than their sum.
 	Recency         float64
 	RecencyHalfLife time.Duration
 	Importance      float64
-
-	// MMR trades relevance for diversity: 1 keeps the relevance order; 0.7
-	// means 70% relevance, 30% novelty against hits above.
-	MMR float64
-	// MMRDepth is how many of the best candidates MMR reorders, and
-	// MMRSameConversation the least similarity of two memories of one
-	// conversation.
-	MMRDepth            int
-	MMRSameConversation float64
+	Confidence      float64
 
 	// Spread lowers a candidate's score by this share for every candidate
 	// of its conversation already ranked above it when the first
-	// SpreadDepth places are filled, for questions that gather their answer
-	// from several occasions, so one conversation cannot fill the top
-	// hits. 0 is off.
+	// SpreadDepth places are filled from the first SpreadPool, for
+	// questions that gather their answer from several occasions, so one
+	// conversation cannot fill the top hits. 0 is off.
 	Spread      float64
 	SpreadDepth int
-	SpreadOther float64
-
-	// Neighbours is how many turns on each side of a top hit are added
-	// right after it, NeighbourTop how many top hits are expanded, and
-	// NeighbourDecay the share of the hit's score a neighbour gets.
-	Neighbours     int
-	NeighbourTop   int
-	NeighbourDecay float64
+	SpreadPool  int
 }
 
-// DefaultConfig returns the defaults tuned with the evaluation harness on
-// LoCoMo and the LongMemEval_S development split (see the package comment
-// for what helped and what did not).
+// DefaultConfig returns the defaults tuned with the evaluation harness (see
+// docs/retrieval-tuning.md for what helped and what did not).
 func DefaultConfig() Config {
 	return Config{
 		RRFK:            20,
@@ -121,7 +105,6 @@ func DefaultConfig() Config {
 		Pool:            100,
 		Inflect:         true,
 		DropSpeakers:    true,
-		Temporal:        true,
 		Speaker:         1,
 		Role:            3,
 		Time:            0.5,
@@ -131,21 +114,21 @@ func DefaultConfig() Config {
 		Answer:          0.5,
 		Dedup:           true,
 		Recency:         0.1,
-		Importance:      1,
 		RecencyHalfLife: 90 * 24 * time.Hour,
-		MMR:             1,
-		MMRDepth:        50,
+		Importance:      0.1,
+		Confidence:      0.1,
 		Spread:          1,
 		SpreadDepth:     5,
+		SpreadPool:      50,
 	}
 }
 
 // Plain returns c with query processing and reranking off: channels see
-// the query as typed (Raw), ranks are fused by RRF alone. A search
-// restricted to one channel uses it, so that channel's own ranking can be
-// measured and inspected.
+// the query as typed (Raw), ranks are fused by RRF alone. A search that
+// names its channels uses it, so a channel's own ranking can be measured
+// and inspected.
 func (c Config) Plain() Config {
-	return Config{RRFK: c.RRFK, Weights: c.Weights, Pool: c.Pool, Raw: true, MMR: 1}
+	return Config{RRFK: c.RRFK, Weights: c.Weights, Pool: c.Pool, Raw: true}
 }
 
 // Candidate is one memory a channel found, with what the pipeline learned
@@ -156,27 +139,40 @@ type Candidate struct {
 	Fused   float64
 	Score   float64
 	Factors map[string]float64
+
+	trust map[string]float64 // the share of a channel's weight it keeps; absent is 1
 }
 
-// Fuse sets every candidate's Fused score by weighted reciprocal rank
-// fusion of its channel ranks or, with cfg.ZFusion, by weighted z-scores
-// (see zFuse); then adds the neighbour and conversation shares (Smooth,
-// Scene). When z-score fusion falls back to ranks for want of candidates, the shares are left out:
-// ranks of a handful of candidates are nearly equal, so a share of a
-// neighbour's would outweigh the channels' own verdict.
+// weight is the weight of channel ch's verdict on c.
+func (c *Candidate) weight(cfg Config, ch string) float64 {
+	w := cfg.Weights[ch]
+	if t, ok := c.trust[ch]; ok {
+		w *= t
+	}
+	return w
+}
+
+// Fuse sets every candidate's Fused score from its channels' verdicts,
+// each weighted (Config.Weights): with ZFusion, by weighted z-scores of
+// the channel scores (see zFuse) when a channel found enough candidates
+// for them, else by scores relative to each channel's best (see
+// ratioFuse); without, by reciprocal rank fusion. Then it adds the
+// neighbour and conversation shares (Smooth, Scene), except in a small
+// pool, where a share of a neighbour's score would outweigh the channels'
+// own verdict.
 func Fuse(cs []*Candidate, cfg Config) {
-	fallback := cfg.ZFusion && !zPool(cs)
-	if cfg.ZFusion && !fallback {
-		zFuse(cs, cfg)
-	} else {
+	switch {
+	case !cfg.ZFusion:
 		for _, c := range cs {
 			c.Fused = 0
 			for _, r := range c.Ranks {
-				c.Fused += cfg.Weights[r.Channel] / (cfg.RRFK + float64(r.Rank))
+				c.Fused += c.weight(cfg, r.Channel) / (cfg.RRFK + float64(r.Rank))
 			}
 		}
-	}
-	if fallback {
+	case zPool(cs):
+		zFuse(cs, cfg)
+	default:
+		ratioFuse(cs, cfg)
 		return
 	}
 	if cfg.Smooth > 0 {
@@ -184,6 +180,27 @@ func Fuse(cs []*Candidate, cfg Config) {
 	}
 	if cfg.Scene > 0 {
 		scene(cs, cfg.Scene)
+	}
+}
+
+// ratioFuse sums each channel's scores relative to its best (negative
+// scores count as zero), weighted. Unlike ranks, which put the second of
+// three candidates almost level with the first, the ratios keep how far
+// apart the channel scored them.
+func ratioFuse(cs []*Candidate, cfg Config) {
+	best := map[string]float64{}
+	for _, c := range cs {
+		for _, r := range c.Ranks {
+			best[r.Channel] = math.Max(best[r.Channel], r.Score)
+		}
+	}
+	for _, c := range cs {
+		c.Fused = 1e-3
+		for _, r := range c.Ranks {
+			if b := best[r.Channel]; b > 0 && r.Score > 0 {
+				c.Fused += c.weight(cfg, r.Channel) * r.Score / b
+			}
+		}
 	}
 }
 
@@ -284,7 +301,7 @@ func zFuse(cs []*Candidate, cfg Config) {
 					break
 				}
 			}
-			c.Fused += cfg.Weights[ch] * z(ch, v)
+			c.Fused += c.weight(cfg, ch) * z(ch, v)
 		}
 		lowest = math.Min(lowest, c.Fused)
 	}
@@ -308,59 +325,27 @@ func smooth(cs []*Candidate, share float64) {
 	}
 }
 
-// Rerank scores fused candidates with the query's hints and the MIRaS
-// signals and sorts them best first (ties by memory id, for stable
-// rankings). now is the reference time for recency.
+// Rerank scores fused candidates and sorts them best first (ties by memory
+// id, for stable rankings): the query's hints boost the fused score (see
+// boost), the result is taken relative to the best candidate's, and the
+// MIRaS signals are added with their small weights (see miras). now is the
+// reference time for recency.
 func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
+	names := nameKeys(q.Names)
 	best := 0.0
 	for _, c := range cs {
-		best = math.Max(best, c.Fused)
+		c.Factors = map[string]float64{FactorFused: c.Fused}
+		c.Score = boost(q, names, c, cfg)
+		best = math.Max(best, c.Score)
 	}
-	names := nameKeys(q.Names)
 	for _, c := range cs {
-		m := &c.Memory
-		f := map[string]float64{FactorFused: c.Fused}
-		s := c.Fused
-		boost := func(name string, w float64, on bool) {
-			if on && w != 0 {
-				s *= 1 + w
-				f[name] = w
-			}
+		rel := 0.0
+		if best > 0 {
+			rel = c.Score / best
 		}
-		speaker := m.Speaker()
-		boost(FactorSpeaker, cfg.Speaker, speaker != "" && len(names) > 0 && matchesName(speaker, names))
-		boost(FactorMention, cfg.Mention, len(names) > 0 && cueNamed(m.Cues, speaker, names))
-		role := m.Role()
-		boost(FactorRole, cfg.Role, (q.AsksAssistant && role == "assistant") || (q.AsksUser && role == "user"))
-		boost(FactorTime, cfg.Time, q.Temporal && m.Dated())
-		boost(FactorPeriod, cfg.Period, InPeriod(q, m))
-		boost(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
-		if cfg.Question != 0 && bareQuestion(m.Value) {
-			s *= 1 - cfg.Question
-			f[FactorQuestion] = -cfg.Question
-		}
-		if cfg.Importance != 0 {
-			w := (1 + cfg.Importance*(m.Importance-0.5)) * m.Confidence
-			s *= w
-			f[FactorImportance] = w
-		}
-		// Age runs from when the memory became true, else from when it
-		// was stored: a fact added without a date is as new as its write.
-		since := m.CreatedAt
-		if m.ValidFrom != nil {
-			since = *m.ValidFrom
-		}
-		if cfg.Recency != 0 && !since.IsZero() && cfg.RecencyHalfLife > 0 {
-			age := now.Sub(since)
-			if age < 0 {
-				age = 0
-			}
-			r := cfg.Recency * best * math.Exp2(-float64(age)/float64(cfg.RecencyHalfLife))
-			s += r
-			f[FactorRecency] = r
-		}
-		f[FactorFinal] = s
-		c.Score, c.Factors = s, f
+		c.Factors[FactorRelevance] = rel
+		c.Score = rel + miras(&c.Memory, c.Factors, cfg, now)
+		c.Factors[FactorFinal] = c.Score
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].Score != cs[j].Score {
@@ -368,6 +353,51 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 		}
 		return cs[i].Memory.ID < cs[j].Memory.ID
 	})
+}
+
+// boost returns c's fused score multiplied by 1+w for every hint of the
+// query the memory meets, recording each in c.Factors.
+func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
+	m := &c.Memory
+	s := c.Fused
+	apply := func(name string, w float64, on bool) {
+		if on && w != 0 {
+			s *= 1 + w
+			c.Factors[name] = w
+		}
+	}
+	speaker, role := m.Speaker(), m.Role()
+	apply(FactorSpeaker, cfg.Speaker, speaker != "" && len(names) > 0 && matchesName(speaker, names))
+	apply(FactorRole, cfg.Role, (q.AsksAssistant && role == "assistant") || (q.AsksUser && role == "user"))
+	apply(FactorTime, cfg.Time, q.Temporal && m.Dated())
+	apply(FactorPeriod, cfg.Period, InPeriod(q, m))
+	apply(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
+	return s
+}
+
+// miras returns the weighted sum of the MIRaS signals of m (see Config),
+// recording each in f.
+func miras(m *engram.Memory, f map[string]float64, cfg Config, now time.Time) float64 {
+	sum := 0.0
+	add := func(name string, v float64) {
+		if v != 0 {
+			f[name] = v
+			sum += v
+		}
+	}
+	// Age runs from when the memory became true, else from when it was
+	// stored: a fact added without a date is as new as its write.
+	since := m.CreatedAt
+	if m.ValidFrom != nil {
+		since = *m.ValidFrom
+	}
+	if cfg.Recency != 0 && !since.IsZero() && cfg.RecencyHalfLife > 0 {
+		age := max(now.Sub(since), 0)
+		add(FactorRecency, cfg.Recency*math.Exp2(-float64(age)/float64(cfg.RecencyHalfLife)))
+	}
+	add(FactorImportance, cfg.Importance*(m.Importance-0.5))
+	add(FactorConfidence, cfg.Confidence*(m.Confidence-1))
+	return sum
 }
 
 func nameKeys(names []string) []string {
@@ -392,37 +422,6 @@ func matchesName(speaker string, names []string) bool {
 		}
 	}
 	return false
-}
-
-// cueNamed reports whether a cue other than the speaker is one of the
-// names, or holds one as a word.
-func cueNamed(cues []string, speaker string, names []string) bool {
-	for _, c := range cues {
-		if c == speaker {
-			continue
-		}
-		lc := strings.ToLower(c)
-		for _, n := range names {
-			if lc == n || containsWord(lc, n) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		a, b := i+j, i+j+len(w)
-		if (a == 0 || textsearch.IsSeparator(rune(s[a-1]))) && (b == len(s) || textsearch.IsSeparator(rune(s[b]))) {
-			return true
-		}
-		i = a + 1
-	}
 }
 
 // InPeriod reports whether the memory's time meets a period or month the
@@ -492,14 +491,3 @@ var numberWord = map[string]bool{"one": true, "two": true, "three": true, "four"
 	"seven": true, "eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true,
 	"thirty": true, "hundred": true, "thousand": true, "dozen": true, "couple": true, "few": true, "several": true,
 	"once": true, "twice": true}
-
-// bareQuestion reports whether a text is only a question: its last
-// sentence asks and no earlier sentence states anything.
-func bareQuestion(v string) bool {
-	v = strings.TrimSpace(v)
-	if !strings.HasSuffix(v, "?") {
-		return false
-	}
-	body := strings.TrimSuffix(v, "?")
-	return !strings.ContainsAny(body, ".!?\n")
-}

@@ -104,7 +104,7 @@ func TestFuseSmallPoolKeepsChannelOrder(t *testing.T) {
 }
 
 func TestRerankBoosts(t *testing.T) {
-	cfg := retrieval.Config{Speaker: 1, Role: 2, Time: 0.5, Period: 3, Question: 0.5}
+	cfg := retrieval.Config{Speaker: 1, Role: 2, Time: 0.5, Period: 3}
 	day := time.Date(2023, 5, 7, 10, 0, 0, 0, time.UTC)
 	mk := func(id string, fused float64, meta map[string]any, value string) *retrieval.Candidate {
 		c := cand(id, meta)
@@ -117,22 +117,19 @@ func TestRerankBoosts(t *testing.T) {
 	spk := mk("spk", 1, map[string]any{"speaker": "Caroline"}, "I went there.")
 	other := mk("other", 1.5, map[string]any{"speaker": "Melanie"}, "I went there.")
 	dated := mk("dated", 1, map[string]any{"speaker": "Caroline", formation.MetaEventFrom: "2023-05-06", formation.MetaEventTo: "2023-05-07"}, "I went yesterday.")
-	ask := mk("ask", 1.9, map[string]any{"speaker": "Caroline"}, "Did you go?")
-	cs := []*retrieval.Candidate{spk, other, dated, ask}
+	cs := []*retrieval.Candidate{spk, other, dated}
 	retrieval.Rerank(q, cs, cfg, now)
-	if got, want := ids(cs), "dated,spk,ask,other"; got != want {
+	if got, want := ids(cs), "dated,spk,other"; got != want {
 		t.Errorf("order = %s, want %s", got, want)
 	}
-	if got, want := spk.Score, 2.0; !near(got, want) {
+	// Scores are relative to the best boosted score: dated 1·2·1.5 = 3.
+	if got, want := spk.Score, 2.0/3; !near(got, want) {
 		t.Errorf("speaker-boosted score = %v, want %v", got, want)
 	}
-	if got, want := dated.Score, 3.0; !near(got, want) {
-		t.Errorf("speaker+time score = %v, want %v", got, want)
+	if got, want := other.Score, 1.5/3; !near(got, want) {
+		t.Errorf("unboosted score = %v, want %v", got, want)
 	}
-	if got, want := ask.Score, 1.9*2*0.5; !near(got, want) {
-		t.Errorf("bare question score = %v, want %v", got, want)
-	}
-	if f := dated.Factors; f[retrieval.FactorSpeaker] != 1 || f[retrieval.FactorTime] != 0.5 || f[retrieval.FactorFused] != 1 || f[retrieval.FactorFinal] != 3 {
+	if f := dated.Factors; f[retrieval.FactorSpeaker] != 1 || f[retrieval.FactorTime] != 0.5 || f[retrieval.FactorFused] != 1 || f[retrieval.FactorFinal] != 1 {
 		t.Errorf("factors = %v", f)
 	}
 
@@ -169,7 +166,8 @@ func TestRerankRecencyAndImportance(t *testing.T) {
 	b.Memory.Importance = 1
 	cs := []*retrieval.Candidate{a, b}
 	retrieval.Rerank(retrieval.Analyze("anything", now), cs, cfg, now)
-	// old: 1*(1+0)*1 + 0.5*1*2^-2; recent: 1*1.5 + 0.5.
+	// Both relevance 1; old: + 0.5·2^-2 recency; recent: + 0.5 recency
+	// + 1·(1−0.5) importance.
 	if !near(a.Score, 1+0.125) || !near(b.Score, 1.5+0.5) {
 		t.Errorf("scores = %v, %v", a.Score, b.Score)
 	}
@@ -183,42 +181,6 @@ func TestRerankTiesByID(t *testing.T) {
 	retrieval.Rerank(retrieval.Analyze("x", now), cs, retrieval.Config{}, now)
 	if got := ids(cs); got != "a,b,c" {
 		t.Errorf("tie order = %s", got)
-	}
-}
-
-func TestExpand(t *testing.T) {
-	link := func(prev, next string) map[string]any {
-		m := map[string]any{}
-		if prev != "" {
-			m[formation.MetaPrev] = prev
-		}
-		if next != "" {
-			m[formation.MetaNext] = next
-		}
-		return m
-	}
-	a := cand("a", link("a0", "a1"))
-	b := cand("b", link("", "c"))
-	c := cand("c", link("b", ""))
-	a.Score, b.Score, c.Score = 10, 5, 1
-	cs := []*retrieval.Candidate{a, b, c}
-	if got, want := strings.Join(retrieval.NeighbourIDs(cs, 2), ","), "a0,a1"; got != want {
-		t.Errorf("NeighbourIDs = %s, want %s", got, want)
-	}
-	extra := []engram.Memory{{ID: "a0"}, {ID: "a1"}}
-	out := retrieval.Expand(cs, extra, 2, 0.5)
-	// a's neighbours follow it; c moves up behind b.
-	if got, want := ids(out), "a,a0,a1,b,c"; got != want {
-		t.Errorf("Expand = %s, want %s", got, want)
-	}
-	if out[1].Score != 5 || out[4].Score != 2.5 {
-		t.Errorf("neighbour scores = %v, %v", out[1].Score, out[4].Score)
-	}
-	if r := out[1].Ranks; len(r) != 1 || r[0].Channel != retrieval.ChannelNeighbor || r[0].Rank != 1 {
-		t.Errorf("neighbour explain = %+v", r)
-	}
-	if len(retrieval.Expand(cs, nil, 0, 0.5)) != 3 {
-		t.Errorf("Expand with top 0 changed the ranking")
 	}
 }
 
@@ -242,49 +204,9 @@ func TestDedup(t *testing.T) {
 	}
 }
 
-func TestMMR(t *testing.T) {
-	mk := func(id, value string, score float64) *retrieval.Candidate {
-		c := cand(id, nil)
-		c.Memory.Value, c.Score = value, score
-		return c
-	}
-	cs := []*retrieval.Candidate{
-		mk("a", "we adopted a beagle puppy named biscuit", 1),
-		mk("a2", "we adopted a beagle puppy named biscuit yesterday", 0.95),
-		mk("b", "the weather in lisbon was lovely", 0.9),
-	}
-	retrieval.MMR(cs, 3, 1, 0)
-	if ids(cs) != "a,a2,b" {
-		t.Errorf("lambda 1 reordered: %s", ids(cs))
-	}
-	retrieval.MMR(cs, 3, 0.5, 0)
-	if ids(cs) != "a,b,a2" {
-		t.Errorf("MMR = %s, want the near-repeat last", ids(cs))
-	}
-	// Hits of one conversation count as similar with sameConv: the second
-	// conversation's hit moves up past a same-conversation one.
-	conv := func(c *retrieval.Candidate, id string) *retrieval.Candidate {
-		c.Memory.Metadata = map[string]any{formation.MetaConversation: id}
-		return c
-	}
-	cs = []*retrieval.Candidate{
-		conv(mk("x1", "the museum tour was long", 1), "c1"),
-		conv(mk("x2", "we had lunch after the tour", 0.95), "c1"),
-		conv(mk("y1", "my friend came to the museum", 0.9), "c2"),
-	}
-	retrieval.MMR(cs, 3, 0.8, 0)
-	if ids(cs) != "x1,x2,y1" {
-		t.Errorf("MMR without sameConv = %s", ids(cs))
-	}
-	retrieval.MMR(cs, 3, 0.8, 0.5)
-	if ids(cs) != "x1,y1,x2" {
-		t.Errorf("MMR with sameConv = %s, want the other conversation second", ids(cs))
-	}
-}
-
 func TestPlain(t *testing.T) {
 	p := retrieval.DefaultConfig().Plain()
-	if !p.Raw || p.Speaker != 0 || p.Role != 0 || p.Smooth != 0 || p.Inflect || p.NeighbourTop != 0 || p.MMR != 1 {
+	if !p.Raw || p.Speaker != 0 || p.Role != 0 || p.Smooth != 0 || p.Inflect || p.Recency != 0 || p.Spread != 0 {
 		t.Errorf("Plain = %+v", p)
 	}
 	if p.RRFK != retrieval.DefaultConfig().RRFK {
@@ -316,29 +238,28 @@ func TestSpread(t *testing.T) {
 	}
 
 	for _, tc := range []struct {
-		name          string
-		q             *retrieval.Query
-		depth         int
-		spread, other float64
-		want          string
+		name   string
+		q      *retrieval.Query
+		depth  int
+		spread float64
+		want   string
 	}{
-		{"a question about one occasion keeps its order", single, 5, 1, 0, "a1,a2,a3,a4,b1,a5,c1,b2"},
+		{"a question about one occasion keeps its order", single, 5, 1, "a1,a2,a3,a4,b1,a5,c1,b2"},
 		// Full spread: the first places go to one hit of each session, the
 		// rest keep their order after them.
-		{"full spread", gathers, 5, 1, 0, "a1,b1,c1,a2,a3,a4,a5,b2"},
+		{"full spread", gathers, 5, 1, "a1,b1,c1,a2,a3,a4,a5,b2"},
 		// Half: a session's second hit (0.9/2) falls below the others' best.
-		{"half spread, three places", gathers, 3, 0.5, 0, "a1,b1,c1,a2,a3,a4,a5,b2"},
-		{"another kind of question takes the other share", single, 2, 1, 1, "a1,b1,a2,a3,a4,a5,c1,b2"},
+		{"half spread, three places", gathers, 3, 0.5, "a1,b1,c1,a2,a3,a4,a5,b2"},
 	} {
 		cs := fresh()
-		retrieval.Spread(tc.q, cs, 50, tc.depth, tc.spread, tc.other)
+		retrieval.Spread(tc.q, cs, 50, tc.depth, tc.spread)
 		if ids(cs) != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, ids(cs), tc.want)
 		}
 	}
 	// The explanation says which hits were placed with a lowered score.
 	cs := fresh()
-	retrieval.Spread(gathers, cs, 50, 5, 0.5, 0)
+	retrieval.Spread(gathers, cs, 50, 5, 0.5)
 	if ids(cs) != "a1,b1,c1,a2,a3,a4,a5,b2" {
 		t.Errorf("Spread 0.5 = %s", ids(cs))
 	}
@@ -355,7 +276,7 @@ func TestSpread(t *testing.T) {
 		c.Memory.Metadata = map[string]any{formation.MetaConversation: c.Memory.Namespace.Session}
 		c.Memory.Namespace.Session = ""
 	}
-	retrieval.Spread(gathers, cs, 50, 5, 1, 0)
+	retrieval.Spread(gathers, cs, 50, 5, 1)
 	if ids(cs) != "a1,b1,c1,a2,a3,a4,a5,b2" {
 		t.Errorf("Spread by formation's conversation = %s", ids(cs))
 	}

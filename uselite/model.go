@@ -481,3 +481,8 @@ func (m *Model) Name() string { return "use-lite" }
 
 // Dim returns 512.
 func (m *Model) Dim() int { return Dim }
+
+// Languages implements engram.LanguageCoverer: the model and its
+// vocabulary are English; text in another language embeds close to
+// unrelated text of that language.
+func (m *Model) Languages() []string { return []string{"en"} }

@@ -1,0 +1,242 @@
+package retrieval
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// Channel is one way of finding candidates for an analysed query: full
+// text, embeddings, time, and whatever joins them (a graph, a profile).
+// A search runs its channels in the order they were registered, each
+// within the caller's scope and filter, then fuses what they found.
+type Channel interface {
+	// Name names the channel in SearchRequest.Channels, Config.Weights
+	// and explanations.
+	Name() string
+	// Gather adds the channel's ranked candidates to g. It fails with the
+	// error of the store or provider it reads; the search then fails.
+	Gather(ctx context.Context, g *Gathering) error
+}
+
+// Gathering is one search's state while its channels gather candidates:
+// what they may read and what was found so far. Channels run one after
+// another, so a later one may use what an earlier one found (the full-text
+// query leaves out the names of speakers the dense channel's candidates
+// have).
+type Gathering struct {
+	Reader engram.Reader
+	Scope  engram.Scope
+	Filter engram.MemoryFilter
+	Query  *Query
+	Config *Config
+	// Pool is how many candidates each channel contributes at most.
+	Pool int
+
+	byID    map[string]*Candidate
+	cands   []*Candidate
+	lexical *string
+	kept    map[string]any
+}
+
+// NewGathering starts a gathering.
+func NewGathering(r engram.Reader, s engram.Scope, f engram.MemoryFilter, q *Query, cfg *Config, pool int) *Gathering {
+	return &Gathering{Reader: r, Scope: s, Filter: f, Query: q, Config: cfg, Pool: pool, byID: map[string]*Candidate{}}
+}
+
+// Add records that channel found m at rank (from 1) with score (higher is
+// better). A memory found by several channels is one candidate with a rank
+// from each.
+func (g *Gathering) Add(m *engram.Memory, channel string, rank int, score float64) {
+	c := g.byID[m.ID]
+	if c == nil {
+		c = &Candidate{Memory: *m}
+		g.byID[m.ID] = c
+		g.cands = append(g.cands, c)
+	}
+	c.Ranks = append(c.Ranks, engram.ChannelHit{Channel: channel, Rank: rank, Score: score})
+}
+
+// Discount keeps share of channel's weight for the candidate id in fusion,
+// for a find the channel itself trusts less (a memory in a language its
+// model does not cover).
+func (g *Gathering) Discount(id, channel string, share float64) {
+	c := g.byID[id]
+	if c == nil {
+		return
+	}
+	if c.trust == nil {
+		c.trust = map[string]float64{}
+	}
+	c.trust[channel] = share
+}
+
+// Candidates returns what the channels found, in order of first finding.
+func (g *Gathering) Candidates() []*Candidate { return g.cands }
+
+// Lexical returns the full-text query (see Query.Lexical), made once, the
+// first time a channel asks: with Config.DropSpeakers it leaves out the
+// names of the speakers of the candidates found by then.
+func (g *Gathering) Lexical() string {
+	if g.lexical != nil {
+		return *g.lexical
+	}
+	text := g.Query.Text
+	if !g.Config.Raw {
+		var drop func(string) bool
+		if g.Config.DropSpeakers {
+			speakers := Speakers{}
+			for _, c := range g.cands {
+				speakers.Add(&c.Memory)
+			}
+			drop = speakers.Named
+		}
+		text = g.Query.Lexical(g.Config.Inflect, drop)
+	}
+	g.lexical = &text
+	return text
+}
+
+// Load returns the memories among ids that the scope holds and the
+// caller's filter keeps, by id. The filter's own ids, when it has some,
+// still bound the result. It fails with the store's error.
+func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.Memory, error) {
+	if len(g.Filter.IDs) > 0 {
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !slices.Contains(g.Filter.IDs, id) })
+	}
+	out := make(map[string]*engram.Memory, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	f := g.Filter
+	f.IDs, f.Limit, f.Cursor = ids, len(ids), ""
+	ms, _, err := g.Reader.ListMemories(ctx, g.Scope, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		out[ms[i].ID] = &ms[i]
+	}
+	return out, nil
+}
+
+// BM25 is the full-text channel: the store's ranked text search over value,
+// abstraction and cues with the query's Lexical text.
+type BM25 struct{}
+
+// Name implements Channel.
+func (BM25) Name() string { return ChannelBM25 }
+
+// Gather implements Channel; it fails with the store's error.
+func (BM25) Gather(ctx context.Context, g *Gathering) error {
+	hits, err := g.Reader.SearchText(ctx, g.Scope, g.Lexical(), g.Filter, g.Pool)
+	if err != nil {
+		return err
+	}
+	for i := range hits {
+		g.Add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
+	}
+	return nil
+}
+
+// Temporal is the channel of the periods a query names: the memories of
+// those periods are candidates even when no word of theirs matches ("what
+// did I do last weekend?"), ordered and scored within a period by the
+// full-text match they have there, so the query's words pick among the
+// period's memories when they rank too low in the whole store.
+type Temporal struct{}
+
+// Name implements Channel.
+func (Temporal) Name() string { return ChannelTemporal }
+
+// Gather implements Channel; it fails with the store's error.
+func (Temporal) Gather(ctx context.Context, g *Gathering) error {
+	for _, p := range g.Query.Periods {
+		f, ok := withinPeriod(g.Filter, p.From, p.To)
+		if !ok {
+			continue
+		}
+		ms, lex, err := periodMemories(ctx, g, f)
+		if err != nil {
+			return err
+		}
+		slices.SortStableFunc(ms, func(a, b engram.Memory) int { return cmp.Compare(lex[b.ID], lex[a.ID]) })
+		for i := range ms {
+			g.Add(&ms[i], ChannelTemporal, i+1, lex[ms[i].ID])
+		}
+	}
+	return nil
+}
+
+// periodMemories returns the memories of one period that f selects: those
+// that happened in it (a filter on validity also keeps every open-ended
+// memory that began before it), and the full-text scores of those that
+// match the query there.
+func periodMemories(ctx context.Context, g *Gathering, f engram.MemoryFilter) ([]engram.Memory, map[string]float64, error) {
+	f.Limit = g.Pool
+	ms, _, err := g.Reader.ListMemories(ctx, g.Scope, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	ms = slices.DeleteFunc(ms, func(m engram.Memory) bool { return !InPeriod(g.Query, &m) })
+	lex := map[string]float64{}
+	text := g.Lexical()
+	if text == "" {
+		return ms, lex, nil
+	}
+	// The open-ended memories would crowd a page of the usual pool's
+	// length: ask for a longer one.
+	hits, err := g.Reader.SearchText(ctx, g.Scope, text, f, min(4*g.Pool, engram.MaxLimit))
+	if err != nil {
+		return nil, nil, err
+	}
+	listed := make(map[string]bool, len(ms))
+	for i := range ms {
+		listed[ms[i].ID] = true
+	}
+	for i := range hits {
+		if m := &hits[i].Memory; InPeriod(g.Query, m) {
+			lex[m.ID] = hits[i].Score
+			if !listed[m.ID] {
+				ms = append(ms, *m)
+			}
+		}
+	}
+	return ms, lex, nil
+}
+
+// withinPeriod narrows f to memories valid at some time in [from, to); it
+// reports false when f's own validity window leaves nothing of the period.
+func withinPeriod(f engram.MemoryFilter, from, to time.Time) (engram.MemoryFilter, bool) {
+	if f.ValidAfter == nil || f.ValidAfter.Before(from) {
+		f.ValidAfter = &from
+	}
+	if f.ValidBefore == nil || f.ValidBefore.After(to) {
+		f.ValidBefore = &to
+	}
+	f.Cursor = ""
+	return f, f.ValidAfter.Before(*f.ValidBefore)
+}
+
+// Preparer is a Channel capability: work done before the store is read
+// (embedding the query, searching an in-memory index), so that a read
+// transaction is not held open for it. Prepare runs with g.Reader nil; it
+// may keep what it found with g.Keep for its Gather. An error fails the
+// search.
+type Preparer interface {
+	Prepare(ctx context.Context, g *Gathering) error
+}
+
+// Keep stores a channel's prepared state for its Gather.
+func (g *Gathering) Keep(channel string, v any) {
+	if g.kept == nil {
+		g.kept = map[string]any{}
+	}
+	g.kept[channel] = v
+}
+
+// Kept returns what Keep stored for channel, or nil.
+func (g *Gathering) Kept(channel string) any { return g.kept[channel] }
