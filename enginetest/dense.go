@@ -2,6 +2,8 @@ package enginetest
 
 import (
 	"context"
+	"fmt"
+	"github.com/engramhq/engram/retrieval"
 	"hash/fnv"
 	"math"
 	"strings"
@@ -307,5 +309,47 @@ func testDenseAcrossEngines(t *testing.T, open Open) {
 	}
 	if ids := denseIDs(t, b, scA, "warm up the index"); len(ids) != 0 {
 		t.Errorf("b finds memories of a purged scope: %v", ids)
+	}
+}
+
+// englishBag is a BagEmbedder that declares it covers English only.
+type englishBag struct{ BagEmbedder }
+
+func (*englishBag) Languages() []string { return []string{"en"} }
+
+// testDenseFilterAndLanguage: the dense channel keeps to the caller's ids
+// filter, and its verdict on a memory in a language its embedder does not
+// cover weighs less than on one it covers.
+func testDenseFilterAndLanguage(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Embedder: &englishBag{}})
+	add := func(value, lang string) string {
+		t.Helper()
+		ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{Kind: engram.KindSemantic, Value: value, Language: lang}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms[0].ID
+	}
+	add("kiwi mango papaya", "en")
+	b := add("kiwi mango papaya guava", "en")
+	res := search(t, e, engram.SearchRequest{Query: "kiwi mango papaya", Channels: []string{engine.ChannelDense}, Filter: engram.MemoryFilter{IDs: []string{b}}})
+	if got := hitIDs(res); len(got) != 1 || got[0] != b {
+		t.Errorf("dense with an ids filter of %s = %v", b, got)
+	}
+
+	// The same text in two languages: the channels agree on both, but the
+	// dense verdict on the one its embedder does not cover weighs less.
+	for i := range 12 {
+		add(fmt.Sprintf("plum number %d", i), "en")
+	}
+	foreign := add("zebu yak ox", "de")
+	covered := add("zebu yak ox", "en")
+	res = search(t, e, engram.SearchRequest{Query: "zebu yak", K: 3, Explain: true})
+	fused := map[string]float64{}
+	for _, h := range res.Hits {
+		fused[h.Memory.ID] = h.Factors[retrieval.FactorFused]
+	}
+	if !(fused[covered] > fused[foreign]) || hitIDs(res)[0] != covered {
+		t.Errorf("fused %v, hits %v: want %s (en) above %s (de)", fused, hitIDs(res), covered, foreign)
 	}
 }

@@ -43,6 +43,7 @@ func Run(t *testing.T, open Open) {
 		{"DenseFusionAndReload", testDenseFusionAndReload},
 		{"DenseQueryViewsAndParts", testDenseViewsAndParts},
 		{"Channels", testChannels},
+		{"DenseFilterAndLanguage", testDenseFilterAndLanguage},
 		{"Reembed", testReembed},
 		{"DenseAcrossEngines", testDenseAcrossEngines},
 	} {
