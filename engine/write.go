@@ -19,6 +19,36 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		return nil, err
 	}
 	now := e.clock()
+	eps, err := newEpisodes(req, now)
+	if err != nil {
+		return nil, err
+	}
+	var f formed
+	if req.Form == nil || *req.Form {
+		if f, err = e.form(ctx, req.Namespace, eps); err != nil {
+			return nil, err
+		}
+	}
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
+		return nil, err
+	}
+	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		mems, err := e.storeEpisodes(ctx, tx, vb, req.Namespace, eps, f, now)
+		res.Memories = append(res.Memories, mems...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	vb.commit()
+	return res, nil
+}
+
+// newEpisodes makes the episodes a request describes, received at now,
+// checked. It fails with EINVALID naming the episode at fault.
+func newEpisodes(req engram.AddEpisodesRequest, now time.Time) ([]engram.Episode, error) {
 	eps := make([]engram.Episode, len(req.Episodes))
 	seen := make(map[string]int, len(req.Episodes))
 	for i, in := range req.Episodes {
@@ -45,60 +75,60 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		seen[ep.ID] = i
 		eps[i] = ep
 	}
+	return eps, nil
+}
 
-	var ops []engram.MemoryOp
-	var prevMem *engram.Memory // the memory of the turn before, as read
-	if req.Form == nil || *req.Form {
-		var err error
-		if c, ok := e.former.(engram.Continuer); ok {
-			var prev *engram.Episode
-			var lerr error
-			prev, prevMem, lerr = e.earlier(ctx, req.Namespace, eps, c.ContinueWithin())
-			if lerr != nil {
-				return nil, fmt.Errorf("find the turn before: %w", lerr)
-			}
-			ops, err = c.FormAfter(ctx, prev, prevMem, eps)
-		} else {
-			ops, err = e.former.Form(ctx, eps)
-		}
+// formed is what the former made of a batch of episodes.
+type formed struct {
+	ops     []engram.MemoryOp
+	prevMem *engram.Memory // the memory of the turn before, as read, when the former continued it
+}
+
+// form runs the former over eps; a former that continues conversations
+// gets the turn stored just before them. It fails with the former's or
+// the store's error.
+func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode) (formed, error) {
+	var f formed
+	var err error
+	if c, ok := e.former.(engram.Continuer); ok {
+		var prev *engram.Episode
+		prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin())
 		if err != nil {
-			return nil, fmt.Errorf("form memories: %w", err)
+			return f, fmt.Errorf("find the turn before: %w", err)
 		}
+		f.ops, err = c.FormAfter(ctx, prev, f.prevMem, eps)
+	} else {
+		f.ops, err = e.former.Form(ctx, eps)
 	}
-
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
-		return nil, err
-	}
-	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
-	actor := engram.ActorFrom(ctx)
-	err := e.store.Update(ctx, func(tx engram.Tx) error {
-		ids := make([]string, len(eps))
-		for i := range eps {
-			if err := tx.InsertEpisode(ctx, &eps[i]); err != nil {
-				return prefixed(fmt.Sprintf("episodes[%d]", i), err)
-			}
-			ids[i] = eps[i].ID
-		}
-		if err := tx.InsertAudit(ctx, e.audit(req.Namespace, actor, "episode.add", ids, "", now)); err != nil {
-			return err
-		}
-		apply := ops
-		if prevMem != nil {
-			var err error
-			if apply, err = dropStale(ctx, tx, engram.ScopeOf(req.Namespace), ops, prevMem); err != nil {
-				return err
-			}
-		}
-		mems, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), apply, actor, now)
-		res.Memories = append(res.Memories, mems...)
-		return err
-	})
 	if err != nil {
+		return f, fmt.Errorf("form memories: %w", err)
+	}
+	return f, nil
+}
+
+// storeEpisodes writes the episodes, their audit entry and the memories
+// formed from them in tx, and returns the memories. An update of the turn
+// before is dropped when that memory changed since it was read.
+func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
+	ids := make([]string, len(eps))
+	for i := range eps {
+		if err := tx.InsertEpisode(ctx, &eps[i]); err != nil {
+			return nil, prefixed(fmt.Sprintf("episodes[%d]", i), err)
+		}
+		ids[i] = eps[i].ID
+	}
+	actor := engram.ActorFrom(ctx)
+	if err := tx.InsertAudit(ctx, e.audit(ns, actor, "episode.add", ids, "", now)); err != nil {
 		return nil, err
 	}
-	vb.commit()
-	return res, nil
+	apply := f.ops
+	if f.prevMem != nil {
+		var err error
+		if apply, err = dropStale(ctx, tx, engram.ScopeOf(ns), f.ops, f.prevMem); err != nil {
+			return nil, err
+		}
+	}
+	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, actor, now)
 }
 
 // dropStale returns ops without those on read's memory when that memory
