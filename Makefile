@@ -49,14 +49,15 @@ bench-mem0-smoke: deps model
 
 ## eval-locomo, eval-longmemeval: the retrieval benchmarks with every
 ## baseline (fetching the model if missing); report in bench/out/NAME (OUT=
-## to change), LIMIT=N for a quick subset.
+## to change), LIMIT=N for a quick subset, ONLY=RANGE (e.g. 5-9) for
+## held-out haystacks by index.
 eval-locomo: deps model
 	$(GO) run ./cmd/engram eval locomo --data $(SHARED)/datasets/locomo/locomo10.json \
-		--out $(or $(OUT),bench/out/locomo) $(if $(LIMIT),--limit $(LIMIT))
+		--out $(or $(OUT),bench/out/locomo) $(if $(LIMIT),--limit $(LIMIT)) $(if $(ONLY),--only $(ONLY))
 
 eval-longmemeval: deps model
 	$(GO) run ./cmd/engram eval longmemeval --data $(SHARED)/datasets/longmemeval/longmemeval_s_dev.json.gz \
-		--out $(or $(OUT),bench/out/longmemeval) $(if $(LIMIT),--limit $(LIMIT))
+		--out $(or $(OUT),bench/out/longmemeval) $(if $(LIMIT),--limit $(LIMIT)) $(if $(ONLY),--only $(ONLY))
 
 clean:
 	rm -rf bin
