@@ -262,7 +262,7 @@ func TestParseRange(t *testing.T) {
 			t.Errorf("parseRange(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "-3", "3-", "9-5", "a", "1,,2"} {
+	for _, bad := range []string{"", "-3", "3-", "9-5", "a", "1,,2", "0-99999999"} {
 		if got, err := parseRange(bad); err == nil {
 			t.Errorf("parseRange(%q) = %v, want an error", bad, got)
 		}

@@ -151,6 +151,10 @@ func splitList(s string) []string {
 	return out
 }
 
+// maxOnly bounds one range of --only, far above any benchmark's size, so a
+// typo like "0-99999999" fails instead of allocating.
+const maxOnly = 100_000
+
 // parseRange reads a list of indexes and inclusive ranges, "0,2,4" or
 // "5-9" or "0-3,10", into ascending indexes without repeats.
 func parseRange(s string) ([]int, error) {
@@ -167,6 +171,9 @@ func parseRange(s string) ([]int, error) {
 			b, err = strconv.Atoi(strings.TrimSpace(hi))
 			if err != nil || b < a {
 				return nil, fmt.Errorf("%q is not a range like 5-9", part)
+			}
+			if b-a >= maxOnly {
+				return nil, fmt.Errorf("%q spans more than %d haystacks", part, maxOnly)
 			}
 		}
 		for i := a; i <= b; i++ {
