@@ -6,7 +6,7 @@ DATA  ?= $(HOME)/.local/share/engram
 # SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
 SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
-.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke eval-locomo eval-longmemeval clean
+.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke eval-locomo eval-longmemeval eval-heldout clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default store.
 run: deps model
@@ -49,14 +49,22 @@ bench-mem0-smoke: deps model
 
 ## eval-locomo, eval-longmemeval: the retrieval benchmarks with every
 ## baseline (fetching the model if missing); report in bench/out/NAME (OUT=
-## to change), LIMIT=N for a quick subset.
+## to change), LIMIT=N for a quick subset, ONLY=RANGE (e.g. 5-9) for
+## held-out haystacks by index.
 eval-locomo: deps model
 	$(GO) run ./cmd/engram eval locomo --data $(SHARED)/datasets/locomo/locomo10.json \
-		--out $(or $(OUT),bench/out/locomo) $(if $(LIMIT),--limit $(LIMIT))
+		--out $(or $(OUT),bench/out/locomo) $(if $(LIMIT),--limit $(LIMIT)) $(if $(ONLY),--only $(ONLY))
 
 eval-longmemeval: deps model
 	$(GO) run ./cmd/engram eval longmemeval --data $(SHARED)/datasets/longmemeval/longmemeval_s_dev.json.gz \
-		--out $(or $(OUT),bench/out/longmemeval) $(if $(LIMIT),--limit $(LIMIT))
+		--out $(or $(OUT),bench/out/longmemeval) $(if $(LIMIT),--limit $(LIMIT)) $(if $(ONLY),--only $(ONLY))
+
+## eval-heldout: the held-out fixture of everyday assistant conversations
+## (12 questions, English, German, Spanish, French) written for this
+## project; report in bench/out/heldout (OUT= to change).
+eval-heldout: deps model
+	$(GO) run ./cmd/engram eval longmemeval --data eval/testdata/assistant_heldout.json \
+		--out $(or $(OUT),bench/out/heldout)
 
 clean:
 	rm -rf bin

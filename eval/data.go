@@ -41,15 +41,33 @@ type turn struct {
 	speaker  string
 	content  string
 	at       time.Time
-	metadata map[string]any
+	metadata map[string]any // as the engine receives it: benchmark ids made opaque
 }
 
-// question is what the harness asks; Date is the question's "now" when the
-// benchmark gives one (LongMemEval), kept so a temporal channel can get it.
+// question is what the harness asks; date is the question's "now" when the
+// benchmark gives one (LongMemEval). Every search passes it as
+// SearchRequest.Now; see haystack.now for questions without one.
 type question struct {
 	id   string
 	text string
 	date *time.Time
+}
+
+// now is the reference time a search for q passes the engine: the
+// question's date, or, when the benchmark gives none (LoCoMo), the time of
+// the haystack's latest turn, as if the question came right after the last
+// conversation. The engine's own clock would be years after the data.
+func (h *haystack) now(q question) time.Time {
+	if q.date != nil {
+		return *q.date
+	}
+	var last time.Time
+	for _, t := range h.turns {
+		if t.at.After(last) {
+			last = t.at
+		}
+	}
+	return last
 }
 
 // label is everything only the grader may see about a question.
@@ -69,6 +87,26 @@ type dataset struct {
 	haystacks []haystack
 	labels    map[string]*label
 	notes     parseNotes
+}
+
+// nowNote says, for the report, what every search passed as Now.
+func (ds *dataset) nowNote() string {
+	var n, undated int
+	for _, h := range ds.haystacks {
+		for _, q := range h.questions {
+			n++
+			if q.date == nil {
+				undated++
+			}
+		}
+	}
+	switch undated {
+	case 0:
+		return "question date"
+	case n:
+		return "latest turn of the haystack: the benchmark gives no question date"
+	}
+	return fmt.Sprintf("question date; latest turn of the haystack for the %d questions without one", undated)
 }
 
 // parseNotes counts what parsing had to repair or drop.
@@ -129,14 +167,42 @@ func decodeArray[T any](r io.Reader, limit int, what string) ([]T, error) {
 	return out, nil
 }
 
-// parse decodes r as the named benchmark, keeping the first limit records
-// (all when limit <= 0).
-func parse(bench string, r io.Reader, limit int) (*dataset, error) {
+// selection says which records of a benchmark file to keep: the first
+// limit (all when limit <= 0), or, when only is set, the records at those
+// indexes (0-based, ascending, no repeats) and no others.
+type selection struct {
+	limit int
+	only  []int
+}
+
+// decodeSelected decodes the records sel keeps, reading no further into
+// the file than the last of them.
+func decodeSelected[T any](r io.Reader, sel selection, what string) ([]T, error) {
+	if len(sel.only) == 0 {
+		return decodeArray[T](r, sel.limit, what)
+	}
+	last := sel.only[len(sel.only)-1]
+	all, err := decodeArray[T](r, last+1, what)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) <= last {
+		return nil, engram.Errorf(engram.EINVALID, "%s data holds %d records; --only asks for index %d (indexes start at 0)", what, len(all), last)
+	}
+	out := make([]T, 0, len(sel.only))
+	for _, i := range sel.only {
+		out = append(out, all[i])
+	}
+	return out, nil
+}
+
+// parse decodes r as the named benchmark, keeping the records sel selects.
+func parse(bench string, r io.Reader, sel selection) (*dataset, error) {
 	switch bench {
 	case BenchLoCoMo:
-		return parseLoCoMo(r, limit)
+		return parseLoCoMo(r, sel)
 	case BenchLongMemEval:
-		return parseLongMemEval(r, limit)
+		return parseLongMemEval(r, sel)
 	}
 	return nil, engram.Errorf(engram.EINVALID, "benchmark %q is not one of locomo, longmemeval", bench)
 }
@@ -181,8 +247,8 @@ var (
 	diaIDRe    = regexp.MustCompile(`D(\d+):(\d+)`)
 )
 
-func parseLoCoMo(r io.Reader, limit int) (*dataset, error) {
-	samples, err := decodeArray[locomoSample](r, limit, "LoCoMo")
+func parseLoCoMo(r io.Reader, sel selection) (*dataset, error) {
+	samples, err := decodeSelected[locomoSample](r, sel, "LoCoMo")
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +321,7 @@ func locomoHaystack(s locomoSample, ds *dataset) (haystack, error) {
 				key: t.DiaID, session: "session_" + strconv.Itoa(n), role: "user", speaker: t.Speaker, content: content,
 				// One second apart keeps the order of turns within a session.
 				at:       at.Add(time.Duration(i) * time.Second),
-				metadata: map[string]any{"dia_id": t.DiaID, "session": n},
+				metadata: map[string]any{"dia_id": opaque(t.DiaID), "session": n},
 			})
 		}
 	}
@@ -335,8 +401,8 @@ func parseLMETime(s string) (time.Time, error) {
 	return t, nil
 }
 
-func parseLongMemEval(r io.Reader, limit int) (*dataset, error) {
-	recs, err := decodeArray[lmeRecord](r, limit, "LongMemEval")
+func parseLongMemEval(r io.Reader, sel selection) (*dataset, error) {
+	recs, err := decodeSelected[lmeRecord](r, sel, "LongMemEval")
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +466,7 @@ func lmeHaystack(r lmeRecord, notes *parseNotes) (haystack, *label, error) {
 			h.turns = append(h.turns, turn{
 				key: key, session: sid, role: t.Role, content: t.Content,
 				at:       s.at.Add(time.Duration(i) * time.Second),
-				metadata: map[string]any{"session_id": sid, "turn": i},
+				metadata: map[string]any{"session_id": opaque(sid), "turn": i},
 			})
 			// A session can appear twice in a haystack (a repeated filler
 			// session); its turns share keys, so count each once.

@@ -20,7 +20,7 @@ func mustParse(t *testing.T, bench, path string, limit int) *dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, err := parse(bench, r, limit)
+	ds, err := parse(bench, r, selection{limit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestParseLoCoMo(t *testing.T) {
 	if got, want := photo.content, "Here she is sleeping on my laptop. [shares a photo: a photo of a grey kitten sleeping on a laptop keyboard]"; got != want {
 		t.Errorf("photo turn content = %q, want %q", got, want)
 	}
-	if got, want := photo.metadata, map[string]any{"dia_id": "D1:7", "session": 1}; !reflect.DeepEqual(got, want) {
+	if got, want := photo.metadata, map[string]any{"dia_id": opaque("D1:7"), "session": 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("metadata = %v, want %v", got, want)
 	}
 	if photo.speaker != "Alice" || photo.role != "user" || photo.session != "session_1" {
@@ -129,7 +129,7 @@ func TestParseLongMemEval(t *testing.T) {
 	if first.key != "answer_q1a#0" || first.role != "user" || !first.at.Equal(time.Date(2023, 5, 10, 8, 30, 0, 0, time.UTC)) {
 		t.Errorf("first turn = %+v", first)
 	}
-	if got, want := first.metadata, map[string]any{"session_id": "answer_q1a", "turn": 0}; !reflect.DeepEqual(got, want) {
+	if got, want := first.metadata, map[string]any{"session_id": opaque("answer_q1a"), "turn": 0}; !reflect.DeepEqual(got, want) {
 		t.Errorf("metadata = %v, want %v", got, want)
 	}
 	if got, want := q1.turns[1].at, first.at.Add(time.Second); !got.Equal(want) {
@@ -211,7 +211,7 @@ func TestReadDataGzipByMagic(t *testing.T) {
 	os.WriteFile(corrupt, buf.Bytes()[:20], 0o644)
 	r, _, err = readData(corrupt)
 	if err == nil {
-		_, err = parse(BenchLongMemEval, r, 0)
+		_, err = parse(BenchLongMemEval, r, selection{})
 	}
 	if engram.ErrorCode(err) != engram.EINVALID {
 		t.Errorf("truncated gzip: err = %v, want EINVALID", err)
@@ -238,10 +238,53 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parse(tt.bench, strings.NewReader(tt.data), 0)
+			_, err := parse(tt.bench, strings.NewReader(tt.data), selection{})
 			if got, want := engram.ErrorCode(err), engram.EINVALID; got != want {
 				t.Errorf("err = %v, want code %s", err, want)
 			}
 		})
 	}
+}
+
+func TestParseRange(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+	}{
+		{"5-9", []int{5, 6, 7, 8, 9}},
+		{"0,2,4", []int{0, 2, 4}},
+		{"4, 0-2,1", []int{0, 1, 2, 4}},
+		{"7", []int{7}},
+	}
+	for _, tt := range tests {
+		got, err := parseRange(tt.in)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseRange(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "-3", "3-", "9-5", "a", "1,,2", "0-99999999"} {
+		if got, err := parseRange(bad); err == nil {
+			t.Errorf("parseRange(%q) = %v, want an error", bad, got)
+		}
+	}
+}
+
+func TestParseOnly(t *testing.T) {
+	ds := mustParseSel(t, BenchLoCoMo, "testdata/locomo_mini.json", selection{only: []int{1}})
+	if len(ds.haystacks) != 1 || ds.haystacks[0].id != "conv-b" {
+		t.Errorf("only [1]: haystacks %v", ds.haystacks)
+	}
+}
+
+func mustParseSel(t *testing.T, bench, path string, sel selection) *dataset {
+	t.Helper()
+	r, _, err := readData(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := parse(bench, r, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

@@ -10,7 +10,16 @@
 // user of engram would have (turns with speakers, times and their own ids;
 // questions) and what only a grader has (evidence ids, has_answer flags,
 // answer sessions, answers, categories). The first half is ingested and
-// searched; the second half is read only by the scorer.
+// searched; the second half is read only by the scorer. Ids the benchmark
+// wrote (haystack ids, session ids, dia_ids) can carry labels — LongMemEval
+// names evidence sessions "answer_…" — so the engine gets them only as
+// salted hashes (namespace user and session, metadata); the harness keeps
+// the originals for scoring.
+//
+// Time. Every search passes the question's date as SearchRequest.Now, as a
+// client asking at that moment would; LoCoMo gives no question date, so its
+// searches pass the time of the conversation's latest turn. report.json's
+// run.now says which.
 //
 // Units and citations. A LoCoMo unit is a dialog turn (its dia_id); a
 // LongMemEval unit is a turn ("<session_id>#<i>") or, at session level, a

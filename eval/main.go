@@ -6,12 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/engramhq/engram"
 )
 
-const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N]
+const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
@@ -19,6 +21,15 @@ Ingests a benchmark (JSON or gzip-compressed JSON as distributed) into a
 fresh engine, asks every question of each system and reports retrieval
 recall, token cost, latency and ingest throughput. With --out it writes
 report.json, report.md, questions.jsonl and SVG plots to DIR.
+
+--limit N keeps the first N haystacks (LoCoMo conversations, LongMemEval
+questions). --only RANGE keeps the haystacks at the given 0-based indexes
+of the file, e.g. "5-9", "0,2,4" or "0-3,10", to report on a held-out part.
+
+Every search passes the question's date as its "now" (SearchRequest.Now);
+where the benchmark gives none (LoCoMo) it passes the time of the
+haystack's latest turn, and the report says which. Session names and
+haystack ids reach the engine only as opaque hashes.
 `
 
 // Command runs `engram eval`. The zero value uses DefaultEngine.
@@ -45,10 +56,12 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		llm        LLMConfig
 		llmSystems string
 		quiet      bool
+		only       string
 	)
 	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
 	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
 	fs.IntVar(&cfg.Limit, "limit", 0, "first N LoCoMo conversations or LongMemEval questions (0: all)")
+	fs.StringVar(&only, "only", "", `haystacks to keep by 0-based index, e.g. "5-9" or "0,2,4"`)
 	fs.StringVar(&cfg.DataDir, "data-dir", "", "where the run's temporary engine directory is made (default: the temp directory)")
 	fs.StringVar(&systems, "systems", strings.Join(AllSystems, ","), "systems to run, comma-separated")
 	fs.IntVar(&cfg.K, "k", 20, "depth of the ranked search (at least 20)")
@@ -87,6 +100,14 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	if cfg.Data == "" {
 		fmt.Fprintln(stderr, "engram eval: --data FILE is required")
 		return 2
+	}
+	if only != "" {
+		idx, err := parseRange(only)
+		if err != nil {
+			fmt.Fprintf(stderr, "engram eval: --only: %v\n", err)
+			return 2
+		}
+		cfg.Only = idx
 	}
 	cfg.Systems = splitList(systems)
 	if llm.URL != "" || llm.Model != "" {
@@ -128,4 +149,37 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// maxOnly bounds one range of --only, far above any benchmark's size, so a
+// typo like "0-99999999" fails instead of allocating.
+const maxOnly = 100_000
+
+// parseRange reads a list of indexes and inclusive ranges, "0,2,4" or
+// "5-9" or "0-3,10", into ascending indexes without repeats.
+func parseRange(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("%q is not an index or a range like 5-9", part)
+		}
+		b := a
+		if isRange {
+			b, err = strconv.Atoi(strings.TrimSpace(hi))
+			if err != nil || b < a {
+				return nil, fmt.Errorf("%q is not a range like 5-9", part)
+			}
+			if b-a >= maxOnly {
+				return nil, fmt.Errorf("%q spans more than %d haystacks", part, maxOnly)
+			}
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }

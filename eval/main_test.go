@@ -67,6 +67,10 @@ func TestMainUsage(t *testing.T) {
 		{"extra arg", []string{"locomo", "--data", "x", "more"}, 2, "unexpected argument"},
 		{"bad limit", []string{"locomo", "--data", "testdata/locomo_mini.json", "--limit", "-3"}, 2, "negative"},
 		{"missing file", []string{"locomo", "--data", "testdata/nope.json"}, 1, "no such file"},
+		{"bad only", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "3-1"}, 2, "--only"},
+		{"only not a number", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "a"}, 2, "--only"},
+		{"only and limit", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "1", "--limit", "2"}, 2, "give one"},
+		{"only past the end", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "2-9"}, 2, "holds 4 records"},
 		{"help", []string{"locomo", "-h"}, 0, "usage"},
 	}
 	for _, tt := range tests {

@@ -81,6 +81,8 @@ type RunInfo struct {
 	DataFile   string                    `json:"data_file"`
 	DataSHA256 string                    `json:"data_sha256"`
 	Limit      int                       `json:"limit"`
+	Only       []int                     `json:"only,omitempty"` // haystack indexes kept, when selected
+	Now        string                    `json:"now"`            // what searches passed as SearchRequest.Now
 	Haystacks  int                       `json:"haystacks"`
 	Episodes   int                       `json:"episodes"`
 	Questions  int                       `json:"questions"`
@@ -234,6 +236,9 @@ func (r *Report) Summary() string {
 	names := r.systemNames()
 	fmt.Fprintf(&sb, "%s: %d questions over %d haystacks, %d episodes, %.1fs\n",
 		r.Bench, r.Run.Questions, r.Run.Haystacks, r.Run.Episodes, r.Run.DurationS)
+	if r.Run.Now != "" {
+		fmt.Fprintf(&sb, "search \"now\": %s\n", r.Run.Now)
+	}
 	for _, level := range r.Levels() {
 		fmt.Fprintf(&sb, "\n%s level (%d questions scored)\n", level, r.Run.Scored[level])
 		tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -305,7 +310,11 @@ func (r *Report) Markdown() string {
 	names := r.systemNames()
 	ri := r.Run
 	fmt.Fprintf(&sb, "# engram eval: %s\n\n", r.Bench)
-	fmt.Fprintf(&sb, "- data: `%s` (sha256 `%s`), limit %d\n", ri.DataFile, ri.DataSHA256, ri.Limit)
+	fmt.Fprintf(&sb, "- data: `%s` (sha256 `%s`), limit %d", ri.DataFile, ri.DataSHA256, ri.Limit)
+	if len(ri.Only) > 0 {
+		fmt.Fprintf(&sb, ", only haystacks %v", ri.Only)
+	}
+	fmt.Fprintf(&sb, "\n- search \"now\": %s\n", ri.Now)
 	fmt.Fprintf(&sb, "- %d haystacks, %d episodes, %d questions; scored per level: %s; skipped: %s\n",
 		ri.Haystacks, ri.Episodes, ri.Questions, fmtCounts(ri.Scored), fmtSkipped(ri.Skipped))
 	fmt.Fprintf(&sb, "- malformed evidence strings %d, evidence ids dropped %d, empty turns skipped %d\n",

@@ -51,6 +51,10 @@ type Config struct {
 	// Limit keeps the first Limit LoCoMo conversations or LongMemEval
 	// questions; zero keeps all.
 	Limit int
+	// Only, when set, keeps the haystacks at these indexes of the file
+	// (0-based, any order) and no others, to report on a held-out part of
+	// a benchmark. It excludes Limit.
+	Only []int
 	// DataDir is where a fresh, run-private engine directory is made and
 	// removed afterwards; default the system temp directory.
 	DataDir string
@@ -105,6 +109,17 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.Limit < 0 {
 		return engram.Errorf(engram.EINVALID, "limit %d is negative", cfg.Limit)
+	}
+	if len(cfg.Only) > 0 {
+		if cfg.Limit != 0 {
+			return engram.Errorf(engram.EINVALID, "limit and only both select haystacks; give one")
+		}
+		only := slices.Clone(cfg.Only)
+		slices.Sort(only)
+		if only[0] < 0 {
+			return engram.Errorf(engram.EINVALID, "only: haystack index %d is negative", only[0])
+		}
+		cfg.Only = slices.Compact(only)
 	}
 	if cfg.K == 0 {
 		cfg.K = 20
@@ -188,7 +203,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds, err := parse(cfg.Bench, data, cfg.Limit)
+	ds, err := parse(cfg.Bench, data, selection{limit: cfg.Limit, only: cfg.Only})
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +283,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Run = RunInfo{
 		Date: start.UTC().Truncate(time.Second), DataFile: filepath.Base(cfg.Data), DataSHA256: sum,
-		Limit: cfg.Limit, Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
+		Limit: cfg.Limit, Only: cfg.Only, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
 		Scored: r.scored, Skipped: r.skipped, Parse: ds.notes,
 		K: cfg.K, PoolK: cfg.PoolK, Ks: recallKs, Budgets: budgets, Tokenizer: "cl100k_base",
 		Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
@@ -290,13 +305,14 @@ func (r *runner) newLevels() map[string]*levelAcc {
 	return m
 }
 
-// namespace is where one haystack lives.
+// namespace is where one haystack lives; its user is the haystack's id
+// made opaque.
 func (r *runner) namespace(h *haystack) engram.Namespace {
-	return engram.Namespace{Org: "eval", Project: r.cfg.Bench, User: h.id}
+	return engram.Namespace{Org: "eval", Project: r.cfg.Bench, User: opaque(h.id)}
 }
 
 // ingest stores the haystack's turns, each session in the namespace's
-// session of that name (as a chat client files its conversations), in
+// session of its opaque name (as a chat client files its conversations), in
 // batches of at most engram.MaxBatch turns of one session (one turn with
 // TurnAtATime), and returns the turn index of every stored episode id.
 func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (map[string]int, error) {
@@ -318,7 +334,7 @@ func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (
 			in = append(in, engram.EpisodeInput{Role: t.role, Speaker: t.speaker, Content: t.content, OccurredAt: &at, Metadata: t.metadata})
 		}
 		sns := ns
-		sns.Session = h.turns[lo].session
+		sns.Session = opaque(h.turns[lo].session)
 		res, err := r.svc.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: sns, Episodes: in})
 		if err != nil {
 			return nil, fmt.Errorf("ingest turns %d..%d: %w", lo, hi-1, err)
@@ -339,12 +355,12 @@ func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (
 // probe asks each channel-restricted system one question with Explain and
 // marks it unavailable when the engine refuses the channel or answers from
 // other channels, so a missing channel is reported, not silently replaced.
-func (r *runner) probe(ctx context.Context, ns engram.Namespace, q string) {
+func (r *runner) probe(ctx context.Context, ns engram.Namespace, q string, now time.Time) {
 	for _, s := range r.systems {
 		if s.channels == nil {
 			continue
 		}
-		res, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 5, Explain: true, Channels: s.channels})
+		res, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 5, Explain: true, Channels: s.channels, Now: &now})
 		if err != nil {
 			s.unavailable = engram.ErrorMessage(err)
 			continue
@@ -371,12 +387,13 @@ func (r *runner) haystack(ctx context.Context, h *haystack) error {
 		return err
 	}
 	if !r.probed && len(h.questions) > 0 {
-		r.probe(ctx, ns, h.questions[0].text)
+		r.probe(ctx, ns, h.questions[0].text, h.now(h.questions[0]))
 	}
 	if len(h.questions) > 0 {
 		// The first search after an ingest pays for cold caches; without
 		// this untimed one it would land on whichever system goes first.
-		if _, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: h.questions[0].text, K: r.cfg.PoolK}); err != nil {
+		now := h.now(h.questions[0])
+		if _, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: h.questions[0].text, K: r.cfg.PoolK, Now: &now}); err != nil {
 			return fmt.Errorf("warm-up search: %w", err)
 		}
 	}
@@ -479,6 +496,8 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 
 	// Each question starts with the next system in turn, so background work
 	// in the engine (access flushes, GC) does not always tax the same one.
+	// "Now" is when the question is asked, as a client would send it.
+	now := hc.h.now(q)
 	n := len(r.systems)
 	start := r.asked % max(n, 1)
 	r.asked++
@@ -487,7 +506,7 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 		if s.unavailable != "" {
 			continue
 		}
-		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels}
+		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now}
 		t0 := time.Now()
 		res, err := r.svc.Search(ctx, req)
 		lat := time.Since(t0)

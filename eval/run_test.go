@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/eval"
@@ -365,6 +366,65 @@ func mutateLabels(t *testing.T, bench, in string, strip bool) string {
 	return path
 }
 
+// renameIDs rewrites a benchmark file's session and haystack ids (and the
+// evidence lists naming them) to unrelated names and returns the new file
+// with a function mapping a renamed id, or "<id>#<rest>", back.
+func renameIDs(t *testing.T, bench, in string) (string, func(string) string) {
+	t.Helper()
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal(raw, &recs); err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]string{}
+	fresh := map[string]string{}
+	rename := func(id, prefix string) string {
+		if n, ok := fresh[id]; ok {
+			return n
+		}
+		n := fmt.Sprintf("%s%02d", prefix, len(fresh))
+		if strings.HasSuffix(id, "_abs") {
+			n += "_abs" // the suffix is the benchmark's abstention marker
+		}
+		fresh[id], old[n] = n, id
+		return n
+	}
+	for _, r := range recs {
+		switch bench {
+		case eval.BenchLoCoMo:
+			r["sample_id"] = rename(r["sample_id"].(string), "sample-")
+		case eval.BenchLongMemEval:
+			r["question_id"] = rename(r["question_id"].(string), "hay-")
+			for _, key := range []string{"haystack_session_ids", "answer_session_ids"} {
+				for i, id := range r[key].([]any) {
+					r[key].([]any)[i] = rename(id.(string), "chat-")
+				}
+			}
+		}
+	}
+	b, err := json.Marshal(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "renamed-"+filepath.Base(in))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, func(s string) string {
+		id, rest, found := strings.Cut(s, "#")
+		if o, ok := old[id]; ok {
+			id = o
+		}
+		if found {
+			return id + "#" + rest
+		}
+		return id
+	}
+}
+
 func rankings(rep *eval.Report, systems []string) map[string]map[string][][]string {
 	out := map[string]map[string][][]string{}
 	for _, q := range rep.Questions {
@@ -427,6 +487,56 @@ func TestLabelsDoNotChangeRankings(t *testing.T) {
 				}
 			}
 
+			// Benchmark ids reach the engine only hashed: no session,
+			// user or metadata string is one the file holds.
+			raw, err := os.ReadFile(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, add := range rec.adds {
+				ns := add.Namespace
+				leaked := []string{ns.User, ns.Session}
+				for _, e := range add.Episodes {
+					for _, v := range e.Metadata {
+						if s, ok := v.(string); ok {
+							leaked = append(leaked, s)
+						}
+					}
+				}
+				for _, s := range leaked {
+					if strings.Contains(s, "answer_") || strings.Contains(string(raw), `"`+s+`"`) {
+						t.Fatalf("the engine received the benchmark's own id %q", s)
+					}
+				}
+			}
+
+			// Renaming sessions and haystacks changes no ranking and no score.
+			renamed, back := renameIDs(t, tt.bench, tt.data)
+			other := run(t, eval.Config{Bench: tt.bench, Data: renamed, Systems: systems})
+			got := map[string]map[string][][]string{}
+			for id, m := range rankings(other, systems) {
+				for sys, ranked := range m {
+					for _, units := range ranked {
+						for i, u := range units {
+							units[i] = back(u)
+						}
+					}
+					m[sys] = ranked
+				}
+				got[back(id)] = m
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("rankings changed when only session and haystack names changed")
+			}
+			for _, sys := range systems {
+				for _, level := range []string{"session", "turn"} {
+					a, b := other.Systems[sys].Level(level), base.Systems[sys].Level(level)
+					if (a == nil) != (b == nil) || a != nil && !reflect.DeepEqual(a.Overall, b.Overall) {
+						t.Errorf("%s %s scores changed when only names changed", sys, level)
+					}
+				}
+			}
+
 			for _, strip := range []bool{false, true} {
 				mutated := mutateLabels(t, tt.bench, tt.data, strip)
 				other := run(t, eval.Config{Bench: tt.bench, Data: mutated, Systems: systems})
@@ -440,6 +550,113 @@ func TestLabelsDoNotChangeRankings(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every search is asked at the question's time: LongMemEval's
+// question_date, or for LoCoMo, which has none, the latest turn.
+func TestSearchNow(t *testing.T) {
+	raw, err := os.ReadFile(lmeMini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lme []struct {
+		Question     string
+		QuestionDate string `json:"question_date"`
+	}
+	if err := json.Unmarshal(raw, &lme); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Time{}
+	for _, r := range lme {
+		at, err := time.Parse("2006/01/02 (Mon) 15:04", r.QuestionDate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[r.Question] = at
+	}
+	// The mini LoCoMo file's conversations end with session 3 (conv-a,
+	// 7 turns) and session 2 (conv-b, 5 turns), a second per turn.
+	raw, err = os.ReadFile(locomoMini)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var locomo []struct {
+		Conversation map[string]json.RawMessage
+		QA           []struct{ Question string }
+	}
+	if err := json.Unmarshal(raw, &locomo); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range locomo {
+		var last time.Time
+		for k, v := range c.Conversation {
+			var turns []json.RawMessage
+			if !strings.HasPrefix(k, "session_") || strings.HasSuffix(k, "_date_time") || json.Unmarshal(v, &turns) != nil {
+				continue
+			}
+			var date string
+			json.Unmarshal(c.Conversation[k+"_date_time"], &date)
+			at, err := time.Parse("3:04 pm on 2 January, 2006", date)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at = at.Add(time.Duration(len(turns)-1) * time.Second); at.After(last) {
+				last = at
+			}
+		}
+		for _, q := range c.QA {
+			want[q.Question] = last
+		}
+	}
+
+	for _, tt := range []struct{ bench, now string }{
+		{eval.BenchLongMemEval, "question date"},
+		{eval.BenchLoCoMo, "latest turn of the haystack: the benchmark gives no question date"},
+	} {
+		t.Run(tt.bench, func(t *testing.T) {
+			b := base(t, tt.bench)
+			if got := b.rep.Run.Now; got != tt.now {
+				t.Errorf("run.now = %q, want %q", got, tt.now)
+			}
+			if len(b.rec.searches) == 0 {
+				t.Fatal("no searches recorded")
+			}
+			for _, s := range b.rec.searches {
+				w, ok := want[s.Query]
+				if !ok {
+					t.Fatalf("search for %q, which is no question of the file", s.Query)
+				}
+				if s.Now == nil || !s.Now.Equal(w) {
+					t.Fatalf("search for %q (channels %v) passed now %v, want %v", s.Query, s.Channels, s.Now, w)
+				}
+			}
+		})
+	}
+}
+
+// Only keeps the haystacks at the given indexes of the file.
+func TestRunOnly(t *testing.T) {
+	rep := run(t, eval.Config{Bench: eval.BenchLongMemEval, Data: lmeMini, Only: []int{3, 1, 3}, Systems: []string{eval.SystemBM25}})
+	var got []string
+	for _, q := range rep.Questions {
+		got = append(got, q.Haystack)
+	}
+	if want := []string{"q2", "q4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("haystacks = %v, want %v", got, want)
+	}
+	if got, want := rep.Run.Only, []int{1, 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("run.only = %v, want %v", got, want)
+	}
+	for _, cfg := range []eval.Config{
+		{Bench: eval.BenchLongMemEval, Data: lmeMini, Only: []int{4}},
+		{Bench: eval.BenchLongMemEval, Data: lmeMini, Only: []int{-1}},
+		{Bench: eval.BenchLongMemEval, Data: lmeMini, Only: []int{1}, Limit: 2},
+	} {
+		cfg.DataDir = t.TempDir()
+		if _, err := eval.Run(context.Background(), cfg); engram.ErrorCode(err) != engram.EINVALID {
+			t.Errorf("only %v limit %d: err = %v, want EINVALID", cfg.Only, cfg.Limit, err)
+		}
 	}
 }
 
