@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,7 +41,47 @@ func decodeJSON(r io.Reader, v any, what string) error {
 		}
 		return engram.Errorf(engram.EINVALID, "%s has more data after the JSON value (at byte %d)", what, dec.InputOffset())
 	}
+	normalizeNames(reflect.ValueOf(v))
 	return nil
+}
+
+var (
+	namespaceType = reflect.TypeFor[engram.Namespace]()
+	scopeType     = reflect.TypeFor[engram.Scope]()
+)
+
+// normalizeNames puts every namespace and scope reachable from v through
+// struct fields, pointers and slices in Unicode NFC, so that two spellings
+// of one name never reach the service as two namespaces.
+func normalizeNames(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			normalizeNames(v.Elem())
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			normalizeNames(v.Index(i))
+		}
+	case reflect.Struct:
+		switch {
+		case !v.CanSet():
+		case v.Type() == namespaceType:
+			v.Set(reflect.ValueOf(v.Interface().(engram.Namespace).Normalize()))
+			return
+		case v.Type() == scopeType:
+			v.Set(reflect.ValueOf(v.Interface().(engram.Scope).Normalize()))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				normalizeNames(v.Field(i))
+			}
+		}
+	}
 }
 
 // decodeOptionalJSON is decodeJSON for bodies that may be empty, which
@@ -190,8 +231,9 @@ func (q query) bool(name string) (bool, error) {
 	return b, nil
 }
 
-// scope reads the scope parameters. Whether they form a valid scope (org
-// and project present, names well formed) is for the service to say.
+// scope reads the scope parameters, names in Unicode NFC. Whether they
+// form a valid scope (org and project present, names well formed) is for
+// the service to say.
 func (q query) scope() (engram.Scope, error) {
 	shared, err := q.bool("include_shared")
 	if err != nil {
@@ -204,7 +246,7 @@ func (q query) scope() (engram.Scope, error) {
 		Agent:         q.str("agent"),
 		Session:       q.str("session"),
 		IncludeShared: shared,
-	}, nil
+	}.Normalize(), nil
 }
 
 // meta reads the family prefix+KEY=VALUE into a map, nil if there is none.
