@@ -26,6 +26,10 @@ func ErrorStatus(code string) int {
 		return http.StatusBadRequest
 	case engram.EUNAUTHORIZED:
 		return http.StatusUnauthorized
+	case engram.EFORBIDDEN:
+		return http.StatusForbidden
+	case engram.EMEDIATYPE:
+		return http.StatusUnsupportedMediaType
 	case engram.ENOTFOUND:
 		return http.StatusNotFound
 	case engram.ECONFLICT:
@@ -42,8 +46,8 @@ func ErrorStatus(code string) int {
 
 // errorCodes lists every code ErrorStatus knows, for the reverse lookup.
 var errorCodes = []string{
-	engram.EINVALID, engram.EUNAUTHORIZED, engram.ENOTFOUND, engram.ECONFLICT,
-	engram.ETOOLARGE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.EINTERNAL,
+	engram.EINVALID, engram.EUNAUTHORIZED, engram.EFORBIDDEN, engram.ENOTFOUND, engram.ECONFLICT,
+	engram.ETOOLARGE, engram.EMEDIATYPE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.EINTERNAL,
 }
 
 // codeOfStatus guesses the engram code of a response that carries no error
@@ -57,8 +61,6 @@ func codeOfStatus(status int) string {
 	switch {
 	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
 		return engram.EUNAVAILABLE
-	case status == http.StatusForbidden:
-		return engram.EUNAUTHORIZED
 	case status >= 400 && status < 500:
 		return engram.EINVALID
 	}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -70,9 +73,18 @@ type route struct {
 	method  string
 	path    string
 	params  []param
-	maxBody int64 // 0: the server's MaxBodyBytes
+	maxBody int64    // 0: the server's MaxBodyBytes
+	body    []string // media types the body may have; nil: no body is read
 	handle  func(w http.ResponseWriter, r *http.Request, q query) error
 }
+
+// Media types request bodies may have. A JSON route refuses every other
+// type, text/plain in particular: that is what a cross-origin form or
+// fetch can send without asking the browser's permission first.
+var (
+	jsonBody   = []string{"application/json"}
+	ndjsonBody = []string{NDJSONType, "application/json"}
+)
 
 // NewServer returns a Server serving svc.
 func NewServer(svc engram.Service, opts ServerOptions) *Server {
@@ -139,30 +151,30 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/readyz", handle: s.handleReady},
 		{method: "GET", path: "/v1/openapi.json", handle: s.handleOpenAPI},
 
-		{method: "POST", path: "/v1/episodes", handle: s.handleAddEpisodes},
+		{method: "POST", path: "/v1/episodes", body: jsonBody, handle: s.handleAddEpisodes},
 		{method: "GET", path: "/v1/episodes", params: episodeList, handle: s.handleListEpisodes},
 		{method: "GET", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleGetEpisode},
 		{method: "DELETE", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleDeleteEpisode},
 
-		{method: "POST", path: "/v1/memories", handle: s.handleAddMemories},
+		{method: "POST", path: "/v1/memories", body: jsonBody, handle: s.handleAddMemories},
 		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
-		{method: "POST", path: "/v1/memories/list", handle: s.handleListMemoriesPost},
+		{method: "POST", path: "/v1/memories/list", body: jsonBody, handle: s.handleListMemoriesPost},
 		{method: "GET", path: "/v1/memories/{id}", params: withScope(), handle: s.handleGetMemory},
-		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), handle: s.handleUpdateMemory},
+		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), body: jsonBody, handle: s.handleUpdateMemory},
 		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}), handle: s.handleDeleteMemory},
-		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), handle: s.handleSupersedeMemory},
-		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(), handle: s.handleRestoreMemory},
+		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), body: jsonBody, handle: s.handleSupersedeMemory},
+		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(), body: jsonBody, handle: s.handleRestoreMemory},
 		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(), handle: s.handleHistory},
-		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), handle: s.handleRollback},
+		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), body: jsonBody, handle: s.handleRollback},
 
-		{method: "POST", path: "/v1/search", handle: s.handleSearch},
+		{method: "POST", path: "/v1/search", body: jsonBody, handle: s.handleSearch},
 
 		{method: "DELETE", path: "/v1/scope", params: withScope(), handle: s.handleDeleteScope},
 		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
-		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, handle: s.handleImport},
+		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
 
-		{method: "POST", path: "/v1/embeddings", handle: s.handleEmbeddings},
+		{method: "POST", path: "/v1/embeddings", body: jsonBody, handle: s.handleEmbeddings},
 	}
 }
 
@@ -184,12 +196,44 @@ func (s *Server) endpoint(rt route) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		if err := checkContentType(r, rt.body); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		r = r.WithContext(engram.WithActor(r.Context(), actor))
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := rt.handle(w, r, q); err != nil {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// checkContentType returns an EMEDIATYPE error naming the Content-Type
+// header when a route that reads a body gets one of another media type, or
+// a body without the header. A charset other than UTF-8 is refused too.
+// Routes that read no body accept anything.
+func checkContentType(r *http.Request, accepted []string) error {
+	if accepted == nil {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		if r.ContentLength == 0 {
+			return nil // no body: the handler says whether it needs one
+		}
+		return engram.Errorf(engram.EMEDIATYPE, "the request has a body but no Content-Type header; send the body as %s", accepted[0])
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type %q is malformed; send the body as %s", ct, accepted[0])
+	}
+	if !slices.Contains(accepted, mt) {
+		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type is %q; %s %s reads %s", mt, r.Method, r.URL.Path, strings.Join(accepted, " or "))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type names charset %q; bodies must be UTF-8", cs)
+	}
+	return nil
 }
 
 // MaxActorBytes is the longest actor name the X-Engram-Actor header may carry.

@@ -259,6 +259,13 @@ func badInputCases(id, sc string) []badInput {
 		{"rollback without version", "POST", "/v1/memories/" + id + "/rollback" + sc, `{"reason":"x"}`, nil, 400, engram.EINVALID, `"version" is required`},
 		{"actor too long", "POST", "/v1/episodes", ep, []string{"X-Engram-Actor", strings.Repeat("a", 129)}, 400, engram.EINVALID, "X-Engram-Actor is 129 bytes"},
 		{"actor with control character", "DELETE", "/v1/scope" + sc, "", []string{"X-Engram-Actor", "a\tb"}, 400, engram.EINVALID, "control characters"},
+		{"text/plain body", "POST", "/v1/episodes", ep, []string{"Content-Type", "text/plain"}, 415, engram.EMEDIATYPE, `header Content-Type is "text/plain"; POST /v1/episodes reads application/json`},
+		{"form body", "POST", "/v1/search", `{}`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, engram.EMEDIATYPE, "Content-Type"},
+		{"body without Content-Type", "POST", "/v1/memories", `{}`, []string{"Content-Type", ""}, 415, engram.EMEDIATYPE, "no Content-Type header"},
+		{"malformed Content-Type", "PATCH", "/v1/memories/" + id + sc, `{}`, []string{"Content-Type", "application/json; charset"}, 415, engram.EMEDIATYPE, "Content-Type"},
+		{"latin-1 body", "POST", "/v1/memories/" + id + "/rollback" + sc, `{"version":1}`, []string{"Content-Type", "application/json; charset=iso-8859-1"}, 415, engram.EMEDIATYPE, `charset "iso-8859-1"`},
+		{"text/plain import", "POST", "/v1/import" + sc, "{}\n", []string{"Content-Type", "text/plain"}, 415, engram.EMEDIATYPE, "reads application/x-ndjson or application/json"},
+		{"text/plain embeddings", "POST", "/v1/embeddings", `{"input":"x"}`, []string{"Content-Type", "text/plain;charset=UTF-8"}, 415, engram.EMEDIATYPE, "Content-Type"},
 		{"actor twice", "DELETE", "/v1/scope" + sc, "", []string{"X-Engram-Actor", "a", "X-Engram-Actor", "b"}, 400, engram.EINVALID, "given 2 times"},
 	}
 }
