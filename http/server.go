@@ -50,6 +50,16 @@ type ServerOptions struct {
 	// Embedder backs POST /v1/embeddings, which serves it in the shape of
 	// OpenAI's embeddings API. Without one that route answers 503.
 	Embedder engram.Embedder
+	// AllowedHosts are Host header values accepted besides the address
+	// Serve listens on and localhost, 127.0.0.1 and [::1] at its port: "name"
+	// at any port, "name:port" at one, "*" any host. Requests naming another
+	// host (a DNS rebinding attack, or a name the operator did not list) get
+	// 403, except GET /healthz and /readyz, which probes reach by address.
+	AllowedHosts []string
+	// AllowedOrigins are the browser origins ("https://app.example.com")
+	// that may call the API and get CORS headers; "*" allows every origin.
+	// A request with any other Origin header gets 403.
+	AllowedOrigins []string
 }
 
 // Server serves the engram REST API over a Service. It implements
@@ -62,6 +72,8 @@ type Server struct {
 	maxImport       int64
 	shutdownTimeout time.Duration
 	embedder        engram.Embedder
+	allowedHosts    []string
+	allowedOrigins  []string
 
 	mux    *http.ServeMux
 	routes []route
@@ -96,6 +108,8 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		maxImport:       opts.MaxImportBytes,
 		shutdownTimeout: opts.ShutdownTimeout,
 		embedder:        opts.Embedder,
+		allowedHosts:    opts.AllowedHosts,
+		allowedOrigins:  opts.AllowedOrigins,
 		mux:             http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -264,7 +278,14 @@ func actorOf(r *http.Request) (string, error) {
 
 // ServeHTTP implements http.Handler. Requests that match no route, or
 // match a path with another method, get 404 or 405 in the error shape.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Not knowing the address it is served on, it accepts localhost,
+// 127.0.0.1 and [::1] at any port in the Host header; see
+// ServerOptions.AllowedHosts.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "") }
+
+// serve answers one request to the server listening on bound ("" when
+// unknown): the Host and Origin checks, then routing.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
@@ -280,6 +301,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logger.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
 	}()
 
+	probe := r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
+	if !probe {
+		if err := s.checkHost(r, bound); err != nil {
+			s.writeError(sw, r, err)
+			return
+		}
+	}
+	if done, err := s.checkOrigin(sw, r); err != nil {
+		s.writeError(sw, r, err)
+		return
+	} else if done {
+		return
+	}
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		s.serveUnrouted(sw, r, h)
 		return
@@ -371,8 +405,9 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // or requests were still running at the deadline (they are cut off). Serve
 // closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	bound := ln.Addr().String()
 	srv := &http.Server{
-		Handler:           s,
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, bound) }),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
