@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"reflect"
 	"time"
@@ -124,10 +125,13 @@ func bodyError(what string, err error) error {
 		typeErr   *json.UnmarshalTypeError
 		timeErr   *time.ParseError
 		eerr      *engram.Error
+		netErr    net.Error
 	)
 	switch {
 	case errors.As(err, &eerr):
 		return err
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return engram.Errorf(engram.EINVALID, "%s did not arrive within the server's read timeout", what)
 	case errors.As(err, &maxErr):
 		return engram.Errorf(engram.ETOOLARGE, "%s is larger than the limit of %d bytes", what, maxErr.Limit)
 	case errors.As(err, &syntaxErr):

@@ -21,6 +21,17 @@ const (
 	DefaultMaxBodyBytes    = 8 << 20
 	DefaultMaxImportBytes  = 256 << 20
 	DefaultShutdownTimeout = 10 * time.Second
+
+	// Connection timeouts. A request's headers must arrive within
+	// DefaultReadHeaderTimeout and its body within DefaultReadTimeout of
+	// the start; the answer must be written within DefaultWriteTimeout of
+	// the end of the headers (export extends it for every piece it
+	// writes); an idle keep-alive connection is closed after
+	// DefaultIdleTimeout.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = time.Minute
+	DefaultWriteTimeout      = 5 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
 )
 
 // ActorHeader names the request header that attributes writes to an actor
@@ -47,6 +58,13 @@ type ServerOptions struct {
 	// ShutdownTimeout bounds how long Serve waits for requests in flight
 	// after its context is cancelled; DefaultShutdownTimeout when 0.
 	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound
+	// the connections Serve accepts, as the fields of http.Server do; the
+	// Default* constants when 0. A body that does not arrive in time is an
+	// EINVALID answer, or a closed connection. GET /v1/export extends the
+	// write deadline by WriteTimeout for every piece it writes, so a long
+	// export finishes while a client that stops reading is cut off.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// Embedder backs POST /v1/embeddings, which serves it in the shape of
 	// OpenAI's embeddings API. Without one that route answers 503.
 	Embedder engram.Embedder
@@ -71,6 +89,7 @@ type Server struct {
 	maxBody         int64
 	maxImport       int64
 	shutdownTimeout time.Duration
+	timeouts        [4]time.Duration // read header, read, write, idle
 	embedder        engram.Embedder
 	allowedHosts    []string
 	allowedOrigins  []string
@@ -123,6 +142,12 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	}
 	if s.shutdownTimeout <= 0 {
 		s.shutdownTimeout = DefaultShutdownTimeout
+	}
+	s.timeouts = [4]time.Duration{opts.ReadHeaderTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.IdleTimeout}
+	for i, d := range [4]time.Duration{DefaultReadHeaderTimeout, DefaultReadTimeout, DefaultWriteTimeout, DefaultIdleTimeout} {
+		if s.timeouts[i] <= 0 {
+			s.timeouts[i] = d
+		}
 	}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
@@ -408,8 +433,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bound := ln.Addr().String()
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, bound) }),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: s.timeouts[0],
+		ReadTimeout:       s.timeouts[1],
+		WriteTimeout:      s.timeouts[2],
+		IdleTimeout:       s.timeouts[3],
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
