@@ -21,6 +21,7 @@ const (
 	DefaultMaxBodyBytes    = 8 << 20
 	DefaultMaxImportBytes  = 256 << 20
 	DefaultShutdownTimeout = 10 * time.Second
+	DefaultMaxEmbedBytes   = 1 << 20
 
 	// Connection timeouts. A request's headers must arrive within
 	// DefaultReadHeaderTimeout and its body within DefaultReadTimeout of
@@ -55,6 +56,12 @@ type ServerOptions struct {
 	// MaxImportBytes bounds the NDJSON body of POST /v1/import;
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
+	// MaxEmbedBytes bounds the text one request may ask to embed: the
+	// contents of the episodes or values of the memories it adds, or the
+	// inputs of POST /v1/embeddings. More is ETOOLARGE (413), so that a body
+	// of MaxBodyBytes cannot ask for a hundred 64 KiB embeddings.
+	// DefaultMaxEmbedBytes when 0.
+	MaxEmbedBytes int64
 	// ShutdownTimeout bounds how long Serve waits for requests in flight
 	// after its context is cancelled; DefaultShutdownTimeout when 0.
 	ShutdownTimeout time.Duration
@@ -88,6 +95,7 @@ type Server struct {
 	logger          *slog.Logger
 	maxBody         int64
 	maxImport       int64
+	maxEmbed        int64
 	shutdownTimeout time.Duration
 	timeouts        [4]time.Duration // read header, read, write, idle
 	embedder        engram.Embedder
@@ -125,6 +133,7 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		logger:          opts.Logger,
 		maxBody:         opts.MaxBodyBytes,
 		maxImport:       opts.MaxImportBytes,
+		maxEmbed:        opts.MaxEmbedBytes,
 		shutdownTimeout: opts.ShutdownTimeout,
 		embedder:        opts.Embedder,
 		allowedHosts:    opts.AllowedHosts,
@@ -139,6 +148,9 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	}
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
+	}
+	if s.maxEmbed <= 0 {
+		s.maxEmbed = DefaultMaxEmbedBytes
 	}
 	if s.shutdownTimeout <= 0 {
 		s.shutdownTimeout = DefaultShutdownTimeout
@@ -271,6 +283,20 @@ func checkContentType(r *http.Request, accepted []string) error {
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type names charset %q; bodies must be UTF-8", cs)
+	}
+	return nil
+}
+
+// checkEmbedBytes returns an ETOOLARGE error naming the limit when the
+// texts of one request, which the service will embed, are more than
+// MaxEmbedBytes together.
+func (s *Server) checkEmbedBytes(what string, texts []string) error {
+	var n int64
+	for _, t := range texts {
+		n += int64(len(t))
+	}
+	if n > s.maxEmbed {
+		return engram.Errorf(engram.ETOOLARGE, "request body: the %s to embed total %d bytes, more than the limit of %d bytes per request (engram serve --max-embed-bytes); send them in smaller batches", what, n, s.maxEmbed)
 	}
 	return nil
 }

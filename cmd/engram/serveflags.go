@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 type serveFlags struct {
 	timeouts                     [4]*string // read header, read, write, idle
 	allowedHosts, allowedOrigins *string
+	maxEmbedBytes                *int64
 }
 
 var timeoutFlags = [4]struct {
@@ -30,6 +32,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	for i, tf := range timeoutFlags {
 		f.timeouts[i] = fs.String(tf.name, envOr(getenv, tf.env, tf.def.String()), tf.usage+" (`duration`, env "+tf.env+")")
 	}
+	f.maxEmbedBytes = fs.Int64("max-embed-bytes", envInt64(getenv, "ENGRAM_MAX_EMBED_BYTES", engramhttp.DefaultMaxEmbedBytes),
+		"most `bytes` of text one request may ask to embed (env ENGRAM_MAX_EMBED_BYTES)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
 		"comma-separated `hosts` accepted in the Host header besides the listening address and localhost: name, name:port, or * for any (env ENGRAM_ALLOWED_HOSTS)")
 	f.allowedOrigins = fs.String("allowed-origins", getenv("ENGRAM_ALLOWED_ORIGINS"),
@@ -47,11 +51,29 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		}
 		d[i] = v
 	}
+	if *f.maxEmbedBytes <= 0 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-embed-bytes (env ENGRAM_MAX_EMBED_BYTES) must be a positive number of bytes")
+	}
 	return engramhttp.ServerOptions{
+		MaxEmbedBytes:     *f.maxEmbedBytes,
 		ReadHeaderTimeout: d[0], ReadTimeout: d[1], WriteTimeout: d[2], IdleTimeout: d[3],
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),
 	}, nil
+}
+
+// envInt64 is the integer in the variable key, def when it is unset; a
+// value that is not an integer gives -1, which options refuses.
+func envInt64(getenv func(string) string, key string, def int64) int64 {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // splitList splits a comma-separated list, dropping blanks.
