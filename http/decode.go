@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"reflect"
@@ -19,17 +20,29 @@ import (
 // decodeJSON decodes exactly one JSON value from r into v. Unknown fields,
 // wrong types and anything after the value are errors; numbers in untyped
 // places (metadata) stay json.Number so they round-trip losslessly. what
-// names the input in error messages ("request body", "line 3").
+// names the input in error messages ("request body", "line 3"), and an
+// error inside the value names its JSON path too, as in
+// "request body: episodes[1].occurred_at: ...".
 func decodeJSON(r io.Reader, v any, what string) error {
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return bodyError(what, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
+		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.Is(err, io.EOF):
 			err = errEmptyBody
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			err = errUnexpectedEnd
+		case errors.As(err, &syntaxErr):
+		default:
+			if path, perr := locate(b, reflect.TypeOf(v), ""); path != "" {
+				return bodyErrorAt(what, path, perr)
+			}
 		}
 		return bodyError(what, err)
 	}
@@ -43,6 +56,113 @@ func decodeJSON(r io.Reader, v any, what string) error {
 	}
 	normalizeNames(reflect.ValueOf(v))
 	return nil
+}
+
+// strictDecode decodes raw into a new value of type t as decodeJSON does.
+func strictDecode(raw []byte, t reflect.Type) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	return dec.Decode(reflect.New(t).Interface())
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// locate finds where in raw, a JSON value for type t at path, decoding
+// fails: it decodes the fields of objects and the items of arrays one by
+// one and returns the path of the innermost value that fails, with that
+// value's error; "" when raw decodes. encoding/json names the fields of a
+// failing value but not the array indices, which a batch needs.
+func locate(raw []byte, t reflect.Type, path string) (string, error) {
+	err := strictDecode(raw, t)
+	if err == nil {
+		return "", nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return path, err
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if tok, terr := dec.Token(); terr != nil || tok != json.Delim('{') {
+			return path, err
+		}
+		fields := reflect.VisibleFields(t)
+		for dec.More() {
+			tok, terr := dec.Token()
+			key, ok := tok.(string)
+			var val json.RawMessage
+			if terr != nil || !ok || dec.Decode(&val) != nil {
+				return path, err
+			}
+			f, ok := jsonField(fields, key)
+			if !ok {
+				return path, fmt.Errorf("json: unknown field %q", key)
+			}
+			if p, ferr := locate(val, f.Type, joinPath(path, key)); ferr != nil {
+				return p, ferr
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return path, err
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return path, err
+		}
+		for i, it := range items {
+			if p, ierr := locate(it, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); ierr != nil {
+				return p, ierr
+			}
+		}
+	}
+	return path, err
+}
+
+// jsonField finds the struct field that encoding/json decodes key into:
+// the exact name first, then one equal under case folding.
+func jsonField(fields []reflect.StructField, key string) (reflect.StructField, bool) {
+	var folded reflect.StructField
+	found := false
+	for _, f := range fields {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || (name == "" && f.Anonymous) {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f, true
+		}
+		if !found && strings.EqualFold(name, key) {
+			folded, found = f, true
+		}
+	}
+	return folded, found
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// bodyErrorAt is bodyError for an error at a JSON path inside the input.
+func bodyErrorAt(what, path string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return engram.Errorf(engram.EINVALID, "%s: %s must be %s, not %s", what, path, jsonTypeName(typeErr.Type), typeErr.Value)
+	}
+	return bodyError(what+": "+path, err)
 }
 
 var (
