@@ -8,14 +8,16 @@ import (
 // Error codes. Transports map them to their own status codes in exactly one
 // place (see the http package).
 const (
-	ECONFLICT     = "conflict"     // the write contradicts current state
-	EINTERNAL     = "internal"     // a bug or an unexpected failure
-	EINVALID      = "invalid"      // the request is malformed or breaks a limit
-	ENOTFOUND     = "not_found"    // no such record in the caller's scope
-	ETOOLARGE     = "too_large"    // the request body or a batch is too big
-	EUNAVAILABLE  = "unavailable"  // a dependency (database, model) is down
-	EMISMATCH     = "mismatch"     // e.g. vectors from a different embedder
-	EUNAUTHORIZED = "unauthorized" // missing or wrong credentials
+	ECONFLICT     = "conflict"               // the write contradicts current state
+	EINTERNAL     = "internal"               // a bug or an unexpected failure
+	EINVALID      = "invalid"                // the request is malformed or breaks a limit
+	ENOTFOUND     = "not_found"              // no such record in the caller's scope
+	ETOOLARGE     = "too_large"              // the request body or a batch is too big
+	EUNAVAILABLE  = "unavailable"            // a dependency (database, model) is down
+	EMISMATCH     = "mismatch"               // e.g. vectors from a different embedder
+	EUNAUTHORIZED = "unauthorized"           // missing or wrong credentials
+	EFORBIDDEN    = "forbidden"              // refused whatever the credentials: a foreign Host or Origin
+	EMEDIATYPE    = "unsupported_media_type" // the body is not of a type the endpoint reads
 )
 
 // Error is an error with a machine-readable code and a sentence meant for

@@ -9,8 +9,10 @@ import (
 
 // IDs are 26-character ULIDs (Crockford base32): 48 bits of milliseconds then
 // 80 random bits, so they sort by creation time and are safe in URLs. Within
-// one millisecond the random part is incremented, keeping IDs from one
-// process strictly increasing.
+// one millisecond the random part grows by a fresh crypto-random step of up
+// to 2^48, not by one: IDs from one process stay strictly increasing (a
+// batch keeps its order), but knowing one ID does not tell the next, so an
+// ID seen by one user does not lead to another user's records.
 
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
@@ -29,10 +31,14 @@ func newIDAt(t time.Time) string {
 	idState.Lock()
 	if ms <= idState.ms {
 		ms = idState.ms
-		idState.lo++
-		if idState.lo == 0 {
-			idState.hi++
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		step := binary.BigEndian.Uint64(b[:])>>16 | 1 // 1 to 2^48
+		lo := idState.lo + step
+		if lo < idState.lo {
+			idState.hi++ // the 15-bit start leaves room for 2^79 / 2^48 steps
 		}
+		idState.lo = lo
 	} else {
 		var b [10]byte
 		_, _ = rand.Read(b[:])

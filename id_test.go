@@ -3,6 +3,7 @@ package engram_test
 import (
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -42,5 +43,41 @@ func TestValidID(t *testing.T) {
 		if got := engram.ValidID(tc.id); got != tc.want {
 			t.Errorf("ValidID(%q) = %v, want %v", tc.id, got, tc.want)
 		}
+	}
+}
+
+// TestNewIDSameMillisecond: IDs made in one millisecond are unique and
+// increasing, and one does not give away the next: their random parts
+// differ by more than the last character.
+func TestNewIDSameMillisecond(t *testing.T) {
+	at := time.Date(2031, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	const n = 5000
+	ids := make([]string, n)
+	seen := map[string]bool{}
+	for i := range ids {
+		ids[i] = engram.NewIDAt(at)
+		if !engram.ValidID(ids[i]) {
+			t.Fatalf("NewIDAt = %q is not ValidID", ids[i])
+		}
+		if seen[ids[i]] {
+			t.Fatalf("duplicate id %q", ids[i])
+		}
+		seen[ids[i]] = true
+		if i > 0 && ids[i][:10] != ids[i-1][:10] {
+			t.Fatalf("ids %q and %q of one millisecond have different time prefixes", ids[i-1], ids[i])
+		}
+	}
+	if !sort.StringsAreSorted(ids) {
+		t.Errorf("ids of one millisecond are not increasing")
+	}
+	close := 0
+	for i := 1; i < n; i++ {
+		// Characters 10 to 24 are the random part but its last character.
+		if ids[i][10:25] == ids[i-1][10:25] {
+			close++
+		}
+	}
+	if close > 0 {
+		t.Errorf("%d of %d consecutive ids differ only in the last character, e.g. guessable from each other", close, n-1)
 	}
 }

@@ -3,6 +3,8 @@ package engram
 import (
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Namespace says whom a record belongs to. Org and Project are required;
@@ -26,38 +28,59 @@ func (n Namespace) Tenant() string { return n.Org + "/" + n.Project }
 // MaxNameLen is the longest org, project, user, agent or session name.
 const MaxNameLen = 128
 
-// Validate returns an EINVALID error naming the first bad field.
+// Validate returns an EINVALID error naming the first bad field, as
+// namespace.org, namespace.user and so on. Names must be valid UTF-8 in
+// Unicode NFC (see Normalize), at most MaxNameLen bytes, without '/',
+// surrounding spaces, control characters or the bidirectional override and
+// isolate characters that make one name display as another.
 func (n Namespace) Validate() error {
 	if n.Org == "" {
-		return Errorf(EINVALID, "namespace: org is required")
+		return Errorf(EINVALID, "namespace.org is required")
 	}
 	if n.Project == "" {
-		return Errorf(EINVALID, "namespace: project is required")
+		return Errorf(EINVALID, "namespace.project is required")
 	}
 	for _, f := range []struct{ name, v string }{
 		{"org", n.Org}, {"project", n.Project}, {"user", n.User}, {"agent", n.Agent}, {"session", n.Session},
 	} {
-		if err := validName(f.name, f.v); err != nil {
+		if err := validName("namespace."+f.name, f.v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// Normalize returns n with every name in Unicode NFC, so that a name typed
+// with a combining accent and the same name precomposed are one namespace.
+// Transports call it on what they receive; Validate refuses names that are
+// not normalized, so nothing else can store the other spelling.
+func (n Namespace) Normalize() Namespace {
+	for _, p := range []*string{&n.Org, &n.Project, &n.User, &n.Agent, &n.Session} {
+		*p = norm.NFC.String(*p)
+	}
+	return n
+}
+
 func validName(field, v string) error {
 	if len(v) > MaxNameLen {
-		return Errorf(EINVALID, "namespace: %s is longer than %d bytes", field, MaxNameLen)
+		return Errorf(EINVALID, "%s is longer than %d bytes", field, MaxNameLen)
 	}
 	if !utf8.ValidString(v) {
-		return Errorf(EINVALID, "namespace: %s is not valid UTF-8", field)
+		return Errorf(EINVALID, "%s is not valid UTF-8", field)
 	}
 	if strings.ContainsAny(v, "/\x00") || strings.TrimSpace(v) != v {
-		return Errorf(EINVALID, "namespace: %s %q may not contain '/', NUL or surrounding spaces", field, v)
+		return Errorf(EINVALID, "%s %q may not contain '/', NUL or surrounding spaces", field, v)
 	}
 	for _, r := range v {
-		if r < 0x20 || r == 0x7f {
-			return Errorf(EINVALID, "namespace: %s may not contain control characters", field)
+		switch {
+		case r < 0x20 || r >= 0x7f && r < 0xa0:
+			return Errorf(EINVALID, "%s may not contain control characters", field)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			return Errorf(EINVALID, "%s may not contain the bidirectional control character U+%04X", field, r)
 		}
+	}
+	if !norm.NFC.IsNormalString(v) {
+		return Errorf(EINVALID, "%s %q is not in Unicode normalization form NFC", field, v)
 	}
 	return nil
 }
@@ -93,8 +116,17 @@ func ScopeOf(n Namespace) Scope {
 // Tenant returns the "org/project" key of the scope.
 func (s Scope) Tenant() string { return s.Org + "/" + s.Project }
 
-// Validate returns an EINVALID error naming the first bad field.
+// Validate returns an EINVALID error naming the first bad field; see
+// Namespace.Validate.
 func (s Scope) Validate() error { return s.Namespace().Validate() }
+
+// Normalize returns s with every name in Unicode NFC; see
+// Namespace.Normalize.
+func (s Scope) Normalize() Scope {
+	n := s.Namespace().Normalize()
+	s.Org, s.Project, s.User, s.Agent, s.Session = n.Org, n.Project, n.User, n.Agent, n.Session
+	return s
+}
 
 // Contains reports whether a record in namespace n is visible in scope s.
 // Stores implement the same rule in their queries; this is the reference.

@@ -22,7 +22,15 @@ func TestNamespaceValidate(t *testing.T) {
 		{engram.Namespace{Org: "o", Project: "p", User: " u"}, "may not contain"},
 		{engram.Namespace{Org: "o", Project: "p", Session: "a\tb"}, "control characters"},
 		{engram.Namespace{Org: "o", Project: "p", Agent: strings.Repeat("a", engram.MaxNameLen+1)}, "longer than"},
-		{engram.Namespace{Org: "o", Project: "p", User: "\xff"}, "UTF-8"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\xff"}, "namespace.user is not valid UTF-8"},
+		{engram.Namespace{Project: "p"}, "namespace.org is required"},
+		{engram.Namespace{Org: "o", Project: "p", User: "admin\u202Egnp.exe"}, "namespace.user may not contain the bidirectional control character U+202E"},
+		{engram.Namespace{Org: "o", Project: "p", Agent: "a\u2066b"}, "namespace.agent may not contain the bidirectional"},
+		{engram.Namespace{Org: "o", Project: "p", Session: "a\u202Ab"}, "namespace.session may not contain the bidirectional"},
+		{engram.Namespace{Org: "o", Project: "p", User: "a\u0085b"}, "namespace.user may not contain control characters"},
+		{engram.Namespace{Org: "o", Project: "p", User: "a\x7fb"}, "control characters"},
+		{engram.Namespace{Org: "o", Project: "p", User: "Jose\u0301"}, "namespace.user \"Jose\u0301\" is not in Unicode normalization form NFC"},
+		{engram.Namespace{Org: "o", Project: "p", User: "Jos\u00e9"}, ""},
 	} {
 		err := tc.ns.Validate()
 		if tc.msg == "" {
@@ -86,3 +94,18 @@ func TestErrorHelpers(t *testing.T) {
 type errPlain struct{}
 
 func (errPlain) Error() string { return "secret SQL detail" }
+
+func TestNamespaceNormalize(t *testing.T) {
+	decomposed := engram.Namespace{Org: "Cafe\u0301", Project: "p", User: "Jose\u0301", Agent: "a", Session: "s"}
+	want := engram.Namespace{Org: "Caf\u00e9", Project: "p", User: "Jos\u00e9", Agent: "a", Session: "s"}
+	if got := decomposed.Normalize(); got != want {
+		t.Errorf("Normalize = %+v, want %+v", got, want)
+	}
+	if err := decomposed.Normalize().Validate(); err != nil {
+		t.Errorf("a normalized namespace is invalid: %v", err)
+	}
+	sc := engram.Scope{Org: "o", Project: "p", User: "Jose\u0301", IncludeShared: true}
+	if got, want := sc.Normalize(), (engram.Scope{Org: "o", Project: "p", User: "Jos\u00e9", IncludeShared: true}); got != want {
+		t.Errorf("Scope.Normalize = %+v, want %+v", got, want)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,17 +20,29 @@ import (
 // decodeJSON decodes exactly one JSON value from r into v. Unknown fields,
 // wrong types and anything after the value are errors; numbers in untyped
 // places (metadata) stay json.Number so they round-trip losslessly. what
-// names the input in error messages ("request body", "line 3").
+// names the input in error messages ("request body", "line 3"), and an
+// error inside the value names its JSON path too, as in
+// "request body: episodes[1].occurred_at: ...".
 func decodeJSON(r io.Reader, v any, what string) error {
-	dec := json.NewDecoder(r)
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return bodyError(what, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
+		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.Is(err, io.EOF):
 			err = errEmptyBody
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			err = errUnexpectedEnd
+		case errors.As(err, &syntaxErr):
+		default:
+			if path, perr := locate(b, reflect.TypeOf(v), ""); path != "" {
+				return bodyErrorAt(what, path, perr)
+			}
 		}
 		return bodyError(what, err)
 	}
@@ -40,7 +54,154 @@ func decodeJSON(r io.Reader, v any, what string) error {
 		}
 		return engram.Errorf(engram.EINVALID, "%s has more data after the JSON value (at byte %d)", what, dec.InputOffset())
 	}
+	normalizeNames(reflect.ValueOf(v))
 	return nil
+}
+
+// strictDecode decodes raw into a new value of type t as decodeJSON does.
+func strictDecode(raw []byte, t reflect.Type) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	return dec.Decode(reflect.New(t).Interface())
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// locate finds where in raw, a JSON value for type t at path, decoding
+// fails: it decodes the fields of objects and the items of arrays one by
+// one and returns the path of the innermost value that fails, with that
+// value's error; "" when raw decodes. encoding/json names the fields of a
+// failing value but not the array indices, which a batch needs.
+func locate(raw []byte, t reflect.Type, path string) (string, error) {
+	err := strictDecode(raw, t)
+	if err == nil {
+		return "", nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return path, err
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if tok, terr := dec.Token(); terr != nil || tok != json.Delim('{') {
+			return path, err
+		}
+		fields := reflect.VisibleFields(t)
+		for dec.More() {
+			tok, terr := dec.Token()
+			key, ok := tok.(string)
+			var val json.RawMessage
+			if terr != nil || !ok || dec.Decode(&val) != nil {
+				return path, err
+			}
+			f, ok := jsonField(fields, key)
+			if !ok {
+				return path, fmt.Errorf("json: unknown field %q", key)
+			}
+			if p, ferr := locate(val, f.Type, joinPath(path, key)); ferr != nil {
+				return p, ferr
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return path, err
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return path, err
+		}
+		for i, it := range items {
+			if p, ierr := locate(it, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); ierr != nil {
+				return p, ierr
+			}
+		}
+	}
+	return path, err
+}
+
+// jsonField finds the struct field that encoding/json decodes key into:
+// the exact name first, then one equal under case folding.
+func jsonField(fields []reflect.StructField, key string) (reflect.StructField, bool) {
+	var folded reflect.StructField
+	found := false
+	for _, f := range fields {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || (name == "" && f.Anonymous) {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f, true
+		}
+		if !found && strings.EqualFold(name, key) {
+			folded, found = f, true
+		}
+	}
+	return folded, found
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// bodyErrorAt is bodyError for an error at a JSON path inside the input.
+func bodyErrorAt(what, path string, err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return engram.Errorf(engram.EINVALID, "%s: %s must be %s, not %s", what, path, jsonTypeName(typeErr.Type), typeErr.Value)
+	}
+	return bodyError(what+": "+path, err)
+}
+
+var (
+	namespaceType = reflect.TypeFor[engram.Namespace]()
+	scopeType     = reflect.TypeFor[engram.Scope]()
+)
+
+// normalizeNames puts every namespace and scope reachable from v through
+// struct fields, pointers and slices in Unicode NFC, so that two spellings
+// of one name never reach the service as two namespaces.
+func normalizeNames(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			normalizeNames(v.Elem())
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			normalizeNames(v.Index(i))
+		}
+	case reflect.Struct:
+		switch {
+		case !v.CanSet():
+		case v.Type() == namespaceType:
+			v.Set(reflect.ValueOf(v.Interface().(engram.Namespace).Normalize()))
+			return
+		case v.Type() == scopeType:
+			v.Set(reflect.ValueOf(v.Interface().(engram.Scope).Normalize()))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				normalizeNames(v.Field(i))
+			}
+		}
+	}
 }
 
 // decodeOptionalJSON is decodeJSON for bodies that may be empty, which
@@ -190,8 +351,9 @@ func (q query) bool(name string) (bool, error) {
 	return b, nil
 }
 
-// scope reads the scope parameters. Whether they form a valid scope (org
-// and project present, names well formed) is for the service to say.
+// scope reads the scope parameters, names in Unicode NFC. Whether they
+// form a valid scope (org and project present, names well formed) is for
+// the service to say.
 func (q query) scope() (engram.Scope, error) {
 	shared, err := q.bool("include_shared")
 	if err != nil {
@@ -204,7 +366,7 @@ func (q query) scope() (engram.Scope, error) {
 		Agent:         q.str("agent"),
 		Session:       q.str("session"),
 		IncludeShared: shared,
-	}, nil
+	}.Normalize(), nil
 }
 
 // meta reads the family prefix+KEY=VALUE into a map, nil if there is none.

@@ -73,6 +73,9 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request, _ quer
 	if err != nil {
 		return err
 	}
+	if err := s.checkEmbedBytes("inputs", texts); err != nil {
+		return err
+	}
 	format := req.EncodingFormat
 	switch format {
 	case "":

@@ -252,7 +252,7 @@ func TestEmbeddings_BadInput(t *testing.T) {
 		{"null in array", `{"input":["a",null]}`, "input[1] must be a string"},
 		{"unknown encoding", `{"input":"x","encoding_format":"int8"}`, `encoding_format "int8" is not one of float, base64`},
 		{"unknown field", `{"input":"x","input_type":"query"}`, `unknown field "input_type"`},
-		{"dimensions not a number", `{"input":"x","dimensions":"8"}`, `"dimensions" must be an integer`},
+		{"dimensions not a number", `{"input":"x","dimensions":"8"}`, `dimensions must be an integer`},
 		{"not JSON", `input=x`, "not valid JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,6 +11,13 @@ func (s *Server) handleAddEpisodes(w http.ResponseWriter, r *http.Request, _ que
 	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
 		return err
 	}
+	texts := make([]string, len(req.Episodes))
+	for i, e := range req.Episodes {
+		texts[i] = e.Content
+	}
+	if err := s.checkEmbedBytes("episode contents", texts); err != nil {
+		return err
+	}
 	res, err := s.svc.AddEpisodes(r.Context(), req)
 	if err != nil {
 		return err

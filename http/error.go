@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"reflect"
 	"time"
@@ -26,6 +27,10 @@ func ErrorStatus(code string) int {
 		return http.StatusBadRequest
 	case engram.EUNAUTHORIZED:
 		return http.StatusUnauthorized
+	case engram.EFORBIDDEN:
+		return http.StatusForbidden
+	case engram.EMEDIATYPE:
+		return http.StatusUnsupportedMediaType
 	case engram.ENOTFOUND:
 		return http.StatusNotFound
 	case engram.ECONFLICT:
@@ -42,8 +47,8 @@ func ErrorStatus(code string) int {
 
 // errorCodes lists every code ErrorStatus knows, for the reverse lookup.
 var errorCodes = []string{
-	engram.EINVALID, engram.EUNAUTHORIZED, engram.ENOTFOUND, engram.ECONFLICT,
-	engram.ETOOLARGE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.EINTERNAL,
+	engram.EINVALID, engram.EUNAUTHORIZED, engram.EFORBIDDEN, engram.ENOTFOUND, engram.ECONFLICT,
+	engram.ETOOLARGE, engram.EMEDIATYPE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.EINTERNAL,
 }
 
 // codeOfStatus guesses the engram code of a response that carries no error
@@ -57,8 +62,6 @@ func codeOfStatus(status int) string {
 	switch {
 	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
 		return engram.EUNAVAILABLE
-	case status == http.StatusForbidden:
-		return engram.EUNAUTHORIZED
 	case status >= 400 && status < 500:
 		return engram.EINVALID
 	}
@@ -122,10 +125,13 @@ func bodyError(what string, err error) error {
 		typeErr   *json.UnmarshalTypeError
 		timeErr   *time.ParseError
 		eerr      *engram.Error
+		netErr    net.Error
 	)
 	switch {
 	case errors.As(err, &eerr):
 		return err
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return engram.Errorf(engram.EINVALID, "%s did not arrive within the server's read timeout", what)
 	case errors.As(err, &maxErr):
 		return engram.Errorf(engram.ETOOLARGE, "%s is larger than the limit of %d bytes", what, maxErr.Limit)
 	case errors.As(err, &syntaxErr):

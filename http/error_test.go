@@ -23,6 +23,8 @@ func TestErrorStatus(t *testing.T) {
 	}{
 		{engram.EINVALID, 400},
 		{engram.EUNAUTHORIZED, 401},
+		{engram.EFORBIDDEN, 403},
+		{engram.EMEDIATYPE, 415},
 		{engram.ENOTFOUND, 404},
 		{engram.ECONFLICT, 409},
 		{engram.ETOOLARGE, 413},

@@ -21,6 +21,8 @@ type fakeService struct {
 	// them.
 	exported  []engram.Record
 	exportErr error
+	// exportDelay is slept before each exported record, for a slow store.
+	exportDelay time.Duration
 }
 
 type fakeCall struct {
@@ -163,6 +165,7 @@ func (f *fakeService) Export(ctx context.Context, s engram.Scope, fn func(engram
 		return err
 	}
 	for _, r := range f.exported {
+		time.Sleep(f.exportDelay)
 		if err := fn(r); err != nil {
 			return err
 		}

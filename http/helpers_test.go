@@ -27,7 +27,9 @@ type rawResponse struct {
 	Body   []byte
 }
 
-// do sends a raw request to base+path with an optional body.
+// do sends a raw request to base+path with an optional body, by default
+// with Content-Type application/json when there is one. header holds name,
+// value pairs; an empty value removes the header.
 func do(t *testing.T, method, url, body string, header ...string) rawResponse {
 	t.Helper()
 	var r io.Reader
@@ -38,7 +40,17 @@ func do(t *testing.T, method, url, body string, header ...string) rawResponse {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Content-Type" {
+			req.Header.Del(header[i])
+		}
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+			continue
+		}
 		req.Header.Add(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -12,6 +12,13 @@ func (s *Server) handleAddMemories(w http.ResponseWriter, r *http.Request, _ que
 	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
 		return err
 	}
+	texts := make([]string, len(req.Memories))
+	for i, m := range req.Memories {
+		texts[i] = m.Value
+	}
+	if err := s.checkEmbedBytes("memory values", texts); err != nil {
+		return err
+	}
 	mems, err := s.svc.AddMemories(r.Context(), req)
 	if err != nil {
 		return err

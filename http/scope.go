@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -127,7 +128,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request, q query) e
 			w.WriteHeader(http.StatusOK)
 		}
 	}
-	bw := bufio.NewWriterSize(w, 32<<10)
+	bw := bufio.NewWriterSize(deadlineWriter{w: w, rc: http.NewResponseController(w), d: s.timeouts[2]}, 32<<10)
 	enc := json.NewEncoder(bw)
 	var writeErr error
 	err = s.svc.Export(r.Context(), sc, func(rec engram.Record) error {
@@ -159,6 +160,22 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request, q query) e
 		s.logger.Info("export: client went away", "err", ferr)
 	}
 	return nil
+}
+
+// deadlineWriter moves the connection's write deadline d ahead before
+// every write, so that the server's write timeout bounds each piece of a
+// long response rather than all of it.
+type deadlineWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (dw deadlineWriter) Write(p []byte) (int, error) {
+	// Not every ResponseWriter supports deadlines (a test recorder does
+	// not); without one there is nothing to extend.
+	_ = dw.rc.SetWriteDeadline(time.Now().Add(dw.d))
+	return dw.w.Write(p)
 }
 
 // handleImport reads an NDJSON body of records, every line decoded as

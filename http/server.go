@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +21,18 @@ const (
 	DefaultMaxBodyBytes    = 8 << 20
 	DefaultMaxImportBytes  = 256 << 20
 	DefaultShutdownTimeout = 10 * time.Second
+	DefaultMaxEmbedBytes   = 1 << 20
+
+	// Connection timeouts. A request's headers must arrive within
+	// DefaultReadHeaderTimeout and its body within DefaultReadTimeout of
+	// the start; the answer must be written within DefaultWriteTimeout of
+	// the end of the headers (export extends it for every piece it
+	// writes); an idle keep-alive connection is closed after
+	// DefaultIdleTimeout.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = time.Minute
+	DefaultWriteTimeout      = 5 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
 )
 
 // ActorHeader names the request header that attributes writes to an actor
@@ -41,12 +56,35 @@ type ServerOptions struct {
 	// MaxImportBytes bounds the NDJSON body of POST /v1/import;
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
+	// MaxEmbedBytes bounds the text one request may ask to embed: the
+	// contents of the episodes or values of the memories it adds, or the
+	// inputs of POST /v1/embeddings. More is ETOOLARGE (413), so that a body
+	// of MaxBodyBytes cannot ask for a hundred 64 KiB embeddings.
+	// DefaultMaxEmbedBytes when 0.
+	MaxEmbedBytes int64
 	// ShutdownTimeout bounds how long Serve waits for requests in flight
 	// after its context is cancelled; DefaultShutdownTimeout when 0.
 	ShutdownTimeout time.Duration
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound
+	// the connections Serve accepts, as the fields of http.Server do; the
+	// Default* constants when 0. A body that does not arrive in time is an
+	// EINVALID answer, or a closed connection. GET /v1/export extends the
+	// write deadline by WriteTimeout for every piece it writes, so a long
+	// export finishes while a client that stops reading is cut off.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// Embedder backs POST /v1/embeddings, which serves it in the shape of
 	// OpenAI's embeddings API. Without one that route answers 503.
 	Embedder engram.Embedder
+	// AllowedHosts are Host header values accepted besides the address
+	// Serve listens on and localhost, 127.0.0.1 and [::1] at its port: "name"
+	// at any port, "name:port" at one, "*" any host. Requests naming another
+	// host (a DNS rebinding attack, or a name the operator did not list) get
+	// 403, except GET /healthz and /readyz, which probes reach by address.
+	AllowedHosts []string
+	// AllowedOrigins are the browser origins ("https://app.example.com")
+	// that may call the API and get CORS headers; "*" allows every origin.
+	// A request with any other Origin header gets 403.
+	AllowedOrigins []string
 }
 
 // Server serves the engram REST API over a Service. It implements
@@ -57,8 +95,12 @@ type Server struct {
 	logger          *slog.Logger
 	maxBody         int64
 	maxImport       int64
+	maxEmbed        int64
 	shutdownTimeout time.Duration
+	timeouts        [4]time.Duration // read header, read, write, idle
 	embedder        engram.Embedder
+	allowedHosts    []string
+	allowedOrigins  []string
 
 	mux    *http.ServeMux
 	routes []route
@@ -70,9 +112,18 @@ type route struct {
 	method  string
 	path    string
 	params  []param
-	maxBody int64 // 0: the server's MaxBodyBytes
+	maxBody int64    // 0: the server's MaxBodyBytes
+	body    []string // media types the body may have; nil: no body is read
 	handle  func(w http.ResponseWriter, r *http.Request, q query) error
 }
+
+// Media types request bodies may have. A JSON route refuses every other
+// type, text/plain in particular: that is what a cross-origin form or
+// fetch can send without asking the browser's permission first.
+var (
+	jsonBody   = []string{"application/json"}
+	ndjsonBody = []string{NDJSONType, "application/json"}
+)
 
 // NewServer returns a Server serving svc.
 func NewServer(svc engram.Service, opts ServerOptions) *Server {
@@ -82,8 +133,11 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		logger:          opts.Logger,
 		maxBody:         opts.MaxBodyBytes,
 		maxImport:       opts.MaxImportBytes,
+		maxEmbed:        opts.MaxEmbedBytes,
 		shutdownTimeout: opts.ShutdownTimeout,
 		embedder:        opts.Embedder,
+		allowedHosts:    opts.AllowedHosts,
+		allowedOrigins:  opts.AllowedOrigins,
 		mux:             http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -95,8 +149,17 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
 	}
+	if s.maxEmbed <= 0 {
+		s.maxEmbed = DefaultMaxEmbedBytes
+	}
 	if s.shutdownTimeout <= 0 {
 		s.shutdownTimeout = DefaultShutdownTimeout
+	}
+	s.timeouts = [4]time.Duration{opts.ReadHeaderTimeout, opts.ReadTimeout, opts.WriteTimeout, opts.IdleTimeout}
+	for i, d := range [4]time.Duration{DefaultReadHeaderTimeout, DefaultReadTimeout, DefaultWriteTimeout, DefaultIdleTimeout} {
+		if s.timeouts[i] <= 0 {
+			s.timeouts[i] = d
+		}
 	}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
@@ -139,30 +202,30 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/readyz", handle: s.handleReady},
 		{method: "GET", path: "/v1/openapi.json", handle: s.handleOpenAPI},
 
-		{method: "POST", path: "/v1/episodes", handle: s.handleAddEpisodes},
+		{method: "POST", path: "/v1/episodes", body: jsonBody, handle: s.handleAddEpisodes},
 		{method: "GET", path: "/v1/episodes", params: episodeList, handle: s.handleListEpisodes},
 		{method: "GET", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleGetEpisode},
 		{method: "DELETE", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleDeleteEpisode},
 
-		{method: "POST", path: "/v1/memories", handle: s.handleAddMemories},
+		{method: "POST", path: "/v1/memories", body: jsonBody, handle: s.handleAddMemories},
 		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
-		{method: "POST", path: "/v1/memories/list", handle: s.handleListMemoriesPost},
+		{method: "POST", path: "/v1/memories/list", body: jsonBody, handle: s.handleListMemoriesPost},
 		{method: "GET", path: "/v1/memories/{id}", params: withScope(), handle: s.handleGetMemory},
-		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), handle: s.handleUpdateMemory},
+		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), body: jsonBody, handle: s.handleUpdateMemory},
 		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}), handle: s.handleDeleteMemory},
-		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), handle: s.handleSupersedeMemory},
-		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(), handle: s.handleRestoreMemory},
+		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), body: jsonBody, handle: s.handleSupersedeMemory},
+		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(), body: jsonBody, handle: s.handleRestoreMemory},
 		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(), handle: s.handleHistory},
-		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), handle: s.handleRollback},
+		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), body: jsonBody, handle: s.handleRollback},
 
-		{method: "POST", path: "/v1/search", handle: s.handleSearch},
+		{method: "POST", path: "/v1/search", body: jsonBody, handle: s.handleSearch},
 
 		{method: "DELETE", path: "/v1/scope", params: withScope(), handle: s.handleDeleteScope},
 		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
-		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, handle: s.handleImport},
+		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
 
-		{method: "POST", path: "/v1/embeddings", handle: s.handleEmbeddings},
+		{method: "POST", path: "/v1/embeddings", body: jsonBody, handle: s.handleEmbeddings},
 	}
 }
 
@@ -184,12 +247,58 @@ func (s *Server) endpoint(rt route) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		if err := checkContentType(r, rt.body); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		r = r.WithContext(engram.WithActor(r.Context(), actor))
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if err := rt.handle(w, r, q); err != nil {
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// checkContentType returns an EMEDIATYPE error naming the Content-Type
+// header when a route that reads a body gets one of another media type, or
+// a body without the header. A charset other than UTF-8 is refused too.
+// Routes that read no body accept anything.
+func checkContentType(r *http.Request, accepted []string) error {
+	if accepted == nil {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		if r.ContentLength == 0 {
+			return nil // no body: the handler says whether it needs one
+		}
+		return engram.Errorf(engram.EMEDIATYPE, "the request has a body but no Content-Type header; send the body as %s", accepted[0])
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type %q is malformed; send the body as %s", ct, accepted[0])
+	}
+	if !slices.Contains(accepted, mt) {
+		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type is %q; %s %s reads %s", mt, r.Method, r.URL.Path, strings.Join(accepted, " or "))
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return engram.Errorf(engram.EMEDIATYPE, "header Content-Type names charset %q; bodies must be UTF-8", cs)
+	}
+	return nil
+}
+
+// checkEmbedBytes returns an ETOOLARGE error naming the limit when the
+// texts of one request, which the service will embed, are more than
+// MaxEmbedBytes together.
+func (s *Server) checkEmbedBytes(what string, texts []string) error {
+	var n int64
+	for _, t := range texts {
+		n += int64(len(t))
+	}
+	if n > s.maxEmbed {
+		return engram.Errorf(engram.ETOOLARGE, "request body: the %s to embed total %d bytes, more than the limit of %d bytes per request (engram serve --max-embed-bytes); send them in smaller batches", what, n, s.maxEmbed)
+	}
+	return nil
 }
 
 // MaxActorBytes is the longest actor name the X-Engram-Actor header may carry.
@@ -220,7 +329,14 @@ func actorOf(r *http.Request) (string, error) {
 
 // ServeHTTP implements http.Handler. Requests that match no route, or
 // match a path with another method, get 404 or 405 in the error shape.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Not knowing the address it is served on, it accepts localhost,
+// 127.0.0.1 and [::1] at any port in the Host header; see
+// ServerOptions.AllowedHosts.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "") }
+
+// serve answers one request to the server listening on bound ("" when
+// unknown): the Host and Origin checks, then routing.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
@@ -236,6 +352,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.logger.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
 	}()
 
+	probe := r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
+	if !probe {
+		if err := s.checkHost(r, bound); err != nil {
+			s.writeError(sw, r, err)
+			return
+		}
+	}
+	if done, err := s.checkOrigin(sw, r); err != nil {
+		s.writeError(sw, r, err)
+		return
+	} else if done {
+		return
+	}
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		s.serveUnrouted(sw, r, h)
 		return
@@ -327,10 +456,13 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // or requests were still running at the deadline (they are cut off). Serve
 // closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	bound := ln.Addr().String()
 	srv := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, bound) }),
+		ReadHeaderTimeout: s.timeouts[0],
+		ReadTimeout:       s.timeouts[1],
+		WriteTimeout:      s.timeouts[2],
+		IdleTimeout:       s.timeouts[3],
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)

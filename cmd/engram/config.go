@@ -66,12 +66,13 @@ func defaultDataDir(getenv func(string) string) string {
 	return "engram-data"
 }
 
-// scope is the scope reads use and writes create records in.
+// scope is the scope reads use and writes create records in, names in
+// Unicode NFC.
 func (c *storeFlags) scope() engram.Scope {
 	return engram.Scope{
 		Org: c.org, Project: c.project, User: c.user, Agent: c.agent, Session: c.session,
 		IncludeShared: c.shared,
-	}
+	}.Normalize()
 }
 
 // namespace is where writes put new records.

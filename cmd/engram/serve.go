@@ -17,7 +17,7 @@ var serveCommand = &Command{
 	Name:     "serve",
 	Synopsis: "serve the HTTP API over a data directory or PostgreSQL",
 	Usage: `
-Usage: engram serve [--addr HOST:PORT] [--data DIR] [--store URL]
+Usage: engram serve [--addr HOST:PORT] [--data DIR] [--store URL] [flags]
 
 Opens the data directory (or, with --store, the PostgreSQL database at URL)
 and serves the HTTP API until interrupted. On start it logs "listening on
@@ -31,7 +31,13 @@ answer 503 with the reason, and it reconnects in the background (backing
 off up to 5s between attempts), applying the migrations once the database
 answers. The same holds when the database goes away later; nothing is
 half-written. Errors retrying cannot fix (a schema newer than this program,
-vectors made by another embedder) end it with exit status 1.`,
+vectors made by another embedder) end it with exit status 1.
+
+The server answers only requests whose Host header names it: the address
+it listens on, or localhost, 127.0.0.1 or [::1] at its port. When clients
+reach it by another name or address (0.0.0.0 in --addr, a container name,
+a proxy), list those in --allowed-hosts. Requests from web pages (with an
+Origin header) are refused unless the origin is in --allowed-origins.`,
 	Run: runServe,
 }
 
@@ -42,6 +48,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "serve the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
 	var ef embedFlags
 	ef.register(fs, m.Getenv)
+	var sf serveFlags
+	sf.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
@@ -54,11 +62,16 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
 		return cmdUsageErrorf(cmd, "--log-level %q is not one of debug, info, warn, error", *level)
 	}
+	opts, err := sf.options(cmd)
+	if err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
+	opts.Logger = logger
 
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, logger)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts)
 	}
 	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
 	if err != nil {
@@ -74,7 +87,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	srv := engramhttp.NewServer(eng, engramhttp.ServerOptions{Ready: eng.Ready, Logger: logger, Embedder: eng.Embedder()})
+	opts.Ready, opts.Embedder = eng.Ready, eng.Embedder()
+	srv := engramhttp.NewServer(eng, opts)
 	logger.Info("listening on http://"+ln.Addr().String(), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -89,7 +103,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // reconnects in the background, then applies the migrations and serves. An
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, logger *slog.Logger) (err error) {
+// opts carries the logger and the server's limits.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions) (err error) {
+	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
 	}
@@ -146,7 +162,8 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		close(done)
 	}
 
-	srv := engramhttp.NewServer(sb, engramhttp.ServerOptions{Ready: sb.Ready, Logger: logger, Embedder: emb})
+	opts.Ready, opts.Embedder = sb.Ready, emb
+	srv := engramhttp.NewServer(sb, opts)
 	logger.Info("listening on http://"+ln.Addr().String(), "store", label)
 	serr := srv.Serve(serveCtx, ln)
 	stop()

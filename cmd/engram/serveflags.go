@@ -1,0 +1,88 @@
+package main
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+	"time"
+
+	engramhttp "github.com/engramhq/engram/http"
+)
+
+// serveFlags are the flags of engram serve that shape the HTTP server:
+// connection timeouts and the hosts and browser origins it answers.
+type serveFlags struct {
+	timeouts                     [4]*string // read header, read, write, idle
+	allowedHosts, allowedOrigins *string
+	maxEmbedBytes                *int64
+}
+
+var timeoutFlags = [4]struct {
+	name, env string
+	def       time.Duration
+	usage     string
+}{
+	{"read-header-timeout", "ENGRAM_READ_HEADER_TIMEOUT", engramhttp.DefaultReadHeaderTimeout, "time a client has to send a request's headers"},
+	{"read-timeout", "ENGRAM_READ_TIMEOUT", engramhttp.DefaultReadTimeout, "time a client has to send a whole request, body included"},
+	{"write-timeout", "ENGRAM_WRITE_TIMEOUT", engramhttp.DefaultWriteTimeout, "time to answer a request (an export: each piece of it)"},
+	{"idle-timeout", "ENGRAM_IDLE_TIMEOUT", engramhttp.DefaultIdleTimeout, "time an idle keep-alive connection is kept open"},
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	for i, tf := range timeoutFlags {
+		f.timeouts[i] = fs.String(tf.name, envOr(getenv, tf.env, tf.def.String()), tf.usage+" (`duration`, env "+tf.env+")")
+	}
+	f.maxEmbedBytes = fs.Int64("max-embed-bytes", envInt64(getenv, "ENGRAM_MAX_EMBED_BYTES", engramhttp.DefaultMaxEmbedBytes),
+		"most `bytes` of text one request may ask to embed (env ENGRAM_MAX_EMBED_BYTES)")
+	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
+		"comma-separated `hosts` accepted in the Host header besides the listening address and localhost: name, name:port, or * for any (env ENGRAM_ALLOWED_HOSTS)")
+	f.allowedOrigins = fs.String("allowed-origins", getenv("ENGRAM_ALLOWED_ORIGINS"),
+		"comma-separated browser `origins` (https://app.example.com) allowed to call the API, with CORS; * for any (env ENGRAM_ALLOWED_ORIGINS)")
+}
+
+// options returns the server options the flags give; a duration that does
+// not parse or is not positive is a usage error naming the flag.
+func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
+	var d [4]time.Duration
+	for i, tf := range timeoutFlags {
+		v, err := time.ParseDuration(*f.timeouts[i])
+		if err != nil || v <= 0 {
+			return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--%s (env %s) %q is not a positive duration like 30s or 2m", tf.name, tf.env, *f.timeouts[i])
+		}
+		d[i] = v
+	}
+	if *f.maxEmbedBytes <= 0 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-embed-bytes (env ENGRAM_MAX_EMBED_BYTES) must be a positive number of bytes")
+	}
+	return engramhttp.ServerOptions{
+		MaxEmbedBytes:     *f.maxEmbedBytes,
+		ReadHeaderTimeout: d[0], ReadTimeout: d[1], WriteTimeout: d[2], IdleTimeout: d[3],
+		AllowedHosts:   splitList(*f.allowedHosts),
+		AllowedOrigins: splitList(*f.allowedOrigins),
+	}, nil
+}
+
+// envInt64 is the integer in the variable key, def when it is unset; a
+// value that is not an integer gives -1, which options refuses.
+func envInt64(getenv func(string) string, key string, def int64) int64 {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
