@@ -8,19 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/postgres"
-	"github.com/engramhq/engram/sqlite"
+	"github.com/engramhq/engram/storeopen"
 )
 
 var migrateStoreCommand = &Command{
@@ -77,18 +73,18 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	case *batch <= 0:
 		return cmdUsageErrorf(cmd, "--batch must be positive")
 	}
-	if !isPostgresURL(*from) && !isPostgresURL(*to) && sameDir(*from, *to) {
+	if fromB, _ := storeopen.Backend(*from); fromB == storeopen.SQLite && sameDir(*from, *to) {
 		return cmdUsageErrorf(cmd, "--from and --to are the same data directory")
 	}
 	// Only warnings: the SQLite store logs its migrations to the default.
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	slog.SetDefault(logger)
-	src, err := openStore(ctx, *from, false, logger)
+	src, err := openStore(ctx, "--from", *from, storeopen.Options{Logger: logger, MustExist: true})
 	if err != nil {
 		return fmt.Errorf("open the source: %w", err)
 	}
 	defer src.Close()
-	dst, err := openStore(ctx, *to, true, logger)
+	dst, err := openStore(ctx, "--to", *to, storeopen.Options{Logger: logger})
 	if err != nil {
 		return fmt.Errorf("open the destination: %w", err)
 	}
@@ -147,39 +143,10 @@ var dumpKinds = []string{
 	engram.RecordAudit, engram.RecordVector, engram.RecordMeta,
 }
 
-func isPostgresURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
-
 func sameDir(a, b string) bool {
 	a, errA := filepath.Abs(a)
 	b, errB := filepath.Abs(b)
 	return errA == nil && errB == nil && a == b
-}
-
-// openStore opens the store at loc, a data directory or a PostgreSQL URL.
-// A source directory must hold a database already: opening would create an
-// empty one and the copy would silently copy nothing.
-func openStore(ctx context.Context, loc string, create bool, logger *slog.Logger) (engram.Store, error) {
-	if isPostgresURL(loc) {
-		return postgres.Open(ctx, loc, postgres.Options{Logger: logger})
-	}
-	if strings.Contains(loc, "://") {
-		return nil, engram.Errorf(engram.EINVALID, "%q is neither a data directory nor a postgres:// URL", redactURL(loc))
-	}
-	file := filepath.Join(loc, engine.DBFile)
-	if !create {
-		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-			return nil, engram.Errorf(engram.EINVALID, "data directory %s holds no %s", loc, engine.DBFile)
-		}
-	}
-	return sqlite.Open(ctx, file)
-}
-
-// redactURL keeps only the scheme of a URL, which may hold a password.
-func redactURL(s string) string {
-	scheme, _, _ := strings.Cut(s, "://")
-	return scheme + "://..."
 }
 
 var errNotEmpty = errors.New("not empty")
