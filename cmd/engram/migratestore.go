@@ -73,6 +73,9 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	case *batch <= 0:
 		return cmdUsageErrorf(cmd, "--batch must be positive")
 	}
+	if err := errors.Join(checkLocation("--from", *from), checkLocation("--to", *to)); err != nil {
+		return err
+	}
 	if fromB, _ := storeopen.Backend(*from); fromB == storeopen.SQLite && sameDir(*from, *to) {
 		return cmdUsageErrorf(cmd, "--from and --to are the same data directory")
 	}

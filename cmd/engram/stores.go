@@ -43,13 +43,22 @@ func checkStoreURL(cmd *Command, url string) error {
 	return nil
 }
 
+// checkLocation returns an EINVALID error whose sentence starts with the
+// flag (such as "--to") if storeopen.Backend refuses loc, else nil.
+func checkLocation(flag, loc string) error {
+	if _, err := storeopen.Backend(loc); err != nil {
+		return engram.Errorf(engram.EINVALID, "%s: %s", flag, engram.ErrorMessage(err))
+	}
+	return nil
+}
+
 // openStore opens the store at loc, given with the flag named flag (such
 // as "--from"). A location storeopen.Backend refuses (an unknown URL
 // scheme) is an EINVALID error whose sentence starts with the flag; other
 // errors are storeopen.Open's.
 func openStore(ctx context.Context, flag, loc string, opts storeopen.Options) (engram.Store, error) {
-	if _, err := storeopen.Backend(loc); err != nil {
-		return nil, engram.Errorf(engram.EINVALID, "%s: %s", flag, engram.ErrorMessage(err))
+	if err := checkLocation(flag, loc); err != nil {
+		return nil, err
 	}
 	return storeopen.Open(ctx, loc, opts)
 }
