@@ -2,12 +2,22 @@ package engram
 
 import (
 	"context"
+	"reflect"
 	"time"
 )
 
 // Store is a storage backend: the embedded SQLite store or PostgreSQL. It
 // offers transactions over primitive record operations; the rules of the
 // domain (versions, statuses, audit) live once in the engine, above it.
+//
+// Store, Reader and Tx are the core every backend implements: enough to
+// serve reads and writes without vectors. The rest are optional
+// capabilities, small interfaces that a backend's Reader or Tx implements
+// beside the core (VectorReader, VectorWriter, ChangeLog, MetaReader,
+// MetaWriter, Dumper). Callers discover them with a type assertion, or with
+// Need, which gives the coded error to return when one is missing. A
+// backend whose Reader implements a reading capability implements the
+// matching writing one on its Tx.
 //
 // Every method that reads takes a Scope and must return only records the
 // scope contains (Scope.Contains is the reference rule). An id that exists
@@ -31,6 +41,10 @@ type Reader interface {
 	GetEpisode(ctx context.Context, s Scope, id string) (*Episode, error)
 	// GetMemory returns the memory in any status or an ENOTFOUND error.
 	GetMemory(ctx context.Context, s Scope, id string) (*Memory, error)
+	// GetMemories returns the memories among ids that the scope contains, in
+	// any status and in no particular order; ids it does not contain (or
+	// that do not exist, or are malformed) are skipped without error.
+	GetMemories(ctx context.Context, s Scope, ids []string) ([]Memory, error)
 	// ListEpisodes returns episodes ordered by (occurred_at, id) ascending,
 	// and the cursor of the next page ("" on the last page).
 	ListEpisodes(ctx context.Context, s Scope, f EpisodeFilter) ([]Episode, string, error)
@@ -48,20 +62,40 @@ type Reader interface {
 	// Export calls fn for every record in the scope: episodes, then memories,
 	// then versions, then audit entries. An error from fn stops it.
 	Export(ctx context.Context, s Scope, fn func(Record) error) error
+}
 
-	// GetMemories returns the memories among ids that the scope contains, in
-	// any status and in no particular order; ids it does not contain (or
-	// that do not exist, or are malformed) are skipped without error.
-	GetMemories(ctx context.Context, s Scope, ids []string) ([]Memory, error)
+// VectorReader is the capability of a Reader whose store keeps the
+// embeddings of memories: an engine with an embedder needs it for its dense
+// channel.
+type VectorReader interface {
 	// ScanVectors calls fn for every vector made by embedder that belongs to
-	// an active memory the scope contains. An error from fn stops it.
+	// an active memory the scope contains. An error from fn stops it and is
+	// returned; an empty embedder or a bad scope is EINVALID.
 	ScanVectors(ctx context.Context, s Scope, embedder string, fn func(VectorRecord) error) error
 	// GetVectors returns the vectors made by embedder of the listed memories
 	// of the tenant that are active (any user, agent or session: callers
-	// check the namespace in each record). Unknown ids are skipped.
+	// check the namespace in each record). Unknown ids are skipped; an
+	// empty embedder is EINVALID.
 	GetVectors(ctx context.Context, tenant Namespace, embedder string, ids []string) ([]VectorRecord, error)
-	// Meta returns the store-wide value under key, or "" if there is none.
-	Meta(ctx context.Context, key string) (string, error)
+}
+
+// VectorWriter is the capability of a Tx whose store keeps the embeddings
+// of memories.
+type VectorWriter interface {
+	// PutVectors replaces the vectors that embedder made for one memory of
+	// the tenant with vecs (one per field); ENOTFOUND if there is no such
+	// memory, EINVALID for an unknown field or an empty vector.
+	PutVectors(ctx context.Context, tenant Namespace, memoryID, embedder string, vecs []FieldVector) error
+	// DeleteVectorsExcept removes every stored vector not made by embedder
+	// and says how many it removed (used when a re-embedding completes); an
+	// empty embedder is EINVALID.
+	DeleteVectorsExcept(ctx context.Context, embedder string) (int, error)
+}
+
+// ChangeLog is the capability of a Reader whose store records which
+// memories each commit changed, so caches of derived data (the engine's
+// vector indexes) catch up with writes made by other processes.
+type ChangeLog interface {
 	// Changes returns the ids of memories of the scope's tenant and user
 	// (agent, session and IncludeShared are ignored) that were inserted,
 	// replaced, purged or given vectors by transactions committed after
@@ -73,25 +107,56 @@ type Reader interface {
 	// old changes: if after is older than what it keeps, it returns
 	// ECONFLICT and the caller reloads from scratch.
 	Changes(ctx context.Context, s Scope, after int64) ([]string, int64, error)
-	// ScanMemories is for maintenance (re-embedding, store migration) only,
-	// never for serving a client: it returns up to limit memories of every
-	// tenant, in any status, ordered by (org, project, id) after the key
-	// after (the zero key starts at the beginning).
+}
+
+// MetaReader is the capability of a Reader whose store keeps store-wide
+// settings, such as which embedder made its vectors.
+type MetaReader interface {
+	// Meta returns the store-wide value under key, or "" if there is none;
+	// an empty key is EINVALID.
+	Meta(ctx context.Context, key string) (string, error)
+}
+
+// MetaWriter is the capability of a Tx whose store keeps store-wide
+// settings.
+type MetaWriter interface {
+	// SetMeta stores a store-wide value under key; an empty value deletes
+	// it, an empty key is EINVALID.
+	SetMeta(ctx context.Context, key, value string) error
+}
+
+// Dumper is the capability of a Reader that can read across tenants, for
+// maintenance (re-embedding, copying a store to another backend) only,
+// never for serving a client.
+type Dumper interface {
+	// ScanMemories returns up to limit memories of every tenant, in any
+	// status, ordered by (org, project, id) after the key after (the zero
+	// key starts at the beginning). A limit below 1 is EINVALID.
 	ScanMemories(ctx context.Context, after MemoryKey, limit int) ([]Memory, error)
-	// Dump is for maintenance (copying a store to another backend) only,
-	// never for serving a client: it crosses tenants. It calls fn for every
-	// record of every tenant, in this order: episodes, memories, versions,
-	// audit entries, vectors of every embedder, then store-wide meta values
-	// (except a backend's own bookkeeping, such as change-log positions).
-	// Within a kind records come in byte order of their key: (org, project,
-	// id) for episodes, memories and audit, (org, project, memory id,
-	// version) for versions, (org, project, memory id, embedder, field) for
-	// vectors, and key for meta. An error from fn stops it and is returned
-	// as is.
+	// Dump calls fn for every record of every tenant, in this order:
+	// episodes, memories, versions, audit entries, vectors of every
+	// embedder, then store-wide meta values (except a backend's own
+	// bookkeeping, such as change-log positions). Within a kind records come
+	// in byte order of their key: (org, project, id) for episodes, memories
+	// and audit, (org, project, memory id, version) for versions, (org,
+	// project, memory id, embedder, field) for vectors, and key for meta.
+	// An error from fn stops it and is returned as is.
 	Dump(ctx context.Context, fn func(DumpRecord) error) error
 }
 
-// DumpRecord is one record of Reader.Dump: Type is one of the Record types,
+// Need returns tx, a Reader or Tx, as the capability C. When tx does not
+// implement C it returns an EINVALID error naming C and what needs it
+// (need, e.g. "an engine with an embedder"), which callers return as is.
+func Need[C any](tx any, need string) (C, error) {
+	c, ok := tx.(C)
+	if !ok {
+		return c, Errorf(EINVALID, "the store (whose transactions are %T) does not implement %s, which %s needs; use a store that does, such as the sqlite or postgres one",
+			tx, reflect.TypeFor[C]().String(), need)
+	}
+	return c, nil
+}
+
+// DumpRecord is one record of Dumper.Dump: Type is one of the Record types,
 // with the matching pointer of Record set, or RecordVector or RecordMeta.
 type DumpRecord struct {
 	Record
@@ -149,7 +214,7 @@ type TextHit struct {
 	Score  float64
 }
 
-// Tx is a read-write Store transaction.
+// Tx is a read-write Store transaction. It sees its own writes.
 type Tx interface {
 	Reader
 	// InsertEpisode stores a new episode; ECONFLICT if its id exists.
@@ -176,15 +241,6 @@ type Tx interface {
 	// Touch records an access to memories: access_count += 1 and
 	// last_accessed = at. Unknown ids are ignored.
 	Touch(ctx context.Context, tenant Namespace, ids []string, at time.Time) error
-	// PutVectors replaces the vectors that embedder made for one memory of
-	// the tenant with vecs (one per field); ENOTFOUND if there is no such
-	// memory, EINVALID for an unknown field or an empty vector.
-	PutVectors(ctx context.Context, tenant Namespace, memoryID, embedder string, vecs []FieldVector) error
-	// DeleteVectorsExcept removes every stored vector not made by embedder
-	// and says how many it removed (used when a re-embedding completes).
-	DeleteVectorsExcept(ctx context.Context, embedder string) (int, error)
-	// SetMeta stores a store-wide value under key; an empty value deletes it.
-	SetMeta(ctx context.Context, key, value string) error
 }
 
 // PurgeCounts says how many records a purge removed.

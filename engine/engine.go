@@ -2,17 +2,13 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"maps"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/retrieval"
-	"github.com/engramhq/engram/sqlite"
 	"github.com/engramhq/engram/vector"
 )
 
@@ -41,6 +37,9 @@ type Options struct {
 	// NewIndex makes the in-memory vector index of one (tenant, user);
 	// default vector.NewAuto (exact below a size threshold, HNSW above).
 	NewIndex func(dim int) vector.Index
+	// CloseStore makes Close close the store too, for an engine that owns
+	// the store it was given (see package storeopen).
+	CloseStore bool
 }
 
 // Engine implements engram.Service over an engram.Store.
@@ -60,40 +59,21 @@ type Engine struct {
 
 var _ engram.Service = (*Engine)(nil)
 
-// DBFile is the name of the SQLite database inside a data directory.
-const DBFile = "engram.db"
-
-// Open opens (creating it if needed) the data directory dir with the
-// embedded SQLite store and returns an Engine over it. It fails if the
-// directory cannot be created or the database cannot be opened or migrated.
-func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
-	if dir == "" {
-		return nil, engram.Errorf(engram.EINVALID, "data directory is required")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, DBFile))
-	if err != nil {
-		return nil, fmt.Errorf("open store in %s: %w", dir, err)
-	}
-	e, err := New(ctx, db, opts)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	e.closer = db.Close
-	return e, nil
-}
-
 // New returns an Engine over store. It fails with EMISMATCH if the store's
-// vectors were made by an embedder other than opts.Embedder. Closing the
-// Engine does not close a store passed to New.
+// vectors were made by an embedder other than opts.Embedder, with EINVALID
+// naming the missing capability if opts.Embedder is set and the store
+// cannot keep vectors (its transactions lack engram.VectorReader,
+// engram.ChangeLog, engram.MetaReader or engram.Dumper), and with the
+// store's error if it cannot be read. Closing the Engine closes the store
+// only when opts.CloseStore is set; New never closes it.
 func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error) {
 	if err := checkEmbedder(ctx, store, opts.Embedder); err != nil {
 		return nil, err
 	}
 	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now}
+	if opts.CloseStore {
+		e.closer = store.Close
+	}
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
@@ -157,7 +137,8 @@ func (e *Engine) Ready(ctx context.Context) error { return e.store.Ready(ctx) }
 // FlushAccess writes recorded reads to the store now.
 func (e *Engine) FlushAccess(ctx context.Context) error { return e.access.flush(ctx) }
 
-// Close flushes recorded reads and closes the store if Open opened it.
+// Close flushes recorded reads and closes the store if Options.CloseStore
+// was set, returning the store's error.
 func (e *Engine) Close() error {
 	var err error
 	e.once.Do(func() {

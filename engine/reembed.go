@@ -27,6 +27,9 @@ type ReembedStats struct {
 	Removed  int  // vectors of other embedders removed at the end
 }
 
+// needReembed names what needs the maintenance capabilities in their errors.
+const needReembed = "re-embedding"
+
 // ReembedBatch is how many memories one step of Reembed embeds and commits.
 const ReembedBatch = 256
 
@@ -36,7 +39,10 @@ const ReembedBatch = 256
 // committed after every batch, so an interrupted run (error, cancel, kill)
 // resumes where it stopped when called again with the same embedder.
 // Engines must not serve the store meanwhile. progress, when not nil, is
-// called with the number of memories scanned so far.
+// called with the number of memories scanned so far. A store whose
+// transactions lack a capability re-embedding needs (engram.Dumper,
+// engram.MetaReader, engram.MetaWriter, engram.VectorWriter) is refused with
+// an EINVALID error naming it.
 func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress func(scanned int)) (*ReembedStats, error) {
 	if emb == nil {
 		return nil, engram.Errorf(engram.EINVALID, "reembed needs an embedder")
@@ -49,7 +55,14 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 	state := reembedState{Target: stats.To}
 	var raw string
 	if err := st.View(ctx, func(r engram.Reader) error {
-		raw, err = r.Meta(ctx, metaReembed)
+		if _, err := engram.Need[engram.Dumper](r, needReembed); err != nil {
+			return err
+		}
+		mr, err := engram.Need[engram.MetaReader](r, needReembed)
+		if err != nil {
+			return err
+		}
+		raw, err = mr.Meta(ctx, metaReembed)
 		return err
 	}); err != nil {
 		return nil, err
@@ -67,7 +80,11 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 	for {
 		var ms []engram.Memory
 		if err := st.View(ctx, func(r engram.Reader) error {
-			ms, err = r.ScanMemories(ctx, state.After, ReembedBatch)
+			d, err := engram.Need[engram.Dumper](r, needReembed)
+			if err != nil {
+				return err
+			}
+			ms, err = d.ScanMemories(ctx, state.After, ReembedBatch)
 			return err
 		}); err != nil {
 			return nil, err
@@ -99,7 +116,11 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 					return err
 				}
 			}
-			return tx.SetMeta(ctx, metaReembed, string(b))
+			mw, err := engram.Need[engram.MetaWriter](tx, needReembed)
+			if err != nil {
+				return err
+			}
+			return mw.SetMeta(ctx, metaReembed, string(b))
 		}); err != nil {
 			return nil, err
 		}
@@ -111,14 +132,21 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 	}
 	info, _ := json.Marshal(stats.To)
 	err = st.Update(ctx, func(tx engram.Tx) error {
-		var err error
-		if stats.Removed, err = tx.DeleteVectorsExcept(ctx, emb.Name()); err != nil {
+		vw, err := engram.Need[engram.VectorWriter](tx, needReembed)
+		if err != nil {
 			return err
 		}
-		if err := tx.SetMeta(ctx, MetaEmbedder, string(info)); err != nil {
+		mw, err := engram.Need[engram.MetaWriter](tx, needReembed)
+		if err != nil {
 			return err
 		}
-		return tx.SetMeta(ctx, metaReembed, "")
+		if stats.Removed, err = vw.DeleteVectorsExcept(ctx, emb.Name()); err != nil {
+			return err
+		}
+		if err := mw.SetMeta(ctx, MetaEmbedder, string(info)); err != nil {
+			return err
+		}
+		return mw.SetMeta(ctx, metaReembed, "")
 	})
 	if err != nil {
 		return nil, err

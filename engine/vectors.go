@@ -23,13 +23,23 @@ type EmbedderInfo struct {
 	Dim  int    `json:"dim"`
 }
 
+// needEmbedder names what needs the vector capabilities in their errors.
+const needEmbedder = "an engine with an embedder"
+
 // StoredEmbedder returns the embedder recorded in the store, or nil if the
-// store has none recorded yet.
+// store has none recorded yet or keeps no store-wide settings (its
+// transactions do not implement engram.MetaReader, so it cannot have
+// vectors either). It fails if the store cannot be read or the record is
+// not valid JSON.
 func StoredEmbedder(ctx context.Context, st engram.Store) (*EmbedderInfo, error) {
 	var raw string
 	err := st.View(ctx, func(r engram.Reader) error {
+		mr, ok := r.(engram.MetaReader)
+		if !ok {
+			return nil
+		}
 		var err error
-		raw, err = r.Meta(ctx, MetaEmbedder)
+		raw, err = mr.Meta(ctx, MetaEmbedder)
 		return err
 	})
 	if err != nil || raw == "" {
@@ -42,9 +52,36 @@ func StoredEmbedder(ctx context.Context, st engram.Store) (*EmbedderInfo, error)
 	return &info, nil
 }
 
+// requireVectors returns an EINVALID error naming the first capability an
+// engine with an embedder needs that st's transactions lack, or nil. Only
+// the read side is checked here, in one read transaction; a backend that
+// implements it implements the write side too (engram.VectorWriter and
+// engram.MetaWriter), which writes check again when they need it.
+func requireVectors(ctx context.Context, st engram.Store) error {
+	return st.View(ctx, func(r engram.Reader) error {
+		if _, err := engram.Need[engram.VectorReader](r, needEmbedder); err != nil {
+			return err
+		}
+		if _, err := engram.Need[engram.ChangeLog](r, needEmbedder); err != nil {
+			return err
+		}
+		if _, err := engram.Need[engram.MetaReader](r, needEmbedder); err != nil {
+			return err
+		}
+		_, err := engram.Need[engram.Dumper](r, needEmbedder)
+		return err
+	})
+}
+
 // checkEmbedder records emb as the store's embedder if none is recorded and
-// refuses an embedder other than the recorded one.
+// refuses an embedder other than the recorded one, or any embedder when the
+// store cannot keep vectors (EINVALID, see requireVectors).
 func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) error {
+	if emb != nil {
+		if err := requireVectors(ctx, st); err != nil {
+			return err
+		}
+	}
 	info, err := StoredEmbedder(ctx, st)
 	if err != nil {
 		return err
@@ -59,8 +96,11 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 	if info == nil {
 		var ms []engram.Memory
 		if err := st.View(ctx, func(r engram.Reader) error {
-			var err error
-			ms, err = r.ScanMemories(ctx, engram.MemoryKey{}, 1)
+			d, err := engram.Need[engram.Dumper](r, needEmbedder)
+			if err != nil {
+				return err
+			}
+			ms, err = d.ScanMemories(ctx, engram.MemoryKey{}, 1)
 			return err
 		}); err != nil {
 			return err
@@ -69,7 +109,13 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 			return engram.Errorf(engram.EMISMATCH, "this store holds memories stored without an embedder; run `engram reembed` to embed them with %s, or keep using no embedder", want.Name)
 		}
 		b, _ := json.Marshal(want)
-		return st.Update(ctx, func(tx engram.Tx) error { return tx.SetMeta(ctx, MetaEmbedder, string(b)) })
+		return st.Update(ctx, func(tx engram.Tx) error {
+			mw, err := engram.Need[engram.MetaWriter](tx, needEmbedder)
+			if err != nil {
+				return err
+			}
+			return mw.SetMeta(ctx, MetaEmbedder, string(b))
+		})
 	}
 	if *info != want {
 		return engram.Errorf(engram.EMISMATCH, "this store holds vectors made by %s (%d dimensions), not by the configured %s (%d dimensions); configure %s again, or run `engram reembed` to re-embed every memory with the new one",
@@ -214,7 +260,11 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 	for i, ft := range fts {
 		fvs[i] = engram.FieldVector{Field: ft[0], Vec: b.pre[ft[1]]}
 	}
-	if err := tx.PutVectors(ctx, m.Namespace, m.ID, b.v.emb.Name(), fvs); err != nil {
+	vw, err := engram.Need[engram.VectorWriter](tx, needEmbedder)
+	if err != nil {
+		return err
+	}
+	if err := vw.PutVectors(ctx, m.Namespace, m.ID, b.v.emb.Name(), fvs); err != nil {
 		return err
 	}
 	b.changes = append(b.changes, vecChange{ns: m.Namespace, id: m.ID, active: true, vecs: fvs})
@@ -306,11 +356,18 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 	ns := map[string]engram.Namespace{}
 	var seq int64
 	err := v.store.View(ctx, func(r engram.Reader) error {
-		var err error
-		if _, seq, err = r.Changes(ctx, scope, -1); err != nil {
+		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
+		if err != nil {
 			return err
 		}
-		return r.ScanVectors(ctx, scope, v.emb.Name(), func(rec engram.VectorRecord) error {
+		vr, err := engram.Need[engram.VectorReader](r, needEmbedder)
+		if err != nil {
+			return err
+		}
+		if _, seq, err = cl.Changes(ctx, scope, -1); err != nil {
+			return err
+		}
+		return vr.ScanVectors(ctx, scope, v.emb.Name(), func(rec engram.VectorRecord) error {
 			if rec.Namespace.User != k.user {
 				return nil // shared records are in their own partition
 			}
@@ -337,11 +394,18 @@ func (v *vectors) catchUp(ctx context.Context, p *partition, scope engram.Scope)
 		recs []engram.VectorRecord
 	)
 	err := v.store.View(ctx, func(r engram.Reader) error {
-		var err error
-		if ids, seq, err = r.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
+		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
+		if err != nil {
 			return err
 		}
-		recs, err = r.GetVectors(ctx, scope.Namespace(), v.emb.Name(), ids)
+		vr, err := engram.Need[engram.VectorReader](r, needEmbedder)
+		if err != nil {
+			return err
+		}
+		if ids, seq, err = cl.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
+			return err
+		}
+		recs, err = vr.GetVectors(ctx, scope.Namespace(), v.emb.Name(), ids)
 		return err
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/storeopen"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -79,9 +80,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultEngine opens the embedded engine with default options in dir.
+// DefaultEngine opens the engine with default options over the store in
+// dir, through storeopen: the SQLite store in that data directory.
 func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() error, error) {
-	e, err := engine.Open(ctx, dir, engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	e, err := storeopen.Engine(ctx, dir, engine.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, nil, err
 	}

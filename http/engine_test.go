@@ -11,6 +11,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/storeopen"
 )
 
 // engineEnv is a real engine in a temp dir behind a real HTTP server.
@@ -25,7 +26,7 @@ func newEngineEnv(t testing.TB, opts engramhttp.ServerOptions) *engineEnv {
 	ctx := context.Background()
 	// Access counts are flushed only on Close so that reads in the middle
 	// of a test do not change what later reads return.
-	eng, err := engine.Open(ctx, t.TempDir(), engine.Options{Logger: discardLogger(), AccessFlush: time.Hour})
+	eng, err := storeopen.Engine(ctx, t.TempDir(), engine.Options{Logger: discardLogger(), AccessFlush: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,16 @@ type tx struct {
 	changes  map[change]struct{} // memories this transaction changed, logged before commit
 }
 
-var _ engram.Tx = (*tx)(nil)
+// The store implements every optional capability: both on the same tx.
+var (
+	_ engram.Tx           = (*tx)(nil)
+	_ engram.VectorReader = (*tx)(nil)
+	_ engram.VectorWriter = (*tx)(nil)
+	_ engram.ChangeLog    = (*tx)(nil)
+	_ engram.MetaReader   = (*tx)(nil)
+	_ engram.MetaWriter   = (*tx)(nil)
+	_ engram.Dumper       = (*tx)(nil)
+)
 
 func (t *tx) writable() error {
 	if t.readOnly {

@@ -19,6 +19,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/storeopen"
 	"github.com/engramhq/engram/uselite"
 )
 
@@ -107,7 +108,7 @@ func BenchmarkSearchLoCoMo(b *testing.B) {
 		b.Fatal(err)
 	}
 	live := new(atomic.Bool)
-	e, err := engine.Open(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
+	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -243,7 +243,7 @@ func TestIntegrityCheck(t *testing.T) {
 func putVectors(t testing.TB, db *sqlite.DB, m *engram.Memory, embedder string, vecs ...engram.FieldVector) {
 	t.Helper()
 	if err := db.Update(ctx, func(tx engram.Tx) error {
-		return tx.PutVectors(ctx, m.Namespace, m.ID, embedder, vecs)
+		return tx.(engram.VectorWriter).PutVectors(ctx, m.Namespace, m.ID, embedder, vecs)
 	}); err != nil {
 		t.Fatalf("PutVectors: %v", err)
 	}
@@ -345,7 +345,7 @@ func TestMetaDeleteRemovesRow(t *testing.T) {
 	raw := rawDB(t, db)
 	set := func(k, v string) {
 		t.Helper()
-		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.SetMeta(ctx, k, v) }); err != nil {
+		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, k, v) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -527,13 +527,13 @@ func TestWriteInViewFails(t *testing.T) {
 	for name, write := range map[string]func(tx engram.Tx) error{
 		"InsertEpisode": func(tx engram.Tx) error { return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky")) },
 		"PutVectors": func(tx engram.Tx) error {
-			return tx.PutVectors(ctx, nsU1, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{2}}})
+			return tx.(engram.VectorWriter).PutVectors(ctx, nsU1, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{2}}})
 		},
 		"DeleteVectorsExcept": func(tx engram.Tx) error {
-			_, err := tx.DeleteVectorsExcept(ctx, "other")
+			_, err := tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, "other")
 			return err
 		},
-		"SetMeta": func(tx engram.Tx) error { return tx.SetMeta(ctx, "k", "v") },
+		"SetMeta": func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, "k", "v") },
 	} {
 		err := db.View(ctx, func(r engram.Reader) error {
 			tx, ok := r.(engram.Tx)

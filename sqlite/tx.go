@@ -20,7 +20,16 @@ type tx struct {
 	readOnly bool
 }
 
-var _ engram.Tx = (*tx)(nil)
+// The store implements every optional capability: both on the same tx.
+var (
+	_ engram.Tx           = (*tx)(nil)
+	_ engram.VectorReader = (*tx)(nil)
+	_ engram.VectorWriter = (*tx)(nil)
+	_ engram.ChangeLog    = (*tx)(nil)
+	_ engram.MetaReader   = (*tx)(nil)
+	_ engram.MetaWriter   = (*tx)(nil)
+	_ engram.Dumper       = (*tx)(nil)
+)
 
 // stmt returns the prepared statement for q bound to this transaction, or
 // nil when q is built per call.

@@ -20,8 +20,11 @@ import (
 type Opener = func(t *testing.T) engram.Store
 
 // Run runs the conformance suite against stores made by open. Every
-// subtest opens its own store, and none runs in parallel.
+// subtest opens its own store, and none runs in parallel. The suite covers
+// the optional capabilities too (engram.VectorReader and the others): it
+// fails at once, naming the first one missing, if the store lacks any.
 func Run(t *testing.T, open Opener) {
+	checkCapabilities(t, open(t))
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Opener)
@@ -199,6 +202,34 @@ func getMemories(t testing.TB, st engram.Store, s engram.Scope, ids []string) []
 		return err
 	})
 	return out
+}
+
+// checkCapabilities fails the test unless st's transactions implement every
+// optional capability the suite exercises.
+func checkCapabilities(t *testing.T, st engram.Store) {
+	t.Helper()
+	const need = "the conformance suite"
+	err := st.View(ctx, func(r engram.Reader) error {
+		return errors.Join(
+			needErr[engram.VectorReader](r, need),
+			needErr[engram.ChangeLog](r, need),
+			needErr[engram.MetaReader](r, need),
+			needErr[engram.Dumper](r, need),
+		)
+	})
+	if err == nil {
+		err = st.Update(ctx, func(tx engram.Tx) error {
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need))
+		})
+	}
+	if err != nil {
+		t.Fatalf("capabilities: %v", err)
+	}
+}
+
+func needErr[C any](tx any, need string) error {
+	_, err := engram.Need[C](tx, need)
+	return err
 }
 
 func testGetMemories(t *testing.T, open Opener) {
@@ -420,7 +451,7 @@ func testNotFoundAndInvalid(t *testing.T, open Opener) {
 			wantCode(t, "Export with a bad scope", err, engram.EINVALID)
 			_, err = r.GetMemories(ctx, s, []string{missing})
 			wantCode(t, "GetMemories with a bad scope", err, engram.EINVALID)
-			err = r.ScanVectors(ctx, s, embA, func(engram.VectorRecord) error { return nil })
+			err = r.(engram.VectorReader).ScanVectors(ctx, s, embA, func(engram.VectorRecord) error { return nil })
 			wantCode(t, "ScanVectors with a bad scope", err, engram.EINVALID)
 		}
 		return nil
@@ -479,7 +510,7 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 	Put(t, st, kept, Version(kept, 1, engram.OpAdd))
 	keptVec := engram.FieldVector{Field: engram.FieldValue, Vec: vec(1, 3)}
 	putVectors(t, st, nsU1, kept.ID, embA, keptVec)
-	update(t, st, func(tx engram.Tx) error { return tx.SetMeta(ctx, "walrus", "before") })
+	update(t, st, func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, "walrus", "before") })
 
 	e := Episode(nsU1, "lost narwhal episode")
 	m := Memory(nsU1, "lost narwhal memory")
@@ -498,19 +529,19 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 		if err := tx.Touch(ctx, nsU1, []string{kept.ID}, At(time.Hour)); err != nil {
 			return err
 		}
-		if err := tx.PutVectors(ctx, nsU1, kept.ID, embA, []engram.FieldVector{{Field: engram.FieldAbstraction, Vec: vec(2, 3)}}); err != nil {
+		if err := tx.(engram.VectorWriter).PutVectors(ctx, nsU1, kept.ID, embA, []engram.FieldVector{{Field: engram.FieldAbstraction, Vec: vec(2, 3)}}); err != nil {
 			return err
 		}
-		if err := tx.PutVectors(ctx, nsU1, m.ID, embB, []engram.FieldVector{keptVec}); err != nil {
+		if err := tx.(engram.VectorWriter).PutVectors(ctx, nsU1, m.ID, embB, []engram.FieldVector{keptVec}); err != nil {
 			return err
 		}
-		if err := tx.SetMeta(ctx, "walrus", "after"); err != nil {
+		if err := tx.(engram.MetaWriter).SetMeta(ctx, "walrus", "after"); err != nil {
 			return err
 		}
-		if err := tx.SetMeta(ctx, "narwhal", "new"); err != nil {
+		if err := tx.(engram.MetaWriter).SetMeta(ctx, "narwhal", "new"); err != nil {
 			return err
 		}
-		if _, err := tx.DeleteVectorsExcept(ctx, embB); err != nil {
+		if _, err := tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, embB); err != nil {
 			return err
 		}
 		// Inside the transaction the writes are visible.

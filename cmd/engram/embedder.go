@@ -106,19 +106,10 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := engine.Options{Logger: logger, Embedder: emb}
-	if storeURL != "" {
-		eng, closeEng, err := openPostgresEngine(ctx, storeURL, opts)
-		if err != nil {
-			closeEmb()
-			return nil, nil, err
-		}
-		return eng, func() error { return errors.Join(closeEng(), closeEmb()) }, nil
-	}
-	eng, err := engine.Open(ctx, dataDir, opts)
+	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb})
 	if err != nil {
 		closeEmb()
 		return nil, nil, err
 	}
-	return eng, func() error { return errors.Join(eng.Close(), closeEmb()) }, nil
+	return eng, func() error { return errors.Join(closeEng(), closeEmb()) }, nil
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
-	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/postgres"
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/storeopen"
 )
 
 var migrateCommand = &Command{
@@ -31,6 +29,14 @@ listings.`,
 	Run: runMigrate,
 }
 
+// migrator is a store whose schema is migrated on demand (PostgreSQL).
+type migrator interface {
+	// Migrate applies the migrations not applied yet and names them.
+	Migrate(ctx context.Context) ([]string, error)
+	// Addr names the server and database, without a password.
+	Addr() string
+}
+
 func runMigrate(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
 	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "PostgreSQL `URL` (env ENGRAM_STORE)")
@@ -45,11 +51,15 @@ func runMigrate(ctx context.Context, m *Main, cmd *Command, args []string) error
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	db, err := postgres.Open(ctx, *store, postgres.Options{SkipMigrations: true, Logger: logger})
+	st, err := openStore(ctx, "--store", *store, storeopen.Options{SkipMigrations: true, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("open the PostgreSQL store: %w", err)
 	}
-	defer db.Close()
+	defer st.Close()
+	db, ok := st.(migrator)
+	if !ok {
+		return engram.Errorf(engram.EINVALID, "the store at --store (%T) has no schema migrations to apply", st)
+	}
 	applied, err := db.Migrate(ctx)
 	for _, name := range applied {
 		fmt.Fprintf(m.Stdout, "applied %s\n", name)
@@ -61,35 +71,4 @@ func runMigrate(ctx context.Context, m *Main, cmd *Command, args []string) error
 		fmt.Fprintln(m.Stdout, "up to date")
 	}
 	return nil
-}
-
-// checkStoreURL refuses a missing --store or one that is not a PostgreSQL
-// URL, without echoing it (it may hold a password).
-func checkStoreURL(cmd *Command, url string) error {
-	if url == "" {
-		return cmdUsageErrorf(cmd, "--store (or ENGRAM_STORE) is required: the URL of a PostgreSQL database")
-	}
-	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
-		return cmdUsageErrorf(cmd, "--store must be a postgres:// or postgresql:// URL")
-	}
-	return nil
-}
-
-// openPostgresEngine opens the engine over the PostgreSQL store at url,
-// applying its migrations. Closing the returned engine's closer closes the
-// store as well.
-func openPostgresEngine(ctx context.Context, url string, opts engine.Options) (*engine.Engine, func() error, error) {
-	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
-		return nil, nil, usageErrorf("--store must be a postgres:// or postgresql:// URL")
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{Logger: opts.Logger})
-	if err != nil {
-		return nil, nil, err
-	}
-	eng, err := engine.New(ctx, db, opts)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	return eng, func() error { return errors.Join(eng.Close(), db.Close()) }, nil
 }

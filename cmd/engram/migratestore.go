@@ -8,19 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math/bits"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/postgres"
-	"github.com/engramhq/engram/sqlite"
+	"github.com/engramhq/engram/storeopen"
 )
 
 var migrateStoreCommand = &Command{
@@ -77,18 +73,21 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	case *batch <= 0:
 		return cmdUsageErrorf(cmd, "--batch must be positive")
 	}
-	if !isPostgresURL(*from) && !isPostgresURL(*to) && sameDir(*from, *to) {
+	if err := errors.Join(checkLocation("--from", *from), checkLocation("--to", *to)); err != nil {
+		return err
+	}
+	if fromB, _ := storeopen.Backend(*from); fromB == storeopen.SQLite && sameDir(*from, *to) {
 		return cmdUsageErrorf(cmd, "--from and --to are the same data directory")
 	}
 	// Only warnings: the SQLite store logs its migrations to the default.
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	slog.SetDefault(logger)
-	src, err := openStore(ctx, *from, false, logger)
+	src, err := openStore(ctx, "--from", *from, storeopen.Options{Logger: logger, MustExist: true})
 	if err != nil {
 		return fmt.Errorf("open the source: %w", err)
 	}
 	defer src.Close()
-	dst, err := openStore(ctx, *to, true, logger)
+	dst, err := openStore(ctx, "--to", *to, storeopen.Options{Logger: logger})
 	if err != nil {
 		return fmt.Errorf("open the destination: %w", err)
 	}
@@ -135,14 +134,16 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	return nil
 }
 
-// dumpKinds are the kinds of record Reader.Dump returns, in its order.
+// needMigrateStore names the command in the error about a missing store
+// capability: both stores must implement engram.Dumper, and the destination
+// engram.VectorWriter and engram.MetaWriter when the source has vectors or
+// meta values.
+const needMigrateStore = "migrate-store"
+
+// dumpKinds are the kinds of record Dumper.Dump returns, in its order.
 var dumpKinds = []string{
 	engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion,
 	engram.RecordAudit, engram.RecordVector, engram.RecordMeta,
-}
-
-func isPostgresURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
 func sameDir(a, b string) bool {
@@ -151,38 +152,17 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && a == b
 }
 
-// openStore opens the store at loc, a data directory or a PostgreSQL URL.
-// A source directory must hold a database already: opening would create an
-// empty one and the copy would silently copy nothing.
-func openStore(ctx context.Context, loc string, create bool, logger *slog.Logger) (engram.Store, error) {
-	if isPostgresURL(loc) {
-		return postgres.Open(ctx, loc, postgres.Options{Logger: logger})
-	}
-	if strings.Contains(loc, "://") {
-		return nil, engram.Errorf(engram.EINVALID, "%q is neither a data directory nor a postgres:// URL", redactURL(loc))
-	}
-	file := filepath.Join(loc, engine.DBFile)
-	if !create {
-		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-			return nil, engram.Errorf(engram.EINVALID, "data directory %s holds no %s", loc, engine.DBFile)
-		}
-	}
-	return sqlite.Open(ctx, file)
-}
-
-// redactURL keeps only the scheme of a URL, which may hold a password.
-func redactURL(s string) string {
-	scheme, _, _ := strings.Cut(s, "://")
-	return scheme + "://..."
-}
-
 var errNotEmpty = errors.New("not empty")
 
 // checkEmpty returns an error unless st holds no record of any kind.
 func checkEmpty(ctx context.Context, st engram.Store) error {
 	var first engram.DumpRecord
 	err := st.View(ctx, func(r engram.Reader) error {
-		return r.Dump(ctx, func(d engram.DumpRecord) error {
+		dumper, err := engram.Need[engram.Dumper](r, needMigrateStore)
+		if err != nil {
+			return err
+		}
+		return dumper.Dump(ctx, func(d engram.DumpRecord) error {
 			first = d
 			return errNotEmpty
 		})
@@ -217,7 +197,11 @@ func copyStore(ctx context.Context, src, dst engram.Store, batch int, bar *progr
 		return nil
 	}
 	err := src.View(ctx, func(r engram.Reader) error {
-		return r.Dump(ctx, func(d engram.DumpRecord) error {
+		dumper, err := engram.Need[engram.Dumper](r, needMigrateStore)
+		if err != nil {
+			return err
+		}
+		return dumper.Dump(ctx, func(d engram.DumpRecord) error {
 			if err := sum.add(d); err != nil {
 				return err
 			}
@@ -271,9 +255,15 @@ func writeRecords(ctx context.Context, tx engram.Tx, recs []engram.DumpRecord) e
 				i++
 				fvs = append(fvs, engram.FieldVector{Field: recs[i].Vector.Field, Vec: recs[i].Vector.Vec})
 			}
-			err = tx.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
+			var vw engram.VectorWriter
+			if vw, err = engram.Need[engram.VectorWriter](tx, needMigrateStore); err == nil {
+				err = vw.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
+			}
 		case r.Type == engram.RecordMeta && r.Meta != nil:
-			err = tx.SetMeta(ctx, r.Meta.Key, r.Meta.Value)
+			var mw engram.MetaWriter
+			if mw, err = engram.Need[engram.MetaWriter](tx, needMigrateStore); err == nil {
+				err = mw.SetMeta(ctx, r.Meta.Key, r.Meta.Value)
+			}
 		default:
 			err = fmt.Errorf("a dump record of type %q does not match its payload", r.Type)
 		}
@@ -329,7 +319,11 @@ func (s summary) total() int {
 func summarize(ctx context.Context, st engram.Store, bar *progressbar.ProgressBar) (summary, error) {
 	sum := summary{}
 	err := st.View(ctx, func(r engram.Reader) error {
-		return r.Dump(ctx, func(d engram.DumpRecord) error {
+		dumper, err := engram.Need[engram.Dumper](r, needMigrateStore)
+		if err != nil {
+			return err
+		}
+		return dumper.Dump(ctx, func(d engram.DumpRecord) error {
 			if bar != nil {
 				_ = bar.Add(1)
 			}

@@ -150,9 +150,18 @@ func TestMigrateStoreUsage(t *testing.T) {
 	if !strings.Contains(stderr, "holds no engram.db") {
 		t.Errorf("missing source: stderr %q", stderr)
 	}
-	stderr = c.fail(1, "migrate-store", "--from", "mysql://u:secret@h/db", "--to", filepath.Join(tmp, "dst"))
-	if !strings.Contains(stderr, "neither a data directory nor a postgres:// URL") || strings.Contains(stderr, "secret") {
-		t.Errorf("bad source URL: stderr %q", stderr)
+	// An unknown scheme is refused by the store registry, naming the flag.
+	for _, flag := range []string{"--from", "--to"} {
+		args := []string{"migrate-store", "--from", tmp, "--to", filepath.Join(tmp, "dst")}
+		if flag == "--from" {
+			args[2] = "mysql://u:secret@h/db"
+		} else {
+			args[4] = "mysql://u:secret@h/db"
+		}
+		stderr = c.fail(1, args...)
+		if !strings.Contains(stderr, flag+`: "mysql://..." is neither a data directory nor a postgres:// URL`) || strings.Contains(stderr, "secret") {
+			t.Errorf("bad %s URL: stderr %q", flag, stderr)
+		}
 	}
 }
 

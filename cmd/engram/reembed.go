@@ -7,12 +7,9 @@ import (
 	iofs "io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 
-	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/postgres"
-	"github.com/engramhq/engram/sqlite"
+	"github.com/engramhq/engram/storeopen"
 )
 
 var reembedCommand = &Command{
@@ -67,22 +64,12 @@ func runReembed(ctx context.Context, m *Main, cmd *Command, args []string) error
 		return err
 	}
 	defer closeEmb()
-	var db engram.Store
-	if *store != "" {
-		pg, err := postgres.Open(ctx, *store, postgres.Options{Logger: logger})
-		if err != nil {
-			return fmt.Errorf("open the PostgreSQL store: %w", err)
-		}
-		defer pg.Close()
-		db = pg
-	} else {
-		lite, err := sqlite.Open(ctx, filepath.Join(*data, engine.DBFile))
-		if err != nil {
-			return fmt.Errorf("open data directory %s: %w", *data, err)
-		}
-		defer lite.Close()
-		db = lite
+	loc := storeLocation(*data, *store)
+	db, err := openStore(ctx, "--store", loc, storeopen.Options{Logger: logger})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", storeName(loc), err)
 	}
+	defer db.Close()
 
 	var report func(int)
 	if *progress || m.StderrIsTerminal {

@@ -119,7 +119,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		return openPostgresEngine(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb})
+		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb})
 	}
 	label := storeLabel(data, storeURL)
 

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/storeopen"
 )
 
 // Reconnection backoff of a server whose store is unreachable at start.
@@ -266,7 +266,7 @@ func (s *standby) Audit(ctx context.Context, sc engram.Scope, f engram.AuditFilt
 // a password too).
 func storeLabel(dataDir, storeURL string) string {
 	if storeURL == "" {
-		return "sqlite:" + filepath.Join(dataDir, engine.DBFile)
+		return "sqlite:" + storeopen.File(dataDir)
 	}
 	u, err := url.Parse(storeURL)
 	if err != nil {
