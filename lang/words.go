@@ -42,7 +42,7 @@ var stopWords = map[string]map[string]bool{
 		elle elles en es est et été était étaient être eu eux il ils j je l la le les leur leurs lui m ma
 		mais me même mes moi mon n ne ni nos notre nous on ont ou où par pas pour qu que quel quelle quels
 		quelles qui s sa sans se ses si son sont sur t ta te tes toi ton tu un une vos votre vous y
-		quand comment quoi pourquoi combien ça`),
+		quand comment quoi pourquoi combien ça suis sommes êtes fut avais`),
 	Italian: setOf(`a ad al alla alle allo agli ai anche avere c che chi ci coi col come con cosa da dal
 		dalla dai degli dei del della delle dello di dove e è ed era erano gli ha hai hanno ho i il in io
 		l la le lei li lo loro lui ma mi mia mie miei mio ne negli nei nel nella noi non o per perché più
