@@ -37,7 +37,7 @@ var stopWords = map[string]map[string]bool{
 		esto estos estoy estás está fue fueron fui ha había han has hasta hay he la las le les lo los
 		me mi mis mucho muy más nada ni no nos nosotros o os otra otro para pero poco por porque que
 		quien se sea ser si sin sobre son su sus también te tenía tengo ti tiene tu tus tú un una uno
-		unos y ya yo qué cómo cuándo dónde quién quiénes cuál cuáles sí él`),
+		unos y ya yo qué cómo cuándo dónde quién quiénes cuál cuáles cuánto cuánta cuántos cuántas sí él`),
 	French: setOf(`a à ai aie as au aux avait avec avez avons c ce ceci cela ces cet cette d dans de des du
 		elle elles en es est et été était étaient être eu eux il ils j je l la le les leur leurs lui m ma
 		mais me même mes moi mon n ne ni nos notre nous on ont ou où par pas pour qu que quel quelle quels
