@@ -14,6 +14,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/blevesearch/snowballstem v0.9.0
+
 require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect

@@ -22,7 +22,12 @@
 //     before (FormAfter, which the engine calls with the turn stored just
 //     before) is formed as if the two had come in one batch.
 //
-// Text in scripts written without spaces (Chinese, Japanese, Korean) passes
-// through unchanged: the stores segment it for their text index, and the
-// rules here only add English date and name anchors where they find them.
+// Each episode is read in the language package lang detects for it (the
+// memory's Language): its dates by that language's expressions (German,
+// Spanish, French, Chinese and Japanese have their own, the rest English's)
+// and its names by that language's rules (in German, where every noun is
+// capitalised, a capital alone makes no name; Chinese, Japanese and Korean
+// give names only through the speaker and quoted titles). Text in scripts
+// written without spaces passes through unchanged: the stores segment it
+// for their text index.
 package formation

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/lang"
 )
 
 // Metadata keys the Former writes: the formation-to-retrieval contract
@@ -100,15 +101,17 @@ func (f Former) ContinueWithin() time.Duration {
 // as context after it and, with Link, a link to it, as one batch of both
 // would have (none when prevMem already links onward, or with NoTurns).
 func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *engram.Memory, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	texts := make([]string, len(eps))
+	// Each episode is read in its own language: a batch may mix them.
+	tags := make([]string, len(eps))
+	known := map[string]bool{}
 	for i := range eps {
-		texts[i] = eps[i].Content
+		tags[i] = lang.Detect(eps[i].Content)
+		maps.Copy(known, lang.NameKeys(tags[i], eps[i].Content))
 	}
-	known := NameKeys(texts...)
 	for i := range eps {
 		if s := eps[i].Speaker; s != "" {
-			for _, w := range words(s) {
-				known[nameKey(w.text)] = true
+			for _, w := range lang.Words(s) {
+				known[lang.NameKey(w)] = true
 			}
 		}
 	}
@@ -128,7 +131,7 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		mems[i] = f.turn(&eps[i], known)
+		mems[i] = f.turn(&eps[i], tags[i], known)
 		if f.Link {
 			mems[i].ID = engram.NewID()
 		}
@@ -249,7 +252,7 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 			value.WriteString(e.Role + ": ")
 		}
 		value.WriteString(e.Content)
-		abs.WriteString(Abstract(e.Speaker, Annotate(e.Content, Resolve(e.Content, e.OccurredAt)), MaxAbstraction/2))
+		abs.WriteString(Abstract(e.Speaker, Annotate(e.Content, lang.ResolveLang(mems[i].Language, e.Content, e.OccurredAt)), MaxAbstraction/2))
 		cues = append(cues, mems[i].Cues...)
 		m.Sources = append(m.Sources, e.ID)
 		if _, ok := m.Metadata[MetaEventFrom]; !ok {
@@ -261,7 +264,7 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 	}
 	m.Value = value.String()
 	m.Abstraction = clip(abs.String(), engram.MaxShortBytes)
-	m.Language = Language(m.Value)
+	m.Language = lang.Detect(m.Value)
 	seen := map[string]bool{}
 	for _, c := range cues {
 		if k := strings.ToLower(c); !seen[k] && len(m.Cues) < engram.MaxCues {
@@ -306,19 +309,19 @@ func setMeta(m *engram.Memory, k string, v any) {
 	m.Metadata[k] = v
 }
 
-// turn forms the memory of one episode.
-func (Former) turn(e *engram.Episode, known map[string]bool) engram.Memory {
+// turn forms the memory of one episode, whose text is in language tag.
+func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.Memory {
 	at := e.OccurredAt
-	ms := Resolve(e.Content, at)
+	ms := lang.ResolveLang(tag, e.Content, at)
 	m := engram.Memory{
 		Namespace:   e.Namespace,
 		Kind:        engram.KindEpisodic,
 		Abstraction: Abstract(e.Speaker, Annotate(e.Content, ms), MaxAbstraction),
 		Value:       e.Content,
-		Language:    Language(e.Content),
+		Language:    tag,
 		ValidFrom:   &at,
 		Sources:     []string{e.ID},
-		Cues:        Cues(e.Speaker, e.Content, ms, known),
+		Cues:        Cues(tag, e.Speaker, e.Content, ms, known),
 	}
 	meta := map[string]any{}
 	if e.Role != "" {
@@ -337,10 +340,10 @@ func (Former) turn(e *engram.Episode, known map[string]bool) engram.Memory {
 	return m
 }
 
-// Cues returns the anchors of one text: its speaker, the names and quoted
-// titles in it, and the labels of its dates, each once, at most
-// engram.MaxCues of them.
-func Cues(speaker, text string, ms []Mention, known map[string]bool) []string {
+// Cues returns the anchors of one text in language tag: its speaker, the
+// names (see lang.Names) and quoted titles in it, and the labels of its
+// dates, each once, at most engram.MaxCues of them.
+func Cues(tag, speaker, text string, ms []Mention, known map[string]bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(c string) {
@@ -354,7 +357,7 @@ func Cues(speaker, text string, ms []Mention, known map[string]bool) []string {
 		}
 	}
 	add(speaker)
-	for _, n := range Names(text, known) {
+	for _, n := range lang.Names(tag, text, known) {
 		add(n)
 	}
 	for _, t := range Titles(text) {

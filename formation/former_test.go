@@ -206,11 +206,53 @@ func TestFormerCJK(t *testing.T) {
 	if got, want := m.Language, "zh"; got != want {
 		t.Errorf("language = %q, want %q", got, want)
 	}
-	if got, want := m.Abstraction, "李雷: 我昨天在东京都买了一本书。然后去了京都。"; got != want {
+	if got, want := m.Abstraction, "李雷: 我昨天 [7 May 2023]在东京都买了一本书。然后去了京都。"; got != want {
 		t.Errorf("abstraction = %q, want %q", got, want)
 	}
 	if !slices.Contains(m.Cues, "李雷") {
 		t.Errorf("cues %q lack the speaker", m.Cues)
+	}
+}
+
+// TestFormerLanguages forms a turn in each language: the memory carries
+// the language, the names by that language's rules and the dates its
+// expressions name.
+func TestFormerLanguages(t *testing.T) {
+	tests := []struct {
+		text, lang string
+		names      []string // cues besides the speaker and the date
+		notNames   []string
+		date       string // the label of the first date, in the cues and the abstraction
+		from       string // the event period's start
+	}{
+		{"Letzte Woche war ich mit meinem Hund im Park und habe Anna getroffen.", "de",
+			[]string{"Anna"}, []string{"Woche", "Hund", "Park"}, "the week of 1 May 2023", "2023-05-01"},
+		{"Ayer fui al parque con María y su perro.", "es", []string{"María"}, []string{"Ayer"}, "7 May 2023", "2023-05-07"},
+		{"La semaine dernière, je suis allé au parc avec Marie.", "fr", []string{"Marie"}, []string{"La"}, "the week of 1 May 2023", "2023-05-01"},
+		{"我上周六和朋友去了公园。", "zh", nil, nil, "6 May 2023", "2023-05-06"},
+		{"先週、友達と公園に行きました。", "ja", nil, nil, "the week of 1 May 2023", "2023-05-01"},
+	}
+	for _, tt := range tests {
+		m := form(t, formation.Former{}, episodes("Sam|"+tt.text))[0]
+		if m.Language != tt.lang {
+			t.Errorf("%q: language %q, want %q", tt.text, m.Language, tt.lang)
+		}
+		for _, n := range append(tt.names, "Sam", tt.date) {
+			if !slices.Contains(m.Cues, n) {
+				t.Errorf("%q: cues %q lack %q", tt.text, m.Cues, n)
+			}
+		}
+		for _, n := range tt.notNames {
+			if slices.Contains(m.Cues, n) {
+				t.Errorf("%q: cues %q hold %q", tt.text, m.Cues, n)
+			}
+		}
+		if !strings.Contains(m.Abstraction, "["+tt.date+"]") {
+			t.Errorf("%q: abstraction %q lacks [%s]", tt.text, m.Abstraction, tt.date)
+		}
+		if got := m.Metadata[formation.MetaEventFrom]; got != tt.from {
+			t.Errorf("%q: event from %v, want %s", tt.text, got, tt.from)
+		}
 	}
 }
 
@@ -282,21 +324,6 @@ func TestTitles(t *testing.T) {
 	got := formation.Titles(`I read "Nothing is Impossible" and “Charlotte's Web”. She said "this is a very long quote that goes on and on and on forever".`)
 	if want := []string{"Nothing is Impossible", "Charlotte's Web"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Titles = %q, want %q", got, want)
-	}
-}
-
-func TestLanguage(t *testing.T) {
-	for text, want := range map[string]string{
-		"我昨天去了东京。":         "zh",
-		"昨日東京に行きました。":      "ja",
-		"어제 서울에 갔어요.":      "ko",
-		"I went to Tokyo.": "",
-		"":                 "",
-		"Tokyo Tower 东京":   "",
-	} {
-		if got := formation.Language(text); got != want {
-			t.Errorf("Language(%q) = %q, want %q", text, got, want)
-		}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/formation"
+	"github.com/engramhq/engram/lang"
 	"github.com/engramhq/engram/textsearch"
 )
 
@@ -16,8 +16,8 @@ import (
 // channel should see and the hints the reranker uses.
 type Query struct {
 	Text string
-	// Lang is the query's language as a BCP 47 base tag ("en", "de",
-	// "zh"), or "" when analysis could not tell.
+	// Lang is the language of Text (see lang.Detect), "" when undecided:
+	// analysis then reads it as English.
 	Lang string
 	// Dense is the text to embed: the question with its question words,
 	// auxiliaries and question mark stripped, so that it looks like the
@@ -36,16 +36,17 @@ type Query struct {
 	// embedding of both lands between them.
 	Parts []string
 	// Terms are the query's content words, lower case (see
-	// textsearch.Terms), without the question words.
+	// textsearch.TermsLang), without the question words.
 	Terms []string
 	// Names are the proper names in the query ("Caroline", "New York").
 	Names []string
 	// Temporal is true for questions about time: "when", "what date",
-	// "how long ago", "which ... first".
+	// "how long ago", "which ... first", and their German, Spanish,
+	// French, Italian, Portuguese, Dutch, Chinese and Japanese equivalents.
 	Temporal bool
 	// Periods are the absolute periods the query names or implies, relative
 	// ones resolved against the search's reference time.
-	Periods []formation.Mention
+	Periods []lang.Mention
 	// Months are months named without a year ("in June"): a match in any
 	// year counts, because the reference time of a question about an old
 	// conversation is rarely the conversation's year.
@@ -84,14 +85,35 @@ var (
 )
 
 // leadingWords are stripped from the start of a question for the dense
-// text: question words, auxiliaries and the articles after them.
-var leadingWords = map[string]bool{
-	"what": true, "when": true, "where": true, "who": true, "whom": true, "whose": true, "which": true,
-	"why": true, "how": true, "many": true, "much": true, "long": true, "often": true, "old": true, "far": true,
-	"did": true, "does": true, "do": true, "is": true, "are": true, "was": true, "were": true, "has": true,
-	"have": true, "had": true, "will": true, "would": true, "can": true, "could": true, "should": true,
-	"might": true, "the": true, "a": true, "an": true, "kind": true, "type": true, "types": true, "kinds": true,
-	"of": true, "sort": true,
+// text: question words, auxiliaries and the articles after them. English's
+// serve "" and the languages without a list of their own.
+var leadingWords = map[string]map[string]bool{
+	lang.English: wordSet(`what when where who whom whose which why how many much long often old far
+		did does do is are was were has have had will would can could should might the a an kind type
+		types kinds of sort`),
+	lang.German: wordSet(`wann wo wohin woher wer wen wem wessen was wie welche welcher welches welchen
+		welchem warum wieso weshalb viele viel lange oft alt weit hat habe hast haben hatte hatten ist
+		sind war waren bin bist wird werden wurde wurden kann konnte können soll sollte der die das den
+		dem ein eine einen mit von für seit`),
+	lang.Spanish: wordSet(`qué que cuándo cuando dónde donde adónde quién quien quiénes cómo como cuál
+		cuáles cuánto cuánta cuántos cuántas por porqué fue era es son está estaba he has ha hemos
+		el la los las un una con de a`),
+	lang.French: wordSet(`quand où qui que qu quoi comment quel quelle quels quelles combien pourquoi
+		est-ce qu'est-ce est ce c'est ai as a avons avez ont était le la les un une de d avec à`),
+	lang.Italian: wordSet(`quando dove chi che cosa come quale quali quanto quanta quanti quante
+		perché ho hai ha è sono era il lo la i gli le un una con di a`),
+	lang.Portuguese: wordSet(`quando onde quem que o qual quais quanto quanta quantos quantas como
+		porque por é foi era está estava a os as um uma com de`),
+	lang.Dutch: wordSet(`wanneer waar wie wat hoe welke welk hoeveel waarom heb hebt heeft hebben had
+		was waren is zijn ben bent de het een met`),
+}
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 // questionWords are never content terms.
@@ -110,39 +132,135 @@ var (
 	firstPerson      = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b`)
 )
 
-// Analyze reads a query. now is the reference time for relative
-// expressions ("last week").
+// The question patterns of the languages other than English: simpler
+// than English's, they say when a question asks about time, what kind of
+// answer it wants, whether it gathers occasions and whether it is about the
+// user.
+var (
+	temporalLang = map[string]*regexp.Regexp{
+		lang.German:     regexp.MustCompile(`(?i)^\s*wann\b|\bseit wann\b|\b(welche[nmrs]?|an welchem) (datum|tag|jahr|monat|woche)\b|\bwie lange (her|schon)\b|\bwie viele (tage|wochen|monate|jahre)\b|\b(zuerst|vorher|nachher|früher|später|zuletzt)\b`),
+		lang.Spanish:    regexp.MustCompile(`(?i)(^|[¿\s])cuándo\b|\bqué (día|fecha|año|mes|semana)\b|\bhace cuánto\b|\bcuánto tiempo\b|\b(primero|antes|después|última vez)\b`),
+		lang.French:     regexp.MustCompile(`(?i)\bquand\b|\bquel(?:le)? (date|jour|année|mois|semaine)\b|\bdepuis (quand|combien)\b|\bil y a combien\b|\b(d'abord|avant|après|plus tôt|plus tard|la dernière fois)\b`),
+		lang.Italian:    regexp.MustCompile(`(?i)^\s*quando\b|\b(quale|che) (giorno|data|anno|mese)\b|\bda quanto\b`),
+		lang.Portuguese: regexp.MustCompile(`(?i)^\s*quando\b|\b(que|qual) (dia|data|ano|mês)\b|\bhá quanto\b`),
+		lang.Dutch:      regexp.MustCompile(`(?i)^\s*wanneer\b|\bwelke (dag|datum|maand|week|jaar)\b|\bhoe lang (geleden|al)\b`),
+		lang.Chinese:    regexp.MustCompile(`什么时候|什麼時候|何时|何時|哪天|哪一天|几号|幾號|几月|哪年|多久`),
+		lang.Japanese:   regexp.MustCompile(`いつ|何日|何曜日|何年|何月|どのくらい前`),
+	}
+	// answerLang lists, per language, the patterns of AnswerPlace,
+	// AnswerPerson, AnswerCount and AnswerName, in that order.
+	answerLang = map[string][4]*regexp.Regexp{
+		lang.German: {
+			regexp.MustCompile(`(?i)^\s*(wo|wohin|woher)\b|\bin welche[mr]? (stadt|land|ort)\b`),
+			regexp.MustCompile(`(?i)^\s*(mit |von |für )?(wer|wen|wem|wessen)\b`),
+			regexp.MustCompile(`(?i)\bwie (viele?|lange|oft|alt|weit)\b`),
+			regexp.MustCompile(`(?i)\bnamen?\b|\bheißt\b|\bwelche[nmrs]? (buch|film|serie|lied|band|spiel|restaurant|marke)\b`),
+		},
+		lang.Spanish: {
+			regexp.MustCompile(`(?i)(^|[¿\s])(a|de)?dónde\b|\ben qué (ciudad|país|lugar)\b`),
+			regexp.MustCompile(`(?i)(^|[¿\s])quién(es)?\b`),
+			regexp.MustCompile(`(?i)\bcuánt[oa]s?\b`),
+			regexp.MustCompile(`(?i)\bnombre\b|\bse llama\b|\bqué (libro|película|serie|canción|juego|restaurante|marca)\b`),
+		},
+		lang.French: {
+			regexp.MustCompile(`(?i)(^|[\s'’])où([\s?]|$)|\bdans quel(le)? (ville|pays)\b`),
+			regexp.MustCompile(`(?i)^\s*(avec |à |de |pour )?qui\b`),
+			regexp.MustCompile(`(?i)\bcombien\b`),
+			regexp.MustCompile(`(?i)\bnom\b|\bs'appelle\b|\bquel(le)? (livre|film|série|chanson|jeu|restaurant|marque)\b`),
+		},
+		lang.Chinese: {
+			regexp.MustCompile(`哪里|哪裡|哪儿|在哪|什么地方|什麼地方`),
+			regexp.MustCompile(`谁|誰`),
+			regexp.MustCompile(`多少|几个|幾個|几次|几天`),
+			regexp.MustCompile(`叫什么|叫什麼|名字`),
+		},
+		lang.Japanese: {
+			regexp.MustCompile(`どこ`),
+			regexp.MustCompile(`誰|だれ`),
+			regexp.MustCompile(`いくつ|何人|何回|何個|どのくらい`),
+			regexp.MustCompile(`名前|何という`),
+		},
+	}
+	gathersLang = map[string]*regexp.Regexp{
+		lang.German:  regexp.MustCompile(`(?i)\bwie (viele?)\b|\binsgesamt\b|\bzusammen\b|\bam (meisten|wenigsten)\b|\bzuerst\b|\bderzeit\b|\bmomentan\b|\bbisher\b`),
+		lang.Spanish: regexp.MustCompile(`(?i)\bcuánt[oa]s\b|\ben total\b|\bprimero\b|\bactualmente\b|\bhasta ahora\b`),
+		lang.French:  regexp.MustCompile(`(?i)\bcombien\b|\bau total\b|\ben tout\b|\bd'abord\b|\bactuellement\b|\bjusqu'à présent\b`),
+		lang.Chinese: regexp.MustCompile(`多少|几次|总共|一共|最先|目前|现在`),
+	}
+	firstPersonLang = map[string]*regexp.Regexp{
+		lang.German:     regexp.MustCompile(`(?i)\b(ich|mich|mir|mein|meine|meinem|meinen|meiner|meines)\b`),
+		lang.Spanish:    regexp.MustCompile(`(?i)\b(yo|me|mi|mis|conmigo)\b`),
+		lang.French:     regexp.MustCompile(`(?i)\b(je|moi|me|mon|ma|mes)\b|\b[jm]['’]`),
+		lang.Italian:    regexp.MustCompile(`(?i)\b(io|mi|mio|mia|miei|mie|me)\b`),
+		lang.Portuguese: regexp.MustCompile(`(?i)\b(eu|me|meu|minha|meus|minhas|comigo)\b`),
+		lang.Dutch:      regexp.MustCompile(`(?i)\b(ik|mij|me|mijn)\b`),
+		lang.Chinese:    regexp.MustCompile(`我`),
+		lang.Japanese:   regexp.MustCompile(`私|僕|俺|わたし`),
+	}
+)
+
+// english reports whether a query in language tag is read with the English
+// patterns: English, and text whose language is undecided.
+func english(tag string) bool { return tag == "" || tag == lang.English }
+
+// Analyze reads a query in the language lang.Detect finds for it (English
+// when undecided). now is the reference time for relative expressions
+// ("last week", "letzte Woche").
 func Analyze(text string, now time.Time) *Query {
-	q := &Query{Text: text}
-	q.Dense = denseText(text)
-	for _, t := range textsearch.Terms(text) {
-		if !questionWords[t] {
+	tag := lang.Detect(text)
+	en := english(tag)
+	q := &Query{Text: text, Lang: tag}
+	q.Dense = denseText(tag, text)
+	for _, t := range textsearch.TermsLang(tag, text) {
+		if !en || !questionWords[t] {
 			q.Terms = append(q.Terms, t)
 		}
 	}
+	// Every word of a question may be a name at the start of a sentence,
+	// but in German the capital of a noun says nothing.
 	known := map[string]bool{}
-	for _, w := range strings.FieldsFunc(text, textsearch.IsSeparator) {
-		known[strings.ToLower(w)] = true
+	if tag != lang.German {
+		for _, w := range strings.FieldsFunc(text, textsearch.IsSeparator) {
+			known[strings.ToLower(w)] = true
+		}
 	}
-	q.Names = formation.Names(text, known)
+	q.Names = lang.Names(tag, text, known)
 	q.Views = views(q.Dense, text, q.Names)
-	q.Temporal = temporalQuestion.MatchString(text)
-	q.Gathers = gathersQuestion.MatchString(text)
-	if comparison.MatchString(text) {
-		q.Parts = parts(text)
-	}
 	switch {
-	case placeQuestion.MatchString(text):
-		q.Answer = AnswerPlace
-	case personQuestion.MatchString(text):
-		q.Answer = AnswerPerson
-	case countQuestion.MatchString(text):
-		q.Answer = AnswerCount
-	case nameQuestion.MatchString(text):
-		q.Answer = AnswerName
+	case en:
+		q.Temporal = temporalQuestion.MatchString(text)
+		q.Gathers = gathersQuestion.MatchString(text)
+		if comparison.MatchString(text) {
+			q.Parts = parts(text)
+		}
+		switch {
+		case placeQuestion.MatchString(text):
+			q.Answer = AnswerPlace
+		case personQuestion.MatchString(text):
+			q.Answer = AnswerPerson
+		case countQuestion.MatchString(text):
+			q.Answer = AnswerCount
+		case nameQuestion.MatchString(text):
+			q.Answer = AnswerName
+		}
+	default:
+		if re := temporalLang[tag]; re != nil {
+			q.Temporal = re.MatchString(text)
+		}
+		if re := gathersLang[tag]; re != nil {
+			q.Gathers = re.MatchString(text)
+		}
+		if res, ok := answerLang[tag]; ok {
+			for i, kind := range []string{AnswerPlace, AnswerPerson, AnswerCount, AnswerName} {
+				if res[i].MatchString(text) {
+					q.Answer = kind
+					break
+				}
+			}
+		}
 	}
-	for _, m := range formation.Resolve(text, now) {
-		if !m.Relative && m.Unit == formation.Month && !strings.ContainsAny(m.Text, "0123456789") {
+	for _, m := range lang.ResolveLang(tag, text, now) {
+		if !m.Relative && m.Unit == lang.Month && !hasYear(m.Text) {
 			q.Months = append(q.Months, m.From.Month())
 			continue
 		}
@@ -156,19 +274,44 @@ func Analyze(text string, now time.Time) *Query {
 	if len(q.Periods) > 0 || len(q.Months) > 0 {
 		q.Temporal = true
 	}
-	// "I mentioned ..." asks about the user's own words even when the
-	// assistant is asked to remember them.
-	q.AsksAssistant = assistantRef.MatchString(text) && !userRef.MatchString(text)
-	q.AsksUser = !q.AsksAssistant && firstPerson.MatchString(text)
+	if en {
+		// "I mentioned ..." asks about the user's own words even when the
+		// assistant is asked to remember them.
+		q.AsksAssistant = assistantRef.MatchString(text) && !userRef.MatchString(text)
+		q.AsksUser = !q.AsksAssistant && firstPerson.MatchString(text)
+	} else if re := firstPersonLang[tag]; re != nil {
+		q.AsksUser = re.MatchString(text)
+	}
 	return q
+}
+
+// hasYear reports whether s holds a run of four digits: a month mention
+// that names its year ("in March 2021", "2023年5月") rather than a month of
+// any year ("in June", "im Mai", "5月").
+func hasYear(s string) bool {
+	run := 0
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			if run++; run == 4 {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
 }
 
 // Lexical returns the text the full-text channel searches for: the
 // query's terms, without the words of the names drop says to leave out (a
 // speaker's name alone matches every line that person said; the
 // reranker's speaker boost weighs it instead), and, with inflect, each
-// term's regular English inflections (see Inflections). A CJK term is
-// split into its character bigrams.
+// term's regular English inflections (see Inflections) for an English
+// query, or its Snowball stem (see lang.Stem) when that differs, for a
+// German, Spanish, French, Italian, Portuguese or Dutch one: the text
+// index matches whole words, so a stem finds the texts where it stands as
+// a word of its own ("Hunden" finds "Hund"). A CJK term is split into its
+// character bigrams.
 func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
 	skip := map[string]bool{}
 	if drop != nil {
@@ -195,8 +338,14 @@ func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
 			continue
 		}
 		out = append(out, t)
-		if inflect {
+		switch {
+		case !inflect:
+		case english(q.Lang):
 			out = append(out, Inflections(t)...)
+		default:
+			if st := lang.Stem(q.Lang, t); st != t && utf8.RuneCountInString(st) >= 3 {
+				out = append(out, st)
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -225,9 +374,14 @@ func (s Speakers) Named(name string) bool {
 }
 
 // denseText strips a question's leading question words and auxiliaries
-// and its question marks: "When did Caroline go to the support group?"
-// becomes "Caroline go to the support group".
-func denseText(text string) string {
+// (those of language tag) and its question marks: "When did Caroline go to
+// the support group?" becomes "Caroline go to the support group", "Wann
+// war ich im Park?" "ich im Park".
+func denseText(tag, text string) string {
+	lead, ok := leadingWords[tag]
+	if !ok {
+		lead = leadingWords[lang.English]
+	}
 	t := strings.TrimSpace(text)
 	for {
 		i := strings.IndexFunc(t, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
@@ -235,12 +389,12 @@ func denseText(text string) string {
 		if i >= 0 {
 			w = t[:i]
 		}
-		if !leadingWords[strings.ToLower(strings.Trim(w, ",'\""))] || i < 0 {
+		if !lead[strings.ToLower(strings.Trim(w, ",'\"¿¡"))] || i < 0 {
 			break
 		}
 		t = strings.TrimSpace(t[i:])
 	}
-	t = strings.TrimSpace(strings.ReplaceAll(t, "?", " "))
+	t = strings.TrimSpace(strings.NewReplacer("?", " ", "¿", " ").Replace(t))
 	if t == "" {
 		return strings.TrimSpace(text)
 	}

@@ -203,3 +203,87 @@ func TestInflections(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeLanguages reads a question in each language: its language,
+// names, dense text, periods (against now, a Tuesday) and question kind.
+func TestAnalyzeLanguages(t *testing.T) {
+	tests := []struct {
+		in, lang string
+		names    []string
+		dense    string
+		periods  []string // from..to of each, dates
+		months   []time.Month
+		temporal bool
+		answer   string
+		asksUser bool
+	}{
+		{"Wann war ich letzte Woche mit meinem Hund im Park?", "de", nil, "ich letzte Woche mit meinem Hund im Park",
+			[]string{"2023-05-22..2023-05-29"}, nil, true, "", true},
+		{"Wo war ich gestern mit Anna?", "de", []string{"Anna"}, "ich gestern mit Anna",
+			[]string{"2023-05-29..2023-05-30"}, nil, true, retrieval.AnswerPlace, true},
+		{"¿Dónde estuve con Juan la semana pasada?", "es", []string{"Juan"}, "estuve con Juan la semana pasada",
+			[]string{"2023-05-22..2023-05-29"}, nil, true, retrieval.AnswerPlace, false},
+		{"¿Cuántos libros leí en mayo?", "es", nil, "libros leí en mayo", nil, []time.Month{time.May}, true, retrieval.AnswerCount, false},
+		{"Quand est-ce que je suis allé au parc avec Marie ?", "fr", []string{"Marie"}, "je suis allé au parc avec Marie",
+			nil, nil, true, "", true},
+		{"Qu'est-ce que j'ai fait il y a deux semaines ?", "fr", nil, "j'ai fait il y a deux semaines",
+			[]string{"2023-05-15..2023-05-22"}, nil, true, "", true},
+		{"我上周六和谁去了公园？", "zh", nil, "我上周六和谁去了公园？", []string{"2023-05-27..2023-05-28"}, nil, true, retrieval.AnswerPerson, true},
+		{"先週、どこに行きましたか？", "ja", nil, "先週、どこに行きましたか？", []string{"2023-05-22..2023-05-29"}, nil, true, retrieval.AnswerPlace, false},
+	}
+	for _, tt := range tests {
+		q := retrieval.Analyze(tt.in, now)
+		if q.Lang != tt.lang {
+			t.Errorf("Analyze(%q).Lang = %q, want %q", tt.in, q.Lang, tt.lang)
+		}
+		if !slices.Equal(q.Names, tt.names) {
+			t.Errorf("Analyze(%q).Names = %q, want %q", tt.in, q.Names, tt.names)
+		}
+		if q.Dense != tt.dense {
+			t.Errorf("Analyze(%q).Dense = %q, want %q", tt.in, q.Dense, tt.dense)
+		}
+		var periods []string
+		for _, p := range q.Periods {
+			periods = append(periods, p.From.Format(time.DateOnly)+".."+p.To.Format(time.DateOnly))
+		}
+		if !slices.Equal(periods, tt.periods) {
+			t.Errorf("Analyze(%q).Periods = %q, want %q", tt.in, periods, tt.periods)
+		}
+		if !slices.Equal(q.Months, tt.months) {
+			t.Errorf("Analyze(%q).Months = %v, want %v", tt.in, q.Months, tt.months)
+		}
+		if q.Temporal != tt.temporal || q.Answer != tt.answer || q.AsksUser != tt.asksUser {
+			t.Errorf("Analyze(%q): temporal %v, answer %q, asks user %v; want %v, %q, %v",
+				tt.in, q.Temporal, q.Answer, q.AsksUser, tt.temporal, tt.answer, tt.asksUser)
+		}
+		if q.AsksAssistant || len(q.Parts) > 0 {
+			t.Errorf("Analyze(%q): English patterns fired: asks assistant %v, parts %q", tt.in, q.AsksAssistant, q.Parts)
+		}
+	}
+}
+
+func TestLexicalStems(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // terms the lexical text must hold
+		not  []string
+	}{
+		{"Wann war ich mit meinen Hunden im Park?", []string{"hunden", "hund", "park"}, []string{"wann", "ich", "im"}},
+		{"¿Cuándo fui al parque con mis perros?", []string{"parque", "perros", "perr"}, []string{"cuándo", "con"}},
+		{"Quand suis-je allé au parc avec mes chiens ?", []string{"parc", "chiens", "chien"}, []string{"quand", "avec"}},
+		{"When did I paint the fences?", []string{"fences", "fence", "paint", "painted"}, nil},
+	}
+	for _, tt := range tests {
+		got := strings.Fields(retrieval.Analyze(tt.in, now).Lexical(true, nil))
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("Lexical(%q) = %q, lacks %q", tt.in, got, w)
+			}
+		}
+		for _, w := range tt.not {
+			if slices.Contains(got, w) {
+				t.Errorf("Lexical(%q) = %q, holds %q", tt.in, got, w)
+			}
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/engramhq/engram/lang"
 )
 
 // MaxTerms bounds the terms taken from one query, so that a long pasted
@@ -77,27 +79,9 @@ func Segment(s string) string {
 // phrase never spans two cues.
 func SegmentCues(cues []string) string { return Segment(strings.Join(cues, "\n")) }
 
-// stopWords are English function words dropped from queries: they occur in
-// almost every memory, so they only add cost and noise to an OR-query (each
-// matching row is scored, so a term in half the corpus makes a search score
-// half the corpus).
-var stopWords = func() map[string]bool {
-	m := make(map[string]bool)
-	for _, w := range strings.Fields(`a about after all also am an and any are as at be because been
-		before being but by can could did do does doing done for from had has have having he her here
-		hers him his how i if in into is it its just me more most my no nor not now of off on once only
-		or other our ours out over own same she should so some such than that the their theirs them then
-		there these they this those through to too under until up very was we were what when where which
-		while who whom why will with would you your yours
-		s t d ll m re ve`) { // what tokenising "Ana's", "don't", "we'll" leaves behind
-		m[w] = true
-	}
-	return m
-}()
-
-// IsStopWord reports whether the lower-case word w is dropped from queries
-// that have other terms.
-func IsStopWord(w string) bool { return stopWords[w] }
+// IsStopWord reports whether the lower-case word w is an English stop word
+// (see lang.IsStopWord), dropped from queries that have other terms.
+func IsStopWord(w string) bool { return lang.IsStopWord(lang.English, w) }
 
 // IsSeparator reports whether r separates terms: everything but letters,
 // digits and combining marks does, as in SQLite's unicode61 tokenizer.
@@ -111,7 +95,12 @@ func IsSeparator(r rune) bool {
 // query syntax. English stop words are dropped unless nothing else remains,
 // and at most MaxTerms are kept. A CJK term is returned whole; pass it
 // through Segment to get its bigrams.
-func Terms(q string) []string {
+func Terms(q string) []string { return TermsLang(lang.English, q) }
+
+// TermsLang is Terms for text in language tag: the stop words dropped are
+// that language's (see lang.IsStopWord; "" and languages without a list
+// drop English's).
+func TermsLang(tag, q string) []string {
 	words := strings.FieldsFunc(q, IsSeparator)
 	seen := make(map[string]bool, len(words))
 	var all, kept []string
@@ -122,7 +111,7 @@ func Terms(q string) []string {
 		}
 		seen[lw] = true
 		all = append(all, lw)
-		if !stopWords[lw] {
+		if !lang.IsStopWord(tag, lw) {
 			kept = append(kept, lw)
 		}
 	}

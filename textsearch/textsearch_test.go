@@ -113,3 +113,21 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+func TestTermsLang(t *testing.T) {
+	tests := []struct {
+		tag, q string
+		want   []string
+	}{
+		{"de", "Wann war ich mit meinem Hund im Park?", []string{"hund", "park"}},
+		{"es", "¿Cuándo fui al parque con mi perro?", []string{"parque", "perro"}},
+		{"fr", "Quand suis-je allé au parc avec mon chien ?", []string{"allé", "parc", "chien"}},
+		{"en", "When did I walk the dog?", []string{"walk", "dog"}},
+		{"", "When did I walk the dog?", []string{"walk", "dog"}},
+	}
+	for _, tt := range tests {
+		if got := textsearch.TermsLang(tt.tag, tt.q); !slices.Equal(got, tt.want) {
+			t.Errorf("TermsLang(%q, %q) = %q, want %q", tt.tag, tt.q, got, tt.want)
+		}
+	}
+}
