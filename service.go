@@ -104,6 +104,10 @@ type MemoryPatch struct {
 	ExpiresAt   *time.Time     `json:"expires_at,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"` // replaces the whole map when non-nil
 	Reason      string         `json:"reason,omitempty"`
+	// Sources are episode ids a former's merge adds to the memory's
+	// sources, each kept once. Clients cannot set them: provenance comes
+	// from formation only.
+	Sources []string `json:"-"`
 }
 
 // SupersedeRequest replaces a memory by a new one.
@@ -233,6 +237,50 @@ type Continuer interface {
 	// formed from prev alone (nil when there is none). It fails only when
 	// ctx is done.
 	FormAfter(ctx context.Context, prev *Episode, prevMem *Memory, eps []Episode) ([]MemoryOp, error)
+}
+
+// Consolidator is a Former that compares what it forms with what the scope
+// already holds (to merge, update or supersede rather than add): the engine
+// calls FormIn instead of Form, with read access to the scope of the
+// episodes' namespace and nothing beyond it. Its reads happen before the
+// write transaction; an operation on a memory that changed or went away
+// in between fails the write as a conflict, and nothing is stored.
+type Consolidator interface {
+	Former
+	// FormIn is Form with r, a read view of the episodes' scope. It fails
+	// with r's errors or when ctx is done.
+	FormIn(ctx context.Context, r ScopeReader, eps []Episode) ([]MemoryOp, error)
+}
+
+// ScopeReader reads one scope: the one it was made for, which a caller
+// cannot widen. Errors are those of Reader.
+type ScopeReader interface {
+	Scope() Scope
+	GetMemory(ctx context.Context, id string) (*Memory, error)
+	ListMemories(ctx context.Context, f MemoryFilter) ([]Memory, string, error)
+	SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error)
+}
+
+// ScopedReader returns r narrowed to s.
+func ScopedReader(r Reader, s Scope) ScopeReader { return scopedReader{r, s} }
+
+type scopedReader struct {
+	r Reader
+	s Scope
+}
+
+func (sr scopedReader) Scope() Scope { return sr.s }
+
+func (sr scopedReader) GetMemory(ctx context.Context, id string) (*Memory, error) {
+	return sr.r.GetMemory(ctx, sr.s, id)
+}
+
+func (sr scopedReader) ListMemories(ctx context.Context, f MemoryFilter) ([]Memory, string, error) {
+	return sr.r.ListMemories(ctx, sr.s, f)
+}
+
+func (sr scopedReader) SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error) {
+	return sr.r.SearchText(ctx, sr.s, query, f, limit)
 }
 
 // MemoryOp is one operation a Former asks for: ADD a new memory, UPDATE or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -140,6 +141,11 @@ func applyPatch(m *engram.Memory, p engram.MemoryPatch) {
 	if p.ExpiresAt != nil {
 		m.ExpiresAt = normPtr(p.ExpiresAt)
 	}
+	for _, id := range p.Sources {
+		if !slices.Contains(m.Sources, id) {
+			m.Sources = append(m.Sources, id)
+		}
+	}
 	if p.Metadata != nil {
 		m.Metadata = p.Metadata
 	}
@@ -171,6 +177,7 @@ func contentPatch(m engram.Memory, reason string) engram.MemoryPatch {
 		p.Importance = &m.Importance
 	}
 	p.ValidFrom, p.ValidTo, p.ExpiresAt = m.ValidFrom, m.ValidTo, m.ExpiresAt
+	p.Sources = m.Sources
 	return p
 }
 

@@ -84,20 +84,27 @@ type formed struct {
 	prevMem *engram.Memory // the memory of the turn before, as read, when the former continued it
 }
 
-// form runs the former over eps; a former that continues conversations
-// gets the turn stored just before them. It fails with the former's or
-// the store's error.
+// form runs the former over eps: a Consolidator with a read view of the
+// namespace's scope, a Continuer with the turn stored just before them. It
+// fails with the former's or the store's error.
 func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode) (formed, error) {
 	var f formed
 	var err error
-	if c, ok := e.former.(engram.Continuer); ok {
+	switch c := e.former.(type) {
+	case engram.Consolidator:
+		err = e.store.View(ctx, func(r engram.Reader) error {
+			var ferr error
+			f.ops, ferr = c.FormIn(ctx, engram.ScopedReader(r, engram.ScopeOf(ns)), eps)
+			return ferr
+		})
+	case engram.Continuer:
 		var prev *engram.Episode
 		prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin())
 		if err != nil {
 			return f, fmt.Errorf("find the turn before: %w", err)
 		}
 		f.ops, err = c.FormAfter(ctx, prev, f.prevMem, eps)
-	} else {
+	default:
 		f.ops, err = e.former.Form(ctx, eps)
 	}
 	if err != nil {

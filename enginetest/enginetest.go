@@ -27,6 +27,7 @@ func Run(t *testing.T, open Open) {
 		{"TurnAtATime", testTurnAtATime},
 		{"AddEpisodesBadInputStoresNothing", testAddEpisodesBadInput},
 		{"FormerFailureStoresNothing", testFormerFailure},
+		{"Consolidator", testConsolidator},
 		{"AddMemoriesDirect", testAddMemoriesDirect},
 		{"UpdateVersions", testUpdateVersions},
 		{"Supersede", testSupersede},

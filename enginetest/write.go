@@ -293,3 +293,66 @@ func testTurnAtATime(t *testing.T, open Open) {
 		t.Errorf("first turn has %d versions (version %d), want 2", len(vs), got[0].Version)
 	}
 }
+
+// mergingFormer is a Consolidator: an episode whose text an active memory
+// of the scope already holds updates that memory (its sources grow)
+// instead of adding another; anything else is added. It records what it
+// saw of the scope.
+type mergingFormer struct{ seen *[]string }
+
+func (mergingFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
+	return nil, errors.New("Form called on a Consolidator")
+}
+
+func (f mergingFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Limit: engram.MaxLimit})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		*f.seen = append(*f.seen, m.Value)
+	}
+	var ops []engram.MemoryOp
+	for _, e := range eps {
+		m := engram.Memory{Namespace: e.Namespace, Kind: engram.KindSemantic, Value: e.Content, Sources: []string{e.ID}}
+		op := engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "new"}
+		for _, old := range ms {
+			if old.Value == e.Content {
+				m.Sources = append(slices.Clone(old.Sources), e.ID)
+				op = engram.MemoryOp{Op: engram.OpUpdate, TargetID: old.ID, Memory: m, Reason: "said again"}
+			}
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// testConsolidator: a Consolidator forms with a read view of the scope of
+// the episodes' namespace, which holds none of another user's memories,
+// and its updates of what the scope holds land as versions.
+func testConsolidator(t *testing.T, open Open) {
+	var seen []string
+	e := newEngine(t, open, engine.Options{Former: mergingFormer{&seen}})
+	add := func(ns engram.Namespace, text string) *engram.AddEpisodesResult {
+		t.Helper()
+		res, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: []engram.EpisodeInput{{Content: text}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	add(nsB, "bob's secret is 1234")
+	first := add(nsA, "I like tea")
+	seen = nil
+	again := add(nsA, "I like tea")
+	if !slices.Equal(seen, []string{"I like tea"}) {
+		t.Errorf("the former saw %q, want only alice's memory", seen)
+	}
+	if n := countMemories(t, e, scA); n != 1 {
+		t.Errorf("%d memories after the same words twice, want 1", n)
+	}
+	m := again.Memories[0]
+	if m.ID != first.Memories[0].ID || m.Version != 2 || len(m.Sources) != 2 {
+		t.Errorf("merged memory = %s v%d sources %v, want %s v2 with two sources", m.ID, m.Version, m.Sources, first.Memories[0].ID)
+	}
+}
