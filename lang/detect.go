@@ -32,7 +32,9 @@ var profile = func() map[string]uint8 {
 		// en
 		`the and is are was were you i i'm my it that this with have has what when where how did do does not
 		of to for on just me we they be been would will your yesterday about from but so can don't it's
-		thanks sounds great good really think going went got very there their them like`,
+		thanks sounds great good really think going went got very there their them like a an as in at or if
+		why who which whom whose he she her his him had get after by up out all some any one more also than
+		then its our us could should might much many been being into over did what's i've i'll you're`,
 		// de
 		`der die das und ist ich nicht mit ein eine einen einem zu den dem des auf für auch es sich war waren
 		wann wo wie was wer mein meine meinem meinen dein im am gestern heute hast habe hat bin bist sind
