@@ -29,8 +29,8 @@ type logRecorder struct {
 }
 
 func (*logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (h *logRecorder) WithAttrs([]slog.Attr) slog.Handler    { return h }
-func (h *logRecorder) WithGroup(string) slog.Handler         { return h }
+func (h *logRecorder) WithAttrs([]slog.Attr) slog.Handler     { return h }
+func (h *logRecorder) WithGroup(string) slog.Handler          { return h }
 
 func (h *logRecorder) Handle(_ context.Context, r slog.Record) error {
 	h.mu.Lock()
