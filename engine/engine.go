@@ -26,6 +26,9 @@ type Options struct {
 	// Embedder, when set, embeds every memory's abstraction and value on
 	// write and adds the dense channel to search. The store records its
 	// name and dimension; a store made with another embedder is refused.
+	// An embedder that declares its languages (engram.LanguageCoverer) has
+	// a warning logged, once per tenant and user, when most of the recent
+	// memories written there are in other languages.
 	Embedder engram.Embedder
 	// Retrieval weighs the parts of the search pipeline; the zero value
 	// means retrieval.DefaultConfig().
@@ -50,7 +53,8 @@ type Engine struct {
 	now    func() time.Time
 	closer func() error
 
-	vec       *vectors // nil without an embedder
+	vec       *vectors  // nil without an embedder
+	coverage  *coverage // nil unless the embedder declares its languages
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather
 	access    *accessRecorder
@@ -88,6 +92,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	e.coverage = newCoverage(e.vec, e.log)
 	if e.now == nil {
 		e.now = time.Now
 	}

@@ -52,6 +52,40 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 	if stats.From, err = StoredEmbedder(ctx, st); err != nil {
 		return nil, err
 	}
+	state, err := reembedStart(ctx, st, stats)
+	if err != nil {
+		return nil, err
+	}
+	vb := newVectors(emb, st, nil).batch()
+	for {
+		ms, err := reembedScan(ctx, st, state.After)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) == 0 {
+			break
+		}
+		n, err := reembedBatch(ctx, st, vb, ms, &state)
+		if err != nil {
+			return nil, err
+		}
+		stats.Memories += n
+		if progress != nil {
+			progress(state.Done)
+		}
+	}
+	if stats.Removed, err = reembedFinish(ctx, st, emb.Name(), stats.To); err != nil {
+		return nil, err
+	}
+	return stats, nil
+}
+
+// reembedStart checks that st can be re-embedded and returns the progress
+// to start from: that of an interrupted run towards the same embedder
+// (setting stats.Resumed), else the beginning. It fails with EINVALID
+// naming a missing capability, the store's error, or when the recorded
+// progress is not valid JSON.
+func reembedStart(ctx context.Context, st engram.Store, stats *ReembedStats) (reembedState, error) {
 	state := reembedState{Target: stats.To}
 	var raw string
 	if err := st.View(ctx, func(r engram.Reader) error {
@@ -65,73 +99,86 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 		raw, err = mr.Meta(ctx, metaReembed)
 		return err
 	}); err != nil {
-		return nil, err
+		return state, err
 	}
-	if raw != "" {
-		var prev reembedState
-		if err := json.Unmarshal([]byte(raw), &prev); err != nil {
-			return nil, fmt.Errorf("read re-embedding progress: %w", err)
-		}
-		if prev.Target == stats.To {
-			state, stats.Resumed = prev, true
-		}
+	if raw == "" {
+		return state, nil
 	}
-	vb := newVectors(emb, st, nil).batch()
-	for {
-		var ms []engram.Memory
-		if err := st.View(ctx, func(r engram.Reader) error {
-			d, err := engram.Need[engram.Dumper](r, needReembed)
-			if err != nil {
-				return err
-			}
-			ms, err = d.ScanMemories(ctx, state.After, ReembedBatch)
+	var prev reembedState
+	if err := json.Unmarshal([]byte(raw), &prev); err != nil {
+		return state, fmt.Errorf("read re-embedding progress: %w", err)
+	}
+	if prev.Target == stats.To {
+		state, stats.Resumed = prev, true
+	}
+	return state, nil
+}
+
+// reembedScan reads the next ReembedBatch memories after key, of every
+// status. It fails with the store's error.
+func reembedScan(ctx context.Context, st engram.Store, after engram.MemoryKey) ([]engram.Memory, error) {
+	var ms []engram.Memory
+	err := st.View(ctx, func(r engram.Reader) error {
+		d, err := engram.Need[engram.Dumper](r, needReembed)
+		if err != nil {
 			return err
-		}); err != nil {
-			return nil, err
 		}
-		if len(ms) == 0 {
-			break
-		}
-		var active []engram.Memory
-		for _, m := range ms {
-			if m.Status == engram.StatusActive {
-				active = append(active, m)
-			}
-		}
-		vb.pre, vb.changes = map[string][]float32{}, nil
-		if err := vb.prepare(ctx, active); err != nil {
-			return nil, err
-		}
-		last := ms[len(ms)-1]
-		next := state
-		next.After = engram.MemoryKey{Org: last.Namespace.Org, Project: last.Namespace.Project, ID: last.ID}
-		next.Done += len(ms)
-		b, _ := json.Marshal(next)
-		if err := st.Update(ctx, func(tx engram.Tx) error {
-			for i := range active {
-				err := vb.stage(ctx, tx, &active[i])
-				if engram.IsNotFound(err) {
-					continue // purged since the scan
-				} else if err != nil {
-					return err
-				}
-			}
-			mw, err := engram.Need[engram.MetaWriter](tx, needReembed)
-			if err != nil {
-				return err
-			}
-			return mw.SetMeta(ctx, metaReembed, string(b))
-		}); err != nil {
-			return nil, err
-		}
-		state = next
-		stats.Memories += len(active)
-		if progress != nil {
-			progress(state.Done)
+		ms, err = d.ScanMemories(ctx, after, ReembedBatch)
+		return err
+	})
+	return ms, err
+}
+
+// reembedBatch embeds the active memories of ms and, in one transaction,
+// writes their vectors and the progress past the last of ms; on success it
+// advances state and returns how many memories it embedded. A memory
+// purged since the scan is skipped. It fails with the embedder's or the
+// store's error, leaving state as it was.
+func reembedBatch(ctx context.Context, st engram.Store, vb *vecBatch, ms []engram.Memory, state *reembedState) (int, error) {
+	var active []engram.Memory
+	for _, m := range ms {
+		if m.Status == engram.StatusActive {
+			active = append(active, m)
 		}
 	}
-	info, _ := json.Marshal(stats.To)
-	err = st.Update(ctx, func(tx engram.Tx) error {
+	vb.pre, vb.changes = map[string][]float32{}, nil
+	if err := vb.prepare(ctx, active); err != nil {
+		return 0, err
+	}
+	last := ms[len(ms)-1]
+	next := *state
+	next.After = engram.MemoryKey{Org: last.Namespace.Org, Project: last.Namespace.Project, ID: last.ID}
+	next.Done += len(ms)
+	b, _ := json.Marshal(next)
+	if err := st.Update(ctx, func(tx engram.Tx) error {
+		for i := range active {
+			err := vb.stage(ctx, tx, &active[i])
+			if engram.IsNotFound(err) {
+				continue // purged since the scan
+			} else if err != nil {
+				return err
+			}
+		}
+		mw, err := engram.Need[engram.MetaWriter](tx, needReembed)
+		if err != nil {
+			return err
+		}
+		return mw.SetMeta(ctx, metaReembed, string(b))
+	}); err != nil {
+		return 0, err
+	}
+	*state = next
+	return len(active), nil
+}
+
+// reembedFinish removes the vectors of embedders other than name, records
+// to as the store's embedder and clears the progress, in one transaction,
+// and returns how many vectors it removed. It fails with EINVALID naming a
+// missing capability or with the store's error.
+func reembedFinish(ctx context.Context, st engram.Store, name string, to EmbedderInfo) (int, error) {
+	info, _ := json.Marshal(to)
+	var removed int
+	err := st.Update(ctx, func(tx engram.Tx) error {
 		vw, err := engram.Need[engram.VectorWriter](tx, needReembed)
 		if err != nil {
 			return err
@@ -140,7 +187,7 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 		if err != nil {
 			return err
 		}
-		if stats.Removed, err = vw.DeleteVectorsExcept(ctx, emb.Name()); err != nil {
+		if removed, err = vw.DeleteVectorsExcept(ctx, name); err != nil {
 			return err
 		}
 		if err := mw.SetMeta(ctx, MetaEmbedder, string(info)); err != nil {
@@ -148,8 +195,5 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 		}
 		return mw.SetMeta(ctx, metaReembed, "")
 	})
-	if err != nil {
-		return nil, err
-	}
-	return stats, nil
+	return removed, err
 }

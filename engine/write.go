@@ -43,6 +43,7 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		return nil, err
 	}
 	vb.commit()
+	e.coverage.note(req.Namespace, opMemories(f.ops))
 	return res, nil
 }
 
@@ -190,6 +191,7 @@ func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 		return nil, err
 	}
 	vb.commit()
+	e.coverage.note(req.Namespace, opMemories(ops))
 	return out, nil
 }
 

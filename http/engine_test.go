@@ -23,10 +23,22 @@ type engineEnv struct {
 
 func newEngineEnv(t testing.TB, opts engramhttp.ServerOptions) *engineEnv {
 	t.Helper()
+	return newEngineEnvWith(t, engine.Options{}, opts)
+}
+
+// newEngineEnvWith is newEngineEnv with an engine configured by eopts; its
+// logger defaults to discarding and its access counts are flushed only on
+// Close.
+func newEngineEnvWith(t testing.TB, eopts engine.Options, opts engramhttp.ServerOptions) *engineEnv {
+	t.Helper()
 	ctx := context.Background()
 	// Access counts are flushed only on Close so that reads in the middle
 	// of a test do not change what later reads return.
-	eng, err := storeopen.Engine(ctx, t.TempDir(), engine.Options{Logger: discardLogger(), AccessFlush: time.Hour})
+	if eopts.Logger == nil {
+		eopts.Logger = discardLogger()
+	}
+	eopts.AccessFlush = time.Hour
+	eng, err := storeopen.Engine(ctx, t.TempDir(), eopts)
 	if err != nil {
 		t.Fatal(err)
 	}
