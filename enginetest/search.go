@@ -33,6 +33,7 @@ func RunSearch(t *testing.T, open Open) {
 		{"AgreeingChannelsWin", testSearchAgreeingChannels},
 		{"TemporalChannel", testSearchTemporal},
 		{"TemporalChannelWords", testSearchTemporalWords},
+		{"TemporalRetold", testSearchTemporalRetold},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -438,4 +439,20 @@ func firstValue(res *engram.SearchResult) string {
 		return "nothing"
 	}
 	return fmt.Sprintf("%q", res.Hits[0].Memory.Value)
+}
+
+// testSearchTemporalRetold: a turn said in the days after a period about
+// something in it ("yesterday ...") belongs to the period, and the words of
+// the period in the question do not make a memory that merely says them
+// outrank it.
+func testSearchTemporalRetold(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	mon := time.Date(2024, 5, 13, 18, 0, 0, 0, time.UTC) // the day after the week of 6 May
+	addConversation(t, e, nsA, mon.AddDate(0, 0, -11), "Alice|Last Saturday I went to the museum with Paul, last week was busy.")
+	zoo := addConversation(t, e, nsA, mon, "Alice|Yesterday I went to the zoo with Anna.")
+	now := time.Date(2024, 5, 15, 9, 0, 0, 0, time.UTC)
+	got := search(t, e, engram.SearchRequest{Query: "What did I do last week?", Now: &now, Explain: true})
+	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != memoryOf(t, zoo, 0) {
+		t.Fatalf("last week = %v, want %s first", hitIDs(got), memoryOf(t, zoo, 0))
+	}
 }

@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -132,7 +133,11 @@ func (BM25) Name() string { return ChannelBM25 }
 
 // Gather implements Channel; it fails with the store's error.
 func (BM25) Gather(ctx context.Context, g *Gathering) error {
-	hits, err := g.Reader.SearchText(ctx, g.Scope, g.Lexical(), g.Filter, g.Pool)
+	text := g.Lexical()
+	if text == "" {
+		return nil // the query named a time and nothing else to match
+	}
+	hits, err := g.Reader.SearchText(ctx, g.Scope, text, g.Filter, g.Pool)
 	if err != nil {
 		return err
 	}
@@ -146,8 +151,15 @@ func (BM25) Gather(ctx context.Context, g *Gathering) error {
 // those periods are candidates even when no word of theirs matches ("what
 // did I do last weekend?"), ordered and scored within a period by the
 // full-text match they have there, so the query's words pick among the
-// period's memories when they rank too low in the whole store.
+// period's memories when they rank too low in the whole store. A memory
+// said in the days after a period about something in it ("yesterday I
+// went to the zoo") belongs to the period too: formation recorded when it
+// happened (engram.Memory.EventPeriod).
 type Temporal struct{}
+
+// Retold is how long after a period the channel looks for memories that
+// tell of it.
+const Retold = 7 * 24 * time.Hour
 
 // Name implements Channel.
 func (Temporal) Name() string { return ChannelTemporal }
@@ -155,13 +167,25 @@ func (Temporal) Name() string { return ChannelTemporal }
 // Gather implements Channel; it fails with the store's error.
 func (Temporal) Gather(ctx context.Context, g *Gathering) error {
 	for _, p := range g.Query.Periods {
-		f, ok := withinPeriod(g.Filter, p.From, p.To)
-		if !ok {
-			continue
-		}
-		ms, lex, err := periodMemories(ctx, g, f)
-		if err != nil {
-			return err
+		var ms []engram.Memory
+		lex := map[string]float64{}
+		seen := map[string]bool{}
+		for _, w := range [][2]time.Time{{p.From, p.To}, {p.To, p.To.Add(Retold)}} {
+			f, ok := withinPeriod(g.Filter, w[0], w[1])
+			if !ok {
+				continue
+			}
+			found, scores, err := periodMemories(ctx, g, f)
+			if err != nil {
+				return err
+			}
+			for _, m := range found {
+				if !seen[m.ID] {
+					seen[m.ID] = true
+					ms = append(ms, m)
+				}
+			}
+			maps.Copy(lex, scores)
 		}
 		slices.SortStableFunc(ms, func(a, b engram.Memory) int { return cmp.Compare(lex[b.ID], lex[a.ID]) })
 		for i := range ms {

@@ -274,6 +274,7 @@ func Analyze(text string, now time.Time) *Query {
 	if len(q.Periods) > 0 || len(q.Months) > 0 {
 		q.Temporal = true
 	}
+	q.Terms = withoutRelative(tag, q.Terms, q.Periods)
 	if en {
 		// "I mentioned ..." asks about the user's own words even when the
 		// assistant is asked to remember them.
@@ -283,6 +284,25 @@ func Analyze(text string, now time.Time) *Query {
 		q.AsksUser = re.MatchString(text)
 	}
 	return q
+}
+
+// withoutRelative returns terms without the words of the relative time
+// expressions among ms ("last week", "vor zwei Tagen"): the temporal
+// channel and the period boost find what happened then, while the words
+// themselves would match any memory that says "last" or "week".
+func withoutRelative(tag string, terms []string, ms []lang.Mention) []string {
+	drop := map[string]bool{}
+	for _, m := range ms {
+		if m.Relative {
+			for _, t := range textsearch.TermsLang(tag, m.Text) {
+				drop[t] = true
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return terms
+	}
+	return slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return drop[t] })
 }
 
 // hasYear reports whether s holds a run of four digits: a month mention
@@ -311,7 +331,9 @@ func hasYear(s string) bool {
 // German, Spanish, French, Italian, Portuguese or Dutch one: the text
 // index matches whole words, so a stem finds the texts where it stands as
 // a word of its own ("Hunden" finds "Hund"). A CJK term is split into its
-// character bigrams.
+// character bigrams. With no terms left it returns the query as typed, or
+// "" when the query named a period and nothing else ("what did I do last
+// week?"), which the temporal channel answers.
 func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
 	skip := map[string]bool{}
 	if drop != nil {
@@ -348,7 +370,7 @@ func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
 			}
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && len(q.Periods) == 0 {
 		return q.Text
 	}
 	return strings.Join(out, " ")

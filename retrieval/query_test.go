@@ -287,3 +287,18 @@ func TestLexicalStems(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzeDropsRelativeWords(t *testing.T) {
+	now := time.Date(2024, 5, 15, 9, 0, 0, 0, time.UTC)
+	for q, want := range map[string]string{
+		"What did I do last week?":                  "",
+		"Which museum did I visit two weeks ago?":   "museum visit",
+		"Was habe ich letzte Woche gekocht?":        "gekocht",
+		"What did I cook in May 2023?":              "cook may 2023", // absolute dates stay: they match the labels formation writes
+		"What happened last week in the last game?": "happened game",
+	} {
+		if got := strings.Join(retrieval.Analyze(q, now).Terms, " "); got != want {
+			t.Errorf("Analyze(%q).Terms = %q, want %q", q, got, want)
+		}
+	}
+}
