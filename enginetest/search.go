@@ -9,7 +9,6 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/formation"
 	"github.com/engramhq/engram/retrieval"
 )
 
@@ -128,7 +127,7 @@ func testSearchDates(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Metadata[formation.MetaEventFrom], "2023-05-07"; got != want {
+	if got, want := m.Metadata[engram.MetaEventFrom], "2023-05-07"; got != want {
 		t.Errorf("event_from = %v, want %v", got, want)
 	}
 	if !strings.Contains(m.Abstraction, "yesterday [7 May 2023]") || !slices.Contains(m.Cues, "7 May 2023") {

@@ -12,20 +12,6 @@ import (
 	"github.com/engramhq/engram/lang"
 )
 
-// Metadata keys the Former writes: the formation-to-retrieval contract
-// of the root package (see engram.MetaRole).
-const (
-	MetaRole         = engram.MetaRole
-	MetaSpeaker      = engram.MetaSpeaker
-	MetaEventFrom    = engram.MetaEventFrom
-	MetaEventTo      = engram.MetaEventTo
-	MetaPrev         = engram.MetaPrev
-	MetaNext         = engram.MetaNext
-	MetaConversation = engram.MetaConversation
-	MetaGranularity  = engram.MetaGranularity
-	GranularityScene = engram.GranularityScene
-)
-
 // MaxAbstraction is the longest abstraction the Former writes, in bytes.
 const MaxAbstraction = 320
 
@@ -52,8 +38,8 @@ type Former struct {
 	ContextInCues bool
 	// Link gives the memories of one batch their ids up front and records
 	// in each memory's metadata the ids of the memories formed from the
-	// episodes just before and after it in event time (MetaPrev,
-	// MetaNext), so retrieval can expand a hit to its neighbours.
+	// episodes just before and after it in event time (engram.MetaPrev,
+	// engram.MetaNext), so retrieval can expand a hit to its neighbours.
 	Link bool
 	// Scene, when above one, also forms scene memories: runs of up to
 	// Scene consecutive turns of one conversation (and at most SceneBytes
@@ -144,9 +130,9 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 				f.addContext(&mems[b], Abstract(prev.Speaker, prev.Content, f.Context))
 			}
 			if prevMem != nil && f.Link {
-				setMeta(&mems[b], MetaPrev, prevMem.ID)
+				setMeta(&mems[b], engram.MetaPrev, prevMem.ID)
 				conv = prevMem.ID
-				if c, _ := prevMem.Metadata[MetaConversation].(string); c != "" {
+				if c, _ := prevMem.Metadata[engram.MetaConversation].(string); c != "" {
 					conv = c
 				}
 			}
@@ -155,19 +141,19 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 			}
 		}
 		if f.Link {
-			setMeta(&mems[b], MetaConversation, conv)
+			setMeta(&mems[b], engram.MetaConversation, conv)
 		}
 	}
 	for j := 1; j < len(order); j++ {
 		a, b := order[j-1], order[j]
 		if eps[b].OccurredAt.Sub(eps[a].OccurredAt) > gap {
 			if f.Link {
-				setMeta(&mems[b], MetaConversation, mems[b].ID)
+				setMeta(&mems[b], engram.MetaConversation, mems[b].ID)
 			}
 			continue
 		}
 		if f.Link {
-			setMeta(&mems[b], MetaConversation, mems[a].Metadata[MetaConversation])
+			setMeta(&mems[b], engram.MetaConversation, mems[a].Metadata[engram.MetaConversation])
 		}
 		// Context comes from the other party of an exchange: a question
 		// and its answer explain each other, while a run of one person's
@@ -181,8 +167,8 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 			}
 		}
 		if f.Link {
-			setMeta(&mems[a], MetaNext, mems[b].ID)
-			setMeta(&mems[b], MetaPrev, mems[a].ID)
+			setMeta(&mems[a], engram.MetaNext, mems[b].ID)
+			setMeta(&mems[b], engram.MetaPrev, mems[a].ID)
 		}
 	}
 	ops := tail
@@ -239,7 +225,7 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 	var value, abs strings.Builder
 	var cues []string
 	m := engram.Memory{Namespace: first.Namespace, Kind: engram.KindEpisodic, ValidFrom: &at,
-		Metadata: map[string]any{MetaGranularity: GranularityScene}}
+		Metadata: map[string]any{engram.MetaGranularity: engram.GranularityScene}}
 	for k, i := range run {
 		e := &eps[i]
 		if k > 0 {
@@ -255,10 +241,10 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 		abs.WriteString(Abstract(e.Speaker, Annotate(e.Content, lang.ResolveLang(mems[i].Language, e.Content, e.OccurredAt)), MaxAbstraction/2))
 		cues = append(cues, mems[i].Cues...)
 		m.Sources = append(m.Sources, e.ID)
-		if _, ok := m.Metadata[MetaEventFrom]; !ok {
-			if v, ok := mems[i].Metadata[MetaEventFrom]; ok {
-				m.Metadata[MetaEventFrom] = v
-				m.Metadata[MetaEventTo] = mems[i].Metadata[MetaEventTo]
+		if _, ok := m.Metadata[engram.MetaEventFrom]; !ok {
+			if v, ok := mems[i].Metadata[engram.MetaEventFrom]; ok {
+				m.Metadata[engram.MetaEventFrom] = v
+				m.Metadata[engram.MetaEventTo] = mems[i].Metadata[engram.MetaEventTo]
 			}
 		}
 	}
@@ -325,14 +311,14 @@ func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.
 	}
 	meta := map[string]any{}
 	if e.Role != "" {
-		meta[MetaRole] = e.Role
+		meta[engram.MetaRole] = e.Role
 	}
 	if e.Speaker != "" {
-		meta[MetaSpeaker] = e.Speaker
+		meta[engram.MetaSpeaker] = e.Speaker
 	}
 	if len(ms) > 0 {
-		meta[MetaEventFrom] = ms[0].From.Format(time.DateOnly)
-		meta[MetaEventTo] = ms[0].To.Format(time.DateOnly)
+		meta[engram.MetaEventFrom] = ms[0].From.Format(time.DateOnly)
+		meta[engram.MetaEventTo] = ms[0].To.Format(time.DateOnly)
 	}
 	if len(meta) > 0 {
 		m.Metadata = meta
@@ -429,7 +415,7 @@ func clip(s string, max int) string {
 // Link a link to m. It returns false when there is nothing to change, or
 // when prevMem already links to a turn after it.
 func (f Former) continued(prev *engram.Episode, prevMem *engram.Memory, next *engram.Episode, m *engram.Memory) (engram.MemoryOp, bool) {
-	if prevMem == nil || prevMem.Metadata[MetaNext] != nil || f.NoTurns {
+	if prevMem == nil || prevMem.Metadata[engram.MetaNext] != nil || f.NoTurns {
 		return engram.MemoryOp{}, false
 	}
 	u := *prevMem
@@ -440,7 +426,7 @@ func (f Former) continued(prev *engram.Episode, prevMem *engram.Memory, next *en
 		changed = u.Abstraction != prevMem.Abstraction
 	}
 	if f.Link {
-		setMeta(&u, MetaNext, m.ID)
+		setMeta(&u, engram.MetaNext, m.ID)
 		changed = true
 	}
 	return engram.MemoryOp{Op: engram.OpUpdate, TargetID: prevMem.ID, Memory: u, Reason: "the conversation went on"}, changed

@@ -63,13 +63,13 @@ func TestFormerTurn(t *testing.T) {
 	if got, want := m.Cues, []string{"Caroline", "LGBTQ", "7 May 2023"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("cues = %q, want %q", got, want)
 	}
-	if got, want := m.Metadata[formation.MetaEventFrom], "2023-05-07"; got != want {
+	if got, want := m.Metadata[engram.MetaEventFrom], "2023-05-07"; got != want {
 		t.Errorf("event_from = %v, want %v", got, want)
 	}
-	if got, want := m.Metadata[formation.MetaEventTo], "2023-05-08"; got != want {
+	if got, want := m.Metadata[engram.MetaEventTo], "2023-05-08"; got != want {
 		t.Errorf("event_to = %v, want %v", got, want)
 	}
-	if got := m.Metadata[formation.MetaSpeaker]; got != "Caroline" {
+	if got := m.Metadata[engram.MetaSpeaker]; got != "Caroline" {
 		t.Errorf("speaker = %v", got)
 	}
 	if m.ValidFrom == nil || !m.ValidFrom.Equal(eps[0].OccurredAt) {
@@ -89,10 +89,10 @@ func TestFormerWithoutSpeakerOrDates(t *testing.T) {
 	if got, want := m.Abstraction, "Sure, here are three ideas."; got != want {
 		t.Errorf("abstraction = %q, want %q", got, want)
 	}
-	if _, ok := m.Metadata[formation.MetaEventFrom]; ok {
+	if _, ok := m.Metadata[engram.MetaEventFrom]; ok {
 		t.Errorf("event time set for a text without dates")
 	}
-	if got := m.Metadata[formation.MetaRole]; got != "assistant" {
+	if got := m.Metadata[engram.MetaRole]; got != "assistant" {
 		t.Errorf("role = %v", got)
 	}
 	if len(m.Cues) != 0 {
@@ -126,22 +126,22 @@ func TestFormerContextAndLinks(t *testing.T) {
 			t.Fatalf("memory %d has no id with Link set", i)
 		}
 	}
-	if got := ms[1].Metadata[formation.MetaPrev]; got != ms[0].ID {
+	if got := ms[1].Metadata[engram.MetaPrev]; got != ms[0].ID {
 		t.Errorf("prev of turn 1 = %v, want %s", got, ms[0].ID)
 	}
-	if got := ms[1].Metadata[formation.MetaNext]; got != ms[2].ID {
+	if got := ms[1].Metadata[engram.MetaNext]; got != ms[2].ID {
 		t.Errorf("next of turn 1 = %v, want %s", got, ms[2].ID)
 	}
-	if _, ok := ms[2].Metadata[formation.MetaNext]; ok {
+	if _, ok := ms[2].Metadata[engram.MetaNext]; ok {
 		t.Errorf("link across a conversation break")
 	}
-	if _, ok := ms[3].Metadata[formation.MetaPrev]; ok {
+	if _, ok := ms[3].Metadata[engram.MetaPrev]; ok {
 		t.Errorf("link across a conversation break")
 	}
 	// The first three turns are one conversation, named by its first
 	// memory; the turn two days later starts another.
 	for i, want := range []string{ms[0].ID, ms[0].ID, ms[0].ID, ms[3].ID} {
-		if got := ms[i].Metadata[formation.MetaConversation]; got != want {
+		if got := ms[i].Metadata[engram.MetaConversation]; got != want {
 			t.Errorf("conversation of turn %d = %v, want %s", i, got, want)
 		}
 	}
@@ -152,10 +152,10 @@ func TestFormerLinksFollowEventTime(t *testing.T) {
 	eps[0], eps[2] = eps[2], eps[0] // the batch out of order
 	ms := form(t, formation.Former{Link: true}, eps)
 	// ms[0] is "third", ms[1] "second", ms[2] "first".
-	if got := ms[1].Metadata[formation.MetaPrev]; got != ms[2].ID {
+	if got := ms[1].Metadata[engram.MetaPrev]; got != ms[2].ID {
 		t.Errorf("prev of second = %v, want first's %s", got, ms[2].ID)
 	}
-	if got := ms[1].Metadata[formation.MetaNext]; got != ms[0].ID {
+	if got := ms[1].Metadata[engram.MetaNext]; got != ms[0].ID {
 		t.Errorf("next of second = %v, want third's %s", got, ms[0].ID)
 	}
 }
@@ -165,7 +165,7 @@ func TestFormerScenes(t *testing.T) {
 	ms := form(t, formation.Former{Scene: 2}, eps)
 	var scenes []engram.Memory
 	for _, m := range ms {
-		if m.Metadata[formation.MetaGranularity] == formation.GranularityScene {
+		if m.Metadata[engram.MetaGranularity] == engram.GranularityScene {
 			scenes = append(scenes, m)
 		}
 	}
@@ -250,7 +250,7 @@ func TestFormerLanguages(t *testing.T) {
 		if !strings.Contains(m.Abstraction, "["+tt.date+"]") {
 			t.Errorf("%q: abstraction %q lacks [%s]", tt.text, m.Abstraction, tt.date)
 		}
-		if got := m.Metadata[formation.MetaEventFrom]; got != tt.from {
+		if got := m.Metadata[engram.MetaEventFrom]; got != tt.from {
 			t.Errorf("%q: event from %v, want %s", tt.text, got, tt.from)
 		}
 	}
@@ -382,7 +382,7 @@ func TestFormerContinues(t *testing.T) {
 		if got[i].Abstraction != batch[i].Abstraction {
 			t.Errorf("turn %d abstraction\n one at a time %q\n batch         %q", i, got[i].Abstraction, batch[i].Abstraction)
 		}
-		for _, k := range []string{formation.MetaPrev, formation.MetaNext, formation.MetaConversation} {
+		for _, k := range []string{engram.MetaPrev, engram.MetaNext, engram.MetaConversation} {
 			g, gok := got[i].Metadata[k].(string)
 			b, bok := batch[i].Metadata[k].(string)
 			if gok != bok || (gok && gi[g] != bi[b]) {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/formation"
 	"github.com/engramhq/engram/retrieval"
 )
 
@@ -50,8 +49,8 @@ func TestFuseRRF(t *testing.T) {
 
 func TestFuseSmooth(t *testing.T) {
 	cfg := retrieval.Config{RRFK: 0, Weights: map[string]float64{"bm25": 1}, Smooth: 0.5}
-	a := cand("a", map[string]any{formation.MetaNext: "b"}, hit("bm25", 1, 1))
-	b := cand("b", map[string]any{formation.MetaPrev: "a", formation.MetaNext: "x"}, hit("bm25", 2, 1))
+	a := cand("a", map[string]any{engram.MetaNext: "b"}, hit("bm25", 1, 1))
+	b := cand("b", map[string]any{engram.MetaPrev: "a", engram.MetaNext: "x"}, hit("bm25", 2, 1))
 	retrieval.Fuse([]*retrieval.Candidate{a, b}, cfg)
 	// Each takes half of its linked neighbour's own fusion; "x" is no
 	// candidate and adds nothing.
@@ -62,7 +61,7 @@ func TestFuseSmooth(t *testing.T) {
 
 func TestFuseScene(t *testing.T) {
 	cfg := retrieval.Config{RRFK: 0, Weights: map[string]float64{"bm25": 1}, Scene: 0.5}
-	conv := func(id string) map[string]any { return map[string]any{formation.MetaConversation: id} }
+	conv := func(id string) map[string]any { return map[string]any{engram.MetaConversation: id} }
 	day := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
 	a := cand("a", conv("c1"), hit("bm25", 1, 1))       // fused 1
 	b := cand("b", conv("c1"), hit("bm25", 2, 1))       // 1/2
@@ -94,8 +93,8 @@ func TestFuseSmallPoolKeepsChannelOrder(t *testing.T) {
 	// channel's clear best.
 	cfg := retrieval.DefaultConfig()
 	best := cand("fact", nil, hit("dense", 1, 0.51))
-	x := cand("x", map[string]any{formation.MetaConversation: "c1", formation.MetaNext: "y"}, hit("dense", 2, 0.40))
-	y := cand("y", map[string]any{formation.MetaConversation: "c1", formation.MetaPrev: "x"}, hit("dense", 3, 0.14))
+	x := cand("x", map[string]any{engram.MetaConversation: "c1", engram.MetaNext: "y"}, hit("dense", 2, 0.40))
+	y := cand("y", map[string]any{engram.MetaConversation: "c1", engram.MetaPrev: "x"}, hit("dense", 3, 0.14))
 	cs := []*retrieval.Candidate{best, x, y}
 	retrieval.Fuse(cs, cfg)
 	if !(best.Fused > x.Fused && x.Fused > y.Fused) {
@@ -116,7 +115,7 @@ func TestRerankBoosts(t *testing.T) {
 	q := retrieval.Analyze("When did Caroline go to the support group?", now)
 	spk := mk("spk", 1, map[string]any{"speaker": "Caroline"}, "I went there.")
 	other := mk("other", 1.5, map[string]any{"speaker": "Melanie"}, "I went there.")
-	dated := mk("dated", 1, map[string]any{"speaker": "Caroline", formation.MetaEventFrom: "2023-05-06", formation.MetaEventTo: "2023-05-07"}, "I went yesterday.")
+	dated := mk("dated", 1, map[string]any{"speaker": "Caroline", engram.MetaEventFrom: "2023-05-06", engram.MetaEventTo: "2023-05-07"}, "I went yesterday.")
 	cs := []*retrieval.Candidate{spk, other, dated}
 	retrieval.Rerank(q, cs, cfg, now)
 	if got, want := ids(cs), "dated,spk,other"; got != want {
@@ -135,7 +134,7 @@ func TestRerankBoosts(t *testing.T) {
 
 	// A period named in the query boosts what happened (or was said) in it.
 	q = retrieval.Analyze("What did Caroline do in May 2023?", now)
-	in := mk("in", 1, map[string]any{formation.MetaEventFrom: "2023-05-06", formation.MetaEventTo: "2023-05-07"}, "x")
+	in := mk("in", 1, map[string]any{engram.MetaEventFrom: "2023-05-06", engram.MetaEventTo: "2023-05-07"}, "x")
 	out := mk("out", 1, nil, "x")
 	june := time.Date(2023, 6, 2, 0, 0, 0, 0, time.UTC)
 	out.Memory.ValidFrom = &june
@@ -263,7 +262,7 @@ func TestSpread(t *testing.T) {
 	// Without a session, formation's conversation id groups the hits.
 	cs = fresh()
 	for _, c := range cs {
-		c.Memory.Metadata = map[string]any{formation.MetaConversation: c.Memory.Namespace.Session}
+		c.Memory.Metadata = map[string]any{engram.MetaConversation: c.Memory.Namespace.Session}
 		c.Memory.Namespace.Session = ""
 	}
 	retrieval.Spread(gathers, cs, 50, 5, 1)
