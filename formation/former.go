@@ -238,7 +238,7 @@ func (Former) scene(eps []engram.Episode, run []int, mems []engram.Memory) engra
 			value.WriteString(e.Role + ": ")
 		}
 		value.WriteString(e.Content)
-		abs.WriteString(Abstract(e.Speaker, Annotate(e.Content, lang.ResolveLang(mems[i].Language, e.Content, e.OccurredAt)), MaxAbstraction/2))
+		abs.WriteString(Abstract(e.Speaker, lang.Annotate(e.Content, lang.ResolveLang(mems[i].Language, e.Content, e.OccurredAt)), MaxAbstraction/2))
 		cues = append(cues, mems[i].Cues...)
 		m.Sources = append(m.Sources, e.ID)
 		if _, ok := m.Metadata[engram.MetaEventFrom]; !ok {
@@ -302,7 +302,7 @@ func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.
 	m := engram.Memory{
 		Namespace:   e.Namespace,
 		Kind:        engram.KindEpisodic,
-		Abstraction: Abstract(e.Speaker, Annotate(e.Content, ms), MaxAbstraction),
+		Abstraction: Abstract(e.Speaker, lang.Annotate(e.Content, ms), MaxAbstraction),
 		Value:       e.Content,
 		Language:    tag,
 		ValidFrom:   &at,
@@ -329,7 +329,7 @@ func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.
 // Cues returns the anchors of one text in language tag: its speaker, the
 // names (see lang.Names) and quoted titles in it, and the labels of its
 // dates, each once, at most engram.MaxCues of them.
-func Cues(tag, speaker, text string, ms []Mention, known map[string]bool) []string {
+func Cues(tag, speaker, text string, ms []lang.Mention, known map[string]bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(c string) {

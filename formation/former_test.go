@@ -12,6 +12,9 @@ import (
 	"github.com/engramhq/engram/formation"
 )
 
+// ref is the time the test turns were said.
+var ref = time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+
 var ns = engram.Namespace{Org: "o", Project: "p", User: "u"}
 
 // episodes returns a conversation of turns a second apart from ref, each
