@@ -63,6 +63,10 @@ type Query struct {
 	// ("two months ago", "last month"): the answer is picked among the
 	// times the subject came up by their dates.
 	Gathers bool
+	// AsksAssistant is true when the query is about what the assistant
+	// said ("you told me", "you recommended"); AsksUser when it is about
+	// the user ("I", "my").
+	AsksAssistant, AsksUser bool
 }
 
 // Kinds of answer a question can ask for.
@@ -120,9 +124,12 @@ var questionWords = map[string]bool{
 
 var (
 	temporalQuestion = regexp.MustCompile(`(?i)^\s*when\b|\b(what|which) (date|day|time|year|month|week|season)\b|\bhow long (ago|since|before|after)\b|\bhow (many|much) (days|weeks|months|years|time)\b|\b(first|earlier|later|before|after|recently|most recent|latest|last time)\b|\bwhat order\b`)
+	assistantRef     = regexp.MustCompile(`(?i)\byou (told|mentioned|said|recommended|suggested|provided|gave|listed|shared|wrote|described|explained|proposed|advised|came up with|helped)\b|\bremind me (what|of|which|how|about)\b|\b(your|you're|you) (recommendation|suggestion|advice|list|answer|response)s?\b`)
+	userRef          = regexp.MustCompile(`(?i)\bI (mentioned|said|told you|shared|wrote|described|explained|asked)\b`)
 	gathersQuestion  = regexp.MustCompile(`(?i)\b(how many|how much|total|in total|altogether|combined|the most|the least|first|both|different|each|every|between|currently|current|still|latest|recent|recently|all the|so far|what order)\b`)
 	comparison       = regexp.MustCompile(`(?i)\b(first|before|after|earlier|later|sooner|between)\b`)
 	between          = regexp.MustCompile(`(?i)\bbetween (.+?) and (.+?)[?.!]*$`)
+	firstPerson      = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|i'll|me|my|mine|myself)\b`)
 )
 
 // The question patterns of the languages other than English: simpler
@@ -179,6 +186,16 @@ var (
 		lang.Spanish: regexp.MustCompile(`(?i)\bcuánt[oa]s\b|\ben total\b|\bprimero\b|\bactualmente\b|\bhasta ahora\b`),
 		lang.French:  regexp.MustCompile(`(?i)\bcombien\b|\bau total\b|\ben tout\b|\bd'abord\b|\bactuellement\b|\bjusqu'à présent\b`),
 		lang.Chinese: regexp.MustCompile(`多少|几次|总共|一共|最先|目前|现在`),
+	}
+	firstPersonLang = map[string]*regexp.Regexp{
+		lang.German:     regexp.MustCompile(`(?i)\b(ich|mich|mir|mein|meine|meinem|meinen|meiner|meines)\b`),
+		lang.Spanish:    regexp.MustCompile(`(?i)\b(yo|me|mi|mis|conmigo)\b`),
+		lang.French:     regexp.MustCompile(`(?i)\b(je|moi|me|mon|ma|mes)\b|\b[jm]['’]`),
+		lang.Italian:    regexp.MustCompile(`(?i)\b(io|mi|mio|mia|miei|mie|me)\b`),
+		lang.Portuguese: regexp.MustCompile(`(?i)\b(eu|me|meu|minha|meus|minhas|comigo)\b`),
+		lang.Dutch:      regexp.MustCompile(`(?i)\b(ik|mij|me|mijn)\b`),
+		lang.Chinese:    regexp.MustCompile(`我`),
+		lang.Japanese:   regexp.MustCompile(`私|僕|俺|わたし`),
 	}
 )
 
@@ -258,6 +275,14 @@ func Analyze(text string, now time.Time) *Query {
 		q.Temporal = true
 	}
 	q.Terms = withoutRelative(tag, q.Terms, q.Periods)
+	if en {
+		// "I mentioned ..." asks about the user's own words even when the
+		// assistant is asked to remember them.
+		q.AsksAssistant = assistantRef.MatchString(text) && !userRef.MatchString(text)
+		q.AsksUser = !q.AsksAssistant && firstPerson.MatchString(text)
+	} else if re := firstPersonLang[tag]; re != nil {
+		q.AsksUser = re.MatchString(text)
+	}
 	return q
 }
 

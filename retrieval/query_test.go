@@ -121,6 +121,25 @@ func TestAnalyzeTime(t *testing.T) {
 	}
 }
 
+func TestAnalyzeWhom(t *testing.T) {
+	tests := []struct {
+		q               string
+		assistant, user bool
+	}{
+		{"What degree did I graduate with?", false, true},
+		{"Can you remind me what you recommended for the Jamaican dish?", true, false},
+		{"I'm looking back at our previous chat about the shift rotation.", false, true},
+		{"In our last chat I mentioned a show. Do you remember which show I used as an example?", false, true},
+		{"What did Caroline research?", false, false},
+	}
+	for _, tt := range tests {
+		q := retrieval.Analyze(tt.q, now)
+		if q.AsksAssistant != tt.assistant || q.AsksUser != tt.user {
+			t.Errorf("Analyze(%q) assistant/user = %v/%v, want %v/%v", tt.q, q.AsksAssistant, q.AsksUser, tt.assistant, tt.user)
+		}
+	}
+}
+
 func TestLexical(t *testing.T) {
 	q := retrieval.Analyze("What did Caroline research in Paris?", now)
 	if got, want := q.Lexical(false, nil), "caroline research paris"; got != want {
@@ -196,20 +215,21 @@ func TestAnalyzeLanguages(t *testing.T) {
 		months   []time.Month
 		temporal bool
 		answer   string
+		asksUser bool
 	}{
 		{"Wann war ich letzte Woche mit meinem Hund im Park?", "de", nil, "ich letzte Woche mit meinem Hund im Park",
-			[]string{"2023-05-22..2023-05-29"}, nil, true, ""},
+			[]string{"2023-05-22..2023-05-29"}, nil, true, "", true},
 		{"Wo war ich gestern mit Anna?", "de", []string{"Anna"}, "ich gestern mit Anna",
-			[]string{"2023-05-29..2023-05-30"}, nil, true, retrieval.AnswerPlace},
+			[]string{"2023-05-29..2023-05-30"}, nil, true, retrieval.AnswerPlace, true},
 		{"¿Dónde estuve con Juan la semana pasada?", "es", []string{"Juan"}, "estuve con Juan la semana pasada",
-			[]string{"2023-05-22..2023-05-29"}, nil, true, retrieval.AnswerPlace},
-		{"¿Cuántos libros leí en mayo?", "es", nil, "libros leí en mayo", nil, []time.Month{time.May}, true, retrieval.AnswerCount},
+			[]string{"2023-05-22..2023-05-29"}, nil, true, retrieval.AnswerPlace, false},
+		{"¿Cuántos libros leí en mayo?", "es", nil, "libros leí en mayo", nil, []time.Month{time.May}, true, retrieval.AnswerCount, false},
 		{"Quand est-ce que je suis allé au parc avec Marie ?", "fr", []string{"Marie"}, "je suis allé au parc avec Marie",
-			nil, nil, true, ""},
+			nil, nil, true, "", true},
 		{"Qu'est-ce que j'ai fait il y a deux semaines ?", "fr", nil, "j'ai fait il y a deux semaines",
-			[]string{"2023-05-15..2023-05-22"}, nil, true, ""},
-		{"我上周六和谁去了公园？", "zh", nil, "我上周六和谁去了公园？", []string{"2023-05-27..2023-05-28"}, nil, true, retrieval.AnswerPerson},
-		{"先週、どこに行きましたか？", "ja", nil, "先週、どこに行きましたか？", []string{"2023-05-22..2023-05-29"}, nil, true, retrieval.AnswerPlace},
+			[]string{"2023-05-15..2023-05-22"}, nil, true, "", true},
+		{"我上周六和谁去了公园？", "zh", nil, "我上周六和谁去了公园？", []string{"2023-05-27..2023-05-28"}, nil, true, retrieval.AnswerPerson, true},
+		{"先週、どこに行きましたか？", "ja", nil, "先週、どこに行きましたか？", []string{"2023-05-22..2023-05-29"}, nil, true, retrieval.AnswerPlace, false},
 	}
 	for _, tt := range tests {
 		q := retrieval.Analyze(tt.in, now)
@@ -232,11 +252,12 @@ func TestAnalyzeLanguages(t *testing.T) {
 		if !slices.Equal(q.Months, tt.months) {
 			t.Errorf("Analyze(%q).Months = %v, want %v", tt.in, q.Months, tt.months)
 		}
-		if q.Temporal != tt.temporal || q.Answer != tt.answer {
-			t.Errorf("Analyze(%q): temporal %v, answer %q; want %v, %q", tt.in, q.Temporal, q.Answer, tt.temporal, tt.answer)
+		if q.Temporal != tt.temporal || q.Answer != tt.answer || q.AsksUser != tt.asksUser {
+			t.Errorf("Analyze(%q): temporal %v, answer %q, asks user %v; want %v, %q, %v",
+				tt.in, q.Temporal, q.Answer, q.AsksUser, tt.temporal, tt.answer, tt.asksUser)
 		}
-		if len(q.Parts) > 0 {
-			t.Errorf("Analyze(%q): English patterns fired: parts %q", tt.in, q.Parts)
+		if q.AsksAssistant || len(q.Parts) > 0 {
+			t.Errorf("Analyze(%q): English patterns fired: asks assistant %v, parts %q", tt.in, q.AsksAssistant, q.Parts)
 		}
 	}
 }

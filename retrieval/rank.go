@@ -23,6 +23,7 @@ const (
 const (
 	FactorFused      = "fused"      // the fusion of the channels' scores
 	FactorSpeaker    = "speaker"    // said by a person the query names
+	FactorRole       = "role"       // said by the party the query asks about
 	FactorTime       = "time"       // carries a date, for a question about time
 	FactorPeriod     = "period"     // happened in the period the query names
 	FactorAnswer     = "answer"     // holds the kind of answer asked for (a place, a number, a name)
@@ -68,6 +69,7 @@ type Config struct {
 
 	// Multiplicative boosts of the fused score (score *= 1+boost).
 	Speaker float64 // the memory's speaker is named in the query
+	Role    float64 // the memory's role is the party the query asks about
 	Time    float64 // temporal question and the memory carries a date
 	Period  float64 // the memory's time overlaps the query's period
 	Answer  float64 // the memory holds the kind of answer the question wants
@@ -104,6 +106,7 @@ func DefaultConfig() Config {
 		Inflect:         true,
 		DropSpeakers:    true,
 		Speaker:         1,
+		Role:            3,
 		Time:            0.5,
 		Period:          1,
 		Smooth:          0.2,
@@ -363,8 +366,9 @@ func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
 			c.Factors[name] = w
 		}
 	}
-	speaker := m.Speaker()
+	speaker, role := m.Speaker(), m.Role()
 	apply(FactorSpeaker, cfg.Speaker, speaker != "" && len(names) > 0 && matchesName(speaker, names))
+	apply(FactorRole, cfg.Role, (q.AsksAssistant && role == "assistant") || (q.AsksUser && role == "user"))
 	apply(FactorTime, cfg.Time, q.Temporal && m.Dated())
 	apply(FactorPeriod, cfg.Period, InPeriod(q, m))
 	apply(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))

@@ -103,7 +103,7 @@ func TestFuseSmallPoolKeepsChannelOrder(t *testing.T) {
 }
 
 func TestRerankBoosts(t *testing.T) {
-	cfg := retrieval.Config{Speaker: 1, Time: 0.5, Period: 3}
+	cfg := retrieval.Config{Speaker: 1, Role: 2, Time: 0.5, Period: 3}
 	day := time.Date(2023, 5, 7, 10, 0, 0, 0, time.UTC)
 	mk := func(id string, fused float64, meta map[string]any, value string) *retrieval.Candidate {
 		c := cand(id, meta)
@@ -142,6 +142,16 @@ func TestRerankBoosts(t *testing.T) {
 	retrieval.Rerank(q, cs, cfg, now)
 	if ids(cs) != "in,out" || in.Factors[retrieval.FactorPeriod] != 3 {
 		t.Errorf("period: order %s, factors %v", ids(cs), in.Factors)
+	}
+
+	// Role: the assistant's line for a question about what it said.
+	q = retrieval.Analyze("What did you recommend for dinner?", now)
+	user := mk("user", 1, map[string]any{"role": "user"}, "x")
+	asst := mk("asst", 1, map[string]any{"role": "assistant"}, "x")
+	cs = []*retrieval.Candidate{user, asst}
+	retrieval.Rerank(q, cs, cfg, now)
+	if ids(cs) != "asst,user" {
+		t.Errorf("role order = %s", ids(cs))
 	}
 }
 
@@ -195,7 +205,7 @@ func TestDedup(t *testing.T) {
 
 func TestPlain(t *testing.T) {
 	p := retrieval.DefaultConfig().Plain()
-	if !p.Raw || p.Speaker != 0 || p.Smooth != 0 || p.Inflect || p.Recency != 0 || p.Spread != 0 {
+	if !p.Raw || p.Speaker != 0 || p.Role != 0 || p.Smooth != 0 || p.Inflect || p.Recency != 0 || p.Spread != 0 {
 		t.Errorf("Plain = %+v", p)
 	}
 	if p.RRFK != retrieval.DefaultConfig().RRFK {
