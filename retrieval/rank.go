@@ -106,7 +106,7 @@ func DefaultConfig() Config {
 		Inflect:         true,
 		DropSpeakers:    true,
 		Speaker:         1,
-		Role:            3,
+		Role:            1,
 		Time:            0.5,
 		Period:          1,
 		Smooth:          0.2,
