@@ -6,7 +6,7 @@ DATA  ?= $(HOME)/.local/share/engram
 # SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
 SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
-.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke eval-locomo eval-longmemeval eval-heldout clean
+.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default store.
 run: deps model
@@ -16,12 +16,33 @@ run: deps model
 ## detector, next to a throwaway PostgreSQL (installed from Debian if missing);
 ## then the recall floors on one real conversation of each benchmark (skipped
 ## under the race detector, too slow there) and the smoke run of the Mem0
-## side-by-side benchmark, so neither can rot.
+## side-by-side benchmark, so neither can rot; last, a short run of every
+## fuzz target (fuzz-smoke).
 test: deps model
 	$(GO) vet ./...
 	ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestRealData' ./eval/
 	bash bench/mem0/run.sh --smoke
+	$(MAKE) fuzz-smoke
+
+# FUZZ_TARGETS are the fuzz targets as Name:package; `go test -fuzz` takes
+# one target of one package at a time.
+FUZZ_TARGETS := FuzzTerms:./textsearch/ FuzzResolve:./lang/ FuzzDetectStem:./lang/ \
+	FuzzMatchQuery:./sqlite/ FuzzTSQuery:./postgres/ FuzzDecodeJSON:./http/ \
+	FuzzImportBody:./http/ FuzzQueryString:./http/ FuzzHandler:./http/
+FUZZTIME ?= 2m
+
+## fuzz: run every fuzz target for FUZZTIME (default 2m) each; a failing
+## input is written to the package's testdata/fuzz/NAME, keep it as a seed.
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} ($${t#*:}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
+	done
+
+## fuzz-smoke: every fuzz target for 5 seconds, as `make test` does.
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
 
 ## build: the engram binary in ./bin.
 build: deps
