@@ -68,13 +68,12 @@ func (k *APIKey) Matches(secret string) bool {
 	return len(k.Hash) == len(h) && subtle.ConstantTimeCompare(k.Hash, h[:]) == 1
 }
 
-// KeySpec says what a new key is bound to.
+// KeySpec says what a new key is bound to: the org and project of
+// Namespace and, when set, its user (agent and session must be empty).
 type KeySpec struct {
-	Org     string `json:"org"`
-	Project string `json:"project"`
-	User    string `json:"user,omitempty"`
-	Role    string `json:"role"`
-	Name    string `json:"name,omitempty"`
+	Namespace Namespace `json:"namespace"`
+	Role      string    `json:"role"`
+	Name      string    `json:"name,omitempty"`
 }
 
 // NewAPIKey makes a key for spec at the time now and returns it with its
@@ -84,8 +83,12 @@ func NewAPIKey(spec KeySpec, now time.Time) (*APIKey, string, error) {
 	if roleRank(spec.Role) == 0 {
 		return nil, "", Errorf(EINVALID, "role %q is not one of read, write, admin", spec.Role)
 	}
-	if err := (Namespace{Org: spec.Org, Project: spec.Project, User: spec.User}).Validate(); err != nil {
+	n := spec.Namespace
+	if err := n.Validate(); err != nil {
 		return nil, "", err
+	}
+	if n.Agent != "" || n.Session != "" {
+		return nil, "", Errorf(EINVALID, "namespace.agent and namespace.session must be empty: a key is bound to an org, a project and optionally a user")
 	}
 	if err := validName("name", spec.Name); err != nil {
 		return nil, "", err
@@ -100,7 +103,7 @@ func NewAPIKey(spec KeySpec, now time.Time) (*APIKey, string, error) {
 	}
 	k := &APIKey{
 		ID: hex.EncodeToString(id[:]), Name: spec.Name,
-		Org: spec.Org, Project: spec.Project, User: spec.User, Role: spec.Role,
+		Org: n.Org, Project: n.Project, User: n.User, Role: spec.Role,
 		CreatedAt: now,
 	}
 	secret := keyPrefix + k.ID + "_" + hex.EncodeToString(random[:])

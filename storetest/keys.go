@@ -56,9 +56,9 @@ func revokeKey(st engram.Store, id string, at time.Time) error {
 // order, and a revocation keeps its first time.
 func testKeys(t *testing.T, open Opener) {
 	st := open(t)
-	a, _ := newKey(t, engram.KeySpec{Org: "acme", Project: "app", User: "u1", Role: engram.RoleRead, Name: "ci 🙂"})
-	b, _ := newKey(t, engram.KeySpec{Org: "acme", Project: "app", Role: engram.RoleAdmin})
-	c, _ := newKey(t, engram.KeySpec{Org: "globex", Project: "app", Role: engram.RoleWrite})
+	a, _ := newKey(t, engram.KeySpec{Namespace: engram.Namespace{Org: "acme", Project: "app", User: "u1"}, Role: engram.RoleRead, Name: "ci 🙂"})
+	b, _ := newKey(t, engram.KeySpec{Namespace: engram.Namespace{Org: "acme", Project: "app"}, Role: engram.RoleAdmin})
+	c, _ := newKey(t, engram.KeySpec{Namespace: engram.Namespace{Org: "globex", Project: "app"}, Role: engram.RoleWrite})
 	for _, k := range []*engram.APIKey{a, b, c} {
 		if err := insertKey(st, k); err != nil {
 			t.Fatalf("InsertKey: %v", err)
@@ -116,7 +116,7 @@ func testKeys(t *testing.T, open Opener) {
 // key without a hash is refused.
 func testKeysRefusals(t *testing.T, open Opener) {
 	st := open(t)
-	k, _ := newKey(t, engram.KeySpec{Org: "acme", Project: "app", Role: engram.RoleWrite})
+	k, _ := newKey(t, engram.KeySpec{Namespace: engram.Namespace{Org: "acme", Project: "app"}, Role: engram.RoleWrite})
 	if err := insertKey(st, k); err != nil {
 		t.Fatal(err)
 	}
