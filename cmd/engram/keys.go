@@ -54,6 +54,7 @@ func runKeys(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "keep the keys in the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
 	open := func() (engram.KeyService, func() error, error) {
 		logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		slog.SetDefault(logger) // the stores log migrations through it
 		loc := storeLocation(*data, *store)
 		st, err := openStore(ctx, "--store", loc, storeopen.Options{Logger: logger})
 		if err != nil {
@@ -90,7 +91,7 @@ func runKeysCreate(ctx context.Context, m *Main, cmd *Command, fs *flag.FlagSet,
 		return cmdUsageErrorf(cmd, "keys create takes no arguments, got %q", pos[0])
 	case spec.Namespace.Org == "" || spec.Namespace.Project == "":
 		return cmdUsageErrorf(cmd, "keys create needs --org and --project")
-	case spec.Role == "":
+	case spec.Role != engram.RoleRead && spec.Role != engram.RoleWrite && spec.Role != engram.RoleAdmin:
 		return cmdUsageErrorf(cmd, "keys create needs --role read, write or admin")
 	}
 	spec.Namespace = spec.Namespace.Normalize()
