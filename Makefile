@@ -3,14 +3,17 @@ SHELL := /bin/bash
 GO    ?= go
 ADDR  ?= 127.0.0.1:8080
 DATA  ?= $(HOME)/.local/share/engram
+NO_AUTH ?= 1
 # SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
 SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
 .PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
 
-## run: fetch what is missing, then serve the engine on its embedded default store.
+## run: fetch what is missing, then serve the engine on its embedded default
+## store, without API keys on the loopback ADDR (NO_AUTH=0 to require keys,
+## which a non-loopback ADDR needs: see engram keys create).
 run: deps model
-	$(GO) run ./cmd/engram serve --addr $(ADDR) --data $(DATA)
+	ENGRAM_NO_AUTH=$(NO_AUTH) $(GO) run ./cmd/engram serve --addr $(ADDR) --data $(DATA)
 
 ## test: fetch what is missing, then vet and run every test with the race
 ## detector, next to a throwaway PostgreSQL (installed from Debian if missing);

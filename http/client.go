@@ -32,6 +32,10 @@ type ClientOptions struct {
 	// attributed to it, unless the call's context carries an actor
 	// (engram.WithActor), which wins. Empty leaves the server's default.
 	Actor string
+	// Key is the API key sent as "Authorization: Bearer KEY" with every
+	// call; empty sends none, which only a server run with --no-auth
+	// accepts.
+	Key string
 	// HTTPClient sends the requests; a new client with no overall timeout
 	// when nil.
 	HTTPClient *http.Client
@@ -48,6 +52,7 @@ type Client struct {
 	hc      *http.Client
 	timeout time.Duration
 	actor   string
+	key     string
 }
 
 var _ engram.Service = (*Client)(nil)
@@ -61,6 +66,7 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 		hc:      opts.HTTPClient,
 		timeout: opts.Timeout,
 		actor:   opts.Actor,
+		key:     opts.Key,
 	}
 	if u, err := url.Parse(c.base); err != nil {
 		c.baseErr = engram.Errorf(engram.EINVALID, "server URL %q is malformed: %v", baseURL, err)
@@ -472,6 +478,9 @@ func (c *Client) send(ctx, callCtx context.Context, method, path string, q url.V
 	req.Header.Set("Accept", "application/json")
 	if body != nil && contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	if actor := engram.ActorFrom(ctx); actor != "" {
 		req.Header.Set(ActorHeader, actor)

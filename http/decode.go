@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
@@ -23,7 +24,17 @@ import (
 // names the input in error messages ("request body", "line 3"), and an
 // error inside the value names its JSON path too, as in
 // "request body: episodes[1].occurred_at: ...".
-func decodeJSON(r io.Reader, v any, what string) error {
+func decodeJSON(r io.Reader, v any, what string) error { return decodeJSONFor(nil, r, v, what) }
+
+// decodeBody decodes the JSON body of a request into v as decodeJSON does,
+// and refuses namespaces outside the binding of the request's key.
+func decodeBody(r *http.Request, v any) error {
+	return decodeJSONFor(keyFrom(r.Context()), r.Body, v, "request body")
+}
+
+// decodeJSONFor is decodeJSON checking the namespaces in v against the
+// binding of the key k (nil: no key).
+func decodeJSONFor(k *engram.APIKey, r io.Reader, v any, what string) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return bodyError(what, err)
@@ -54,8 +65,7 @@ func decodeJSON(r io.Reader, v any, what string) error {
 		}
 		return engram.Errorf(engram.EINVALID, "%s has more data after the JSON value (at byte %d)", what, dec.InputOffset())
 	}
-	normalizeNames(reflect.ValueOf(v))
-	return nil
+	return bindNames(reflect.ValueOf(v), k)
 }
 
 // strictDecode decodes raw into a new value of type t as decodeJSON does.
@@ -170,51 +180,59 @@ var (
 	scopeType     = reflect.TypeFor[engram.Scope]()
 )
 
-// normalizeNames puts every namespace and scope reachable from v through
-// struct fields, pointers and slices in Unicode NFC, so that two spellings
-// of one name never reach the service as two namespaces.
-func normalizeNames(v reflect.Value) {
+// bindNames puts every namespace and scope reachable from v through struct
+// fields, pointers and slices in Unicode NFC, so that two spellings of one
+// name never reach the service as two namespaces, and checks each against
+// the binding of the key k (nil: no key), returning the first refusal.
+func bindNames(v reflect.Value, k *engram.APIKey) error {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			normalizeNames(v.Elem())
+			return bindNames(v.Elem(), k)
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return
+			return nil
 		}
 		for i := range v.Len() {
-			normalizeNames(v.Index(i))
+			if err := bindNames(v.Index(i), k); err != nil {
+				return err
+			}
 		}
 	case reflect.Struct:
 		switch {
 		case !v.CanSet():
 		case v.Type() == namespaceType:
-			v.Set(reflect.ValueOf(v.Interface().(engram.Namespace).Normalize()))
-			return
+			n := v.Interface().(engram.Namespace).Normalize()
+			v.Set(reflect.ValueOf(n))
+			return checkBinding(k, n)
 		case v.Type() == scopeType:
-			v.Set(reflect.ValueOf(v.Interface().(engram.Scope).Normalize()))
-			return
+			sc := v.Interface().(engram.Scope).Normalize()
+			v.Set(reflect.ValueOf(sc))
+			return checkBinding(k, sc.Namespace())
 		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				normalizeNames(v.Field(i))
+				if err := bindNames(v.Field(i), k); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	return nil
 }
 
-// decodeOptionalJSON is decodeJSON for bodies that may be empty, which
+// decodeOptionalBody is decodeBody for bodies that may be empty, which
 // leave v unchanged.
-func decodeOptionalJSON(r io.Reader, v any, what string) error {
-	b, err := io.ReadAll(r)
+func decodeOptionalBody(r *http.Request, v any) error {
+	b, err := io.ReadAll(r.Body)
 	if err != nil {
-		return bodyError(what, err)
+		return bodyError("request body", err)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
-	return decodeJSON(bytes.NewReader(b), v, what)
+	return decodeJSONFor(keyFrom(r.Context()), bytes.NewReader(b), v, "request body")
 }
 
 // param describes a query parameter an endpoint accepts. A name ending in
@@ -231,7 +249,8 @@ func (p param) prefix() (string, bool) {
 
 // query holds the checked query parameters of a request.
 type query struct {
-	v url.Values
+	v   url.Values
+	key *engram.APIKey // the request's API key, whose binding scope checks
 }
 
 // parseQuery parses the raw query and checks every parameter against the
@@ -351,22 +370,24 @@ func (q query) bool(name string) (bool, error) {
 	return b, nil
 }
 
-// scope reads the scope parameters, names in Unicode NFC. Whether they
-// form a valid scope (org and project present, names well formed) is for
-// the service to say.
+// scope reads the scope parameters, names in Unicode NFC; EFORBIDDEN when
+// they are outside the binding of the request's key. Whether they form a
+// valid scope (org and project present, names well formed) is for the
+// service to say.
 func (q query) scope() (engram.Scope, error) {
 	shared, err := q.bool("include_shared")
 	if err != nil {
 		return engram.Scope{}, err
 	}
-	return engram.Scope{
+	sc := engram.Scope{
 		Org:           q.str("org"),
 		Project:       q.str("project"),
 		User:          q.str("user"),
 		Agent:         q.str("agent"),
 		Session:       q.str("session"),
 		IncludeShared: shared,
-	}.Normalize(), nil
+	}.Normalize()
+	return sc, checkBinding(q.key, sc.Namespace())
 }
 
 // meta reads the family prefix+KEY=VALUE into a map, nil if there is none.

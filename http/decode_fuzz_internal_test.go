@@ -103,7 +103,7 @@ func FuzzImportBody(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		recs, err := readRecords(bytes.NewReader(body))
+		recs, err := readRecords(bytes.NewReader(body), nil)
 		checkClientError(t, "readRecords", body, err)
 		if err == nil && len(recs) > bytes.Count(body, []byte("\n"))+1 {
 			t.Fatalf("readRecords(%q): %d records from fewer lines", body, len(recs))

@@ -66,7 +66,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request, _ quer
 		return engram.Errorf(engram.EUNAVAILABLE, "this server has no embedder configured, so POST /v1/embeddings cannot answer")
 	}
 	var req embeddingsRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	texts, err := embeddingInputs(req.Input)

@@ -8,7 +8,7 @@ import (
 
 func (s *Server) handleAddEpisodes(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddEpisodesRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	texts := make([]string, len(req.Episodes))

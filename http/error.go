@@ -97,6 +97,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.logger.Log(r.Context(), level, "internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="engram"`)
+	}
 	writeJSON(w, status, errorResponse{Error: errorDetail{Code: code, Message: msg}})
 }
 

@@ -24,7 +24,7 @@ var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 // may use.
 const (
 	corsMethods = "GET, POST, PATCH, DELETE"
-	corsHeaders = "Content-Type, " + ActorHeader
+	corsHeaders = "Authorization, Content-Type, " + ActorHeader
 	corsMaxAge  = "600"
 )
 

@@ -9,7 +9,7 @@ import (
 
 func (s *Server) handleAddMemories(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddMemoriesRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	texts := make([]string, len(req.Memories))
@@ -80,7 +80,7 @@ type listMemoriesRequest struct {
 
 func (s *Server) handleListMemoriesPost(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req listMemoriesRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	return s.listMemories(w, r, req.Scope, req.Filter)
@@ -115,7 +115,7 @@ func (s *Server) handleUpdateMemory(w http.ResponseWriter, r *http.Request, q qu
 		return err
 	}
 	var p engram.MemoryPatch
-	if err := decodeJSON(r.Body, &p, "request body"); err != nil {
+	if err := decodeBody(r, &p); err != nil {
 		return err
 	}
 	m, err := s.svc.UpdateMemory(r.Context(), sc, id, p)
@@ -132,7 +132,7 @@ func (s *Server) handleSupersedeMemory(w http.ResponseWriter, r *http.Request, q
 		return err
 	}
 	var req engram.SupersedeRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	res, err := s.svc.SupersedeMemory(r.Context(), sc, id, req)
@@ -170,7 +170,7 @@ func (s *Server) handleRestoreMemory(w http.ResponseWriter, r *http.Request, q q
 		return err
 	}
 	var req reasonRequest
-	if err := decodeOptionalJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeOptionalBody(r, &req); err != nil {
 		return err
 	}
 	m, err := s.svc.RestoreMemory(r.Context(), sc, id, req.Reason)
@@ -212,7 +212,7 @@ func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request, q query)
 		return err
 	}
 	var req rollbackRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	if req.Version == nil {

@@ -269,6 +269,8 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"EmbeddingsResponse": reflect.TypeFor[engramhttp.EmbeddingsResponse](),
 		"Embedding":          reflect.TypeFor[engramhttp.EmbeddingData](),
 		"EmbeddingsUsage":    reflect.TypeFor[engramhttp.EmbeddingsUsage](),
+		"APIKey":             reflect.TypeFor[engram.APIKey](),
+		"KeySpec":            reflect.TypeFor[engram.KeySpec](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

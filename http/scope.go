@@ -54,7 +54,7 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request, _ query) 
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.SearchRequest
-	if err := decodeJSON(r.Body, &req, "request body"); err != nil {
+	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
 	res, err := s.svc.Search(r.Context(), req)
@@ -186,7 +186,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request, q query) e
 	if err != nil {
 		return err
 	}
-	recs, err := readRecords(r.Body)
+	recs, err := readRecords(r.Body, keyFrom(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -199,8 +199,8 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request, q query) e
 }
 
 // readRecords decodes NDJSON records; blank lines are skipped. Errors name
-// the line.
-func readRecords(body io.Reader) ([]engram.Record, error) {
+// the line; a record outside the binding of the key k is EFORBIDDEN.
+func readRecords(body io.Reader, k *engram.APIKey) ([]engram.Record, error) {
 	br := bufio.NewReaderSize(body, 64<<10)
 	var recs []engram.Record
 	for line := 1; ; line++ {
@@ -210,7 +210,7 @@ func readRecords(body io.Reader) ([]engram.Record, error) {
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
 			var rec engram.Record
-			if derr := decodeJSON(bytes.NewReader(b), &rec, fmt.Sprintf("request body line %d", line)); derr != nil {
+			if derr := decodeJSONFor(k, bytes.NewReader(b), &rec, fmt.Sprintf("request body line %d", line)); derr != nil {
 				return nil, derr
 			}
 			recs = append(recs, rec)

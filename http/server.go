@@ -85,6 +85,12 @@ type ServerOptions struct {
 	// that may call the API and get CORS headers; "*" allows every origin.
 	// A request with any other Origin header gets 403.
 	AllowedOrigins []string
+	// Keys turns authentication on: every request but GET /healthz and
+	// /readyz must carry one of its API keys, whose role and binding limit
+	// what the request may do (see the Security section of the README), and
+	// /v1/keys manages them. Nil serves without authentication, which the
+	// engram command allows only on a loopback address.
+	Keys engram.KeyService
 }
 
 // Server serves the engram REST API over a Service. It implements
@@ -101,6 +107,7 @@ type Server struct {
 	embedder        engram.Embedder
 	allowedHosts    []string
 	allowedOrigins  []string
+	keys            engram.KeyService
 
 	mux    *http.ServeMux
 	routes []route
@@ -115,6 +122,9 @@ type route struct {
 	maxBody int64    // 0: the server's MaxBodyBytes
 	body    []string // media types the body may have; nil: no body is read
 	handle  func(w http.ResponseWriter, r *http.Request, q query) error
+	// role is the least role of an API key that may call the route; ""
+	// means read for GET and write for the other methods.
+	role string
 }
 
 // Media types request bodies may have. A JSON route refuses every other
@@ -138,6 +148,7 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		embedder:        opts.Embedder,
 		allowedHosts:    opts.AllowedHosts,
 		allowedOrigins:  opts.AllowedOrigins,
+		keys:            opts.Keys,
 		mux:             http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -162,7 +173,14 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		}
 	}
 	s.routes = s.routeTable()
-	for _, rt := range s.routes {
+	for i, rt := range s.routes {
+		if rt.role == "" {
+			rt.role = engram.RoleWrite
+			if rt.method == http.MethodGet {
+				rt.role = engram.RoleRead
+			}
+			s.routes[i].role = rt.role
+		}
 		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt))
 	}
 	return s
@@ -209,7 +227,7 @@ func (s *Server) routeTable() []route {
 
 		{method: "POST", path: "/v1/memories", body: jsonBody, handle: s.handleAddMemories},
 		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
-		{method: "POST", path: "/v1/memories/list", body: jsonBody, handle: s.handleListMemoriesPost},
+		{method: "POST", path: "/v1/memories/list", body: jsonBody, role: engram.RoleRead, handle: s.handleListMemoriesPost},
 		{method: "GET", path: "/v1/memories/{id}", params: withScope(), handle: s.handleGetMemory},
 		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), body: jsonBody, handle: s.handleUpdateMemory},
 		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}), handle: s.handleDeleteMemory},
@@ -218,30 +236,39 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(), handle: s.handleHistory},
 		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), body: jsonBody, handle: s.handleRollback},
 
-		{method: "POST", path: "/v1/search", body: jsonBody, handle: s.handleSearch},
+		{method: "POST", path: "/v1/search", body: jsonBody, role: engram.RoleRead, handle: s.handleSearch},
 
-		{method: "DELETE", path: "/v1/scope", params: withScope(), handle: s.handleDeleteScope},
+		{method: "DELETE", path: "/v1/scope", params: withScope(), role: engram.RoleAdmin, handle: s.handleDeleteScope},
 		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
 
-		{method: "POST", path: "/v1/embeddings", body: jsonBody, handle: s.handleEmbeddings},
+		{method: "POST", path: "/v1/embeddings", body: jsonBody, role: engram.RoleRead, handle: s.handleEmbeddings},
+
+		{method: "POST", path: "/v1/keys", body: jsonBody, role: engram.RoleAdmin, handle: s.handleCreateKey},
+		{method: "GET", path: "/v1/keys", params: keyParams, role: engram.RoleAdmin, handle: s.handleListKeys},
+		{method: "DELETE", path: "/v1/keys/{id}", params: keyParams, role: engram.RoleAdmin, handle: s.handleRevokeKey},
 	}
 }
 
 // endpoint wraps a route's handler with the checks every request gets
-// (query parameters, actor, body size) and error writing.
+// (the key's role, query parameters, actor, body size) and error writing.
 func (s *Server) endpoint(rt route) http.Handler {
 	limit := rt.maxBody
 	if limit == 0 {
 		limit = s.maxBody
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := authorize(r, rt); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		q, err := parseQuery(r.URL.RawQuery, rt.params)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
+		q.key = keyFrom(r.Context())
 		actor, err := actorOf(r)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -335,7 +362,7 @@ func actorOf(r *http.Request) (string, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "") }
 
 // serve answers one request to the server listening on bound ("" when
-// unknown): the Host and Origin checks, then routing.
+// unknown): the Host and Origin checks, authentication, then routing.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
@@ -364,6 +391,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 		return
 	} else if done {
 		return
+	}
+	if s.keys != nil && !probe {
+		ar, err := s.authenticate(r)
+		if err != nil {
+			s.writeError(sw, r, err)
+			return
+		}
+		r = ar
 	}
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		s.serveUnrouted(sw, r, h)

@@ -31,7 +31,7 @@ func TestMigrateIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Migrate on an empty schema: %v", err)
 	}
-	if want := []string{"0001_init.sql", "0002_sources_index.sql"}; !slices.Equal(applied, want) {
+	if want := []string{"0001_init.sql", "0002_sources_index.sql", "0003_api_keys.sql"}; !slices.Equal(applied, want) {
 		t.Errorf("Migrate on an empty schema applied %v, want %v", applied, want)
 	}
 	for i := range 2 {
@@ -42,8 +42,8 @@ func TestMigrateIdempotent(t *testing.T) {
 	// Opening again applies nothing either, and the store works.
 	again := openAt(t, u, postgres.Options{})
 	storetest.Put(t, again, storetest.Memory(nsU1, "after migrating twice"))
-	if n := count(t, u, "schema_migrations", ""); n != 2 {
-		t.Errorf("schema_migrations has %d rows, want 2", n)
+	if n := count(t, u, "schema_migrations", ""); n != 3 {
+		t.Errorf("schema_migrations has %d rows, want 3", n)
 	}
 }
 
@@ -66,20 +66,26 @@ func TestMigrateConcurrent(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	ran := 0
+	// Each migration takes the lock on its own, so servers may share the
+	// work (one applies 0001, another 0002 and 0003); what must hold is
+	// that each is applied exactly once, and each server's in order.
+	all := []string{"0001_init.sql", "0002_sources_index.sql", "0003_api_keys.sql"}
+	times := map[string]int{}
 	for i := range dbs {
 		if errs[i] != nil {
 			t.Errorf("server %d: Migrate: %v", i, errs[i])
 		}
-		if len(applied[i]) > 0 {
-			ran++
-			if want := []string{"0001_init.sql", "0002_sources_index.sql"}; !slices.Equal(applied[i], want) {
-				t.Errorf("server %d applied %v, want %v", i, applied[i], want)
-			}
+		if !slices.IsSorted(applied[i]) {
+			t.Errorf("server %d applied %v, out of order", i, applied[i])
+		}
+		for _, name := range applied[i] {
+			times[name]++
 		}
 	}
-	if ran != 1 {
-		t.Errorf("%d servers applied the migration, want exactly 1", ran)
+	for _, name := range all {
+		if times[name] != 1 {
+			t.Errorf("%s was applied %d times, want exactly 1 (applied: %v)", name, times[name], applied)
+		}
 	}
 	// Plain Opens racing on a fresh schema all succeed too.
 	u2 := schemaURL(t)
@@ -94,8 +100,8 @@ func TestMigrateConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := count(t, u2, "schema_migrations", ""); n != 2 {
-		t.Errorf("after concurrent Opens schema_migrations has %d rows, want 2", n)
+	if n := count(t, u2, "schema_migrations", ""); n != 3 {
+		t.Errorf("after concurrent Opens schema_migrations has %d rows, want 3", n)
 	}
 }
 
@@ -413,7 +419,7 @@ func TestSchemaLeadsWithTenant(t *testing.T) {
 		}
 		seen++
 		switch {
-		case table == "meta" || table == "schema_migrations":
+		case table == "meta" || table == "schema_migrations" || table == "api_keys":
 			// Not tenant data: a reference table when sharded.
 		case strings.HasSuffix(index, "memories_by_key"):
 			if !slices.Equal(cols[:2], []string{"org", "project"}) {

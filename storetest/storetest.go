@@ -68,6 +68,8 @@ func Run(t *testing.T, open Opener) {
 		{"DeleteVectorsExcept", testDeleteVectorsExcept},
 		{"PurgeVectors", testPurgeVectors},
 		{"Meta", testMeta},
+		{"Keys", testKeys},
+		{"KeysRefusals", testKeysRefusals},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
@@ -215,11 +217,12 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.ChangeLog](r, need),
 			needErr[engram.MetaReader](r, need),
 			needErr[engram.Dumper](r, need),
+			needErr[engram.KeyReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
-			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need))
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need))
 		})
 	}
 	if err != nil {

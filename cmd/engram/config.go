@@ -23,6 +23,7 @@ type storeFlags struct {
 
 	data   string
 	server string
+	key    string
 	store  string
 
 	org, project, user, agent, session string
@@ -37,6 +38,7 @@ func (c *storeFlags) register(fs *flag.FlagSet, m *Main) {
 	env := m.Getenv
 	fs.StringVar(&c.data, "data", envOr(env, "ENGRAM_DATA", defaultDataDir(env)), "local data `directory` (env ENGRAM_DATA)")
 	fs.StringVar(&c.server, "server", env("ENGRAM_SERVER"), "work against the server at this `URL` instead of a data directory (env ENGRAM_SERVER)")
+	fs.StringVar(&c.key, "key", env("ENGRAM_KEY"), "API `key` sent to the server of --server (env ENGRAM_KEY)")
 	fs.StringVar(&c.store, "store", env("ENGRAM_STORE"), "keep the data in the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
 	fs.StringVar(&c.org, "org", envOr(env, "ENGRAM_ORG", "default"), "organisation (env ENGRAM_ORG)")
 	fs.StringVar(&c.project, "project", envOr(env, "ENGRAM_PROJECT", "default"), "project (env ENGRAM_PROJECT)")
@@ -122,7 +124,7 @@ func (c *storeFlags) open(ctx context.Context, cmd *Command, m *Main, mode openM
 		return nil, nil, err
 	}
 	if remote {
-		client := engramhttp.NewClient(c.server, engramhttp.ClientOptions{})
+		client := engramhttp.NewClient(c.server, engramhttp.ClientOptions{Key: c.key})
 		return client, func() error { return nil }, nil
 	}
 	if c.data == "" {

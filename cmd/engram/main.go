@@ -80,6 +80,7 @@ func init() {
 		reembedCommand,
 		migrateCommand,
 		migrateStoreCommand,
+		keysCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

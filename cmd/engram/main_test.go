@@ -187,12 +187,13 @@ func (b *syncBuffer) String() string {
 
 var listeningRE = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
 
-// startServer runs "engram serve --addr 127.0.0.1:0 --data dir" with any
-// extra flags and waits for its "listening on" log line. The server is
-// killed at the end of the test unless stopped before.
+// startServer runs "engram serve --addr 127.0.0.1:0 --data dir --no-auth"
+// with any extra flags (--no-auth=false turns keys on) and waits for its
+// "listening on" log line. The server is killed at the end of the test
+// unless stopped before.
 func startServer(t *testing.T, dir string, env []string, extra ...string) *server {
 	t.Helper()
-	cmd := exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir}, extra...)...)
+	cmd := exec.Command(binPath, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", dir, "--no-auth"}, extra...)...)
 	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -105,7 +105,7 @@ func TestMigrateUnreachable(t *testing.T) {
 func TestMigrate(t *testing.T) {
 	store := pgSchemaURL(t)
 	c := &cli{t: t, env: baseEnv(t)}
-	if got, want := c.ok("migrate", "--store", store), "applied 0001_init.sql\napplied 0002_sources_index.sql\n"; got != want {
+	if got, want := c.ok("migrate", "--store", store), "applied 0001_init.sql\napplied 0002_sources_index.sql\napplied 0003_api_keys.sql\n"; got != want {
 		t.Errorf("first migrate printed %q, want %q", got, want)
 	}
 	withEnv := &cli{t: t, env: append(baseEnv(t), "ENGRAM_STORE="+store)}

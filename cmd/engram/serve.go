@@ -37,7 +37,13 @@ The server answers only requests whose Host header names it: the address
 it listens on, or localhost, 127.0.0.1 or [::1] at its port. When clients
 reach it by another name or address (0.0.0.0 in --addr, a container name,
 a proxy), list those in --allowed-hosts. Requests from web pages (with an
-Origin header) are refused unless the origin is in --allowed-origins.`,
+Origin header) are refused unless the origin is in --allowed-origins.
+
+Every request but GET /healthz and /readyz must carry an API key
+(Authorization: Bearer KEY, or Token KEY), made with engram keys create;
+with none yet the server starts and logs how to make the first. --no-auth
+(ENGRAM_NO_AUTH=1) serves without keys, and is refused unless --addr is a
+loopback address.`,
 	Run: runServe,
 }
 
@@ -66,12 +72,15 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err != nil {
 		return err
 	}
+	if err := sf.checkAuth(cmd, *addr); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
 	opts.Logger = logger
 
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth)
 	}
 	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
 	if err != nil {
@@ -88,6 +97,13 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	opts.Ready, opts.Embedder = eng.Ready, eng.Embedder()
+	keys := engram.Keys{Store: eng.Store()}
+	if *sf.noAuth {
+		warnNoAuth(logger)
+	} else {
+		opts.Keys = keys
+		adviseFirstKey(ctx, logger, keys, "--data "+*data)
+	}
 	srv := engramhttp.NewServer(eng, opts)
 	logger.Info("listening on http://"+ln.Addr().String(), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
@@ -104,7 +120,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions) (err error) {
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -163,6 +179,14 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 	}
 
 	opts.Ready, opts.Embedder = sb.Ready, emb
+	if noAuth {
+		warnNoAuth(logger)
+	} else {
+		opts.Keys = sb
+		if eng != nil {
+			adviseFirstKey(ctx, logger, sb, "--store URL")
+		}
+	}
 	srv := engramhttp.NewServer(sb, opts)
 	logger.Info("listening on http://"+ln.Addr().String(), "store", label)
 	serr := srv.Serve(serveCtx, ln)
@@ -176,4 +200,26 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 	}
 	logger.Info("shut down")
 	return nil
+}
+
+// warnNoAuth says at start that the server authenticates no one.
+func warnNoAuth(logger *slog.Logger) {
+	logger.Warn("authentication is off (--no-auth): every local program can read and write the memories of every tenant; serve with API keys (engram keys create) unless this machine is yours alone")
+}
+
+// adviseFirstKey logs how to create a key when the store has none that
+// works yet: the server runs, but answers every request with 401.
+func adviseFirstKey(ctx context.Context, logger *slog.Logger, keys engram.KeyService, where string) {
+	all, err := keys.ListKeys(ctx, "", "")
+	if err != nil {
+		logger.Warn("cannot read the API keys", "err", err)
+		return
+	}
+	for _, k := range all {
+		if k.RevokedAt == nil {
+			return
+		}
+	}
+	logger.Warn("authentication is on and no API key exists yet, so every request will answer 401; create the first with: engram keys create " +
+		where + " --org ORG --project PROJECT --role admin (or serve on a loopback address with --no-auth)")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ type serveFlags struct {
 	timeouts                     [4]*string // read header, read, write, idle
 	allowedHosts, allowedOrigins *string
 	maxEmbedBytes                *int64
+	noAuth                       *bool
 }
 
 var timeoutFlags = [4]struct {
@@ -34,6 +36,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	}
 	f.maxEmbedBytes = fs.Int64("max-embed-bytes", envInt64(getenv, "ENGRAM_MAX_EMBED_BYTES", engramhttp.DefaultMaxEmbedBytes),
 		"most `bytes` of text one request may ask to embed (env ENGRAM_MAX_EMBED_BYTES)")
+	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
+		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
 		"comma-separated `hosts` accepted in the Host header besides the listening address and localhost: name, name:port, or * for any (env ENGRAM_ALLOWED_HOSTS)")
 	f.allowedOrigins = fs.String("allowed-origins", getenv("ENGRAM_ALLOWED_ORIGINS"),
@@ -60,6 +64,38 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),
 	}, nil
+}
+
+// envBool reports whether the variable key is set to a true value (1,
+// true); anything else is false.
+func envBool(getenv func(string) string, key string) bool {
+	v, err := strconv.ParseBool(getenv(key))
+	return err == nil && v
+}
+
+// isLoopback reports whether the listen address addr binds only to the
+// loopback interface: localhost or a loopback IP. An empty host (":8080")
+// binds every interface.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkAuth refuses --no-auth on an address other programs and machines
+// can reach, with a sentence saying how to serve there with a key.
+func (f *serveFlags) checkAuth(cmd *Command, addr string) error {
+	if !*f.noAuth || isLoopback(addr) {
+		return nil
+	}
+	return cmdUsageErrorf(cmd, "--no-auth (ENGRAM_NO_AUTH) is allowed only on a loopback address such as 127.0.0.1:8080, and --addr is %s; "+
+		"to serve there, create a key with engram keys create --org ORG --project PROJECT --role admin (same --data or --store as the server) and drop --no-auth", addr)
 }
 
 // envInt64 is the integer in the variable key, def when it is unset; a

@@ -278,3 +278,47 @@ func storeLabel(dataDir, storeURL string) string {
 	}
 	return fmt.Sprintf("postgres://%s%s%s", user, u.Host, u.EscapedPath())
 }
+
+var _ engram.KeyService = (*standby)(nil)
+
+// keys returns the key service over the engine's store, or EUNAVAILABLE
+// while there is no engine: requests then answer 503, not 401.
+func (s *standby) keys() (engram.KeyService, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return engram.Keys{Store: svc.(*engine.Engine).Store()}, nil
+}
+
+func (s *standby) Authenticate(ctx context.Context, secret string) (*engram.APIKey, error) {
+	ks, err := s.keys()
+	if err != nil {
+		return nil, err
+	}
+	return ks.Authenticate(ctx, secret)
+}
+
+func (s *standby) CreateKey(ctx context.Context, spec engram.KeySpec) (*engram.APIKey, string, error) {
+	ks, err := s.keys()
+	if err != nil {
+		return nil, "", err
+	}
+	return ks.CreateKey(ctx, spec)
+}
+
+func (s *standby) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey, error) {
+	ks, err := s.keys()
+	if err != nil {
+		return nil, err
+	}
+	return ks.ListKeys(ctx, org, project)
+}
+
+func (s *standby) RevokeKey(ctx context.Context, org, project, id string) error {
+	ks, err := s.keys()
+	if err != nil {
+		return err
+	}
+	return ks.RevokeKey(ctx, org, project, id)
+}
