@@ -328,8 +328,9 @@ func smooth(cs []*Candidate, share float64) {
 // Rerank scores fused candidates and sorts them best first (ties by memory
 // id, for stable rankings): the query's hints boost the fused score (see
 // boost), the result is taken relative to the best candidate's, and the
-// MIRaS signals are added with their small weights (see miras). now is the
-// reference time for recency.
+// MIRaS signals are added with their small weights (see miras), recency
+// left out for a question about time. now is the reference time for
+// recency.
 func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 	names := nameKeys(q.Names)
 	best := 0.0
@@ -338,13 +339,19 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 		c.Score = boost(q, names, c, cfg)
 		best = math.Max(best, c.Score)
 	}
+	// How recent a memory is says nothing of whether it answers a
+	// question about when something happened or about a named period.
+	mirasCfg := cfg
+	if q.Temporal {
+		mirasCfg.Recency = 0
+	}
 	for _, c := range cs {
 		rel := 0.0
 		if best > 0 {
 			rel = c.Score / best
 		}
 		c.Factors[FactorRelevance] = rel
-		c.Score = rel + miras(&c.Memory, c.Factors, cfg, now)
+		c.Score = rel + miras(&c.Memory, c.Factors, mirasCfg, now)
 		c.Factors[FactorFinal] = c.Score
 	}
 	sort.SliceStable(cs, func(i, j int) bool {

@@ -302,3 +302,23 @@ func TestGathers(t *testing.T) {
 		}
 	}
 }
+
+func TestRerankNoRecencyForTime(t *testing.T) {
+	cfg := retrieval.Config{Recency: 0.5, RecencyHalfLife: 24 * time.Hour}
+	old, recent := now.Add(-30*24*time.Hour), now
+	for q, want := range map[string]string{
+		"Which café did I like?":                "recent,old",
+		"When did I go to the café?":            "old,recent", // a tie, broken by id
+		"Which café did I go to on 3 May 2023?": "old,recent",
+	} {
+		a := cand("old", nil)
+		a.Memory.ValidFrom, a.Fused = &old, 1
+		b := cand("recent", nil)
+		b.Memory.ValidFrom, b.Fused = &recent, 1
+		cs := []*retrieval.Candidate{a, b}
+		retrieval.Rerank(retrieval.Analyze(q, now), cs, cfg, now)
+		if got := ids(cs); got != want {
+			t.Errorf("%q: order %s, want %s (factors %v, %v)", q, got, want, cs[0].Factors, cs[1].Factors)
+		}
+	}
+}
