@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -103,6 +104,9 @@ type ServerOptions struct {
 	RateLimit     float64
 	RateBurst     int
 	MaxConcurrent int
+	// TLS, when set, makes Serve speak HTTPS with its certificates; a
+	// client speaking plain HTTP to it gets 400. Nil serves plain HTTP.
+	TLS *tls.Config
 }
 
 // Default limits per client of the engram command; see ServerOptions.RateLimit.
@@ -127,7 +131,8 @@ type Server struct {
 	allowedHosts    []string
 	allowedOrigins  []string
 	keys            engram.KeyService
-	limiter         *limiter // nil: no limits
+	limiter         *limiter    // nil: no limits
+	tls             *tls.Config // nil: plain HTTP
 
 	mux    *http.ServeMux
 	routes []route
@@ -169,6 +174,7 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		allowedHosts:    opts.AllowedHosts,
 		allowedOrigins:  opts.AllowedOrigins,
 		keys:            opts.Keys,
+		tls:             opts.TLS,
 		limiter:         newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
 		mux:             http.NewServeMux(),
 	}
@@ -519,9 +525,9 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 
 // Serve serves requests on ln until ctx is cancelled, then stops accepting
 // connections and waits up to ShutdownTimeout for requests in flight to
-// finish. It returns nil after a clean shutdown, an error if serving fails
-// or requests were still running at the deadline (they are cut off). Serve
-// closes ln.
+// finish. With ServerOptions.TLS it speaks HTTPS. It returns nil after a
+// clean shutdown, an error if serving fails or requests were still running
+// at the deadline (they are cut off). Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bound := ln.Addr().String()
 	srv := &http.Server{
@@ -533,7 +539,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	if s.tls != nil {
+		srv.TLSConfig = s.tls.Clone()
+		go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { errc <- srv.Serve(ln) }()
+	}
 
 	select {
 	case err := <-errc:

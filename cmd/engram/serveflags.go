@@ -1,9 +1,14 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"flag"
+	"fmt"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +26,7 @@ type serveFlags struct {
 	noAuth                       *bool
 	rateLimit                    *float64
 	rateBurst, maxConcurrent     *int64
+	tlsCert, tlsKey              *string
 }
 
 var timeoutFlags = [4]struct {
@@ -46,6 +52,10 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"`requests` a client may send at once above --rate-limit (env ENGRAM_RATE_BURST)")
 	f.maxConcurrent = fs.Int64("max-concurrent", envInt64(getenv, "ENGRAM_MAX_CONCURRENT", engramhttp.DefaultMaxConcurrent),
 		"`requests` each API key (or client IP) may have in flight; 0 for no limit (env ENGRAM_MAX_CONCURRENT)")
+	f.tlsCert = fs.String("tls-cert", getenv("ENGRAM_TLS_CERT"),
+		"serve HTTPS with the PEM certificate (chain) in this `file`; needs --tls-key (env ENGRAM_TLS_CERT)")
+	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
+		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -76,7 +86,22 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	case *f.maxConcurrent < 0 || *f.maxConcurrent > 1<<20:
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-concurrent (env ENGRAM_MAX_CONCURRENT) must be a number of requests up to 1048576, 0 for no limit")
 	}
+	switch {
+	case *f.tlsCert != "" && *f.tlsKey == "":
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-cert is given but not --tls-key (env ENGRAM_TLS_KEY); HTTPS needs both, or neither for plain HTTP")
+	case *f.tlsCert == "" && *f.tlsKey != "":
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-key is given but not --tls-cert (env ENGRAM_TLS_CERT); HTTPS needs both, or neither for plain HTTP")
+	}
+	var tlsConfig *tls.Config
+	if *f.tlsCert != "" {
+		cert, err := loadCertificate(*f.tlsCert, *f.tlsKey)
+		if err != nil {
+			return engramhttp.ServerOptions{}, err
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	return engramhttp.ServerOptions{
+		TLS:               tlsConfig,
 		RateLimit:         *f.rateLimit,
 		RateBurst:         int(*f.rateBurst),
 		MaxConcurrent:     int(*f.maxConcurrent),
@@ -85,6 +110,41 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),
 	}, nil
+}
+
+// loadCertificate reads the PEM certificate chain in certFile and the
+// private key in keyFile; an error names the file at fault.
+func loadCertificate(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-cert: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-key: %w", err)
+	}
+	n := 0
+	for rest := certPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
+			return tls.Certificate{}, fmt.Errorf("--tls-cert %s: %w", certFile, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return tls.Certificate{}, fmt.Errorf("--tls-cert %s: no PEM CERTIFICATE block", certFile)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-key %s (the key of --tls-cert %s): %w", keyFile, certFile, err)
+	}
+	return cert, nil
 }
 
 // envBool reports whether the variable key is set to a true value (1,
