@@ -83,8 +83,8 @@ func TestServeTLS(t *testing.T) {
 	resp, err := plain.Get("http://" + strings.TrimPrefix(s.url, "https://") + "/healthz")
 	if err == nil {
 		resp.Body.Close()
-		if resp.StatusCode == 200 {
-			t.Error("plain HTTP to the TLS port answered 200")
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("plain HTTP to the TLS port: status %d, want 400", resp.StatusCode)
 		}
 	}
 	if _, err := http.Get(s.url + "/healthz"); err == nil {
