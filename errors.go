@@ -18,6 +18,7 @@ const (
 	EUNAUTHORIZED = "unauthorized"           // missing or wrong credentials
 	EFORBIDDEN    = "forbidden"              // refused whatever the credentials: a foreign Host or Origin
 	EMEDIATYPE    = "unsupported_media_type" // the body is not of a type the endpoint reads
+	ETOOMANY      = "too_many_requests"      // a rate or concurrency limit; retry later
 )
 
 // Error is an error with a machine-readable code and a sentence meant for

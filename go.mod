@@ -16,6 +16,8 @@ require (
 
 require github.com/blevesearch/snowballstem v0.9.0
 
+require golang.org/x/time v0.16.0
+
 require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect

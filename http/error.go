@@ -41,6 +41,8 @@ func ErrorStatus(code string) int {
 		return http.StatusUnprocessableEntity
 	case engram.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
+	case engram.ETOOMANY:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -48,7 +50,7 @@ func ErrorStatus(code string) int {
 // errorCodes lists every code ErrorStatus knows, for the reverse lookup.
 var errorCodes = []string{
 	engram.EINVALID, engram.EUNAUTHORIZED, engram.EFORBIDDEN, engram.ENOTFOUND, engram.ECONFLICT,
-	engram.ETOOLARGE, engram.EMEDIATYPE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.EINTERNAL,
+	engram.ETOOLARGE, engram.EMEDIATYPE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.ETOOMANY, engram.EINTERNAL,
 }
 
 // codeOfStatus guesses the engram code of a response that carries no error

@@ -31,6 +31,7 @@ func TestErrorStatus(t *testing.T) {
 		{engram.EMISMATCH, 422},
 		{engram.EINTERNAL, 500},
 		{engram.EUNAVAILABLE, 503},
+		{engram.ETOOMANY, 429},
 		{"no_such_code", 500},
 		{"", 500},
 	} {
@@ -179,6 +180,7 @@ func TestClient_ForeignErrorBody(t *testing.T) {
 		{503, "", engram.EUNAVAILABLE},
 		{404, "404 page not found", engram.ENOTFOUND},
 		{413, "too big", engram.ETOOLARGE},
+		{429, "slow down", engram.ETOOMANY},
 		{418, "teapot", engram.EINVALID},
 		{500, "oops", engram.EINTERNAL},
 	} {

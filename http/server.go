@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -91,7 +93,28 @@ type ServerOptions struct {
 	// /v1/keys manages them. Nil serves without authentication, which the
 	// engram command allows only on a loopback address.
 	Keys engram.KeyService
+	// RateLimit is the requests a second each client may send, with bursts
+	// of RateBurst (RateLimit rounded up when 0); MaxConcurrent is the
+	// requests each client may have in flight. A client is an API key, or
+	// the remote IP address without authentication (behind a proxy, every
+	// client shares the proxy's). More gets 429 (ETOOMANY) with
+	// Retry-After. GET /healthz and /readyz are not limited. 0 turns a
+	// limit off; the engram command defaults to DefaultRateLimit,
+	// DefaultRateBurst and DefaultMaxConcurrent.
+	RateLimit     float64
+	RateBurst     int
+	MaxConcurrent int
+	// TLS, when set, makes Serve speak HTTPS with its certificates; a
+	// client speaking plain HTTP to it gets 400. Nil serves plain HTTP.
+	TLS *tls.Config
 }
+
+// Default limits per client of the engram command; see ServerOptions.RateLimit.
+const (
+	DefaultRateLimit     = 50
+	DefaultRateBurst     = 100
+	DefaultMaxConcurrent = 16
+)
 
 // Server serves the engram REST API over a Service. It implements
 // http.Handler; Serve and ListenAndServe run it on a listener.
@@ -108,6 +131,8 @@ type Server struct {
 	allowedHosts    []string
 	allowedOrigins  []string
 	keys            engram.KeyService
+	limiter         *limiter    // nil: no limits
+	tls             *tls.Config // nil: plain HTTP
 
 	mux    *http.ServeMux
 	routes []route
@@ -149,6 +174,8 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		allowedHosts:    opts.AllowedHosts,
 		allowedOrigins:  opts.AllowedOrigins,
 		keys:            opts.Keys,
+		tls:             opts.TLS,
+		limiter:         newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
 		mux:             http.NewServeMux(),
 	}
 	if s.logger == nil {
@@ -362,7 +389,8 @@ func actorOf(r *http.Request) (string, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "") }
 
 // serve answers one request to the server listening on bound ("" when
-// unknown): the Host and Origin checks, authentication, then routing.
+// unknown): the Host and Origin checks, authentication, the client's
+// limits, then routing.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
@@ -399,6 +427,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 			return
 		}
 		r = ar
+	}
+	if s.limiter != nil && !probe {
+		id, who := limitClient(r)
+		release, retryAfter, err := s.limiter.acquire(id, who, time.Now())
+		if err != nil {
+			sw.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+			s.writeError(sw, r, err)
+			return
+		}
+		defer release()
 	}
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		s.serveUnrouted(sw, r, h)
@@ -487,9 +525,9 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 
 // Serve serves requests on ln until ctx is cancelled, then stops accepting
 // connections and waits up to ShutdownTimeout for requests in flight to
-// finish. It returns nil after a clean shutdown, an error if serving fails
-// or requests were still running at the deadline (they are cut off). Serve
-// closes ln.
+// finish. With ServerOptions.TLS it speaks HTTPS. It returns nil after a
+// clean shutdown, an error if serving fails or requests were still running
+// at the deadline (they are cut off). Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	bound := ln.Addr().String()
 	srv := &http.Server{
@@ -501,7 +539,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	if s.tls != nil {
+		srv.TLSConfig = s.tls.Clone()
+		go func() { errc <- srv.ServeTLS(ln, "", "") }()
+	} else {
+		go func() { errc <- srv.Serve(ln) }()
+	}
 
 	select {
 	case err := <-errc:

@@ -185,7 +185,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-var listeningRE = regexp.MustCompile(`listening on (http://[0-9.]+:[0-9]+)`)
+var listeningRE = regexp.MustCompile(`listening on (https?://[0-9.]+:[0-9]+)`)
 
 // startServer runs "engram serve --addr 127.0.0.1:0 --data dir --no-auth"
 // with any extra flags (--no-auth=false turns keys on) and waits for its

@@ -20,9 +20,10 @@ var serveCommand = &Command{
 Usage: engram serve [--addr HOST:PORT] [--data DIR] [--store URL] [flags]
 
 Opens the data directory (or, with --store, the PostgreSQL database at URL)
-and serves the HTTP API until interrupted. On start it logs "listening on
-http://HOST:PORT" with the port actually bound, so --addr 127.0.0.1:0 picks
-a free port, and names the store. SIGINT or SIGTERM shuts down gracefully:
+and serves the HTTP API until interrupted, over HTTPS with --tls-cert and
+--tls-key (PEM files; both or neither). On start it logs "listening on
+http://HOST:PORT" (https:// with TLS) with the port actually bound, so
+--addr 127.0.0.1:0 picks a free port, and names the store. SIGINT or SIGTERM shuts down gracefully:
 requests in flight finish, then the store is closed and the command exits 0.
 
 A PostgreSQL database that cannot be reached does not stop the server: it
@@ -43,7 +44,11 @@ Every request but GET /healthz and /readyz must carry an API key
 (Authorization: Bearer KEY, or Token KEY), made with engram keys create;
 with none yet the server starts and logs how to make the first. --no-auth
 (ENGRAM_NO_AUTH=1) serves without keys, and is refused unless --addr is a
-loopback address.`,
+loopback address.
+
+Each API key (each client IP with --no-auth) may send --rate-limit requests
+a second with bursts of --rate-burst, and have --max-concurrent in flight;
+more gets 429 with Retry-After. 0 turns a limit off.`,
 	Run: runServe,
 }
 
@@ -105,7 +110,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		adviseFirstKey(ctx, logger, keys, "--data "+*data)
 	}
 	srv := engramhttp.NewServer(eng, opts)
-	logger.Info("listening on http://"+ln.Addr().String(), "store", storeLabel(*data, ""))
+	logger.Info("listening on "+listenURL(opts, ln), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -188,7 +193,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}
 	srv := engramhttp.NewServer(sb, opts)
-	logger.Info("listening on http://"+ln.Addr().String(), "store", label)
+	logger.Info("listening on "+listenURL(opts, ln), "store", label)
 	serr := srv.Serve(serveCtx, ln)
 	stop()
 	<-done
@@ -200,6 +205,14 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 	}
 	logger.Info("shut down")
 	return nil
+}
+
+// listenURL is the base URL of the server listening on ln.
+func listenURL(opts engramhttp.ServerOptions, ln net.Listener) string {
+	if opts.TLS != nil {
+		return "https://" + ln.Addr().String()
+	}
+	return "http://" + ln.Addr().String()
 }
 
 // warnNoAuth says at start that the server authenticates no one.

@@ -91,3 +91,58 @@ func TestServeBadTimeout(t *testing.T) {
 		t.Errorf("stderr = %q", stderr)
 	}
 }
+
+// TestServeLimits: --rate-limit and --rate-burst reach the server, and
+// ENGRAM_RATE_LIMIT=0 turns the limit off.
+func TestServeLimits(t *testing.T) {
+	t.Parallel()
+	get := func(s *server) *http.Response {
+		t.Helper()
+		resp, err := http.Get(s.url + "/v1/memories?org=o&project=p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	limited := startServer(t, t.TempDir(), baseEnv(t), "--rate-limit", "0.1", "--rate-burst", "2")
+	for i := range 2 {
+		if resp := get(limited); resp.StatusCode != 200 {
+			t.Fatalf("request %d of the burst: status %d", i+1, resp.StatusCode)
+		}
+	}
+	if resp := get(limited); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("past the burst: status %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+
+	off := startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_RATE_LIMIT=0"), "--rate-burst", "1")
+	for i := range 20 {
+		if resp := get(off); resp.StatusCode != 200 {
+			t.Fatalf("request %d with ENGRAM_RATE_LIMIT=0: status %d", i+1, resp.StatusCode)
+		}
+	}
+}
+
+func TestServeBadLimits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"ENGRAM_RATE_LIMIT=fast", nil, "--rate-limit (env ENGRAM_RATE_LIMIT)"},
+		{"", []string{"--rate-limit", "-1"}, "--rate-limit (env ENGRAM_RATE_LIMIT)"},
+		{"", []string{"--rate-burst", "0"}, "--rate-burst (env ENGRAM_RATE_BURST)"},
+		{"ENGRAM_MAX_CONCURRENT=-3", nil, "--max-concurrent (env ENGRAM_MAX_CONCURRENT)"},
+	} {
+		env := baseEnv(t)
+		if tc.env != "" {
+			env = append(env, tc.env)
+		}
+		c := &cli{t: t, env: env}
+		stderr := c.fail(2, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, tc.args...)...)
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s %v: stderr = %q, want it to name %s", tc.env, tc.args, stderr, tc.want)
+		}
+	}
+}

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"flag"
+	"fmt"
+	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -11,12 +17,16 @@ import (
 )
 
 // serveFlags are the flags of engram serve that shape the HTTP server:
-// connection timeouts and the hosts and browser origins it answers.
+// connection timeouts, the hosts and browser origins it answers, and the
+// limits per client.
 type serveFlags struct {
 	timeouts                     [4]*string // read header, read, write, idle
 	allowedHosts, allowedOrigins *string
 	maxEmbedBytes                *int64
 	noAuth                       *bool
+	rateLimit                    *float64
+	rateBurst, maxConcurrent     *int64
+	tlsCert, tlsKey              *string
 }
 
 var timeoutFlags = [4]struct {
@@ -36,6 +46,16 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	}
 	f.maxEmbedBytes = fs.Int64("max-embed-bytes", envInt64(getenv, "ENGRAM_MAX_EMBED_BYTES", engramhttp.DefaultMaxEmbedBytes),
 		"most `bytes` of text one request may ask to embed (env ENGRAM_MAX_EMBED_BYTES)")
+	f.rateLimit = fs.Float64("rate-limit", envFloat(getenv, "ENGRAM_RATE_LIMIT", engramhttp.DefaultRateLimit),
+		"`requests` a second each API key (or client IP without keys) may send; 0 for no limit (env ENGRAM_RATE_LIMIT)")
+	f.rateBurst = fs.Int64("rate-burst", envInt64(getenv, "ENGRAM_RATE_BURST", engramhttp.DefaultRateBurst),
+		"`requests` a client may send at once above --rate-limit (env ENGRAM_RATE_BURST)")
+	f.maxConcurrent = fs.Int64("max-concurrent", envInt64(getenv, "ENGRAM_MAX_CONCURRENT", engramhttp.DefaultMaxConcurrent),
+		"`requests` each API key (or client IP) may have in flight; 0 for no limit (env ENGRAM_MAX_CONCURRENT)")
+	f.tlsCert = fs.String("tls-cert", getenv("ENGRAM_TLS_CERT"),
+		"serve HTTPS with the PEM certificate (chain) in this `file`; needs --tls-key (env ENGRAM_TLS_CERT)")
+	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
+		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -58,12 +78,73 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	if *f.maxEmbedBytes <= 0 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-embed-bytes (env ENGRAM_MAX_EMBED_BYTES) must be a positive number of bytes")
 	}
+	switch {
+	case !(*f.rateLimit >= 0) || math.IsInf(*f.rateLimit, 1):
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--rate-limit (env ENGRAM_RATE_LIMIT) must be a number of requests a second, 0 for no limit")
+	case *f.rateBurst < 1 || *f.rateBurst > 1<<20:
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--rate-burst (env ENGRAM_RATE_BURST) must be a number of requests from 1 to 1048576")
+	case *f.maxConcurrent < 0 || *f.maxConcurrent > 1<<20:
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-concurrent (env ENGRAM_MAX_CONCURRENT) must be a number of requests up to 1048576, 0 for no limit")
+	}
+	switch {
+	case *f.tlsCert != "" && *f.tlsKey == "":
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-cert is given but not --tls-key (env ENGRAM_TLS_KEY); HTTPS needs both, or neither for plain HTTP")
+	case *f.tlsCert == "" && *f.tlsKey != "":
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-key is given but not --tls-cert (env ENGRAM_TLS_CERT); HTTPS needs both, or neither for plain HTTP")
+	}
+	var tlsConfig *tls.Config
+	if *f.tlsCert != "" {
+		cert, err := loadCertificate(*f.tlsCert, *f.tlsKey)
+		if err != nil {
+			return engramhttp.ServerOptions{}, err
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
 	return engramhttp.ServerOptions{
+		TLS:               tlsConfig,
+		RateLimit:         *f.rateLimit,
+		RateBurst:         int(*f.rateBurst),
+		MaxConcurrent:     int(*f.maxConcurrent),
 		MaxEmbedBytes:     *f.maxEmbedBytes,
 		ReadHeaderTimeout: d[0], ReadTimeout: d[1], WriteTimeout: d[2], IdleTimeout: d[3],
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),
 	}, nil
+}
+
+// loadCertificate reads the PEM certificate chain in certFile and the
+// private key in keyFile; an error names the file at fault.
+func loadCertificate(certFile, keyFile string) (tls.Certificate, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-cert: %w", err)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-key: %w", err)
+	}
+	n := 0
+	for rest := certPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
+			return tls.Certificate{}, fmt.Errorf("--tls-cert %s: %w", certFile, err)
+		}
+		n++
+	}
+	if n == 0 {
+		return tls.Certificate{}, fmt.Errorf("--tls-cert %s: no PEM CERTIFICATE block", certFile)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("--tls-key %s (the key of --tls-cert %s): %w", keyFile, certFile, err)
+	}
+	return cert, nil
 }
 
 // envBool reports whether the variable key is set to a true value (1,
@@ -107,6 +188,20 @@ func envInt64(getenv func(string) string, key string, def int64) int64 {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// envFloat is the number in the variable key, def when it is unset; a
+// value that is not a number gives -1, which options refuses.
+func envFloat(getenv func(string) string, key string, def float64) float64 {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
 		return -1
 	}
 	return n
