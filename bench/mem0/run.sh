@@ -141,8 +141,9 @@ say "building engram"
 (cd "$root" && go build -o "$work/engram" ./cmd/engram) || die "go build failed"
 
 # start NAME: serve a fresh data directory on a free loopback port with the
-# default embedder and no API keys (--no-auth, which loopback allows); sets
-# url to its base URL once /readyz answers. It runs
+# default embedder, no API keys (--no-auth, which loopback allows) and no
+# request limits (a benchmark's loopback traffic is the point); sets url to
+# its base URL once /readyz answers. It runs
 # in this shell (not in $(...)) so the PID reaches the cleanup trap.
 url=""
 start() {
@@ -150,7 +151,7 @@ start() {
 	url=""
 	# Created here: the background job opens it only once it is scheduled.
 	: >"$log"
-	"$work/engram" serve --addr 127.0.0.1:0 --data "$stores/$name" --no-auth >"$log" 2>&1 &
+	"$work/engram" serve --addr 127.0.0.1:0 --data "$stores/$name" --no-auth --rate-limit 0 --max-concurrent 0 >"$log" 2>&1 &
 	pids+=($!)
 	for ((i = 0; i < 300; i++)); do
 		url=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$log" | head -n1)
