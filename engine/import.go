@@ -34,9 +34,12 @@ const MaxImport = 100_000
 //   - Every version must belong to a memory in its own namespace that the
 //     same import holds, or that the scope holds; otherwise the import is
 //     EINVALID and stores nothing.
-//   - Audit entries are stored marked with Import, the id of the entry the
-//     server writes for the import itself (its actor and counts), so an
-//     imported entry never passes for one the server wrote.
+//   - Audit entries are stored marked as imported: their op gets the prefix
+//     ImportedOp ("import:memory.update"), their actor is whoever imported
+//     them and the actor they named moves into their detail, so an
+//     imported entry never passes for one the server wrote. The server
+//     also writes its own "import" entry with the importing actor and the
+//     counts.
 func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
 	s, err := writeScope(s)
 	if err != nil {
@@ -66,7 +69,7 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 	res := &engram.ImportResult{}
 	entry := e.audit(s.Namespace(), engram.ActorFrom(ctx), "import", nil, "", e.clock())
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		im := &importer{tx: tx, s: s, vb: vb, entry: entry.ID, ids: map[string]string{}}
+		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}}
 		if err := im.run(ctx, recs); err != nil {
 			return err
 		}
@@ -185,7 +188,7 @@ type importer struct {
 	tx    engram.Tx
 	s     engram.Scope
 	vb    *vecBatch
-	entry string // id of the audit entry the server writes for the import
+	actor string // who imports: imported audit entries are attributed to them
 	res   engram.ImportResult
 	// Ids taken outside the scope, by kind, and the fresh ids used instead;
 	// ids holds all three for the result.
@@ -427,8 +430,23 @@ func (im *importer) version(ctx context.Context, i int, v *engram.Version) error
 	return im.tx.InsertVersion(ctx, &c)
 }
 
+// ImportedOp prefixes the op of every audit entry that came in through an
+// import: the server did not write it and cannot vouch for it.
+const ImportedOp = "import:"
+
 func (im *importer) audit(ctx context.Context, a *engram.AuditEntry) error {
 	c := *a
+	// The entry is attributed to whoever imported it; the actor it names is
+	// kept only as a claim in its detail. An entry imported before keeps
+	// what it says.
+	if !strings.HasPrefix(a.Op, ImportedOp) {
+		c.Op = ImportedOp + a.Op
+		c.Detail = fmt.Sprintf("imported by %q, naming actor %q", im.actor, a.Actor)
+		if a.Detail != "" {
+			c.Detail += ": " + a.Detail
+		}
+		c.Actor = im.actor
+	}
 	if len(a.IDs) > 0 {
 		c.IDs = make([]string, len(a.IDs))
 		for i, id := range a.IDs {

@@ -85,6 +85,35 @@ func TestEngine_ImportForeignIDs(t *testing.T) {
 		}
 	}
 
+	// An imported audit entry is marked as such and attributed to the
+	// importer (this test's requests name no actor: the server's default).
+	forged := &engram.AuditEntry{ID: engram.NewID(), Namespace: nsA, Actor: "root", Op: "memory.update", Detail: "forged", At: at}
+	if status, out := post(engram.Record{Type: engram.RecordAudit, Audit: forged}); status != 200 {
+		t.Fatalf("import of an audit entry = %d %v", status, out)
+	}
+	ap, err := env.c.Audit(ctx, engram.ScopeOf(nsA), engram.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen, imports int
+	for _, a := range ap.Entries {
+		switch {
+		case a.ID == forged.ID:
+			seen++
+			if a.Op != "import:memory.update" || a.Actor == "root" || !strings.Contains(a.Detail, `naming actor "root": forged`) {
+				t.Errorf("imported audit entry = %+v, want it marked as imported", a)
+			}
+		case a.Op == "import":
+			imports++
+		case strings.HasPrefix(a.Op, "import:"):
+		default:
+			t.Errorf("audit entry %+v is neither the server's import entry nor marked as imported", a)
+		}
+	}
+	if seen != 1 || imports != 3 {
+		t.Errorf("audit of alice = %d imported entries, %d import entries; want 1 and 3", seen, imports)
+	}
+
 	got, err := env.c.GetMemory(ctx, engram.ScopeOf(nsB), bob.ID)
 	if err != nil || got.Value != bob.Value || got.Version != 1 {
 		t.Fatalf("bob's memory after the imports = %+v, %v", got, err)
