@@ -154,6 +154,10 @@ type ImportResult struct {
 	Versions int `json:"versions"`
 	Audit    int `json:"audit"`
 	Skipped  int `json:"skipped"`
+	// Renamed maps the id of each record stored under a fresh id, because
+	// its own was taken outside the import scope, to that fresh id.
+	// Always present, empty when nothing was renamed.
+	Renamed map[string]string `json:"renamed"`
 }
 
 // SearchRequest asks for the memories that best answer a query.

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/engramhq/engram"
 )
@@ -13,6 +15,31 @@ import (
 const MaxImport = 100_000
 
 // Import implements engram.Service.
+//
+// Ids are unique within a tenant, but a caller sees only its own scope, so
+// an import must not let one user's records touch another's, nor tell the
+// caller which ids other users hold:
+//
+//   - A record whose id the import scope holds is compared with the stored
+//     one: identical is skipped, different is ECONFLICT.
+//   - A record whose id is free is stored under that id. One whose id is
+//     taken outside the import scope is stored under a fresh id instead,
+//     with the references to it inside the import (versions, sources,
+//     superseded_by, the prev and next metadata links, audit ids)
+//     rewritten; Renamed maps the old id to the new one. Either way it is
+//     counted as stored, and the other scope's record is neither read nor
+//     changed. The fresh id is derived from the record's namespace and id,
+//     so a second import of the same records finds them (a renamed memory
+//     also is found by the versions in a later call of a chunked import).
+//   - Every version must belong to a memory in its own namespace that the
+//     same import holds, or that the scope holds; otherwise the import is
+//     EINVALID and stores nothing.
+//   - Audit entries are stored marked as imported: their op gets the prefix
+//     ImportedOp ("import:memory.update"), their actor is whoever imported
+//     them and the actor they named moves into their detail, so an
+//     imported entry never passes for one the server wrote. The server
+//     also writes its own "import" entry with the importing actor and the
+//     counts.
 func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
 	s, err := writeScope(s)
 	if err != nil {
@@ -26,6 +53,9 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 			return nil, prefixed(fmt.Sprintf("record %d", i+1), err)
 		}
 	}
+	if err := checkHeld(recs); err != nil {
+		return nil, err
+	}
 	vb := e.vec.batch()
 	var active []engram.Memory
 	for _, r := range recs {
@@ -37,22 +67,60 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 		return nil, err
 	}
 	res := &engram.ImportResult{}
-	actor, now := engram.ActorFrom(ctx), e.clock()
+	entry := e.audit(s.Namespace(), engram.ActorFrom(ctx), "import", nil, "", e.clock())
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		*res = engram.ImportResult{}
-		for i := range recs {
-			if err := importOne(ctx, tx, vb, &recs[i], res); err != nil {
-				return prefixed(fmt.Sprintf("record %d", i+1), err)
-			}
+		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}}
+		if err := im.run(ctx, recs); err != nil {
+			return err
 		}
-		detail := fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries; skipped %d",
-			res.Episodes, res.Memories, res.Versions, res.Audit, res.Skipped)
-		return tx.InsertAudit(ctx, e.audit(s.Namespace(), actor, "import", nil, detail, now))
+		*res = im.res
+		res.Renamed = im.ids
+		entry.Detail = fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries; skipped %d; renamed %d",
+			res.Episodes, res.Memories, res.Versions, res.Audit, res.Skipped, len(res.Renamed))
+		return tx.InsertAudit(ctx, entry)
 	})
 	if err := vb.done(err); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkHeld refuses an import holding the same record twice, or a version
+// in another namespace than the memory it holds with the same id.
+func checkHeld(recs []engram.Record) error {
+	mems := map[string]engram.Namespace{}
+	seen := map[string]bool{}
+	for i, r := range recs {
+		var key string
+		switch r.Type {
+		case engram.RecordEpisode:
+			key = "episode " + r.Episode.ID
+		case engram.RecordMemory:
+			key = "memory " + r.Memory.ID
+			mems[r.Memory.ID] = r.Memory.Namespace
+		case engram.RecordVersion:
+			key = fmt.Sprintf("version %d of memory %s", r.Version.Version, r.Version.MemoryID)
+		case engram.RecordAudit:
+			key = "audit entry " + r.Audit.ID
+		}
+		if seen[key] {
+			return engram.Errorf(engram.EINVALID, "record %d: %s appears twice in this import", i+1, key)
+		}
+		seen[key] = true
+	}
+	for i, r := range recs {
+		if r.Type != engram.RecordVersion {
+			continue
+		}
+		if n, ok := mems[r.Version.MemoryID]; ok && n != r.Version.Namespace {
+			return unheld(i, r.Version.MemoryID)
+		}
+	}
+	return nil
+}
+
+func unheld(i int, id string) error {
+	return engram.Errorf(engram.EINVALID, "record %d: version of memory %s which this import does not hold", i+1, id)
 }
 
 // checkRecord validates an imported record and normalises its times.
@@ -115,58 +183,335 @@ func checkStoredMemory(m *engram.Memory) error {
 	return m.Validate()
 }
 
-// importOne stores one record unless an identical one is stored; a different
-// stored record with the same id is a conflict.
-func importOne(ctx context.Context, tx engram.Tx, vb *vecBatch, r *engram.Record, res *engram.ImportResult) error {
-	switch r.Type {
-	case engram.RecordEpisode:
-		ep := r.Episode
-		old, err := tx.GetEpisode(ctx, engram.ScopeOf(ep.Namespace), ep.ID)
-		if err == nil {
-			return skipIfSame(old, ep, "episode", ep.ID, res)
-		} else if !engram.IsNotFound(err) {
-			return err
-		}
-		res.Episodes++
-		return tx.InsertEpisode(ctx, ep)
-	case engram.RecordMemory:
-		m := r.Memory
-		old, err := tx.GetMemory(ctx, engram.ScopeOf(m.Namespace), m.ID)
-		if err == nil {
-			return skipIfSame(old, m, "memory", m.ID, res)
-		} else if !engram.IsNotFound(err) {
-			return err
-		}
-		res.Memories++
-		if err := tx.InsertMemory(ctx, m); err != nil {
-			return err
-		}
-		return vb.stage(ctx, tx, m)
-	case engram.RecordVersion:
-		v := r.Version
-		vs, err := tx.Versions(ctx, engram.ScopeOf(v.Namespace), v.MemoryID)
-		if err != nil && !engram.IsNotFound(err) {
-			return err
-		}
-		for i := range vs {
-			if vs[i].Version == v.Version {
-				return skipIfSame(&vs[i], v, "version", fmt.Sprintf("%s@%d", v.MemoryID, v.Version), res)
+// importer stores the records of one import inside its transaction.
+type importer struct {
+	tx    engram.Tx
+	s     engram.Scope
+	vb    *vecBatch
+	actor string // who imports: imported audit entries are attributed to them
+	res   engram.ImportResult
+	// Ids taken outside the scope, by kind, and the fresh ids used instead;
+	// ids holds all three for the result.
+	eps, mems, audits, ids map[string]string
+	held                   map[string]bool // ids of the scope's audit entries, loaded on first need
+	imported               map[string]bool // ids of the memories among the records
+}
+
+// Memory records go through two passes: the first settles each id, the
+// second stores the record with its references rewritten.
+const (
+	memStored = iota + 1 // stored: rewrite it if its references changed
+	memHeld              // the scope holds the id: compare
+)
+
+func (im *importer) run(ctx context.Context, recs []engram.Record) error {
+	im.eps, im.mems, im.audits = map[string]string{}, map[string]string{}, map[string]string{}
+	at := func(i int, err error) error { return prefixed(fmt.Sprintf("record %d", i+1), err) }
+	for i, r := range recs {
+		if r.Type == engram.RecordEpisode {
+			if err := im.episode(ctx, r.Episode); err != nil {
+				return at(i, err)
 			}
 		}
-		res.Versions++
-		return tx.InsertVersion(ctx, v)
-	case engram.RecordAudit:
-		err := tx.InsertAudit(ctx, r.Audit)
-		if engram.ErrorCode(err) == engram.ECONFLICT {
-			res.Skipped++ // audit entries are immutable: the same id is the same entry
-			return nil
+	}
+	state := make([]int, len(recs))
+	im.imported = map[string]bool{}
+	for i, r := range recs {
+		if r.Type == engram.RecordMemory {
+			im.imported[r.Memory.ID] = true
+			st, err := im.claimMemory(ctx, r.Memory)
+			if err != nil {
+				return at(i, err)
+			}
+			state[i] = st
 		}
+	}
+	for i, r := range recs {
+		if r.Type == engram.RecordMemory {
+			if err := im.memory(ctx, r.Memory, state[i]); err != nil {
+				return at(i, err)
+			}
+		}
+	}
+	for i, r := range recs {
+		var err error
+		switch r.Type {
+		case engram.RecordVersion:
+			err = im.version(ctx, i, r.Version)
+		case engram.RecordAudit:
+			err = im.audit(ctx, r.Audit)
+		}
+		if err != nil {
+			return at(i, err)
+		}
+	}
+	im.ids = map[string]string{}
+	for _, m := range []map[string]string{im.eps, im.mems, im.audits} {
+		for k, v := range m {
+			im.ids[k] = v
+		}
+	}
+	return nil
+}
+
+// place stores a record under its id, or, when that id is taken outside
+// the scope, under the id renamed derives from it, or failing that under a
+// random one. insert stores the record under an id (ECONFLICT if the
+// tenant has it); held reports whether the scope has it, in which case the
+// record is not stored and the caller compares. It returns the id used.
+//
+// The derived id depends only on the record's namespace and id, so
+// importing the same records again finds them under the same fresh ids.
+func place(id string, n engram.Namespace, insert func(string) error, held func(string) (bool, error)) (string, bool, error) {
+	for _, try := range []string{id, renamed(n, id), id[:10] + engram.NewID()[10:]} {
+		err := insert(try)
+		if engram.ErrorCode(err) != engram.ECONFLICT {
+			return try, false, err
+		}
+		if h, err := held(try); err != nil || h {
+			return try, h, err
+		}
+	}
+	return "", false, engram.Errorf(engram.ECONFLICT, "found no free id for %s", id)
+}
+
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// renamed derives a fresh id from a record's namespace and id. It keeps
+// the id's time part, so the record sorts where it would have.
+func renamed(n engram.Namespace, id string) string {
+	h := sha256.Sum256([]byte(strings.Join([]string{n.Org, n.Project, n.User, n.Agent, n.Session, id}, "\x00")))
+	b := []byte(id[:10])
+	for _, c := range h[:16] {
+		b = append(b, crockford[c&31])
+	}
+	return string(b)
+}
+
+func (im *importer) episode(ctx context.Context, ep *engram.Episode) error {
+	c := *ep
+	id, held, err := place(ep.ID, ep.Namespace, func(id string) error {
+		c.ID = id
+		return im.tx.InsertEpisode(ctx, &c)
+	}, func(id string) (bool, error) {
+		old, err := im.tx.GetEpisode(ctx, im.s, id)
 		if err == nil {
-			res.Audit++
+			return true, skipIfSame(old, &c, "episode", id, &im.res)
 		}
+		return false, notFound(err)
+	})
+	if id != ep.ID && err == nil {
+		im.eps[ep.ID] = id
+	}
+	if !held && err == nil {
+		im.res.Episodes++
+	}
+	return err
+}
+
+// notFound turns ENOTFOUND into nil and keeps other errors.
+func notFound(err error) error {
+	if engram.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// claimMemory settles the id of an imported memory: it stores the memory
+// (with its references as given: the second pass rewrites them) unless the
+// scope holds the id.
+func (im *importer) claimMemory(ctx context.Context, m *engram.Memory) (int, error) {
+	c := *m
+	id, held, err := place(m.ID, m.Namespace, func(id string) error {
+		c.ID = id
+		return im.tx.InsertMemory(ctx, &c)
+	}, func(id string) (bool, error) {
+		_, err := im.tx.GetMemory(ctx, im.s, id)
+		return err == nil, notFound(err)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if id != m.ID {
+		im.mems[m.ID] = id
+	}
+	if held {
+		return memHeld, nil
+	}
+	return memStored, nil
+}
+
+func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) error {
+	c := im.rewrite(m)
+	switch state {
+	case memHeld:
+		old, err := im.tx.GetMemory(ctx, im.s, c.ID)
+		if err != nil {
+			return err
+		}
+		return skipIfSame(old, c, "memory", c.ID, &im.res)
+	case memStored:
+		if c != m {
+			if err := im.tx.ReplaceMemory(ctx, c); err != nil {
+				return err
+			}
+		}
+	}
+	im.res.Memories++
+	return im.vb.stage(ctx, im.tx, c)
+}
+
+// rewrite returns m with the ids this import renamed replaced, or m itself
+// when there are none.
+func (im *importer) rewrite(m *engram.Memory) *engram.Memory {
+	if m == nil || len(im.eps)+len(im.mems) == 0 {
+		return m
+	}
+	c, changed := *m, false
+	swap := func(ids map[string]string, id *string) {
+		if n, ok := ids[*id]; ok {
+			*id, changed = n, true
+		}
+	}
+	swap(im.mems, &c.ID)
+	swap(im.mems, &c.SupersededBy)
+	c.Sources = append([]string(nil), m.Sources...)
+	for i := range c.Sources {
+		swap(im.eps, &c.Sources[i])
+	}
+	if len(m.Metadata) > 0 {
+		c.Metadata = make(map[string]any, len(m.Metadata))
+		for k, v := range m.Metadata {
+			if id, ok := v.(string); ok && (k == engram.MetaPrev || k == engram.MetaNext) {
+				swap(im.mems, &id)
+				v = id
+			}
+			c.Metadata[k] = v
+		}
+	}
+	if !changed {
+		return m
+	}
+	return &c
+}
+
+// version stores a version of a memory the import holds, or of one the
+// scope holds in the version's namespace (a large export is imported in
+// several calls, its versions after its memories). Any other memory id is
+// refused, the same way whether some other scope has it or none does.
+func (im *importer) version(ctx context.Context, i int, v *engram.Version) error {
+	if !im.imported[v.MemoryID] {
+		id, err := im.ownMemory(ctx, v.Namespace, v.MemoryID)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			return unheld(i, v.MemoryID)
+		}
+		if id != v.MemoryID {
+			im.mems[v.MemoryID] = id
+		}
+	}
+	c := *v
+	if n, ok := im.mems[c.MemoryID]; ok {
+		c.MemoryID = n
+	}
+	c.Old, c.New = im.rewrite(v.Old), im.rewrite(v.New)
+	vs, err := im.tx.Versions(ctx, engram.ScopeOf(c.Namespace), c.MemoryID)
+	if err != nil && !engram.IsNotFound(err) {
 		return err
 	}
-	return engram.Errorf(engram.EINVALID, "unknown record type %q", r.Type)
+	for i := range vs {
+		if vs[i].Version == c.Version {
+			return skipIfSame(&vs[i], &c, "version", fmt.Sprintf("%s@%d", c.MemoryID, c.Version), &im.res)
+		}
+	}
+	im.res.Versions++
+	return im.tx.InsertVersion(ctx, &c)
+}
+
+// ImportedOp prefixes the op of every audit entry that came in through an
+// import: the server did not write it and cannot vouch for it.
+const ImportedOp = "import:"
+
+func (im *importer) audit(ctx context.Context, a *engram.AuditEntry) error {
+	c := *a
+	// The entry is attributed to whoever imported it; the actor it names is
+	// kept only as a claim in its detail. An entry imported before keeps
+	// what it says.
+	if !strings.HasPrefix(a.Op, ImportedOp) {
+		c.Op = ImportedOp + a.Op
+		c.Detail = fmt.Sprintf("imported by %q, naming actor %q", im.actor, a.Actor)
+		if a.Detail != "" {
+			c.Detail += ": " + a.Detail
+		}
+		c.Actor = im.actor
+	}
+	if len(a.IDs) > 0 {
+		c.IDs = make([]string, len(a.IDs))
+		for i, id := range a.IDs {
+			if n, ok := im.mems[id]; ok {
+				id = n
+			} else if n, ok := im.eps[id]; ok {
+				id = n
+			}
+			c.IDs[i] = id
+		}
+	}
+	id, held, err := place(a.ID, a.Namespace, func(id string) error {
+		c.ID = id
+		return im.tx.InsertAudit(ctx, &c)
+	}, func(id string) (bool, error) { return im.heldAudit(ctx, id) })
+	if err != nil {
+		return err
+	}
+	if id != a.ID {
+		im.audits[a.ID] = id
+	}
+	if held {
+		im.res.Skipped++ // audit entries are immutable: the same id is the same entry
+	} else {
+		im.res.Audit++
+	}
+	return nil
+}
+
+// ownMemory returns the id under which the scope holds memory id in
+// namespace n: id itself, or the id an earlier import renamed it to; ""
+// if neither.
+func (im *importer) ownMemory(ctx context.Context, n engram.Namespace, id string) (string, error) {
+	for _, try := range []string{id, renamed(n, id)} {
+		m, err := im.tx.GetMemory(ctx, im.s, try)
+		if err == nil && m.Namespace == n {
+			return try, nil
+		} else if err != nil && !engram.IsNotFound(err) {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// heldAudit reports whether the scope holds an audit entry with that id.
+// There is no lookup by id, so the first call reads the scope's log.
+func (im *importer) heldAudit(ctx context.Context, id string) (bool, error) {
+	if im.held == nil {
+		im.held = map[string]bool{}
+		f := engram.AuditFilter{Limit: engram.MaxLimit}
+		for {
+			page, next, err := im.tx.Audit(ctx, im.s, f)
+			if err != nil {
+				return false, err
+			}
+			for _, a := range page {
+				im.held[a.ID] = true
+			}
+			if next == "" {
+				break
+			}
+			f.Cursor = next
+		}
+	}
+	return im.held[id], nil
 }
 
 func skipIfSame(stored, incoming any, what, id string, res *engram.ImportResult) error {

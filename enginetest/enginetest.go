@@ -36,6 +36,8 @@ func Run(t *testing.T, open Open) {
 		{"DeleteScope", testDeleteScope},
 		{"ExportImportLossless", testExportImport},
 		{"ImportConflictStoresNothing", testImportConflict},
+		{"ImportForeignVersions", testImportForeignVersions},
+		{"ImportForeignIDs", testImportForeignIDs},
 		{"TenantIsolation", testIsolation},
 		{"AccessCount", testAccessCount},
 		{"SearchInput", testSearchInput},

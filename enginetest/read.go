@@ -3,6 +3,7 @@ package enginetest
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,6 +26,15 @@ func exportJSONL(t *testing.T, e *engine.Engine, s engram.Scope) ([]byte, []engr
 		t.Fatalf("export: %v", err)
 	}
 	return buf.Bytes(), recs
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func decodeJSONL(t *testing.T, b []byte) []engram.Record {
@@ -75,13 +85,27 @@ func testExportImport(t *testing.T, open Open) {
 	if res.Episodes != 2 || res.Memories != 4 || res.Versions != 6 || res.Skipped != 0 {
 		t.Errorf("import result = %+v", res)
 	}
-	second, _ := exportJSONL(t, dst, scA)
-	// The import itself adds one audit entry; everything before it is identical.
-	if !bytes.HasPrefix(second, first) {
-		t.Fatalf("round trip is not lossless:\nfirst:\n%s\nsecond:\n%s", first, second)
+	second, got2 := exportJSONL(t, dst, scA)
+	// Data records are identical; audit entries are marked as imported, by
+	// the importing actor; the import itself adds one entry of the server's.
+	if len(got2) != len(recs)+1 {
+		t.Fatalf("round trip: %d records, want %d:\nfirst:\n%s\nsecond:\n%s", len(got2), len(recs)+1, first, second)
 	}
-	if extra := bytes.Count(second[len(first):], []byte("\n")); extra != 1 {
-		t.Errorf("round trip added %d lines, want 1 (the import audit entry)", extra)
+	for i, r := range recs {
+		g := got2[i]
+		if r.Type == engram.RecordAudit {
+			a, b := *r.Audit, *g.Audit
+			if b.ID != a.ID || b.Op != engine.ImportedOp+a.Op || b.Actor != "test" || !strings.Contains(b.Detail, `naming actor "test"`) || !reflect.DeepEqual(b.IDs, a.IDs) {
+				t.Errorf("imported audit entry = %+v, want %+v marked as imported", b, a)
+			}
+			continue
+		}
+		if x, y := mustJSON(t, r), mustJSON(t, g); x != y {
+			t.Errorf("round trip is not lossless:\n%s\n%s", x, y)
+		}
+	}
+	if last := got2[len(recs)]; last.Type != engram.RecordAudit || last.Audit.Op != "import" || last.Audit.Actor != "test" || !strings.Contains(last.Audit.Detail, "imported 2 episodes, 4 memories, 6 versions") {
+		t.Errorf("the server's import entry = %+v", last.Audit)
 	}
 	// Importing again skips everything.
 	res, err = dst.Import(ctx, scA, decodeJSONL(t, first))
@@ -293,5 +317,126 @@ func testSearchInput(t *testing.T, open Open) {
 	}
 	if len(res.Hits) != 1 || len(res.Hits[0].Explain) == 0 || res.Hits[0].Explain[0].Rank != 1 {
 		t.Errorf("explain missing: %+v", res.Hits)
+	}
+}
+
+// testImportForeignVersions: a version of a memory the import does not
+// hold is refused, so no one can append history to (and so freeze) another
+// user's memory.
+func testImportForeignVersions(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	bobs := mustAddMemory(t, e, nsB, "Bob's memory.")
+	_, own := exportJSONL(t, e, scB)
+	mine := mustAddMemory(t, e, nsA, "Alice's memory.")
+	_, recs := exportJSONL(t, e, scA)
+	var foreign engram.Version
+	for _, r := range own {
+		if r.Type == engram.RecordVersion {
+			foreign = *r.Version
+		}
+	}
+	foreign.Namespace, foreign.Version = nsA, 2
+	foreign.Op = engram.OpUpdate
+	forged := []engram.Record{{Type: engram.RecordVersion, Version: &foreign}}
+	for _, in := range [][]engram.Record{forged, append(recs, forged...)} {
+		_, err := e.Import(ctx, scA, in)
+		want := "version of memory " + bobs.ID + " which this import does not hold"
+		if code(err) != engram.EINVALID || !strings.Contains(engram.ErrorMessage(err), want) {
+			t.Fatalf("import of a version of bob's memory: %v, want invalid with %q", err, want)
+		}
+	}
+	// A version of her own memory in another namespace is refused too.
+	other := *recs[1].Version
+	other.Namespace.Session = "s2"
+	if _, err := e.Import(ctx, scA, []engram.Record{recs[0], {Type: engram.RecordVersion, Version: &other}}); code(err) != engram.EINVALID {
+		t.Fatalf("import of a version in another namespace than its memory: %v", err)
+	}
+	v := "Bob's memory, updated."
+	if _, err := e.UpdateMemory(ctx, scB, bobs.ID, engram.MemoryPatch{Value: &v}); err != nil {
+		t.Fatalf("bob's update after the refused import: %v", err)
+	}
+	if err := e.DeleteMemory(ctx, scB, bobs.ID, engram.DeleteOptions{}); err != nil {
+		t.Fatalf("bob's delete after the refused import: %v", err)
+	}
+	if vs, err := e.History(ctx, scB, bobs.ID); err != nil || len(vs) != 3 {
+		t.Errorf("bob's history = %d versions, %v; want 3", len(vs), err)
+	}
+	if _, err := e.GetMemory(ctx, scA, mine.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testImportForeignIDs: an import whose ids are taken in another user's
+// scope answers as if they were free, stores alice's records under fresh
+// ids with the references among them rewritten, and leaves bob's alone.
+func testImportForeignIDs(t *testing.T, open Open) {
+	src := newEngine(t, open, engine.Options{})
+	mine := mustAddEpisodes(t, src, nsA, "Alice drinks tea in Lisbon.")
+	b, _ := exportJSONL(t, src, scA)
+	ap, err := src.Audit(ctx, scA, engram.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e := newEngine(t, open, engine.Options{})
+	theirs := mustAddEpisodes(t, e, nsB, "Bob drinks coffee in Porto.")
+	bp, err := e.Audit(ctx, scB, engram.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobBefore, _ := exportJSONL(t, e, scB)
+	// alice's export with her ids swapped for bob's.
+	swapped := strings.NewReplacer(
+		mine.Episodes[0].ID, theirs.Episodes[0].ID,
+		mine.Memories[0].ID, theirs.Memories[0].ID,
+		ap.Entries[0].ID, bp.Entries[0].ID,
+	).Replace(string(b))
+	if swapped == string(b) {
+		t.Fatal("nothing swapped; the test would prove nothing")
+	}
+
+	free, err := newEngine(t, open, engine.Options{}).Import(ctx, scA, decodeJSONL(t, b))
+	if err != nil {
+		t.Fatalf("import of free ids: %v", err)
+	}
+	taken, err := e.Import(ctx, scA, decodeJSONL(t, []byte(swapped)))
+	if err != nil {
+		t.Fatalf("import of ids taken in bob's scope: %v", err)
+	}
+	counts := func(r *engram.ImportResult) [5]int {
+		return [5]int{r.Episodes, r.Memories, r.Versions, r.Audit, r.Skipped}
+	}
+	if counts(taken) != counts(free) || free.Renamed == nil || len(free.Renamed) != 0 {
+		t.Errorf("import of taken ids = %+v, of free ids = %+v; want the same counts", taken, free)
+	}
+	if bobAfter, _ := exportJSONL(t, e, scB); !bytes.Equal(bobAfter, bobBefore) {
+		t.Errorf("bob's records changed:\nbefore:\n%s\nafter:\n%s", bobBefore, bobAfter)
+	}
+	epID, memID := taken.Renamed[theirs.Episodes[0].ID], taken.Renamed[theirs.Memories[0].ID]
+	if epID == "" || memID == "" || taken.Renamed[bp.Entries[0].ID] == "" {
+		t.Fatalf("renamed = %v, want the episode, the memory and the audit entry", taken.Renamed)
+	}
+	m, err := e.GetMemory(ctx, scA, memID)
+	if err != nil {
+		t.Fatalf("alice's renamed memory: %v", err)
+	}
+	if len(m.Sources) != 1 || m.Sources[0] != epID || m.Value != mine.Memories[0].Value {
+		t.Errorf("alice's renamed memory = %+v, want its source renamed to %s", m, epID)
+	}
+	if vs, err := e.History(ctx, scA, memID); err != nil || len(vs) == 0 || vs[0].MemoryID != memID || vs[0].New.ID != memID {
+		t.Errorf("history of the renamed memory = %+v, %v", vs, err)
+	}
+	if ids := searchIDs(t, e, scA, "tea"); len(ids) != 1 || ids[0] != memID {
+		t.Errorf("search in alice = %v, want %s", ids, memID)
+	}
+	// Importing the same again finds it all under the same fresh ids and
+	// skips it, as for free ids.
+	recs := decodeJSONL(t, []byte(swapped))
+	again, err := e.Import(ctx, scA, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Skipped != len(recs) || !reflect.DeepEqual(again.Renamed, taken.Renamed) {
+		t.Errorf("re-import = %+v, want all %d skipped under the same ids as %v", again, len(recs), taken.Renamed)
 	}
 }

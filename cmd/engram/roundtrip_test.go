@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,16 +120,34 @@ func decodeRecord(t *testing.T, line string) engram.Record {
 
 // withoutImportAudit drops the audit entries Import writes about itself and
 // returns the rest of the export and how many it dropped.
+// It also turns the audit entries an import marked as imported back into
+// the entries they were, checking the marks.
 func withoutImportAudit(t *testing.T, export string) (string, int) {
 	t.Helper()
 	var kept strings.Builder
 	n := 0
 	for _, l := range lines(export) {
-		if r := decodeRecord(t, l); r.Type == engram.RecordAudit && r.Audit.Op == "import" {
+		r := decodeRecord(t, l)
+		if r.Type == engram.RecordAudit && r.Audit.Op == "import" {
 			n++
 			continue
+		}
+		if r.Type == engram.RecordAudit && strings.HasPrefix(r.Audit.Op, "import:") {
+			m := importedRe.FindStringSubmatch(r.Audit.Detail)
+			if m == nil || r.Audit.Actor != m[1] {
+				t.Errorf("imported audit entry without its marks: %s", l)
+				continue
+			}
+			r.Audit.Op, r.Audit.Actor, r.Audit.Detail = strings.TrimPrefix(r.Audit.Op, "import:"), m[2], m[3]
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l = string(b)
 		}
 		kept.WriteString(l + "\n")
 	}
 	return kept.String(), n
 }
+
+var importedRe = regexp.MustCompile(`^imported by "(.*?)", naming actor "(.*?)"(?:: (.*))?$`)
