@@ -184,15 +184,19 @@ class Engram {
   async addSession(user, turns) {
     const body = {
       namespace: this.namespace(user),
-      episodes: turns.map((t) => ({ role: 'user', speaker: t.speaker, content: t.content, occurred_at: t.at, metadata: { dia_id: t.key, session: t.session } })),
+      // No labels reach the engine: turns are scored by the episode ids
+      // it returns (unitOf), as a client keeps its own references.
+      episodes: turns.map((t) => ({ role: 'user', speaker: t.speaker, content: t.content, occurred_at: t.at })),
     };
     const res = await httpJSON(this.base, 'POST', '/v1/episodes', body);
     if (!res.episodes || res.episodes.length !== turns.length) throw new Error(`engram returned ${res.episodes && res.episodes.length} episodes for ${turns.length}`);
     res.episodes.forEach((e, i) => this.unitOf.set(e.id, turns[i].key));
   }
 
-  async search(user, query, k) {
-    const res = await httpJSON(this.base, 'POST', '/v1/search', { scope: this.namespace(user), query, k });
+  // search asks as a client would at time now (ISO 8601): the time of the
+  // latest turn of the conversation, since LoCoMo dates no question.
+  async search(user, query, k, now) {
+    const res = await httpJSON(this.base, 'POST', '/v1/search', { scope: this.namespace(user), query, k, now });
     return res.hits.map((h) => {
       const units = [];
       for (const src of h.memory.sources || []) {
@@ -306,7 +310,7 @@ async function ingestAll(plan, eng, m0, sys, label) {
 
 // ask searches each question in both systems, alternating which goes
 // first so neither always pays for the other's leftovers (GC, caches).
-async function ask(questions, userOf, eng, m0, sys, label) {
+async function ask(questions, userOf, nowOf, eng, m0, sys, label) {
   // One untimed search per system first: the first call pays for lazy
   // initialisation (Mem0's entity store, the engine's index build).
   const warm = new Set();
@@ -314,7 +318,7 @@ async function ask(questions, userOf, eng, m0, sys, label) {
     const u = userOf(q);
     if (warm.has(u)) continue;
     warm.add(u);
-    await eng.search(u, q.text, K);
+    await eng.search(u, q.text, K, nowOf(q));
     await m0.search(u, q.text, K);
   }
   let i = 0;
@@ -325,7 +329,7 @@ async function ask(questions, userOf, eng, m0, sys, label) {
     for (const name of order) {
       const client = name === 'engram' ? eng : m0;
       const t0 = performance.now();
-      const ranked = await client.search(u, q.text, K);
+      const ranked = await client.search(u, q.text, K, nowOf(q));
       const dt = performance.now() - t0;
       const s = sys[name];
       s.searchMs.push(dt);
@@ -448,7 +452,9 @@ async function main() {
   const sys1 = { engram: newSys(), mem0: newSys() };
   const plan1 = ds.convs.map((c) => ({ user: c.id, sessions: c.sessions }));
   await ingestAll(plan1, eng, m0, sys1, '1x');
-  await ask(questions, (q) => q.conv, eng, m0, sys1, '1x');
+  const lastAt = new Map(ds.convs.map((c) => [c.id, c.sessions.flatMap((x) => x.turns).reduce((a, t) => (t.at > a ? t.at : a), '')]));
+  const latest = [...lastAt.values()].reduce((a, t) => (t > a ? t : a), '');
+  await ask(questions, (q) => q.conv, (q) => lastAt.get(q.conv), eng, m0, sys1, '1x');
   const s1 = { engram: summarize(sys1.engram), mem0: summarize(sys1.mem0) };
 
   // 10x: namespaces holding one conversation plus every other loaded
@@ -468,7 +474,7 @@ async function main() {
     await ingestAll(plan10, eng, m0, sys10, '10x');
     const pool = chosen.flatMap((c) => c.questions.filter((q) => q.evidence.length > 0));
     const asked = spread(pool, opts.scaleQuestions);
-    await ask(asked, (q) => `${q.conv}@x`, eng, m0, sys10, '10x');
+    await ask(asked, (q) => `${q.conv}@x`, () => latest, eng, m0, sys10, '10x');
     const ids = asked.map((q) => q.id);
     const nsTurns = plan10.map((p) => p.sessions.reduce((n, s) => n + s.turns.length, 0));
     const e10 = summarize(sys10.engram);
