@@ -28,6 +28,8 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	k := fs.Int("k", 0, "number of hits (default 10, at most 200)")
 	explain := fs.Bool("explain", false, "show each retrieval channel's rank and score")
+	var now timeFlag
+	fs.Var(&now, "now", "the `time` the question is asked at, for \"last week\" and recency (default: the present)")
 	var ff memoryFilterFlags
 	ff.register(fs)
 	pos, err := m.parse(cmd, fs, args)
@@ -43,6 +45,7 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		K:       *k,
 		Filter:  ff.filter(),
 		Explain: *explain,
+		Now:     now.t,
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
 		res, err := svc.Search(ctx, req)
