@@ -3,7 +3,6 @@ package retrieval
 import (
 	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"time"
 
@@ -167,25 +166,9 @@ func (Temporal) Name() string { return ChannelTemporal }
 // Gather implements Channel; it fails with the store's error.
 func (Temporal) Gather(ctx context.Context, g *Gathering) error {
 	for _, p := range g.Query.Periods {
-		var ms []engram.Memory
-		lex := map[string]float64{}
-		seen := map[string]bool{}
-		for _, w := range [][2]time.Time{{p.From, p.To}, {p.To, p.To.Add(Retold)}} {
-			f, ok := withinPeriod(g.Filter, w[0], w[1])
-			if !ok {
-				continue
-			}
-			found, scores, err := periodMemories(ctx, g, f)
-			if err != nil {
-				return err
-			}
-			for _, m := range found {
-				if !seen[m.ID] {
-					seen[m.ID] = true
-					ms = append(ms, m)
-				}
-			}
-			maps.Copy(lex, scores)
+		ms, lex, err := periodMemories(ctx, g, p.From, p.To)
+		if err != nil {
+			return err
 		}
 		slices.SortStableFunc(ms, func(a, b engram.Memory) int { return cmp.Compare(lex[b.ID], lex[a.ID]) })
 		for i := range ms {
@@ -195,20 +178,37 @@ func (Temporal) Gather(ctx context.Context, g *Gathering) error {
 	return nil
 }
 
-// periodMemories returns the memories of one period that f selects: those
-// that happened in it (a filter on validity also keeps every open-ended
-// memory that began before it), and the full-text scores of those that
-// match the query there.
-func periodMemories(ctx context.Context, g *Gathering, f engram.MemoryFilter) ([]engram.Memory, map[string]float64, error) {
-	f.Limit = g.Pool
-	ms, _, err := g.Reader.ListMemories(ctx, g.Scope, f)
-	if err != nil {
-		return nil, nil, err
+// periodMemories returns the memories of the period [from, to) that the
+// caller's filter keeps: those that happened in it, said in it or told in
+// the Retold after it, and the full-text scores of those that match the
+// query. A filter on validity also keeps every open-ended memory that began
+// before a window, so each window is listed on its own, newest first, and
+// the list trimmed to what happened in the period; one full-text search
+// over both windows scores them.
+func periodMemories(ctx context.Context, g *Gathering, from, to time.Time) ([]engram.Memory, map[string]float64, error) {
+	var ms []engram.Memory
+	seen := map[string]bool{}
+	for _, w := range [][2]time.Time{{from, to}, {to, to.Add(Retold)}} {
+		f, ok := withinPeriod(g.Filter, w[0], w[1])
+		if !ok {
+			continue
+		}
+		f.Limit = g.Pool
+		page, _, err := g.Reader.ListMemories(ctx, g.Scope, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range page {
+			if !seen[m.ID] && InPeriod(g.Query, &m) {
+				seen[m.ID] = true
+				ms = append(ms, m)
+			}
+		}
 	}
-	ms = slices.DeleteFunc(ms, func(m engram.Memory) bool { return !InPeriod(g.Query, &m) })
 	lex := map[string]float64{}
+	f, ok := withinPeriod(g.Filter, from, to.Add(Retold))
 	text := g.Lexical()
-	if text == "" {
+	if !ok || text == "" {
 		return ms, lex, nil
 	}
 	// The open-ended memories would crowd a page of the usual pool's
@@ -217,14 +217,11 @@ func periodMemories(ctx context.Context, g *Gathering, f engram.MemoryFilter) ([
 	if err != nil {
 		return nil, nil, err
 	}
-	listed := make(map[string]bool, len(ms))
-	for i := range ms {
-		listed[ms[i].ID] = true
-	}
 	for i := range hits {
 		if m := &hits[i].Memory; InPeriod(g.Query, m) {
 			lex[m.ID] = hits[i].Score
-			if !listed[m.ID] {
+			if !seen[m.ID] {
+				seen[m.ID] = true
 				ms = append(ms, *m)
 			}
 		}
