@@ -153,6 +153,17 @@ const (
 	OpSupersede Op = "SUPERSEDE"
 	OpDelete    Op = "DELETE"
 	OpRestore   Op = "RESTORE"
+	// OpMerge folds a formed memory into TargetID, an existing memory
+	// that says the same: TargetID keeps its id, takes the merged content
+	// and gains the new memory's sources (Memora's merge-or-create).
+	OpMerge Op = "MERGE"
+	// OpNoop records that a formed memory adds nothing to what the scope
+	// holds; nothing is written.
+	OpNoop Op = "NOOP"
+	// OpConflict adds a formed memory that contradicts TargetID without
+	// being newer than it: both stay active, both are marked, and the pair
+	// is listed for review until resolved.
+	OpConflict Op = "CONFLICT"
 )
 
 // Version is one entry of a memory's history: the state before and after a
