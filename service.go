@@ -265,7 +265,21 @@ type ScopeReader interface {
 	SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error)
 }
 
-// ScopedReader returns r narrowed to s.
+// EpisodeLister is an optional capability of a ScopeReader: it lists the
+// episodes of its scope (as Reader.ListEpisodes), so that a Consolidator
+// can show a model the turns said just before a batch.
+type EpisodeLister interface {
+	ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Episode, string, error)
+}
+
+// Attributed is an optional capability of a Former: the actor its
+// operations are recorded under in history and the audit log, e.g.
+// "former:llm:<model>", instead of the caller's.
+type Attributed interface {
+	Actor() string
+}
+
+// ScopedReader returns r narrowed to s. It is also an EpisodeLister.
 func ScopedReader(r Reader, s Scope) ScopeReader { return scopedReader{r, s} }
 
 type scopedReader struct {
@@ -281,6 +295,10 @@ func (sr scopedReader) GetMemory(ctx context.Context, id string) (*Memory, error
 
 func (sr scopedReader) ListMemories(ctx context.Context, f MemoryFilter) ([]Memory, string, error) {
 	return sr.r.ListMemories(ctx, sr.s, f)
+}
+
+func (sr scopedReader) ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Episode, string, error) {
+	return sr.r.ListEpisodes(ctx, sr.s, f)
 }
 
 func (sr scopedReader) SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error) {

@@ -71,3 +71,12 @@ func abstractOf(s string, max int) string {
 	}
 	return strings.TrimSpace(s[:cut]) + "…"
 }
+
+// formerActor is the actor formed operations are recorded under: the
+// former's own name when it is engram.Attributed, else the caller's.
+func formerActor(f engram.Former, caller string) string {
+	if a, ok := f.(engram.Attributed); ok && a.Actor() != "" {
+		return a.Actor()
+	}
+	return caller
+}

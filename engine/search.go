@@ -33,6 +33,7 @@ type search struct {
 	channels []retrieval.Channel
 	query    *retrieval.Query
 	cands    []*retrieval.Candidate
+	profile  *engram.Memory // put first in an assembled context
 }
 
 // Search implements engram.Service as a pipeline of named steps: the
@@ -169,7 +170,12 @@ func (e *Engine) gather(ctx context.Context, s *search) error {
 			}
 		}
 		s.cands = g.Candidates()
-		return nil
+		if s.req.Budget == 0 {
+			return nil
+		}
+		var err error
+		s.profile, err = readProfile(ctx, r, s.scope)
+		return err
 	})
 }
 
@@ -195,7 +201,7 @@ func (s *search) result() (*engram.SearchResult, error) {
 			ms[i] = &c.Memory
 		}
 		var taken []int
-		taken, pieces, res.Context, res.Tokens = retrieval.Assemble(ms, s.req.Budget, counter)
+		taken, pieces, res.Context, res.Tokens = withProfile(s.profile, ms, s.req.Budget, counter)
 		kept := make([]*retrieval.Candidate, len(taken))
 		for i, j := range taken {
 			kept[i] = cands[j]

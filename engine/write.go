@@ -136,7 +136,7 @@ func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, 
 			return nil, err
 		}
 	}
-	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, actor, now)
+	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, formerActor(e.former, actor), now)
 }
 
 // dropStale returns ops without those on read's memory when that memory

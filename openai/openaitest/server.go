@@ -39,6 +39,10 @@ type Options struct {
 	Unnormalized bool
 	// Latency delays every answer (SetLatency changes it later).
 	Latency time.Duration
+	// StructuredOutputs makes the server accept response_format
+	// json_schema; without it such requests get 400, like servers that
+	// only know JSON mode.
+	StructuredOutputs bool
 	// Chat produces a chat reply when no queued reply (QueueChat) is left.
 	// Without either, a chat request is answered with 400.
 	Chat func(ChatRequest) string
@@ -101,7 +105,8 @@ type ChatMessage struct {
 // ResponseFormat is a ChatRequest's response_format; Type "json_object"
 // asks for JSON mode.
 type ResponseFormat struct {
-	Type string `json:"type"`
+	Type       string          `json:"type"`
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
 }
 
 // Server is a fake OpenAI-compatible server listening on 127.0.0.1. Its
@@ -376,7 +381,7 @@ func (s *Server) chat(w http.ResponseWriter, rec *Request) int {
 	if len(req.Messages) == 0 {
 		return writeError(w, http.StatusBadRequest, "'messages' must contain at least one message", "invalid_request_error", "")
 	}
-	if rf := req.ResponseFormat; rf != nil && rf.Type != "text" && rf.Type != "json_object" {
+	if rf := req.ResponseFormat; rf != nil && rf.Type != "text" && rf.Type != "json_object" && (rf.Type != "json_schema" || !s.opts.StructuredOutputs) {
 		return writeError(w, http.StatusBadRequest, fmt.Sprintf("'response_format.type' %q is not supported", rf.Type), "invalid_request_error", "")
 	}
 

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/retrieval"
+)
+
+// profileLimit bounds the core memories a profile read returns.
+const profileLimit = 200
+
+// Profile returns the profile of scope s: the traits and states of the
+// profile memory a former keeps (none without one) and the active core
+// memories of the scope, the profile memory first, then by importance. It
+// fails with EINVALID for a bad scope and with the store's errors.
+func (e *Engine) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	var ms []engram.Memory
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		ms, _, err = r.ListMemories(ctx, s, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Limit: profileLimit})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &engram.Profile{Traits: []string{}, States: []string{}, Memories: orderProfile(ms, s.Namespace())}
+	if len(p.Memories) > 0 && p.Memories[0].Metadata[engram.MetaProfile] == true {
+		t, st := engram.ProfileOf(&p.Memories[0])
+		p.Traits, p.States = append(p.Traits, t...), append(p.States, st...)
+	}
+	return p, nil
+}
+
+// orderProfile puts the profile memory of ns first (else the latest
+// updated profile memory in ms), then the rest by importance, and drops
+// other profile memories, which belong to narrower namespaces.
+func orderProfile(ms []engram.Memory, ns engram.Namespace) []engram.Memory {
+	var prof *engram.Memory
+	rest := []engram.Memory{}
+	for i := range ms {
+		m := &ms[i]
+		if m.Metadata[engram.MetaProfile] != true {
+			rest = append(rest, *m)
+			continue
+		}
+		if prof == nil || (prof.Namespace != ns && (m.Namespace == ns || m.UpdatedAt.After(prof.UpdatedAt))) {
+			prof = m
+		}
+	}
+	slices.SortStableFunc(rest, func(a, b engram.Memory) int {
+		switch {
+		case a.Importance > b.Importance:
+			return -1
+		case a.Importance < b.Importance:
+			return 1
+		}
+		return 0
+	})
+	if prof == nil {
+		return rest
+	}
+	return append([]engram.Memory{*prof}, rest...)
+}
+
+// readProfile returns the current profile memory of the search's scope,
+// or nil, for a search that assembles a context.
+func readProfile(ctx context.Context, r engram.Reader, s engram.Scope) (*engram.Memory, error) {
+	ms, _, err := r.ListMemories(ctx, s, engram.MemoryFilter{
+		Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: profileLimit,
+	})
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	m := orderProfile(ms, s.Namespace())[0]
+	return &m, nil
+}
+
+// withProfile assembles a context of ms within budget that starts with the
+// profile's line, when there is a profile and its line takes at most half
+// the budget.
+func withProfile(prof *engram.Memory, ms []*engram.Memory, budget int, c retrieval.Counter) (taken []int, pieces []retrieval.Piece, context string, tokens int) {
+	if prof == nil {
+		return retrieval.Assemble(ms, budget, c)
+	}
+	line := retrieval.Render(prof)
+	n := c.Count(line) + 1
+	if n > budget/2 {
+		return retrieval.Assemble(ms, budget, c)
+	}
+	taken, pieces, context, tokens = retrieval.Assemble(ms, budget-n, c)
+	if context != "" {
+		line += "\n"
+	}
+	return taken, pieces, line + context, tokens + n
+}

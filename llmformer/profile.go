@@ -1,0 +1,109 @@
+package llmformer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/engramhq/engram"
+)
+
+const profilePrompt = `You maintain a short profile of a user for a memory system.
+You get the CURRENT profile (stable traits and transient states) and NEW facts about the user.
+Rewrite the profile: keep what still holds, drop what the new facts make untrue or outdated, add what is new.
+Traits are stable (name, home, job, family, diet, lasting preferences); states are transient (mood, current project, temporary situation).
+Reply with one JSON object {"traits": [...], "states": [...]}: each entry one short sentence, in the user's own language, most important first, at most %d traits and %d states.`
+
+var profileSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["traits","states"],"properties":{
+"traits":{"type":"array","items":{"type":"string"}},"states":{"type":"array","items":{"type":"string"}}}}`)
+
+type profileReply struct {
+	Traits *[]string `json:"traits"`
+	States *[]string `json:"states"`
+}
+
+// profile rewrites the profile memory of the batch's namespace when a
+// candidate is a trait or state of the user or a core memory: an UPDATE of
+// the stored profile, or an ADD when there is none. It returns nil when
+// no candidate bears on the profile.
+func (f *Former) profile(ctx context.Context, r engram.ScopeReader, ns engram.Namespace, cands []cand) (*engram.MemoryOp, error) {
+	var facts []string
+	for _, c := range cands {
+		if c.Metadata[MetaProfilePart] != nil || c.Kind == engram.KindCore {
+			facts = append(facts, c.Value)
+		}
+	}
+	if len(facts) == 0 {
+		return nil, nil
+	}
+	cur, err := currentProfile(ctx, r, ns)
+	if err != nil {
+		return nil, err
+	}
+	var rep profileReply
+	prompt := fmt.Sprintf(profilePrompt, f.cfg.Traits, f.cfg.States)
+	if err := f.ask(ctx, "profile", prompt, renderProfile(cur, facts), profileSchema, &rep); err != nil {
+		return nil, err
+	}
+	if rep.Traits == nil || rep.States == nil {
+		return nil, invalid("profile", "traits or states is missing")
+	}
+	m := engram.ProfileMemory(ns, bounded(*rep.Traits, f.cfg.Traits), bounded(*rep.States, f.cfg.States))
+	if err := m.Validate(); err != nil {
+		return nil, invalid("profile", "%v", err)
+	}
+	if cur == nil {
+		return &engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "profile created"}, nil
+	}
+	return &engram.MemoryOp{Op: engram.OpUpdate, TargetID: cur.ID, Memory: m, Reason: "profile rewritten on consolidation"}, nil
+}
+
+// currentProfile returns the active profile memory stored in exactly ns,
+// or nil.
+func currentProfile(ctx context.Context, r engram.ScopeReader, ns engram.Namespace) (*engram.Memory, error) {
+	if r == nil {
+		return nil, nil
+	}
+	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: engram.MaxLimit})
+	if err != nil {
+		return nil, fmt.Errorf("llm former: read the profile: %w", err)
+	}
+	for i := range ms {
+		if ms[i].Namespace == ns {
+			return &ms[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func renderProfile(cur *engram.Memory, facts []string) string {
+	var b strings.Builder
+	traits, states := engram.ProfileOf(cur)
+	b.WriteString("CURRENT traits:\n")
+	for _, t := range traits {
+		fmt.Fprintf(&b, "- %s\n", t)
+	}
+	b.WriteString("CURRENT states:\n")
+	for _, s := range states {
+		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	b.WriteString("\nNEW facts:\n")
+	for _, f := range facts {
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	return b.String()
+}
+
+// bounded returns the first n non-empty entries of ss, trimmed.
+func bounded(ss []string, n int) []string {
+	out := []string{}
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" && len(out) < n {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func isProfile(m engram.Memory) bool { return m.Metadata[engram.MetaProfile] == true }

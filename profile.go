@@ -1,0 +1,75 @@
+package engram
+
+import "strings"
+
+// MetaProfile is the metadata key that marks, with the value true, the
+// core memory holding a user's profile.
+const MetaProfile = "profile"
+
+// Metadata keys of the profile memory's lists.
+const (
+	MetaTraits = "traits" // stable traits, most important first
+	MetaStates = "states" // transient states, most important first
+)
+
+// Profile is what engram holds about one user: the traits and states of
+// the profile a former maintains (empty without one) and the active core
+// memories of the scope, the profile memory first.
+type Profile struct {
+	Traits   []string `json:"traits"`
+	States   []string `json:"states"`
+	Memories []Memory `json:"memories"`
+}
+
+// ProfileMemory returns the core memory that holds a profile of traits
+// and states in namespace ns, its value the lists as lines.
+func ProfileMemory(ns Namespace, traits, states []string) Memory {
+	var b strings.Builder
+	for _, t := range traits {
+		b.WriteString(t + "\n")
+	}
+	for _, s := range states {
+		b.WriteString("(now) " + s + "\n")
+	}
+	v := strings.TrimSpace(b.String())
+	if v == "" {
+		v = "(empty profile)"
+	}
+	return Memory{
+		Namespace: ns, Kind: KindCore, Abstraction: "profile", Value: v,
+		Confidence: 1, Importance: 1,
+		Metadata: map[string]any{MetaProfile: true, MetaTraits: anys(traits), MetaStates: anys(states)},
+	}
+}
+
+// ProfileOf returns the traits and states of a profile memory; nil lists
+// for nil or a memory that is not one.
+func ProfileOf(m *Memory) (traits, states []string) {
+	if m == nil || m.Metadata[MetaProfile] != true {
+		return nil, nil
+	}
+	return strs(m.Metadata[MetaTraits]), strs(m.Metadata[MetaStates])
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func strs(v any) []string {
+	var out []string
+	switch l := v.(type) {
+	case []any:
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	case []string:
+		out = append(out, l...)
+	}
+	return out
+}
