@@ -85,6 +85,10 @@ func (f *Former) ask(ctx context.Context, what, system, user string, schema json
 			f.mode.CompareAndSwap(mode, mode+1)
 			continue
 		}
+		if engram.ErrorCode(err) == engram.EINTERNAL {
+			// The server answered, but not with a usable reply.
+			return invalid(what, "%s", engram.ErrorMessage(err))
+		}
 		if err != nil {
 			return fmt.Errorf("llm former: %s call: %w", what, err)
 		}
