@@ -13,9 +13,9 @@ import (
 
 // Metadata keys the former sets on the memories it forms.
 const (
-	MetaAbout     = "about"     // whom a memory is about
-	MetaForesight = "foresight" // true on a plan or intention
-	MetaSummary   = "summary"   // true on an episode's narrative summary
+	MetaAbout       = "about"        // whom a memory is about
+	MetaForesight   = "foresight"    // true on a plan or intention
+	MetaSummary     = "summary"      // true on an episode's narrative summary
 	MetaProfilePart = "profile_part" // "trait" or "state": the candidate bears on the user's profile
 )
 

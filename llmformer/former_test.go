@@ -184,8 +184,8 @@ func TestDecisions(t *testing.T) {
 func TestFormWithoutNeighboursAddsWithoutAsking(t *testing.T) {
 	f, srv := newFormer(t, openaitest.Options{StructuredOutputs: true}, openai.Config{})
 	srv.QueueChat(`{"episodes": [{"turns": [1, 2], "title": "moving", "summary": "Alice tells that she moved to Munich and plans to start a job."}],
-		"memories": [` + fact("core", "home", "Alice lives in Munich", "cues", `["Munich"]`) + `,` +
-		fact("episodic", "new job", "Alice starts a new job at Siemens", "foresight", "true", "valid_from", "2024-07-01", "sources", "[2]") + `]}`,
+		"memories": [`+fact("core", "home", "Alice lives in Munich", "cues", `["Munich"]`)+`,`+
+		fact("episodic", "new job", "Alice starts a new job at Siemens", "foresight", "true", "valid_from", "2024-07-01", "sources", "[2]")+`]}`,
 		`{"traits": ["Lives in Munich", "", "Works at Siemens"], "states": ["Settling in after the move"]}`)
 	eps := episodes("I moved to Munich last month.", "I start at Siemens next month!")
 	ops, err := f.FormIn(context.Background(), &reader{}, eps)
