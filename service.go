@@ -265,6 +265,15 @@ type ScopeReader interface {
 	SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error)
 }
 
+// ProfileReader is an optional capability of a Service: it reads the
+// profile of a scope (the engine and the HTTP client implement it).
+type ProfileReader interface {
+	// Profile returns the profile kept for s, empty when there is none.
+	// It fails with EINVALID for a bad scope and EUNAVAILABLE when the
+	// store is down.
+	Profile(ctx context.Context, s Scope) (*Profile, error)
+}
+
 // EpisodeLister is an optional capability of a ScopeReader: it lists the
 // episodes of its scope (as Reader.ListEpisodes), so that a Consolidator
 // can show a model the turns said just before a batch.

@@ -264,6 +264,7 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), body: jsonBody, handle: s.handleRollback},
 
 		{method: "POST", path: "/v1/search", body: jsonBody, role: engram.RoleRead, handle: s.handleSearch},
+		{method: "GET", path: "/v1/profile", params: withScope(), handle: s.handleProfile},
 
 		{method: "DELETE", path: "/v1/scope", params: withScope(), role: engram.RoleAdmin, handle: s.handleDeleteScope},
 		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},

@@ -1,0 +1,34 @@
+package http
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/engramhq/engram"
+)
+
+func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	pr, ok := s.svc.(engram.ProfileReader)
+	if !ok {
+		return engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no profiles")
+	}
+	p, err := pr.Profile(r.Context(), sc)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+// Profile implements engram.ProfileReader with GET /v1/profile.
+func (c *Client) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
+	var p engram.Profile
+	if err := c.do(ctx, "GET", "/v1/profile", scopeValues(s), nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
