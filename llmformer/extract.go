@@ -148,10 +148,6 @@ func who(e engram.Episode) string {
 // candidate validates one extracted memory and makes it a Memory of the
 // batch's namespace citing its source turns.
 func candidate(c candidateReply, eps []engram.Episode) (engram.Memory, error) {
-	srcs, err := turns(c.Sources, eps)
-	if err != nil {
-		return engram.Memory{}, err
-	}
 	switch {
 	case !engram.Kind(c.Kind).Valid():
 		return engram.Memory{}, fmt.Errorf("kind %q is not one of core, episodic, semantic, procedural, resource, vault", c.Kind)
@@ -163,6 +159,10 @@ func candidate(c candidateReply, eps []engram.Episode) (engram.Memory, error) {
 		return engram.Memory{}, fmt.Errorf("importance %s is missing or outside 0..1", num(c.Importance))
 	case c.Profile != "" && c.Profile != "trait" && c.Profile != "state":
 		return engram.Memory{}, fmt.Errorf("profile %q is not trait, state or empty", c.Profile)
+	}
+	srcs, err := turns(c.Sources, eps)
+	if err != nil {
+		return engram.Memory{}, err
 	}
 	src := eps[srcs[0]]
 	m := engram.Memory{
