@@ -30,6 +30,9 @@ const (
 type embedFlags struct {
 	kind, url, model, dims string
 	key                    string
+	// former, when set (engram serve --llm-url), forms memories instead
+	// of the rule-based default.
+	former engram.Former
 }
 
 func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -106,7 +109,7 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb})
+	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb, Former: ef.former})
 	if err != nil {
 		closeEmb()
 		return nil, nil, err

@@ -68,6 +68,7 @@ func init() {
 		serveCommand,
 		addCommand,
 		searchCommand,
+		profileCommand,
 		getCommand,
 		listCommand,
 		updateCommand,

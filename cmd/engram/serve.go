@@ -61,6 +61,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	ef.register(fs, m.Getenv)
 	var sf serveFlags
 	sf.register(fs, m.Getenv)
+	var lf llmFlags
+	lf.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
@@ -83,6 +85,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
 	opts.Logger = logger
+	if ef.former, err = lf.former(logger); err != nil {
+		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
+	}
 
 	if *store != "" {
 		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth)
@@ -140,7 +145,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb})
+		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Former: ef.former})
 	}
 	label := storeLabel(data, storeURL)
 
