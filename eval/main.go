@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
+                   [--former rules|llm]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
 Ingests a benchmark (JSON or gzip-compressed JSON as distributed) into a
@@ -71,6 +73,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.StringVar(&llm.Model, "llm-model", "", "model of the LLM endpoint")
 	fs.StringVar(&llmSystems, "llm-systems", SystemEngram, "systems whose contexts the LLM answers from, comma-separated")
 	fs.IntVar(&llm.Budget, "llm-budget", 2000, "context tokens given to the LLM")
+	former := fs.String("former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
@@ -118,6 +121,19 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		cfg.Progress = stderr
 	}
 	cfg.NewEngine = c.NewEngine
+	switch *former {
+	case "rules":
+	case "llm":
+		f, err := NewLLMFormer(envOr(llm.URL, "ENGRAM_LLM_URL"), envOr(llm.Key, "ENGRAM_LLM_KEY"), envOr(llm.Model, "ENGRAM_LLM_MODEL"))
+		if err != nil {
+			fmt.Fprintf(stderr, "engram eval: %s\n", engram.ErrorMessage(err))
+			return 2
+		}
+		cfg.Former = f
+	default:
+		fmt.Fprintf(stderr, "engram eval: --former %q is not one of rules, llm\n", *former)
+		return 2
+	}
 
 	rep, err := Run(ctx, cfg)
 	if err != nil {
@@ -132,6 +148,14 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "\nreport written to %s\n", cfg.Out)
 	}
 	return 0
+}
+
+// envOr returns v, or the environment variable key when v is empty.
+func envOr(v, key string) string {
+	if v != "" {
+		return v
+	}
+	return os.Getenv(key)
 }
 
 func parseExit(err error) int {

@@ -77,6 +77,7 @@ type Latency struct {
 
 // RunInfo says what was run, on what, and how long it took.
 type RunInfo struct {
+	Former     *FormerInfo               `json:"former,omitempty"` // nil: the rules
 	Date       time.Time                 `json:"date"`
 	DataFile   string                    `json:"data_file"`
 	DataSHA256 string                    `json:"data_sha256"`
@@ -238,6 +239,13 @@ func (r *Report) Summary() string {
 		r.Bench, r.Run.Questions, r.Run.Haystacks, r.Run.Episodes, r.Run.DurationS)
 	if r.Run.Now != "" {
 		fmt.Fprintf(&sb, "search \"now\": %s\n", r.Run.Now)
+	}
+	if f := r.Run.Former; f != nil {
+		fmt.Fprintf(&sb, "former: %s", f.Name)
+		if f.LLM != nil {
+			fmt.Fprintf(&sb, ", %d LLM calls, %.2f calls and %.0f tokens per added turn", f.LLM.Calls, f.CallsPerTurn, f.TokensPerTurn)
+		}
+		sb.WriteString("\n")
 	}
 	for _, level := range r.Levels() {
 		fmt.Fprintf(&sb, "\n%s level (%d questions scored)\n", level, r.Run.Scored[level])

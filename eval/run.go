@@ -63,6 +63,10 @@ type Config struct {
 	Progress io.Writer
 	// NewEngine opens the engine under test; default DefaultEngine.
 	NewEngine EngineFactory
+	// Former, when set, forms memories in the default engine instead of
+	// the rules (see FormerEngine); the report names it and, for the LLM
+	// former, its calls and tokens per added turn.
+	Former engram.Former
 	// LLM, when set, also answers and judges every question (J metric).
 	LLM *LLMConfig
 	// Systems to run, in any order; default AllSystems.
@@ -145,6 +149,9 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.NewEngine == nil {
 		cfg.NewEngine = DefaultEngine
+		if cfg.Former != nil {
+			cfg.NewEngine = FormerEngine(cfg.Former)
+		}
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = os.TempDir()
@@ -291,6 +298,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
 		DurationS: time.Since(start).Seconds(),
 	}
+	rep.Run.Former = formerInfo(cfg.Former)
 	if cfg.Out != "" {
 		if err := rep.WriteFiles(cfg.Out); err != nil {
 			return nil, err
