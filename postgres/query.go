@@ -136,7 +136,10 @@ func statusFilter(q *query, f *engram.MemoryFilter) {
 		statuses = []engram.Status{engram.StatusActive}
 	}
 	at, asOf := f.TTLAt()
-	t := q.arg(at)
+	t := ""
+	if slices.Contains(statuses, engram.StatusActive) || slices.Contains(statuses, engram.StatusExpired) {
+		t = q.arg(at) // only when used: PostgreSQL types every argument from its use
+	}
 	var ors []string
 	var plain []string
 	for _, st := range slices.Compact(slices.Sorted(slices.Values(statuses))) {
