@@ -128,7 +128,7 @@ func DefaultConfig() Config {
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		Importance:      0.1,
 		Confidence:      0.1,
-		Access:          0.1,
+		Access:          0.02,
 		AccessHalfLife:  30 * 24 * time.Hour,
 		Spread:          1,
 		SpreadDepth:     5,
