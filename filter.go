@@ -32,6 +32,26 @@ type MemoryFilter struct {
 
 	Limit  int    `json:"limit,omitempty"`  // default DefaultLimit, at most MaxLimit
 	Cursor string `json:"cursor,omitempty"` // from a previous page's Next
+
+	// Now is the time a TTL is judged at: an active memory whose
+	// expires_at is at or before it counts as expired, not active, even
+	// before the sweeper has written so. A read with ValidAt judges at
+	// ValidAt instead, so an as-of read sees what had not expired then.
+	// Zero means the store's clock. The engine sets it; it is not part of
+	// the JSON form.
+	Now time.Time `json:"-"`
+}
+
+// TTLAt returns the time the filter judges TTLs at (see Now), and whether
+// that is an as-of time (ValidAt).
+func (f *MemoryFilter) TTLAt() (time.Time, bool) {
+	if f.ValidAt != nil {
+		return *f.ValidAt, true
+	}
+	if f.Now.IsZero() {
+		return time.Now(), false
+	}
+	return f.Now, false
 }
 
 // EpisodeFilter narrows a list of episodes. Zero fields do not filter.

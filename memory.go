@@ -47,6 +47,25 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// Lapsed reports whether m is active but its TTL has passed at t: its
+// ExpiresAt is at or before t.
+func (m *Memory) Lapsed(t time.Time) bool {
+	return m.Status == StatusActive && m.ExpiresAt != nil && !m.ExpiresAt.After(t)
+}
+
+// Lapse reports a memory whose TTL has passed at t as what the sweeper will
+// make it: status expired, expired at its ExpiresAt. Reads apply it so a
+// TTL holds at once, before the sweeper has run. It reports whether it
+// changed m.
+func (m *Memory) Lapse(t time.Time) bool {
+	if !m.Lapsed(t) {
+		return false
+	}
+	at := *m.ExpiresAt
+	m.Status, m.ExpiredAt = StatusExpired, &at
+	return true
+}
+
 // Memory is what engram remembers: a short primary abstraction and cue
 // anchors that index a rich value, with validity in event time, transaction
 // time, provenance and lifecycle state.

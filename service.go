@@ -180,6 +180,10 @@ type SearchRequest struct {
 	// returned. With Budget set and K zero, up to MaxK hits are considered.
 	// A negative Budget, or one above MaxBudget, is an EINVALID error.
 	Budget int `json:"budget,omitempty"`
+	// Decay, when false, turns off the signals that change with time:
+	// recency and how often and lately a memory was read (its decayed
+	// access count). Nil or true keeps them as the engine is configured.
+	Decay *bool `json:"decay,omitempty"`
 }
 
 // MaxK is the most hits one search returns.

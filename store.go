@@ -14,7 +14,7 @@ import (
 // serve reads and writes without vectors. The rest are optional
 // capabilities, small interfaces that a backend's Reader or Tx implements
 // beside the core (VectorReader, VectorWriter, ChangeLog, MetaReader,
-// MetaWriter, Dumper). Callers discover them with a type assertion, or with
+// MetaWriter, Dumper, Expirer). Callers discover them with a type assertion, or with
 // Need, which gives the coded error to return when one is missing. A
 // backend whose Reader implements a reading capability implements the
 // matching writing one on its Tx.
@@ -144,6 +144,16 @@ type Dumper interface {
 	Dump(ctx context.Context, fn func(DumpRecord) error) error
 }
 
+// Expirer is the capability of a Reader that finds, across tenants, the
+// memories whose TTL has passed, for the sweeper that marks them expired;
+// never for serving a client.
+type Expirer interface {
+	// Lapsed returns up to limit active memories of any tenant whose
+	// expires_at is at or before at, ordered by (expires_at, org, project,
+	// id). A limit below 1 is EINVALID.
+	Lapsed(ctx context.Context, at time.Time, limit int) ([]Memory, error)
+}
+
 // Need returns tx, a Reader or Tx, as the capability C. When tx does not
 // implement C it returns an EINVALID error naming C and what needs it
 // (need, e.g. "an engine with an embedder"), which callers return as is.
@@ -238,8 +248,9 @@ type Tx interface {
 	// PurgeScope removes every episode, memory, version, index entry and
 	// vector in the scope (audit entries stay) and says how many of each.
 	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
-	// Touch records an access to memories: access_count += 1 and
-	// last_accessed = at. Unknown ids are ignored.
+	// Touch records accesses to memories: access_count grows by the number
+	// of times the id is listed in ids, and last_accessed = at. Unknown ids
+	// are ignored.
 	Touch(ctx context.Context, tenant Namespace, ids []string, at time.Time) error
 }
 

@@ -59,6 +59,9 @@ type Engine struct {
 	channels  []retrieval.Channel // in the order they gather
 	access    *accessRecorder
 	once      sync.Once
+
+	sweepMu sync.Mutex
+	sweeper *sweeper // nil until StartSweeper
 }
 
 var _ engram.Service = (*Engine)(nil)
@@ -142,11 +145,12 @@ func (e *Engine) Ready(ctx context.Context) error { return e.store.Ready(ctx) }
 // FlushAccess writes recorded reads to the store now.
 func (e *Engine) FlushAccess(ctx context.Context) error { return e.access.flush(ctx) }
 
-// Close flushes recorded reads and closes the store if Options.CloseStore
+// Close stops the sweeper (see StartSweeper), flushes recorded reads and closes the store if Options.CloseStore
 // was set, returning the store's error.
 func (e *Engine) Close() error {
 	var err error
 	e.once.Do(func() {
+		e.stopSweeper()
 		e.access.stop()
 		if e.closer != nil {
 			err = e.closer()
@@ -189,20 +193,32 @@ func writeScope(s engram.Scope) (engram.Scope, error) {
 }
 
 // accessRecorder batches access-count updates so reads never wait on a
-// write transaction.
+// write transaction: reads count in memory, per tenant, and a flush writes
+// the counts in one transaction.
 type accessRecorder struct {
 	store engram.Store
 	log   *slog.Logger
 
 	mu      sync.Mutex
-	pending map[engram.Namespace]map[string]time.Time // tenant -> id -> last access
+	pending map[engram.Namespace]map[string]access // tenant -> id -> accesses since the last flush
 
 	stopc chan struct{}
 	done  chan struct{}
 }
 
+// access is what a flush writes for one memory: how many reads, and when
+// the last was.
+type access struct {
+	n  int
+	at time.Time
+}
+
+// maxAccessesPerFlush bounds the accesses one flush adds to one memory, so
+// a memory read in a tight loop costs a bounded write.
+const maxAccessesPerFlush = 64
+
 func newAccessRecorder(store engram.Store, every time.Duration, log *slog.Logger) *accessRecorder {
-	a := &accessRecorder{store: store, log: log, pending: map[engram.Namespace]map[string]time.Time{},
+	a := &accessRecorder{store: store, log: log, pending: map[engram.Namespace]map[string]access{},
 		stopc: make(chan struct{}), done: make(chan struct{})}
 	go a.loop(every)
 	return a
@@ -216,11 +232,12 @@ func (a *accessRecorder) record(n engram.Namespace, at time.Time, ids ...string)
 	a.mu.Lock()
 	m := a.pending[t]
 	if m == nil {
-		m = map[string]time.Time{}
+		m = map[string]access{}
 		a.pending[t] = m
 	}
 	for _, id := range ids {
-		m[id] = at
+		c := m[id]
+		m[id] = access{n: min(c.n+1, maxAccessesPerFlush), at: at}
 	}
 	a.mu.Unlock()
 }
@@ -247,7 +264,7 @@ func (a *accessRecorder) loop(every time.Duration) {
 func (a *accessRecorder) flush(ctx context.Context) error {
 	a.mu.Lock()
 	pending := a.pending
-	a.pending = map[engram.Namespace]map[string]time.Time{}
+	a.pending = map[engram.Namespace]map[string]access{}
 	a.mu.Unlock()
 	if len(pending) == 0 {
 		return nil
@@ -255,10 +272,13 @@ func (a *accessRecorder) flush(ctx context.Context) error {
 	return a.store.Update(ctx, func(tx engram.Tx) error {
 		for tenant, ids := range pending {
 			// One Touch per distinct time keeps the call count small: most
-			// ids of a flush share few timestamps.
+			// ids of a flush share few timestamps. An id read n times is
+			// listed n times.
 			byTime := map[time.Time][]string{}
-			for id, at := range ids {
-				byTime[at] = append(byTime[at], id)
+			for id, c := range ids {
+				for range c.n {
+					byTime[c.at] = append(byTime[c.at], id)
+				}
 			}
 			for at, list := range byTime {
 				if err := tx.Touch(ctx, tenant, list, at); err != nil {

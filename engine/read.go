@@ -33,7 +33,8 @@ func (e *Engine) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 	return out, err
 }
 
-// GetMemory implements engram.Service. It counts as an access.
+// GetMemory implements engram.Service. It counts as an access. A memory
+// whose TTL has passed is returned as expired (see engram.Memory.Lapse).
 func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -50,7 +51,9 @@ func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 	if err != nil {
 		return nil, err
 	}
-	e.access.record(out.Namespace, e.clock(), out.ID)
+	now := e.clock()
+	out.Lapse(now)
+	e.access.record(out.Namespace, now, out.ID)
 	return out, nil
 }
 
@@ -77,7 +80,9 @@ func (e *Engine) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 	return page, nil
 }
 
-// ListMemories implements engram.Service.
+// ListMemories implements engram.Service. TTLs are judged at the engine's
+// clock (at ValidAt for an as-of read): a memory past its expires_at is
+// listed only when the filter asks for expired ones, as expired.
 func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -87,12 +92,16 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 		return nil, err
 	}
 	page := &engram.MemoryPage{}
+	f.Now = e.clock()
 	err = e.store.View(ctx, func(r engram.Reader) error {
 		page.Memories, page.Next, err = r.ListMemories(ctx, s, f)
 		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	for i := range page.Memories {
+		page.Memories[i].Lapse(f.Now)
 	}
 	if page.Memories == nil {
 		page.Memories = []engram.Memory{}
@@ -117,7 +126,9 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 	return out, err
 }
 
-// Export implements engram.Service.
+// Export implements engram.Service. It writes every record as stored, a
+// memory past its TTL too (its expires_at says so), so an import restores
+// the scope exactly.
 func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	s, err := readScope(s)
 	if err != nil {

@@ -93,11 +93,17 @@ func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
 		return nil, err
 	}
 	s := &search{req: req, scope: scope, k: k, now: e.clock(), cfg: e.retrieval}
+	// TTLs are judged at the clock, not at the query's reference time.
+	s.req.Filter.Now = s.now
 	if req.Now != nil {
 		s.now = norm(*req.Now)
 	}
 	if len(req.Channels) > 0 {
 		s.cfg = s.cfg.Plain()
+	}
+	s.cfg.Clock = s.req.Filter.Now
+	if req.Decay != nil && !*req.Decay {
+		s.cfg.Recency, s.cfg.Access = 0, 0
 	}
 	s.cfg.Weights = maps.Clone(s.cfg.Weights)
 	if s.channels, err = e.pick(req.Channels, s.cfg); err != nil {
@@ -211,6 +217,7 @@ func (s *search) result() (*engram.SearchResult, error) {
 	res.Hits = make([]engram.Hit, len(cands))
 	for i, c := range cands {
 		h := engram.Hit{Memory: c.Memory, Score: c.Score}
+		h.Memory.Lapse(s.req.Filter.Now)
 		if s.req.Explain {
 			h.Explain, h.Factors = c.Ranks, c.Factors
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/lang"
 )
 
 // AddEpisodes implements engram.Service.
@@ -283,6 +284,11 @@ func prepareNew(m *engram.Memory, now time.Time) error {
 		m.Importance = 0.5
 	}
 	m.Cues = cleanCues(m.Cues)
+	if m.Language == "" {
+		// Set without an LLM, by script and frequent words; the text
+		// itself stays in the language it was said in.
+		m.Language = lang.Detect(m.Value)
+	}
 	m.ValidFrom, m.ValidTo, m.ExpiresAt = normPtr(m.ValidFrom), normPtr(m.ValidTo), normPtr(m.ExpiresAt)
 	m.CreatedAt, m.UpdatedAt = now, now
 	m.ExpiredAt, m.LastAccessed, m.SupersededBy = nil, nil, ""

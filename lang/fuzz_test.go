@@ -104,13 +104,15 @@ func FuzzDetectStem(f *testing.F) {
 	for _, s := range []string{
 		"", "the cat sat on the mat", "der Hund und die Katze", "el perro y el gato", "le chien et le chat",
 		"私は東京に住んでいます", "我住在北京", "한국어 텍스트", "hunden", "généralement", "corriendo",
-		"ǅemal İstanbul", "\xff\xfe", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		"ǅemal İstanbul", "\xff\xfe", "Привет, как дела?", "مرحبا بك", "Dziękuję bardzo", "Tack så mycket", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	} {
 		f.Add(s)
 	}
 	known := map[string]bool{"": true}
 	for _, tag := range []string{lang.English, lang.German, lang.Spanish, lang.French, lang.Italian,
-		lang.Portuguese, lang.Dutch, lang.Chinese, lang.Japanese, lang.Korean} {
+		lang.Portuguese, lang.Dutch, lang.Polish, lang.Turkish, lang.Swedish, lang.Chinese, lang.Japanese,
+		lang.Korean, lang.Russian, lang.Ukrainian, lang.Arabic, lang.Persian, lang.Greek, lang.Hebrew,
+		lang.Hindi, lang.Thai} {
 		known[tag] = true
 	}
 	f.Fuzz(func(t *testing.T, s string) {

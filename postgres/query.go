@@ -72,19 +72,7 @@ func memoryFilter(q *query, f *engram.MemoryFilter) error {
 		}
 		q.where("m.kind = ANY(" + q.arg(ks) + ")")
 	}
-	switch len(f.Statuses) {
-	case 0:
-		// Equality, not ANY, lets a list read memories_by_status in id order.
-		q.where("m.status = " + q.arg(string(engram.StatusActive)))
-	case 1:
-		q.where("m.status = " + q.arg(string(f.Statuses[0])))
-	default:
-		ss := make([]string, len(f.Statuses))
-		for i, s := range f.Statuses {
-			ss[i] = string(s)
-		}
-		q.where("m.status = ANY(" + q.arg(ss) + ")")
-	}
+	statusFilter(q, f)
 	if len(f.IDs) > 0 {
 		q.where("m.id = ANY(" + q.arg(f.IDs) + ")")
 	}
@@ -135,6 +123,51 @@ func memoryFilter(q *query, f *engram.MemoryFilter) error {
 			" OR EXISTS (SELECT 1 FROM unnest(m.cues) AS c(cue) WHERE " + contains("c.cue", n) + "))")
 	}
 	return nil
+}
+
+// statusFilter adds the condition that keeps memories whose status, with
+// TTLs judged at f.TTLAt(), is one of f.Statuses (default active): an
+// active memory past its expires_at is expired, and for an as-of read a
+// memory the sweeper expired after that time was still active. Equality
+// on status, not ANY, lets a list read memories_by_status in id order.
+func statusFilter(q *query, f *engram.MemoryFilter) {
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = []engram.Status{engram.StatusActive}
+	}
+	at, asOf := f.TTLAt()
+	t := ""
+	if slices.Contains(statuses, engram.StatusActive) || slices.Contains(statuses, engram.StatusExpired) {
+		t = q.arg(at) // only when used: PostgreSQL types every argument from its use
+	}
+	var ors []string
+	var plain []string
+	for _, st := range slices.Compact(slices.Sorted(slices.Values(statuses))) {
+		switch {
+		case st == engram.StatusActive:
+			ors = append(ors, "(m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > "+t+"))")
+			if asOf {
+				ors = append(ors, "(m.status = 'expired' AND m.expires_at > "+t+")")
+			}
+		case st == engram.StatusExpired:
+			ors = append(ors, "(m.status = 'active' AND m.expires_at <= "+t+")")
+			if asOf {
+				ors = append(ors, "(m.status = 'expired' AND (m.expires_at IS NULL OR m.expires_at <= "+t+"))")
+			} else {
+				plain = append(plain, string(st))
+			}
+		default:
+			plain = append(plain, string(st))
+		}
+	}
+	switch len(plain) {
+	case 0:
+	case 1:
+		ors = append(ors, "m.status = "+q.arg(plain[0]))
+	default:
+		ors = append(ors, "m.status = ANY("+q.arg(plain)+")")
+	}
+	q.where("(" + strings.Join(ors, " OR ") + ")")
 }
 
 // episodeFilter adds the conditions of f on the episodes table aliased e.

@@ -583,6 +583,29 @@ func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int
 	return out, nil
 }
 
+// Lapsed implements engram.Expirer: up to limit active memories of every
+// tenant whose expires_at is at or before at, soonest first. It crosses
+// tenants (and shards). EINVALID if limit is not positive.
+func (t *tx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "read lapsed memories", "SELECT "+memoryCols+` FROM memories m
+		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= $1
+		ORDER BY m.expires_at, m.org, m.project, m.id LIMIT $2`,
+		[]any{at, limit},
+		func(row pgx.Row) error {
+			m, err := scanMemory(row)
+			out = append(out, m)
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // InsertEpisode stores e. EINVALID if e fails Validate, has no id or holds
 // text PostgreSQL cannot store; ECONFLICT if its tenant already has that id.
 func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
@@ -877,8 +900,8 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	return c, nil
 }
 
-// Touch adds one to access_count and sets last_accessed to at for the
-// memories of the tenant with the given ids; unknown ids are ignored.
+// Touch adds to access_count the number of times each memory of the tenant
+// is listed in ids, and sets last_accessed to at; unknown ids are ignored.
 // EINVALID for a bad namespace or a malformed id.
 func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {
@@ -895,8 +918,9 @@ func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, a
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := t.ptx.Exec(ctx, `UPDATE memories SET access_count = access_count + 1, last_accessed = $1
-		WHERE tenant = $2 AND id = ANY($3)`, at, tenant.Tenant(), ids)
+	_, err := t.ptx.Exec(ctx, `UPDATE memories m SET access_count = m.access_count + c.n, last_accessed = $1
+		FROM (SELECT u.id, count(*) AS n FROM unnest($3::text[]) AS u(id) GROUP BY u.id) c
+		WHERE m.tenant = $2 AND m.id = c.id`, at, tenant.Tenant(), ids)
 	return t.mapErr(ctx, "touch", err)
 }
 

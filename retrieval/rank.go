@@ -31,6 +31,7 @@ const (
 	FactorRecency    = "recency"    // MIRaS: how recent
 	FactorImportance = "importance" // MIRaS: how important
 	FactorConfidence = "confidence" // MIRaS: how sure
+	FactorAccess     = "access"     // how often it was read lately
 	FactorFinal      = "score"      // the score hits are ranked by
 	FactorSpread     = "spread"     // the share of the score Spread weighed a hit by when it placed it
 )
@@ -84,6 +85,16 @@ type Config struct {
 	RecencyHalfLife time.Duration
 	Importance      float64
 	Confidence      float64
+	// Access adds Access·(1−2^(−f)), where f is the memory's access count
+	// decayed by half every AccessHalfLife since its last access: a memory
+	// read often and lately ranks above an equal one nobody reads. The
+	// count is the memory's own, kept in its tenant's rows, so one
+	// tenant's reads never move another's scores. Clock is the time
+	// accesses are aged at (the clock, not the query's reference time);
+	// zero means now.
+	Access         float64
+	AccessHalfLife time.Duration
+	Clock          time.Time
 
 	// Spread lowers a candidate's score by this share for every candidate
 	// of its conversation already ranked above it when the first
@@ -117,6 +128,8 @@ func DefaultConfig() Config {
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		Importance:      0.1,
 		Confidence:      0.1,
+		Access:          0.02,
+		AccessHalfLife:  30 * 24 * time.Hour,
 		Spread:          1,
 		SpreadDepth:     5,
 		SpreadPool:      50,
@@ -404,7 +417,24 @@ func miras(m *engram.Memory, f map[string]float64, cfg Config, now time.Time) fl
 	}
 	add(FactorImportance, cfg.Importance*(m.Importance-0.5))
 	add(FactorConfidence, cfg.Confidence*(m.Confidence-1))
+	add(FactorAccess, cfg.Access*accessed(m, cfg))
 	return sum
+}
+
+// accessed returns 1−2^(−f) for the memory's access count f decayed by
+// half every AccessHalfLife since its last access: 0 for a memory never
+// read, 0.5 for one read once just now, near 1 for one read often lately.
+func accessed(m *engram.Memory, cfg Config) float64 {
+	if cfg.Access == 0 || cfg.AccessHalfLife <= 0 || m.AccessCount <= 0 || m.LastAccessed == nil {
+		return 0
+	}
+	clock := cfg.Clock
+	if clock.IsZero() {
+		clock = time.Now()
+	}
+	age := max(clock.Sub(*m.LastAccessed), 0)
+	f := float64(m.AccessCount) * math.Exp2(-float64(age)/float64(cfg.AccessHalfLife))
+	return 1 - math.Exp2(-f)
 }
 
 func nameKeys(names []string) []string {

@@ -79,15 +79,7 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		}
 		w.add("m.kind IN ("+placeholders(len(args))+")", args...)
 	}
-	if len(f.Statuses) == 0 {
-		w.add("m.status = ?", string(engram.StatusActive))
-	} else {
-		args := make([]any, len(f.Statuses))
-		for i, s := range f.Statuses {
-			args[i] = string(s)
-		}
-		w.add("m.status IN ("+placeholders(len(args))+")", args...)
-	}
+	statusFilter(w, f)
 	if len(f.IDs) > 0 {
 		args := make([]any, len(f.IDs))
 		for i, id := range f.IDs {
@@ -145,6 +137,48 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 			"EXISTS (SELECT 1 FROM json_each(m.cues) AS c WHERE instr(lower(c.value), ?) > 0))", n, n, n)
 	}
 	return nil
+}
+
+// statusFilter adds the condition that keeps memories whose status, with
+// TTLs judged at f.TTLAt(), is one of f.Statuses (default active): an
+// active memory past its expires_at is expired, and for an as-of read a
+// memory the sweeper expired after that time was still active.
+func statusFilter(w *where, f *engram.MemoryFilter) {
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = []engram.Status{engram.StatusActive}
+	}
+	at, asOf := f.TTLAt()
+	t := micros(at)
+	var ors []string
+	var args, plain []any
+	for _, st := range slices.Compact(slices.Sorted(slices.Values(statuses))) {
+		switch {
+		case st == engram.StatusActive:
+			ors = append(ors, "(m.status = 'active' AND (m.expires_at IS NULL OR m.expires_at > ?))")
+			args = append(args, t)
+			if asOf {
+				ors = append(ors, "(m.status = 'expired' AND m.expires_at > ?)")
+				args = append(args, t)
+			}
+		case st == engram.StatusExpired:
+			ors = append(ors, "(m.status = 'active' AND m.expires_at <= ?)")
+			args = append(args, t)
+			if asOf {
+				ors = append(ors, "(m.status = 'expired' AND (m.expires_at IS NULL OR m.expires_at <= ?))")
+				args = append(args, t)
+			} else {
+				plain = append(plain, string(st))
+			}
+		default:
+			plain = append(plain, string(st))
+		}
+	}
+	if len(plain) > 0 {
+		ors = append(ors, "m.status IN ("+placeholders(len(plain))+")")
+		args = append(args, plain...)
+	}
+	w.add("("+strings.Join(ors, " OR ")+")", args...)
 }
 
 // episodeFilter adds the conditions of f on the episodes table aliased e.

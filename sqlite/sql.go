@@ -56,8 +56,10 @@ const (
 	// Sources and vectors go with the memory through their foreign keys.
 	deleteMemorySQL   = `DELETE FROM memories WHERE org = ? AND project = ? AND id = ? RETURNING rid`
 	deleteVersionsSQL = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND memory_id = ?`
-	touchSQL          = `UPDATE memories SET access_count = access_count + 1, last_accessed = ?
-		WHERE org = ? AND project = ? AND id IN (SELECT j.value FROM json_each(?) AS j)`
+	// touchSQL adds to each memory as many accesses as its id is listed.
+	touchSQL = `UPDATE memories SET last_accessed = ?1,
+		access_count = access_count + (SELECT count(*) FROM json_each(?4) AS j WHERE j.value = memories.id)
+		WHERE org = ?2 AND project = ?3 AND id IN (SELECT j.value FROM json_each(?4) AS j)`
 
 	insertVersionSQL = `INSERT INTO memory_versions (org, project, user_id, agent, session,
 		memory_id, version, op, old, new, actor, reason, at)
@@ -80,6 +82,10 @@ const (
 	// index, which also gives the order.
 	scanMemoriesSQL = "SELECT " + memoryCols + ` FROM memories m
 		WHERE (m.org, m.project, m.id) > (?, ?, ?) ORDER BY m.org, m.project, m.id LIMIT ?`
+	// lapsedSQL reads memories_lapsing (migration 6).
+	lapsedSQL = "SELECT " + memoryCols + ` FROM memories m
+		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= ?
+		ORDER BY m.expires_at, m.org, m.project, m.id LIMIT ?`
 )
 
 // bm25Expr ranks memories_fts rows; lower is better, as in FTS5. The ns
@@ -150,7 +156,7 @@ func readStatements() []string {
 			qs = append(qs, q)
 		}
 	}
-	return append(qs, getMetaSQL, scanMemoriesSQL)
+	return append(qs, getMetaSQL, scanMemoriesSQL, lapsedSQL)
 }
 
 func writeStatements() []string {

@@ -482,6 +482,25 @@ func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int
 	return out, nil
 }
 
+// Lapsed implements engram.Expirer: up to limit active memories of every
+// tenant whose expires_at is at or before at, soonest first. EINVALID if
+// limit is not positive.
+func (t *tx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "read lapsed memories", lapsedSQL, []any{micros(at), limit}, func(sc scanner) error {
+		m, err := scanMemory(sc)
+		if err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
 // fnError marks an error returned by the caller's export function, so that
 // it reaches the caller unwrapped.
 type fnError struct{ err error }
@@ -843,8 +862,8 @@ func affected(r sql.Result) (int, error) {
 	return int(n), err
 }
 
-// Touch adds one to access_count and sets last_accessed to at for the
-// memories of the tenant with the given ids; unknown ids are ignored.
+// Touch adds to access_count the number of times each memory of the tenant
+// is listed in ids, and sets last_accessed to at; unknown ids are ignored.
 // EINVALID for a bad namespace or a malformed id.
 func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {

@@ -30,6 +30,7 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	explain := fs.Bool("explain", false, "show each retrieval channel's rank and score")
 	var now timeFlag
 	fs.Var(&now, "now", "the `time` the question is asked at, for \"last week\" and recency (default: the present)")
+	decay := fs.Bool("decay", true, "rank with the signals that change with time (recency, decayed access counts); --decay=false turns them off")
 	var ff memoryFilterFlags
 	ff.register(fs)
 	pos, err := m.parse(cmd, fs, args)
@@ -46,6 +47,9 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		Filter:  ff.filter(),
 		Explain: *explain,
 		Now:     now.t,
+	}
+	if !*decay {
+		req.Decay = decay
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
 		res, err := svc.Search(ctx, req)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -64,6 +65,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	var lf llmFlags
 	lf.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
+	sweepEvery := fs.String("sweep-every", envOr(m.Getenv, "ENGRAM_SWEEP_EVERY", "1m"),
+		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
@@ -79,6 +82,10 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err != nil {
 		return err
 	}
+	sweep, err := time.ParseDuration(*sweepEvery)
+	if err != nil || sweep < 0 {
+		return cmdUsageErrorf(cmd, "--sweep-every (env ENGRAM_SWEEP_EVERY) %q is not a duration like 30s or 5m, or 0 for no sweeper", *sweepEvery)
+	}
 	if err := sf.checkAuth(cmd, *addr); err != nil {
 		return err
 	}
@@ -90,12 +97,13 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	}
 
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep)
 	}
 	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
+	eng.StartSweeper(sweep, engine.DefaultSweepBatch) // stopped when the engine closes
 	defer func() {
 		if cerr := closeEng(); err == nil && cerr != nil {
 			err = fmt.Errorf("close data directory: %w", cerr)
@@ -129,8 +137,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // reconnects in the background, then applies the migrations and serves. An
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
-// opts carries the logger and the server's limits.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool) (err error) {
+// opts carries the logger and the server's limits; sweep is the interval
+// of the TTL sweeper (0: none).
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -145,7 +154,11 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Former: ef.former})
+		eng, closeEng, err := openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Former: ef.former})
+		if err == nil {
+			eng.StartSweeper(sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+		}
+		return eng, closeEng, err
 	}
 	label := storeLabel(data, storeURL)
 
