@@ -58,6 +58,11 @@ type ServerOptions struct {
 	// MaxImportBytes bounds the NDJSON body of POST /v1/import;
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
+	// MaxImportRecords bounds the records of one POST /v1/import, which are
+	// held in memory until they are stored together;
+	// DefaultMaxImportRecords when 0. More is ETOOLARGE (413), and so is
+	// one record longer than MaxBodyBytes.
+	MaxImportRecords int
 	// MaxEmbedBytes bounds the text one request may ask to embed: the
 	// contents of the episodes or values of the memories it adds, or the
 	// inputs of POST /v1/embeddings. More is ETOOLARGE (413), so that a body
@@ -119,20 +124,21 @@ const (
 // Server serves the engram REST API over a Service. It implements
 // http.Handler; Serve and ListenAndServe run it on a listener.
 type Server struct {
-	svc             engram.Service
-	ready           func(ctx context.Context) error
-	logger          *slog.Logger
-	maxBody         int64
-	maxImport       int64
-	maxEmbed        int64
-	shutdownTimeout time.Duration
-	timeouts        [4]time.Duration // read header, read, write, idle
-	embedder        engram.Embedder
-	allowedHosts    []string
-	allowedOrigins  []string
-	keys            engram.KeyService
-	limiter         *limiter    // nil: no limits
-	tls             *tls.Config // nil: plain HTTP
+	svc              engram.Service
+	ready            func(ctx context.Context) error
+	logger           *slog.Logger
+	maxBody          int64
+	maxImport        int64
+	maxImportRecords int
+	maxEmbed         int64
+	shutdownTimeout  time.Duration
+	timeouts         [4]time.Duration // read header, read, write, idle
+	embedder         engram.Embedder
+	allowedHosts     []string
+	allowedOrigins   []string
+	keys             engram.KeyService
+	limiter          *limiter    // nil: no limits
+	tls              *tls.Config // nil: plain HTTP
 
 	mux    *http.ServeMux
 	routes []route
@@ -163,20 +169,21 @@ var (
 // NewServer returns a Server serving svc.
 func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	s := &Server{
-		svc:             svc,
-		ready:           opts.Ready,
-		logger:          opts.Logger,
-		maxBody:         opts.MaxBodyBytes,
-		maxImport:       opts.MaxImportBytes,
-		maxEmbed:        opts.MaxEmbedBytes,
-		shutdownTimeout: opts.ShutdownTimeout,
-		embedder:        opts.Embedder,
-		allowedHosts:    opts.AllowedHosts,
-		allowedOrigins:  opts.AllowedOrigins,
-		keys:            opts.Keys,
-		tls:             opts.TLS,
-		limiter:         newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
-		mux:             http.NewServeMux(),
+		svc:              svc,
+		ready:            opts.Ready,
+		logger:           opts.Logger,
+		maxBody:          opts.MaxBodyBytes,
+		maxImport:        opts.MaxImportBytes,
+		maxImportRecords: opts.MaxImportRecords,
+		maxEmbed:         opts.MaxEmbedBytes,
+		shutdownTimeout:  opts.ShutdownTimeout,
+		embedder:         opts.Embedder,
+		allowedHosts:     opts.AllowedHosts,
+		allowedOrigins:   opts.AllowedOrigins,
+		keys:             opts.Keys,
+		tls:              opts.TLS,
+		limiter:          newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
+		mux:              http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -186,6 +193,9 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	}
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
+	}
+	if s.maxImportRecords <= 0 {
+		s.maxImportRecords = DefaultMaxImportRecords
 	}
 	if s.maxEmbed <= 0 {
 		s.maxEmbed = DefaultMaxEmbedBytes
