@@ -27,9 +27,9 @@ import (
 // pooled connection until the write timeout.
 func testExportStalledReaders(t *testing.T, open Open) {
 	const (
-		stalled      = 12 // more than SQLite's 4 readers and PostgreSQL's 8 connections
-		episodes     = 150
-		writeTimeout = 4 * time.Second
+		stalled      = 12 // more than the read connections SQLite keeps (4)
+		episodes     = 40
+		writeTimeout = 6 * time.Second
 		bound        = writeTimeout / 2
 	)
 	e := newEngine(t, open, engine.Options{})
@@ -38,14 +38,19 @@ func testExportStalledReaders(t *testing.T, open Open) {
 	other := engram.Namespace{Org: "other", Project: "p", User: "ana"}
 	mustAddMemory(t, e, other, "Ana's cat is called Pixel.")
 
-	srv := httptest.NewServer(engramhttp.NewServer(e, engramhttp.ServerOptions{
+	srv := httptest.NewUnstartedServer(engramhttp.NewServer(e, engramhttp.ServerOptions{
 		Logger: slog.New(slog.DiscardHandler), WriteTimeout: writeTimeout,
 	}))
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
 	t.Cleanup(srv.Close)
 
-	started := time.Now()
 	bodies := openStalledExports(t, srv.URL, big, stalled)
-	time.Sleep(time.Second) // let the exports fill the connections' buffers
+	// Every export answers at once (none waits for a store connection),
+	// then fills the small buffers and blocks.
+	bodies = awaitAnswers(bodies, bound)
+	answered := time.Now()
+	time.Sleep(300 * time.Millisecond)
 
 	c := engramhttp.NewClient(srv.URL, engramhttp.ClientOptions{Actor: "tester", Timeout: 3 * writeTimeout})
 	for i := range 4 {
@@ -70,7 +75,7 @@ func testExportStalledReaders(t *testing.T, open Open) {
 
 	// Past the write timeout every stalled export must have been cut: what
 	// is left in the buffers reads, then the stream breaks off.
-	time.Sleep(time.Until(started.Add(writeTimeout + 2*time.Second)))
+	time.Sleep(time.Until(answered.Add(writeTimeout + 2*time.Second)))
 	for i, body := range bodies {
 		b, err := readStalled(body, 20*time.Second)
 		if err == nil {
@@ -82,8 +87,38 @@ func testExportStalledReaders(t *testing.T, open Open) {
 	}
 }
 
-// importLarge stores n episodes of about 40 KB each in ns, some 6 MB in
-// all: more than the socket buffers between server and client hold.
+// smallBuffers gives the connections it accepts a small send buffer, so
+// that a client that stops reading blocks the server's writes after little
+// data.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(8 << 10)
+	}
+	return c, err
+}
+
+// awaitAnswers waits up to d for every export to answer and returns the
+// bodies, the ones that did not answer in time still as channels.
+func awaitAnswers(bodies []chan io.ReadCloser, d time.Duration) []chan io.ReadCloser {
+	end := time.After(d)
+	out := make([]chan io.ReadCloser, len(bodies))
+	for i, b := range bodies {
+		select {
+		case rc := <-b:
+			out[i] = make(chan io.ReadCloser, 1)
+			out[i] <- rc
+		case <-end:
+			out[i] = b
+		}
+	}
+	return out
+}
+
+// importLarge stores n episodes of about 40 KB each in ns, far more than
+// the socket buffers between server and client hold.
 func importLarge(t *testing.T, e *engine.Engine, ns engram.Namespace, n int) {
 	t.Helper()
 	words := strings.Repeat("Der Export läuft seitenweise, la exportación avanza, 导出分页进行. ", 700)

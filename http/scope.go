@@ -186,7 +186,7 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request, q query) e
 	if err != nil {
 		return err
 	}
-	recs, err := readRecords(r.Body, keyFrom(r.Context()), importLimits{records: s.maxImportRecords, recordBytes: s.maxBody})
+	recs, err := readRecords(r.Body, keyFrom(r.Context()), importLimits{records: s.maxRecords, recordBytes: s.maxBody})
 	if err != nil {
 		return err
 	}

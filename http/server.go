@@ -124,21 +124,21 @@ const (
 // Server serves the engram REST API over a Service. It implements
 // http.Handler; Serve and ListenAndServe run it on a listener.
 type Server struct {
-	svc              engram.Service
-	ready            func(ctx context.Context) error
-	logger           *slog.Logger
-	maxBody          int64
-	maxImport        int64
-	maxImportRecords int
-	maxEmbed         int64
-	shutdownTimeout  time.Duration
-	timeouts         [4]time.Duration // read header, read, write, idle
-	embedder         engram.Embedder
-	allowedHosts     []string
-	allowedOrigins   []string
-	keys             engram.KeyService
-	limiter          *limiter    // nil: no limits
-	tls              *tls.Config // nil: plain HTTP
+	svc             engram.Service
+	ready           func(ctx context.Context) error
+	logger          *slog.Logger
+	maxBody         int64
+	maxImport       int64
+	maxRecords      int
+	maxEmbed        int64
+	shutdownTimeout time.Duration
+	timeouts        [4]time.Duration // read header, read, write, idle
+	embedder        engram.Embedder
+	allowedHosts    []string
+	allowedOrigins  []string
+	keys            engram.KeyService
+	limiter         *limiter    // nil: no limits
+	tls             *tls.Config // nil: plain HTTP
 
 	mux    *http.ServeMux
 	routes []route
@@ -169,21 +169,21 @@ var (
 // NewServer returns a Server serving svc.
 func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	s := &Server{
-		svc:              svc,
-		ready:            opts.Ready,
-		logger:           opts.Logger,
-		maxBody:          opts.MaxBodyBytes,
-		maxImport:        opts.MaxImportBytes,
-		maxImportRecords: opts.MaxImportRecords,
-		maxEmbed:         opts.MaxEmbedBytes,
-		shutdownTimeout:  opts.ShutdownTimeout,
-		embedder:         opts.Embedder,
-		allowedHosts:     opts.AllowedHosts,
-		allowedOrigins:   opts.AllowedOrigins,
-		keys:             opts.Keys,
-		tls:              opts.TLS,
-		limiter:          newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
-		mux:              http.NewServeMux(),
+		svc:             svc,
+		ready:           opts.Ready,
+		logger:          opts.Logger,
+		maxBody:         opts.MaxBodyBytes,
+		maxImport:       opts.MaxImportBytes,
+		maxRecords:      opts.MaxImportRecords,
+		maxEmbed:        opts.MaxEmbedBytes,
+		shutdownTimeout: opts.ShutdownTimeout,
+		embedder:        opts.Embedder,
+		allowedHosts:    opts.AllowedHosts,
+		allowedOrigins:  opts.AllowedOrigins,
+		keys:            opts.Keys,
+		tls:             opts.TLS,
+		limiter:         newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
+		mux:             http.NewServeMux(),
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -194,8 +194,8 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
 	}
-	if s.maxImportRecords <= 0 {
-		s.maxImportRecords = DefaultMaxImportRecords
+	if s.maxRecords <= 0 {
+		s.maxRecords = DefaultMaxImportRecords
 	}
 	if s.maxEmbed <= 0 {
 		s.maxEmbed = DefaultMaxEmbedBytes
