@@ -29,8 +29,8 @@ func testExportStalledReaders(t *testing.T, open Open) {
 	const (
 		stalled      = 12 // more than the read connections SQLite keeps (4)
 		episodes     = 40
-		writeTimeout = 6 * time.Second
-		bound        = writeTimeout / 2
+		writeTimeout = 8 * time.Second
+		bound        = 3 * time.Second
 	)
 	e := newEngine(t, open, engine.Options{})
 	big := engram.Namespace{Org: "big", Project: "p", User: "hoarder"}
@@ -47,8 +47,8 @@ func testExportStalledReaders(t *testing.T, open Open) {
 
 	bodies := openStalledExports(t, srv.URL, big, stalled)
 	// Every export answers at once (none waits for a store connection),
-	// then fills the small buffers and blocks.
-	bodies = awaitAnswers(bodies, bound)
+	// then fills the small buffers and blocks. A late one is read late.
+	bodies = awaitAnswers(bodies, 1500*time.Millisecond)
 	answered := time.Now()
 	time.Sleep(300 * time.Millisecond)
 
