@@ -18,9 +18,9 @@ import (
 	engramhttp "github.com/engramhq/engram/http"
 )
 
-// testExportStalledReaders opens, through the real HTTP server, more
-// exports of a large scope than either backend's read pool holds
-// connections, and stops reading them. Meanwhile another tenant's searches
+// testExportStalledReaders opens, through the real HTTP server, twelve
+// exports of a large scope (more than SQLite's four read connections) and
+// stops reading them. Meanwhile another tenant's searches
 // and writes must complete well within the write timeout, and afterwards
 // every stalled export must have been cut, not completed. An export that
 // held its read transaction while blocked on the client would keep every
