@@ -154,6 +154,18 @@ type Expirer interface {
 	Lapsed(ctx context.Context, at time.Time, limit int) ([]Memory, error)
 }
 
+// ExportPager is the capability of a Reader that reads an export a page at
+// a time, so that a large scope is exported in many short transactions
+// instead of one that a slow client could hold open.
+type ExportPager interface {
+	// ExportPage returns up to limit records of type kind (RecordEpisode,
+	// RecordMemory, RecordVersion or RecordAudit) in the scope, in Export's
+	// order, strictly after the cursor after ("" starts at the beginning),
+	// and the cursor of the next page ("" after the last). A bad scope, an
+	// unknown kind, a limit below 1 or a cursor of another kind is EINVALID.
+	ExportPage(ctx context.Context, s Scope, kind, after string, limit int) ([]Record, string, error)
+}
+
 // Need returns tx, a Reader or Tx, as the capability C. When tx does not
 // implement C it returns an EINVALID error naming C and what needs it
 // (need, e.g. "an engine with an embedder"), which callers return as is.

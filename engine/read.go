@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -126,15 +128,96 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 	return out, err
 }
 
-// Export implements engram.Service. It writes every record as stored, a
-// memory past its TTL too (its expires_at says so), so an import restores
-// the scope exactly.
+// Export implements engram.Service. Over a store whose Reader is an
+// engram.ExportPager it reads exportPage records at a time, each page in its
+// own short read transaction that ends before fn sees the page, so a caller
+// that stops consuming (a client that stops reading) holds no store
+// connection; each page's read is bounded by exportPageTimeout.
+//
+// It is then not one snapshot: a record that exists throughout the export
+// comes exactly once, in its state when its page was read; one added,
+// changed or removed meanwhile may or may not come, and at most once.
+// Versions stop at the last memory the export gave, so a memory added after
+// the memories were read never comes as versions alone (which an import
+// refuses). Other stores export in one read transaction.
+//
+// It writes every record as stored, a memory past its TTL too (its
+// expires_at says so), so an import restores the scope exactly.
 func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	s, err := readScope(s)
 	if err != nil {
 		return err
 	}
-	return e.store.View(ctx, func(r engram.Reader) error { return r.Export(ctx, s, fn) })
+	paged := true
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		if _, ok := r.(engram.ExportPager); ok {
+			return nil
+		}
+		paged = false
+		return r.Export(ctx, s, fn)
+	})
+	if err != nil || !paged {
+		return err
+	}
+	lastMemory := ""
+	for _, kind := range []string{engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion, engram.RecordAudit} {
+		if err := e.exportKind(ctx, s, kind, &lastMemory, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Export's page size, and the bound on reading one page.
+const (
+	exportPage        = 500
+	exportPageTimeout = 30 * time.Second
+)
+
+// exportKind gives fn every record of kind in s, a page per read
+// transaction. It records the id of the last memory in *lastMemory and
+// ends the versions after it.
+func (e *Engine) exportKind(ctx context.Context, s engram.Scope, kind string, lastMemory *string, fn func(engram.Record) error) error {
+	for after := ""; ; {
+		page, next, err := e.exportPage(ctx, s, kind, after)
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			switch {
+			case kind == engram.RecordMemory:
+				*lastMemory = r.Memory.ID
+			case kind == engram.RecordVersion && r.Version.MemoryID > *lastMemory:
+				return nil
+			}
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		after = next
+	}
+}
+
+// exportPage reads one page of exportKind in its own read transaction.
+func (e *Engine) exportPage(ctx context.Context, s engram.Scope, kind, after string) ([]engram.Record, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, exportPageTimeout)
+	defer cancel()
+	var (
+		page []engram.Record
+		next string
+	)
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		var err error
+		page, next, err = r.(engram.ExportPager).ExportPage(ctx, s, kind, after, exportPage)
+		return err
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("export %ss: %w", kind, err)
+	}
+	return page, next, nil
 }
 
 // Audit implements engram.Service.

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"Rollback", testRollback},
 		{"DeleteScope", testDeleteScope},
 		{"ExportImportLossless", testExportImport},
+		{"ExportStalledReaders", testExportStalledReaders},
 		{"ImportConflictStoresNothing", testImportConflict},
 		{"ImportForeignVersions", testImportForeignVersions},
 		{"ImportForeignIDs", testImportForeignIDs},

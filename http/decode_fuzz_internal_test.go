@@ -99,14 +99,20 @@ func FuzzImportBody(f *testing.F) {
 	for _, s := range []string{
 		"", "\n\n", `{"type":"episode","episode":{"id":"x"}}` + "\n" + `{"type":"audit"}`,
 		"{\"type\":\"memory\"}\r\n\r\n{", "{}\n[]\n", "{\"type\":\"memory\"} {}\n", "\x00\n\xff",
+		"[]", " [{\"type\":\"audit\"}, {}]", "[{}] x", "[{\"type\":\"episode\"},",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		recs, err := readRecords(bytes.NewReader(body), nil)
+		recs, err := readRecords(bytes.NewReader(body), nil, importLimits{records: 50, recordBytes: 4 << 10})
 		checkClientError(t, "readRecords", body, err)
-		if err == nil && len(recs) > bytes.Count(body, []byte("\n"))+1 {
-			t.Fatalf("readRecords(%q): %d records from fewer lines", body, len(recs))
+		// A record takes a line of NDJSON, or an item of a JSON array.
+		most := bytes.Count(body, []byte("\n")) + 1
+		if bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+			most = bytes.Count(body, []byte(",")) + 1
+		}
+		if err == nil && (len(recs) > most || len(recs) > 50) {
+			t.Fatalf("readRecords(%q): %d records from %d lines or items, limit 50", body, len(recs), most)
 		}
 	})
 }

@@ -126,3 +126,72 @@ func TestEngine_ImportForeignIDs(t *testing.T) {
 		t.Errorf("bob's delete after the imports: %v", err)
 	}
 }
+
+// TestEngine_ImportLimits sends import bodies, as NDJSON and as a JSON
+// array, over each of the limits through the real server: more records
+// than MaxImportRecords, one record longer than MaxBodyBytes, a body longer
+// than MaxImportBytes; each is refused with 413 naming the limit, a
+// malformed body with 400, and nothing of a refused body is stored.
+func TestEngine_ImportLimits(t *testing.T) {
+	env := newEngineEnv(t, engramhttp.ServerOptions{MaxImportRecords: 3, MaxBodyBytes: 8 << 10, MaxImportBytes: 16 << 10})
+	ns := engram.Namespace{Org: "o", Project: "p", User: "lena"}
+	url := env.srv.URL + "/v1/import?org=o&project=p&user=lena"
+	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	ep := func(content string) string {
+		return mustJSON(t, engram.Record{Type: engram.RecordEpisode, Episode: &engram.Episode{
+			ID: engram.NewID(), Namespace: ns, Role: "user", Content: content, OccurredAt: at, ReceivedAt: at}})
+	}
+	lines := func(recs ...string) string { return strings.Join(recs, "\n") + "\n" }
+	array := func(recs ...string) string { return "[" + strings.Join(recs, ",\n") + "]" }
+	long := strings.Repeat("长", 4000) // 12000 bytes
+	for _, c := range []struct {
+		name, ctype, body string
+		status            int
+		msg               string
+	}{
+		{"lines over the record limit", engramhttp.NDJSONType, lines(ep("eins"), ep("dos"), ep("三"), ep("four")), 413, "more than 3 records"},
+		{"array over the record limit", "application/json", array(ep("eins"), ep("dos"), ep("三"), ep("four")), 413, "more than 3 records"},
+		{"line over the record bytes", engramhttp.NDJSONType, lines(ep("kurz"), ep(long)), 413, "line 2 is longer than the limit of 8192 bytes"},
+		{"item over the record bytes", "application/json", array(ep("kurz"), ep(long)), 413, "request body [1] is longer than the limit of 8192 bytes"},
+		{"body over the import bytes", engramhttp.NDJSONType, lines(ep(long[:6000]), ep(long[:6000]), ep(long[:6000])), 413, "larger than the limit of 16384 bytes"},
+		{"array cut short", "application/json", "[" + ep("a") + ",", 400, "request body"},
+		{"data after the array", "application/json", array(ep("a")) + " {}", 400, "more data after the JSON array"},
+		{"bad item", "application/json", array(ep("a"), `{"type":"episode","episode":{"id":7}}`), 400, "request body [1]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := do(t, "POST", url, c.body, "Content-Type", c.ctype)
+			if r.Status != c.status {
+				t.Fatalf("status %d %s, want %d", r.Status, r.Body, c.status)
+			}
+			if e := errorOf(t, r); !strings.Contains(e.Error.Message, c.msg) {
+				t.Errorf("message %q does not contain %q", e.Error.Message, c.msg)
+			}
+			if n := exportCount(t, env, ns); n != 0 {
+				t.Errorf("a refused import stored %d records", n)
+			}
+		})
+	}
+
+	for _, body := range []struct{ ctype, body string }{
+		{engramhttp.NDJSONType, lines(ep("eins"), ep("dos"), ep("三"))},
+		{"application/json", array(ep("eins"), ep("dos"), ep("三"))},
+	} {
+		r := do(t, "POST", url, body.body, "Content-Type", body.ctype)
+		var res engram.ImportResult
+		if err := json.Unmarshal(r.Body, &res); r.Status != 200 || err != nil || res.Episodes != 3 {
+			t.Fatalf("import of 3 records as %s = %d %s", body.ctype, r.Status, r.Body)
+		}
+	}
+	if n := exportCount(t, env, ns); n != 6+2 { // and the server's two "import" audit entries
+		t.Errorf("after two imports of 3 the export holds %d records, want 8", n)
+	}
+}
+
+func exportCount(t *testing.T, env *engineEnv, ns engram.Namespace) int {
+	t.Helper()
+	n := 0
+	if err := env.c.Export(context.Background(), engram.ScopeOf(ns), func(engram.Record) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -178,15 +177,16 @@ func (dw deadlineWriter) Write(p []byte) (int, error) {
 	return dw.w.Write(p)
 }
 
-// handleImport reads an NDJSON body of records, every line decoded as
-// strictly as a JSON request body, and hands them to the service in one
-// call so that the import is all or nothing.
+// handleImport reads a body of records (NDJSON, or one JSON array), every
+// record decoded as strictly as a JSON request body, within the limits on
+// records and bytes, and hands them to the service in one call so that the
+// import is all or nothing.
 func (s *Server) handleImport(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
 	}
-	recs, err := readRecords(r.Body, keyFrom(r.Context()))
+	recs, err := readRecords(r.Body, keyFrom(r.Context()), importLimits{records: s.maxRecords, recordBytes: s.maxBody})
 	if err != nil {
 		return err
 	}
@@ -196,27 +196,4 @@ func (s *Server) handleImport(w http.ResponseWriter, r *http.Request, q query) e
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil
-}
-
-// readRecords decodes NDJSON records; blank lines are skipped. Errors name
-// the line; a record outside the binding of the key k is EFORBIDDEN.
-func readRecords(body io.Reader, k *engram.APIKey) ([]engram.Record, error) {
-	br := bufio.NewReaderSize(body, 64<<10)
-	var recs []engram.Record
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return nil, bodyError("request body", err)
-		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			var rec engram.Record
-			if derr := decodeJSONFor(k, bytes.NewReader(b), &rec, fmt.Sprintf("request body line %d", line)); derr != nil {
-				return nil, derr
-			}
-			recs = append(recs, rec)
-		}
-		if err == io.EOF {
-			return recs, nil
-		}
-	}
 }

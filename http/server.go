@@ -58,6 +58,11 @@ type ServerOptions struct {
 	// MaxImportBytes bounds the NDJSON body of POST /v1/import;
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
+	// MaxImportRecords bounds the records of one POST /v1/import, which are
+	// held in memory until they are stored together;
+	// DefaultMaxImportRecords when 0. More is ETOOLARGE (413), and so is
+	// one record longer than MaxBodyBytes.
+	MaxImportRecords int
 	// MaxEmbedBytes bounds the text one request may ask to embed: the
 	// contents of the episodes or values of the memories it adds, or the
 	// inputs of POST /v1/embeddings. More is ETOOLARGE (413), so that a body
@@ -124,6 +129,7 @@ type Server struct {
 	logger          *slog.Logger
 	maxBody         int64
 	maxImport       int64
+	maxRecords      int
 	maxEmbed        int64
 	shutdownTimeout time.Duration
 	timeouts        [4]time.Duration // read header, read, write, idle
@@ -168,6 +174,7 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		logger:          opts.Logger,
 		maxBody:         opts.MaxBodyBytes,
 		maxImport:       opts.MaxImportBytes,
+		maxRecords:      opts.MaxImportRecords,
 		maxEmbed:        opts.MaxEmbedBytes,
 		shutdownTimeout: opts.ShutdownTimeout,
 		embedder:        opts.Embedder,
@@ -186,6 +193,9 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	}
 	if s.maxImport <= 0 {
 		s.maxImport = DefaultMaxImportBytes
+	}
+	if s.maxRecords <= 0 {
+		s.maxRecords = DefaultMaxImportRecords
 	}
 	if s.maxEmbed <= 0 {
 		s.maxEmbed = DefaultMaxEmbedBytes

@@ -387,60 +387,114 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 	return out, next, nil
 }
 
+// exportPageSize is how many records Export reads at a time.
+const exportPageSize = 500
+
 // Export calls fn for every record in s: episodes by (occurred_at, id),
-// memories by id, versions by (memory id, version), audit entries by id.
-// An error from fn stops the export and is returned as is.
+// memories by id, versions by (memory id, version), audit entries by id,
+// reading them a page at a time within the transaction. An error from fn
+// stops the export and is returned as is.
 func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	ew, eargs := scopeWhere("e.", s)
-	mw, margs := scopeWhere("m.", s)
-	vw, vargs := scopeWhere("v.", s)
-	aw, aargs := scopeWhere("a.", s)
-	steps := []struct {
-		q    string
-		args []any
-		emit func(scanner) error
-	}{
-		{"SELECT " + episodeCols + " FROM episodes e WHERE " + ew + " ORDER BY e.occurred_at, e.id", eargs,
-			func(sc scanner) error {
-				e, err := scanEpisode(sc)
-				if err != nil {
-					return err
-				}
-				return callFn(fn, engram.Record{Type: engram.RecordEpisode, Episode: &e})
-			}},
-		{"SELECT " + memoryCols + " FROM memories m WHERE " + mw + " ORDER BY m.id", margs,
-			func(sc scanner) error {
-				m, err := scanMemory(sc)
-				if err != nil {
-					return err
-				}
-				return callFn(fn, engram.Record{Type: engram.RecordMemory, Memory: &m})
-			}},
-		{"SELECT " + versionCols + " FROM memory_versions v WHERE " + vw + " ORDER BY v.memory_id, v.version", vargs,
-			func(sc scanner) error {
-				v, err := scanVersion(sc)
-				if err != nil {
-					return err
-				}
-				return callFn(fn, engram.Record{Type: engram.RecordVersion, Version: &v})
-			}},
-		{"SELECT " + auditCols + " FROM audit a WHERE " + aw + " ORDER BY a.id", aargs,
-			func(sc scanner) error {
-				a, err := scanAudit(sc)
-				if err != nil {
-					return err
-				}
-				return callFn(fn, engram.Record{Type: engram.RecordAudit, Audit: &a})
-			}},
+	return storeutil.ExportAll(ctx, t, s, exportPageSize, fn)
+}
+
+// ExportPage returns up to limit records of type kind in s after the
+// cursor after, in Export's order, and the next page's cursor ("" after
+// the last); EINVALID for a bad scope, kind, limit or cursor.
+func (t *tx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
 	}
-	for _, st := range steps {
-		if err := t.each(ctx, "export", st.q, st.args, st.emit); err != nil {
-			return err
+	if err := storeutil.CheckExportPage(kind, limit); err != nil {
+		return nil, "", err
+	}
+	q, args, scan, err := exportPageQuery(s, kind, after)
+	if err != nil {
+		return nil, "", err
+	}
+	var out []engram.Record
+	err = t.each(ctx, "export", q+" LIMIT ?", append(args, limit+1), func(sc scanner) error {
+		r, err := scan(sc)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := storeutil.ExportNext(out, limit)
+	return out, next, nil
+}
+
+// exportPageQuery returns the query of the records of kind in s after the
+// cursor after, without its LIMIT, and how to scan one row into a record.
+func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(scanner) (engram.Record, error), error) {
+	w := &where{}
+	switch kind {
+	case engram.RecordEpisode:
+		w.addScope("e.", s)
+		if after != "" {
+			occ, id, err := storeutil.DecodeEpisodeCursor(after)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			w.add("(e.occurred_at, e.id) > (?, ?)", occ, id)
 		}
+		return "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() + " ORDER BY e.occurred_at, e.id", w.args,
+			func(sc scanner) (engram.Record, error) {
+				e, err := scanEpisode(sc)
+				return engram.Record{Type: kind, Episode: &e}, err
+			}, nil
+	case engram.RecordMemory:
+		w.addScope("m.", s)
+		if err := afterID(w, "m.id", 'm', after); err != nil {
+			return "", nil, nil, err
+		}
+		return "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id", w.args,
+			func(sc scanner) (engram.Record, error) {
+				m, err := scanMemory(sc)
+				return engram.Record{Type: kind, Memory: &m}, err
+			}, nil
+	case engram.RecordVersion:
+		w.addScope("v.", s)
+		if after != "" {
+			id, n, err := storeutil.DecodeVersionCursor(after)
+			if err != nil {
+				return "", nil, nil, err
+			}
+			w.add("(v.memory_id, v.version) > (?, ?)", id, n)
+		}
+		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w.String() + " ORDER BY v.memory_id, v.version", w.args,
+			func(sc scanner) (engram.Record, error) {
+				v, err := scanVersion(sc)
+				return engram.Record{Type: kind, Version: &v}, err
+			}, nil
+	default: // engram.RecordAudit, as CheckExportPage made sure
+		w.addScope("a.", s)
+		if err := afterID(w, "a.id", 'a', after); err != nil {
+			return "", nil, nil, err
+		}
+		return "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id", w.args,
+			func(sc scanner) (engram.Record, error) {
+				a, err := scanAudit(sc)
+				return engram.Record{Type: kind, Audit: &a}, err
+			}, nil
 	}
+}
+
+// afterID adds the condition col > the id that cursor c of the list kind
+// resumes after; nothing for an empty cursor.
+func afterID(w *where, col string, kind byte, c string) error {
+	if c == "" {
+		return nil
+	}
+	id, err := storeutil.DecodeIDCursor(kind, c)
+	if err != nil {
+		return err
+	}
+	w.add(col+" > ?", id)
 	return nil
 }
 
@@ -506,13 +560,6 @@ func (t *tx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memo
 type fnError struct{ err error }
 
 func (e fnError) Error() string { return e.err.Error() }
-
-func callFn(fn func(engram.Record) error, r engram.Record) error {
-	if err := fn(r); err != nil {
-		return fnError{err}
-	}
-	return nil
-}
 
 // each runs q and calls emit for every row; an fnError from emit comes back
 // unwrapped, anything else is mapped with op.

@@ -80,6 +80,7 @@ func Run(t *testing.T, open Opener) {
 		{"GetVectors", testGetVectors},
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
+		{"ExportPages", testExportPages},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

@@ -394,3 +394,71 @@ func testSearchOtherNamespaces(t *testing.T, open Opener) {
 		t.Errorf("u2's search after the move = %v, want the moved memory", got)
 	}
 }
+
+// testExportPages reads the export of a scope a page of two at a time, each
+// page in its own transaction, and gets what one Export gives, in its order;
+// bad kinds, limits and cursors are EINVALID.
+func testExportPages(t *testing.T, open Opener) {
+	st := open(t)
+	pager := func(r engram.Reader) engram.ExportPager {
+		p, ok := r.(engram.ExportPager)
+		if !ok {
+			t.Skipf("the store's Reader (%T) is not an ExportPager", r)
+		}
+		return p
+	}
+	e1, e2, e3 := Episode(nsU1, "eins"), Episode(nsU1, "dos"), Episode(nsU1, "三")
+	e1.OccurredAt, e2.OccurredAt, e3.OccurredAt = At(time.Hour), At(time.Hour), T0
+	m1, m2, m3 := Memory(nsU1, "m1"), Memory(nsU1, "m2"), Memory(nsU1, "m3")
+	Put(t, st, e1, e2, e3, m1, m2, m3, Memory(nsU2, "not mine"), Episode(nsU2, "not mine"),
+		Version(m1, 1, engram.OpAdd), Version(m1, 2, engram.OpUpdate), Version(m2, 1, engram.OpAdd),
+		Audit(nsU1, "a"), Audit(nsU1, "b"), Audit(nsU1, "c"), Audit(nsU2, "not mine"))
+
+	var got []engram.Record
+	for _, kind := range []string{engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion, engram.RecordAudit} {
+		for after, pages := "", 0; ; pages++ {
+			var (
+				page []engram.Record
+				next string
+			)
+			view(t, st, func(r engram.Reader) error {
+				var err error
+				page, next, err = pager(r).ExportPage(ctx, scU1, kind, after, 2)
+				return err
+			})
+			if len(page) > 2 || (next != "" && len(page) != 2) {
+				t.Fatalf("%s page %d: %d records, next %q", kind, pages, len(page), next)
+			}
+			got = append(got, page...)
+			if next == "" {
+				break
+			}
+			after = next
+		}
+	}
+	sameJSON(t, "paged export", got, exportAll(t, st, scU1))
+	if len(got) != 3+3+3+3 {
+		t.Errorf("paged export gave %d records, want 12", len(got))
+	}
+
+	var memCursor string
+	view(t, st, func(r engram.Reader) error {
+		_, memCursor, _ = pager(r).ExportPage(ctx, scU1, engram.RecordMemory, "", 1)
+		return nil
+	})
+	for _, c := range []struct {
+		what, kind, after string
+		limit             int
+	}{
+		{"unknown kind", "vector", "", 2},
+		{"zero limit", engram.RecordMemory, "", 0},
+		{"cursor of another kind", engram.RecordAudit, memCursor, 2},
+		{"garbage cursor", engram.RecordVersion, "%%%", 2},
+	} {
+		view(t, st, func(r engram.Reader) error {
+			_, _, err := pager(r).ExportPage(ctx, scU1, c.kind, c.after, c.limit)
+			wantCode(t, c.what, err, engram.EINVALID)
+			return nil
+		})
+	}
+}

@@ -23,6 +23,7 @@ type serveFlags struct {
 	timeouts                     [4]*string // read header, read, write, idle
 	allowedHosts, allowedOrigins *string
 	maxEmbedBytes                *int64
+	maxImportRecords             *int64
 	noAuth                       *bool
 	rateLimit                    *float64
 	rateBurst, maxConcurrent     *int64
@@ -46,6 +47,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	}
 	f.maxEmbedBytes = fs.Int64("max-embed-bytes", envInt64(getenv, "ENGRAM_MAX_EMBED_BYTES", engramhttp.DefaultMaxEmbedBytes),
 		"most `bytes` of text one request may ask to embed (env ENGRAM_MAX_EMBED_BYTES)")
+	f.maxImportRecords = fs.Int64("max-import-records", envInt64(getenv, "ENGRAM_MAX_IMPORT_RECORDS", engramhttp.DefaultMaxImportRecords),
+		"most `records` one import request may hold (env ENGRAM_MAX_IMPORT_RECORDS)")
 	f.rateLimit = fs.Float64("rate-limit", envFloat(getenv, "ENGRAM_RATE_LIMIT", engramhttp.DefaultRateLimit),
 		"`requests` a second each API key (or client IP without keys) may send; 0 for no limit (env ENGRAM_RATE_LIMIT)")
 	f.rateBurst = fs.Int64("rate-burst", envInt64(getenv, "ENGRAM_RATE_BURST", engramhttp.DefaultRateBurst),
@@ -78,6 +81,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	if *f.maxEmbedBytes <= 0 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-embed-bytes (env ENGRAM_MAX_EMBED_BYTES) must be a positive number of bytes")
 	}
+	if *f.maxImportRecords <= 0 || *f.maxImportRecords > 1<<30 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-import-records (env ENGRAM_MAX_IMPORT_RECORDS) must be a number of records from 1 to 1073741824")
+	}
 	switch {
 	case !(*f.rateLimit >= 0) || math.IsInf(*f.rateLimit, 1):
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--rate-limit (env ENGRAM_RATE_LIMIT) must be a number of requests a second, 0 for no limit")
@@ -106,6 +112,7 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		RateBurst:         int(*f.rateBurst),
 		MaxConcurrent:     int(*f.maxConcurrent),
 		MaxEmbedBytes:     *f.maxEmbedBytes,
+		MaxImportRecords:  int(*f.maxImportRecords),
 		ReadHeaderTimeout: d[0], ReadTimeout: d[1], WriteTimeout: d[2], IdleTimeout: d[3],
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),

@@ -1,6 +1,7 @@
 package storeutil
 
 import (
+	"context"
 	"encoding/base64"
 	"strconv"
 	"strings"
@@ -66,4 +67,86 @@ func DecodeEpisodeCursor(c string) (int64, string, error) {
 		return 0, "", ErrBadCursor()
 	}
 	return v, id, nil
+}
+
+// ExportCursor returns the cursor of an export page (engram.ExportPager)
+// that resumes after r, in the order of r's type: (occurred_at, id) for
+// episodes, (memory id, version) for versions, id for the others.
+func ExportCursor(r engram.Record) string {
+	switch r.Type {
+	case engram.RecordEpisode:
+		return EncodeEpisodeCursor(r.Episode.OccurredAt.UnixMicro(), r.Episode.ID)
+	case engram.RecordMemory:
+		return EncodeCursor('m', r.Memory.ID)
+	case engram.RecordVersion:
+		return EncodeCursor('v', strconv.Itoa(r.Version.Version)+":"+r.Version.MemoryID)
+	case engram.RecordAudit:
+		return EncodeCursor('a', r.Audit.ID)
+	}
+	return ""
+}
+
+// DecodeVersionCursor returns the memory id and version that a version
+// export cursor resumes after; ErrBadCursor if c is malformed or of
+// another kind.
+func DecodeVersionCursor(c string) (string, int, error) {
+	key, err := DecodeCursor('v', c)
+	if err != nil {
+		return "", 0, err
+	}
+	v, id, ok := strings.Cut(key, ":")
+	n, perr := strconv.Atoi(v)
+	if !ok || perr != nil || !engram.ValidID(id) {
+		return "", 0, ErrBadCursor()
+	}
+	return id, n, nil
+}
+
+// ExportNext trims a page read with one row more than limit to limit
+// records and returns the cursor of the next page, "" when it was the last.
+func ExportNext(page []engram.Record, limit int) ([]engram.Record, string) {
+	if len(page) <= limit {
+		return page, ""
+	}
+	page = page[:limit]
+	return page, ExportCursor(page[limit-1])
+}
+
+// CheckExportPage returns the EINVALID error for an export page of an
+// unknown kind or a limit below 1, or nil.
+func CheckExportPage(kind string, limit int) error {
+	switch kind {
+	case engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion, engram.RecordAudit:
+	default:
+		return engram.Errorf(engram.EINVALID, "export page: unknown record type %q", kind)
+	}
+	if limit < 1 {
+		return engram.Errorf(engram.EINVALID, "export page: limit %d is not positive", limit)
+	}
+	return nil
+}
+
+// ExportAll calls fn for every record of the scope that p holds, kind by
+// kind in export order, reading pages of size records; it is how a backend
+// implements Reader.Export within one transaction. fn's error is returned
+// as is.
+func ExportAll(ctx context.Context, p engram.ExportPager, s engram.Scope, size int, fn func(engram.Record) error) error {
+	for _, kind := range []string{engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion, engram.RecordAudit} {
+		for after := ""; ; {
+			page, next, err := p.ExportPage(ctx, s, kind, after, size)
+			if err != nil {
+				return err
+			}
+			for _, r := range page {
+				if err := fn(r); err != nil {
+					return err
+				}
+			}
+			if next == "" {
+				break
+			}
+			after = next
+		}
+	}
+	return nil
 }

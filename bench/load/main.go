@@ -1,0 +1,253 @@
+// Command load measures engram serve under many concurrent clients, each
+// with its own API key bound to its own user: it starts the server (SQLite,
+// authentication on) in a fresh data directory, creates an admin key with
+// `engram keys create` and one write key per client through POST /v1/keys,
+// runs a mix of add-episodes and search for a while, and then reads back
+// every episode the server acknowledged. It prints latency percentiles per
+// operation, the error count and the lost writes (both must be 0), and
+// exits 1 when either is not.
+//
+//	go build -o bin/engram ./cmd/engram
+//	go run ./bench/load --engram bin/engram --clients 100 --duration 60s
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	bin := flag.String("engram", "bin/engram", "the engram `binary` to serve with")
+	clients := flag.Int("clients", 100, "concurrent clients, each with its own key and user")
+	duration := flag.Duration("duration", 60*time.Second, "how long the clients send requests")
+	addShare := flag.Float64("add-share", 0.5, "share of requests that add an episode; the rest search")
+	embedder := flag.String("embedder", "use-lite", "the server's --embedder (use-lite or none)")
+	flag.Parse()
+	if err := run(*bin, *clients, *duration, *addShare, *embedder); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+// result is what one client saw.
+type result struct {
+	lat    map[string][]time.Duration
+	errors []string
+	acked  []string // episode ids the server acknowledged
+	user   string
+	secret string
+}
+
+func run(bin string, clients int, duration time.Duration, addShare float64, embedder string) error {
+	dir, err := os.MkdirTemp("", "engram-load-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	out, err := exec.Command(bin, "keys", "create", "--data", dir, "--org", "load", "--project", "bench", "--role", "admin", "--name", "load-admin").Output()
+	if err != nil {
+		return fmt.Errorf("engram keys create: %w", err)
+	}
+	admin := strings.TrimSpace(string(out))
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	srv := exec.Command(bin, "serve", "--data", dir, "--addr", addr, "--embedder", embedder, "--log-level", "warn")
+	srv.Stderr = os.Stderr
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
+	base := "http://" + addr
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients + 10}}
+	if err := waitReady(hc, base); err != nil {
+		return err
+	}
+
+	res := make([]*result, clients)
+	for i := range res {
+		r := &result{lat: map[string][]time.Duration{}, user: fmt.Sprintf("user-%03d", i)}
+		var key struct{ Secret string }
+		spec := map[string]any{"namespace": map[string]string{"org": "load", "project": "bench", "user": r.user}, "role": "write", "name": r.user}
+		if err := call(hc, base, admin, "POST", "/v1/keys", spec, &key, http.StatusCreated); err != nil {
+			return fmt.Errorf("create key %d: %w", i, err)
+		}
+		r.secret = key.Secret
+		res[i] = r
+	}
+	fmt.Printf("server %s (SQLite, auth on, embedder %s); %d clients with their own keys for %v\n", addr, embedder, clients, duration)
+
+	deadline := time.Now().Add(duration)
+	var wg sync.WaitGroup
+	for i, r := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			drive(hc, base, r, i, deadline, addShare)
+		}()
+	}
+	wg.Wait()
+	lost := verify(hc, base, res)
+	return report(res, lost)
+}
+
+// drive sends requests for one client until deadline.
+func drive(hc *http.Client, base string, r *result, i int, deadline time.Time, addShare float64) {
+	rng := rand.New(rand.NewPCG(uint64(i), 7))
+	topics := []string{"hiking in the Alps", "Spanish lessons", "a new espresso machine", "the trip to Shanghai", "Oma's birthday", "learning Go"}
+	for n := 0; time.Now().Before(deadline); n++ {
+		topic := topics[rng.IntN(len(topics))]
+		start := time.Now()
+		var err error
+		op := "search"
+		if rng.Float64() < addShare {
+			op = "add_episodes"
+			var ack struct {
+				Episodes []struct{ ID string }
+			}
+			body := map[string]any{
+				"namespace": map[string]string{"org": "load", "project": "bench", "user": r.user},
+				"episodes":  []map[string]any{{"role": "user", "content": fmt.Sprintf("Message %d of %s: I talked about %s today.", n, r.user, topic)}},
+			}
+			err = call(hc, base, r.secret, "POST", "/v1/episodes", body, &ack, http.StatusCreated)
+			if err == nil {
+				for _, e := range ack.Episodes {
+					r.acked = append(r.acked, e.ID)
+				}
+			}
+		} else {
+			body := map[string]any{"scope": map[string]string{"org": "load", "project": "bench", "user": r.user}, "query": "what about " + topic + "?", "k": 5}
+			err = call(hc, base, r.secret, "POST", "/v1/search", body, nil, http.StatusOK)
+		}
+		r.lat[op] = append(r.lat[op], time.Since(start))
+		if err != nil {
+			r.errors = append(r.errors, op+": "+err.Error())
+		}
+	}
+}
+
+// verify reads back every acknowledged episode with its client's key and
+// returns how many are missing.
+func verify(hc *http.Client, base string, res []*result) int {
+	lost := 0
+	for _, r := range res {
+		for _, id := range r.acked {
+			q := "/v1/episodes/" + id + "?org=load&project=bench&user=" + r.user
+			if err := call(hc, base, r.secret, "GET", q, nil, nil, http.StatusOK); err != nil {
+				fmt.Printf("lost write: episode %s of %s: %v\n", id, r.user, err)
+				lost++
+			}
+		}
+	}
+	return lost
+}
+
+func report(res []*result, lost int) error {
+	all := map[string][]time.Duration{}
+	var errs []string
+	acked := 0
+	for _, r := range res {
+		for op, l := range r.lat {
+			all[op] = append(all[op], l...)
+		}
+		errs = append(errs, r.errors...)
+		acked += len(r.acked)
+	}
+	for _, op := range []string{"add_episodes", "search"} {
+		l := all[op]
+		slices.Sort(l)
+		if len(l) == 0 {
+			continue
+		}
+		fmt.Printf("%-13s n=%6d  p50=%8v  p95=%8v  p99=%8v  max=%8v\n", op, len(l), pct(l, 50), pct(l, 95), pct(l, 99), l[len(l)-1])
+	}
+	fmt.Printf("errors=%d  acknowledged episodes=%d  lost writes=%d\n", len(errs), acked, lost)
+	for i, e := range errs {
+		if i == 10 {
+			fmt.Printf("... and %d more errors\n", len(errs)-10)
+			break
+		}
+		fmt.Println("error:", e)
+	}
+	if len(errs) > 0 || lost > 0 {
+		return fmt.Errorf("%d errors, %d lost writes", len(errs), lost)
+	}
+	return nil
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[max(0, min(i, len(sorted)-1))].Round(100 * time.Microsecond)
+}
+
+// call sends one JSON request with the key and decodes the answer into out
+// (when not nil); a status other than want is an error.
+func call(hc *http.Client, base, key, method, path string, body, out any, want int) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, base+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func waitReady(hc *http.Client, base string) error {
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if resp, err := hc.Get(base + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("the server at %s did not become ready", base)
+}
