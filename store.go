@@ -144,6 +144,18 @@ type Dumper interface {
 	Dump(ctx context.Context, fn func(DumpRecord) error) error
 }
 
+// Scrubber is the capability of a Store that can clear what deleted
+// records leave behind in its files: free pages, the write-ahead log, old
+// versions of rows and index entries. The engine calls it after a hard
+// delete and a purge, outside any transaction.
+type Scrubber interface {
+	// Scrub removes from the store's files, as far as the backend can (its
+	// package documentation says how far), the bytes of the records that
+	// committed deletes removed. It fails with the store's error; the
+	// deletes stay committed either way.
+	Scrub(ctx context.Context) error
+}
+
 // Need returns tx, a Reader or Tx, as the capability C. When tx does not
 // implement C it returns an EINVALID error naming C and what needs it
 // (need, e.g. "an engine with an embedder"), which callers return as is.
