@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -56,6 +55,10 @@ type Options struct {
 	ChangeLogKeep int64
 	// SkipMigrations leaves the schema as it is; call Migrate to update it.
 	SkipMigrations bool
+	// ScrubInterval is the least time between two rewrites of the tables
+	// that hold text, which Scrub asks for after a hard delete or a purge
+	// (see Scrub); default DefaultScrubInterval, negative for never.
+	ScrubInterval time.Duration
 	// Logger receives migration and connection logs; default slog.Default().
 	Logger *slog.Logger
 }
@@ -63,10 +66,7 @@ type Options struct {
 // DB is an engram.Store in a PostgreSQL database. It is safe for concurrent
 // use, also by several processes sharing one database.
 type DB struct {
-	// scrubAsked counts calls of Scrub, scrubDone is the count at the start
-	// of the last finished rewrite; scrubMu lets one rewrite run at a time.
-	scrubMu               sync.Mutex
-	scrubAsked, scrubDone atomic.Uint64
+	scrub scrubber
 
 	pool        *pgxpool.Pool
 	addr        string // host:port, for error messages
@@ -76,10 +76,7 @@ type DB struct {
 	closed      atomic.Bool
 }
 
-var (
-	_ engram.Store    = (*DB)(nil)
-	_ engram.Scrubber = (*DB)(nil)
-)
+var _ engram.Store = (*DB)(nil)
 
 // Open connects to the database at url (postgres://user:pass@host:port/db?...)
 // and, unless opts.SkipMigrations, applies the migrations the database has
@@ -108,6 +105,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		keep: cmpOr(opts.ChangeLogKeep, DefaultChangeLogKeep),
 		log:  opts.Logger,
 	}
+	db.scrub.interval = cmpOr(opts.ScrubInterval, DefaultScrubInterval)
 	if db.log == nil {
 		db.log = slog.Default()
 	}
@@ -169,6 +167,7 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.scrub.stop()
 	db.pool.Close()
 	return nil
 }
@@ -451,58 +450,3 @@ func (db *DB) applyMigration(ctx context.Context, conn *pgxpool.Conn, m migratio
 	db.log.InfoContext(ctx, "postgres: applied migration", "database", db.addr, "version", m.Version, "name", m.Name)
 	return true, nil
 }
-
-// scrubFull are the tables whose rows hold text a client wrote, rewritten
-// by Scrub; scrubPlain are vacuumed in place.
-const (
-	scrubFull  = "memories, memory_versions, episodes, audit"
-	scrubPlain = "memory_vectors"
-)
-
-// Scrub implements engram.Scrubber. PostgreSQL never overwrites a deleted
-// row in place: a plain VACUUM marks its space free but leaves its bytes in
-// the page, and a GIN index keeps the words of deleted rows. So Scrub
-// rewrites the tables that hold text with VACUUM FULL, which writes them
-// and their indexes (TOAST included) to new files and truncates the old
-// ones, and vacuums memory_vectors in place. VACUUM FULL locks each table
-// exclusively while it is rewritten (Scrub gives up with an error when it
-// cannot have the lock within scrubLockTimeout, rather than queue every
-// reader behind it), and costs time in proportion to the table; calls that arrive during a rewrite share the next one, so a burst
-// of deletes costs at most two. The write-ahead log keeps the old rows
-// until the server recycles its segments. Scrub fails with EUNAVAILABLE
-// when the database cannot be reached, or the server's error.
-func (db *DB) Scrub(ctx context.Context) error {
-	if db.closed.Load() {
-		return errClosed()
-	}
-	want := db.scrubAsked.Add(1)
-	db.scrubMu.Lock()
-	defer db.scrubMu.Unlock()
-	if db.scrubDone.Load() >= want {
-		return nil // a rewrite that started after this call's deletes is done
-	}
-	start := db.scrubAsked.Load()
-	conn, err := db.pool.Acquire(ctx)
-	if err != nil {
-		return db.mapErr(ctx, "scrub", err)
-	}
-	defer conn.Release()
-	// A rewrite waiting for a table's lock would queue every later reader
-	// behind it: give up instead, and let the next Scrub try again.
-	for _, q := range []string{
-		"SET lock_timeout = '" + strconv.FormatInt(scrubLockTimeout.Milliseconds(), 10) + "ms'",
-		"VACUUM FULL " + scrubFull,
-		"VACUUM " + scrubPlain,
-		"RESET lock_timeout",
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx)) // never hand the setting back to the pool
-			return db.mapErr(ctx, "scrub", err)
-		}
-	}
-	db.scrubDone.Store(start)
-	return nil
-}
-
-// scrubLockTimeout is how long Scrub waits for a table's exclusive lock.
-const scrubLockTimeout = 2 * time.Second
