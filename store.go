@@ -243,12 +243,14 @@ type Tx interface {
 	// InsertAudit appends an audit entry.
 	InsertAudit(ctx context.Context, a *AuditEntry) error
 	// PurgeMemory removes a memory with its versions, text index entries and
-	// vectors. It is not an error if there is nothing to remove.
+	// vectors, and clears the detail of its user's audit entries that name
+	// it. It is not an error if there is nothing to remove.
 	PurgeMemory(ctx context.Context, n Namespace, id string) error
 	// PurgeEpisode removes an episode and its text index entries.
 	PurgeEpisode(ctx context.Context, n Namespace, id string) error
 	// PurgeScope removes every episode, memory, version, index entry and
-	// vector in the scope (audit entries stay) and says how many of each.
+	// vector in the scope and says how many of each. Its audit entries stay
+	// as tombstones: op, actor, time and ids, with the detail cleared.
 	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
 	// Touch records an access to memories: access_count += 1 and
 	// last_accessed = at. Unknown ids are ignored.
