@@ -70,11 +70,18 @@ func TestEmbeddingCache_PerTenantAndForgotten(t *testing.T) {
 		t.Fatalf("another tenant's request for alice's text embedded %d texts, want 1: the cache is shared across tenants", n)
 	}
 
+	// The memory's earlier value was embedded too: it must go with it.
+	const revised = "Meine Schwester Grete zieht im Juni nach Porto"
+	if r := e.call(t, alice, "PATCH", "/v1/memories/"+id+"?org=acme&project=app&user=alice", `{"value":"`+revised+`"}`); r.Status != http.StatusOK {
+		t.Fatalf("update: %d %s", r.Status, r.Body)
+	}
 	if r := e.call(t, alice, "DELETE", "/v1/memories/"+id+"?org=acme&project=app&user=alice&hard=true", ""); r.Status != http.StatusNoContent {
 		t.Fatalf("hard delete: %d %s", r.Status, r.Body)
 	}
-	if n := embedCalls(t, e, f, alice, text); n != 1 {
-		t.Fatalf("after a hard delete alice's text embedded %d texts, want 1: the cache kept the deleted text", n)
+	for _, txt := range []string{text, revised} {
+		if n := embedCalls(t, e, f, alice, txt); n != 1 {
+			t.Fatalf("after a hard delete alice's text %q embedded %d texts, want 1: the cache kept the deleted text", txt, n)
+		}
 	}
 
 	const other = "我的妹妹在里斯本开了一家面包店"
