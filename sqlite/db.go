@@ -30,6 +30,9 @@ var migrationFS embed.FS
 // process before failing with EUNAVAILABLE.
 const busyTimeout = 10 * time.Second
 
+// scrubBusyTimeout is how long Scrub's checkpoint waits for readers.
+const scrubBusyTimeout = 250 * time.Millisecond
+
 // DB is an engram.Store in one SQLite database file. It is safe for
 // concurrent use.
 type DB struct {
@@ -250,8 +253,23 @@ func (db *DB) Scrub(ctx context.Context) error {
 	if db.closed.Load() {
 		return errClosed()
 	}
+	// The checkpoint waits for readers of older snapshots through the busy
+	// handler; on the one writer connection, wait briefly rather than hold
+	// every later write for busyTimeout.
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return mapErr(ctx, "scrub", err)
+	}
+	defer conn.Close()
 	var busy, logged, moved int
-	if err := db.write.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &moved); err != nil {
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(scrubBusyTimeout.Milliseconds(), 10)); err != nil {
+		return mapErr(ctx, "scrub", err)
+	}
+	err = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &moved)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout = "+strconv.FormatInt(busyTimeout.Milliseconds(), 10)); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
 		return mapErr(ctx, "scrub", err)
 	}
 	if busy != 0 {
