@@ -23,3 +23,34 @@ type Embedder interface {
 type LanguageCoverer interface {
 	Languages() []string
 }
+
+type embedPartitionKey struct{}
+
+// WithEmbedPartition returns a context whose Embed calls an embedder that
+// keeps what it embeds (a cache) files under the partition of n: its org,
+// project and user (agent and session are ignored). What one partition
+// embedded never answers another's call, so how fast a text is embedded
+// tells nothing about other tenants' or users' texts.
+func WithEmbedPartition(ctx context.Context, n Namespace) context.Context {
+	return context.WithValue(ctx, embedPartitionKey{}, Namespace{Org: n.Org, Project: n.Project, User: n.User})
+}
+
+// EmbedPartitionFrom returns the partition set by WithEmbedPartition, or the
+// zero Namespace (the partition of calls that name none).
+func EmbedPartitionFrom(ctx context.Context) Namespace {
+	n, _ := ctx.Value(embedPartitionKey{}).(Namespace)
+	return n
+}
+
+// EmbedForgetter is an optional Embedder capability of embedders that keep
+// what they embedded. The engine calls it after a hard delete or a purge so
+// that a deleted text leaves no trace in the cache.
+type EmbedForgetter interface {
+	// ForgetTexts removes what was kept for texts in the partition of n
+	// (org, project, user) and in its tenant's partition without a user. It
+	// fails only when the removal could not be made durable.
+	ForgetTexts(ctx context.Context, n Namespace, texts []string) error
+	// ForgetTenant removes everything kept for every partition of n's
+	// tenant (org, project). It fails like ForgetTexts.
+	ForgetTenant(ctx context.Context, n Namespace) error
+}

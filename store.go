@@ -166,6 +166,18 @@ type ExportPager interface {
 	ExportPage(ctx context.Context, s Scope, kind, after string, limit int) ([]Record, string, error)
 }
 
+// Scrubber is the capability of a Store that can clear what deleted
+// records leave behind in its files: free pages, the write-ahead log, old
+// versions of rows and index entries. The engine calls it after a hard
+// delete and a purge, outside any transaction.
+type Scrubber interface {
+	// Scrub removes from the store's files, as far as the backend can (its
+	// package documentation says how far), the bytes of the records that
+	// committed deletes removed. It fails with the store's error; the
+	// deletes stay committed either way.
+	Scrub(ctx context.Context) error
+}
+
 // Need returns tx, a Reader or Tx, as the capability C. When tx does not
 // implement C it returns an EINVALID error naming C and what needs it
 // (need, e.g. "an engine with an embedder"), which callers return as is.
@@ -253,12 +265,14 @@ type Tx interface {
 	// InsertAudit appends an audit entry.
 	InsertAudit(ctx context.Context, a *AuditEntry) error
 	// PurgeMemory removes a memory with its versions, text index entries and
-	// vectors. It is not an error if there is nothing to remove.
+	// vectors, and clears the detail of its user's audit entries that name
+	// it. It is not an error if there is nothing to remove.
 	PurgeMemory(ctx context.Context, n Namespace, id string) error
 	// PurgeEpisode removes an episode and its text index entries.
 	PurgeEpisode(ctx context.Context, n Namespace, id string) error
 	// PurgeScope removes every episode, memory, version, index entry and
-	// vector in the scope (audit entries stay) and says how many of each.
+	// vector in the scope and says how many of each. Its audit entries stay
+	// as tombstones: op, actor, time and ids, with the detail cleared.
 	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
 	// Touch records accesses to memories: access_count grows by the number
 	// of times the id is listed in ids, and last_accessed = at. Unknown ids

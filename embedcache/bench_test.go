@@ -97,6 +97,23 @@ func BenchmarkEmbed(b *testing.B) {
 			b.Fatalf("stats %+v: not all hits", s)
 		}
 	})
+	b.Run("cache=memory-hit-partitioned", func(b *testing.B) {
+		// As a tenant's user asks: the key names the partition too.
+		c := newCache(b, computeEmbedder{}, embedcache.Options{})
+		pctx := engram.WithEmbedPartition(ctx, engram.Namespace{Org: "acme", Project: "app", User: "alice"})
+		if _, err := c.Embed(pctx, texts); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := c.Embed(pctx, texts); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportTexts(b)
+		if s := c.Stats(); s.Misses != benchBatch {
+			b.Fatalf("stats %+v: not all hits", s)
+		}
+	})
 	b.Run("cache=disk-hit", func(b *testing.B) {
 		// The memory tier is off, so every call reads SQLite.
 		c := newCache(b, computeEmbedder{}, embedcache.Options{Path: filepath.Join(b.TempDir(), "c.db"), MaxEntries: -1})

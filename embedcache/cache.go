@@ -55,8 +55,9 @@ type Stats struct {
 type key [sha256.Size]byte
 
 type entry struct {
-	k   key
-	vec []float32
+	k      key
+	tenant key // tenantKey of the entry's partition; zero for the shared one
+	vec    []float32
 }
 
 // call is an inner embedding of one text in progress, which concurrent
@@ -188,6 +189,8 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	}
 	name := c.inner.Name()
 	want := c.inner.Dim()
+	part := engram.EmbedPartitionFrom(ctx)
+	tenant := tenantKey(part)
 
 	// Work on distinct texts; slot maps each input to its distinct one.
 	slot := make([]int, len(texts))
@@ -196,8 +199,8 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	seen := make(map[key]int, len(texts))
 	var kbuf []byte
 	for i, t := range texts {
-		kbuf = append(append(append(kbuf[:0], name...), 0), t...)
-		k := key(sha256.Sum256(kbuf))
+		var k key
+		k, kbuf = keyOf(kbuf, part, name, t)
 		j, ok := seen[k]
 		if !ok {
 			j = len(keys)
@@ -223,12 +226,12 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 
 	if len(missing) > 0 && c.db != nil {
 		var err error
-		if missing, err = c.fromDisk(ctx, keys, missing, res, want); err != nil {
+		if missing, err = c.fromDisk(ctx, tenant, keys, missing, res, want); err != nil {
 			return nil, err
 		}
 	}
 	if len(missing) > 0 {
-		if err := c.fill(ctx, keys, uniq, missing, res, want); err != nil {
+		if err := c.fill(ctx, tenant, keys, uniq, missing, res, want); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +254,7 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 // fromDisk fills res for the missing keys found on disk and returns those
 // still missing. Disk failures other than the context's are logged and
 // leave every key missing.
-func (c *Cache) fromDisk(ctx context.Context, keys []key, missing []int, res [][]float32, want int) ([]int, error) {
+func (c *Cache) fromDisk(ctx context.Context, tenant key, keys []key, missing []int, res [][]float32, want int) ([]int, error) {
 	ks := make([]key, len(missing))
 	for j, i := range missing {
 		ks[j] = keys[i]
@@ -274,7 +277,7 @@ func (c *Cache) fromDisk(ctx context.Context, keys []key, missing []int, res [][
 	for _, i := range missing {
 		if v, ok := found[keys[i]]; ok {
 			res[i] = v
-			c.putLocked(keys[i], v)
+			c.putLocked(keys[i], tenant, v)
 		} else {
 			still = append(still, i)
 		}
@@ -286,7 +289,7 @@ func (c *Cache) fromDisk(ctx context.Context, keys []key, missing []int, res [][
 
 // fill resolves the missing keys through the inner embedder, joining calls
 // already in flight for some of them and making one call for the others.
-func (c *Cache) fill(ctx context.Context, keys []key, texts []string, missing []int, res [][]float32, want int) error {
+func (c *Cache) fill(ctx context.Context, tenant key, keys []key, texts []string, missing []int, res [][]float32, want int) error {
 	pending := missing
 	for len(pending) > 0 {
 		var own, waits []int
@@ -314,7 +317,7 @@ func (c *Cache) fill(ctx context.Context, keys []key, texts []string, missing []
 		c.shared.Add(int64(recheck))
 
 		if len(own) > 0 {
-			if err := c.embedOwn(ctx, keys, texts, own, ownCalls, res); err != nil {
+			if err := c.embedOwn(ctx, tenant, keys, texts, own, ownCalls, res); err != nil {
 				return err
 			}
 		}
@@ -343,7 +346,7 @@ func (c *Cache) fill(ctx context.Context, keys []key, texts []string, missing []
 
 // embedOwn embeds the texts this caller registered in inflight, stores the
 // vectors and wakes the callers waiting for them.
-func (c *Cache) embedOwn(ctx context.Context, keys []key, texts []string, own []int, calls []*call, res [][]float32) (err error) {
+func (c *Cache) embedOwn(ctx context.Context, tenant key, keys []key, texts []string, own []int, calls []*call, res [][]float32) (err error) {
 	// Waiters must be woken however this ends, a panic in the inner
 	// embedder included, or they would wait forever.
 	published := false
@@ -384,7 +387,7 @@ func (c *Cache) embedOwn(ctx context.Context, keys []key, texts []string, own []
 			ks[j] = keys[i]
 		}
 		// Persist even if the caller gives up now: the vectors are paid for.
-		if err := c.db.put(context.WithoutCancel(ctx), ks, vecs); err != nil {
+		if err := c.db.put(context.WithoutCancel(ctx), tenant, ks, vecs); err != nil {
 			c.diskErrors.Add(1)
 			c.logger.Warn("embedcache: disk write failed; vectors are cached in memory only", "err", err)
 		}
@@ -392,7 +395,7 @@ func (c *Cache) embedOwn(ctx context.Context, keys []key, texts []string, own []
 
 	c.mu.Lock()
 	for j, i := range own {
-		c.putLocked(keys[i], vecs[j])
+		c.putLocked(keys[i], tenant, vecs[j])
 		delete(c.inflight, keys[i])
 		calls[j].vec = vecs[j]
 		close(calls[j].done)
@@ -437,7 +440,7 @@ func (c *Cache) getLocked(k key, want int) ([]float32, bool) {
 
 // putLocked adds or refreshes k and evicts the least recently used entries
 // beyond the bounds.
-func (c *Cache) putLocked(k key, vec []float32) {
+func (c *Cache) putLocked(k, tenant key, vec []float32) {
 	if c.maxEntries < 0 {
 		return
 	}
@@ -451,7 +454,7 @@ func (c *Cache) putLocked(k key, vec []float32) {
 		e.vec = vec
 		c.lru.MoveToFront(el)
 	} else {
-		c.items[k] = c.lru.PushFront(&entry{k: k, vec: vec})
+		c.items[k] = c.lru.PushFront(&entry{k: k, tenant: tenant, vec: vec})
 		c.bytes += size
 	}
 	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {

@@ -22,12 +22,16 @@ const chunk = 500
 
 // schema is an ordinary rowid table: in a WITHOUT ROWID table, rows of a
 // kilobyte or more (every vector of 256 dimensions and up) spill into
-// overflow pages, which made writes three times slower.
+// overflow pages, which made writes three times slower. A file made before
+// partitions (no tenant column) is emptied: its entries were shared by
+// every tenant.
 const schema = `CREATE TABLE IF NOT EXISTS embeddings (
-	key BLOB PRIMARY KEY,  -- sha256(model name, NUL, text)
-	dim INTEGER NOT NULL,
-	vec BLOB NOT NULL      -- dim float32 values, little-endian
-)`
+	key    BLOB PRIMARY KEY,  -- see keyOf: the partition, the model name and the text
+	tenant BLOB NOT NULL,     -- see tenantKey; empty for the shared partition
+	dim    INTEGER NOT NULL,
+	vec    BLOB NOT NULL      -- dim float32 values, little-endian
+);
+CREATE INDEX IF NOT EXISTS embeddings_by_tenant ON embeddings (tenant)`
 
 // disk is the SQLite store of a Cache.
 type disk struct {
@@ -45,17 +49,38 @@ func openDisk(path string) (*disk, error) {
 	}
 	// WAL lets lookups run while a batch is written; NORMAL sync can lose
 	// the last writes on power loss, which a cache can afford; mmap saves a
-	// read system call per page on lookups.
-	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)&_txlock=immediate"
+	// read system call per page on lookups; secure_delete zeroes the bytes
+	// of forgotten entries instead of leaving them in free space.
+	dsn := path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(268435456)&_pragma=secure_delete(1)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "embedcache: open %s: %v", path, err)
+	}
+	if err := dropUnpartitioned(db); err != nil {
+		db.Close()
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "embedcache: %s is not usable as a cache database: %v", path, err)
 	}
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "embedcache: %s is not usable as a cache database: %v", path, err)
 	}
 	return &disk{db: db, fullStmt: lookupSQL(chunk)}, nil
+}
+
+// dropUnpartitioned drops an embeddings table without a tenant column.
+func dropUnpartitioned(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM pragma_table_info('embeddings')").Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := db.QueryRow("SELECT count(*) FROM pragma_table_info('embeddings') WHERE name = 'tenant'").Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := db.Exec("DROP TABLE embeddings")
+	return err
 }
 
 func lookupSQL(n int) string {
@@ -140,7 +165,7 @@ func encode(v []float32) []byte {
 
 // put stores vecs under keys in one transaction, replacing what is there
 // (which is how damaged entries get overwritten).
-func (d *disk) put(ctx context.Context, keys []key, vecs [][]float32) error {
+func (d *disk) put(ctx context.Context, tenant key, keys []key, vecs [][]float32) error {
 	d.writeMu.Lock()
 	defer d.writeMu.Unlock()
 	tx, err := d.db.BeginTx(ctx, nil)
@@ -148,18 +173,74 @@ func (d *disk) put(ctx context.Context, keys []key, vecs [][]float32) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, "INSERT OR REPLACE INTO embeddings (key, dim, vec) VALUES (?, ?, ?)")
+	stmt, err := tx.PrepareContext(ctx, "INSERT OR REPLACE INTO embeddings (key, tenant, dim, vec) VALUES (?, ?, ?, ?)")
 	if err != nil {
 		return fmt.Errorf("prepare insert: %w", err)
 	}
 	defer stmt.Close()
 	for i, k := range keys {
-		if _, err := stmt.ExecContext(ctx, k[:], len(vecs[i]), encode(vecs[i])); err != nil {
+		if _, err := stmt.ExecContext(ctx, k[:], tenantBlob(tenant), len(vecs[i]), encode(vecs[i])); err != nil {
 			return fmt.Errorf("insert: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func tenantBlob(t key) []byte {
+	if t == (key{}) {
+		return []byte{}
+	}
+	return t[:]
+}
+
+// deleteKeys removes the entries of keys and checkpoints.
+func (d *disk) deleteKeys(ctx context.Context, keys []key) error {
+	return d.deleteWhere(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(keys); start += chunk {
+			part := keys[start:min(start+chunk, len(keys))]
+			args := make([]any, len(part))
+			for i := range part {
+				args[i] = part[i][:]
+			}
+			q := "DELETE FROM embeddings WHERE key IN (?" + strings.Repeat(",?", len(part)-1) + ")"
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// deleteTenant removes every entry of the tenant and checkpoints.
+func (d *disk) deleteTenant(ctx context.Context, t key) error {
+	return d.deleteWhere(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "DELETE FROM embeddings WHERE tenant = ?", t[:])
+		return err
+	})
+}
+
+// deleteWhere runs del in one transaction, then moves the write-ahead log
+// into the file and truncates it, so that the deleted entries are neither
+// in the log nor (secure_delete) in the file's free space.
+func (d *disk) deleteWhere(ctx context.Context, del func(tx *sql.Tx) error) error {
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := del(tx); err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	if _, err := d.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return nil
 }

@@ -285,6 +285,8 @@ func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	vb := e.vec.batch()
+	var purged engram.Namespace
+	var texts []string
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		if !o.Hard {
 			_, err := e.softDelete(ctx, tx, vb, s, id, o.Reason, actor, now)
@@ -294,13 +296,20 @@ func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 		if err != nil {
 			return err
 		}
+		if texts, err = historyTexts(ctx, tx, s, m); err != nil {
+			return err
+		}
 		if err := tx.PurgeMemory(ctx, m.Namespace, id); err != nil {
 			return err
 		}
 		vb.purged(m.Namespace, id)
+		purged = m.Namespace
 		return tx.InsertAudit(ctx, e.audit(m.Namespace, actor, "memory.purge", []string{id}, o.Reason, now))
 	})
-	return vb.done(err)
+	if err = vb.done(err); err == nil && o.Hard {
+		e.afterPurge(ctx, purged, texts, false)
+	}
+	return err
 }
 
 func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id, reason, actor string, now time.Time) (*engram.Memory, error) {
@@ -424,7 +433,8 @@ func (e *Engine) DeleteEpisode(ctx context.Context, s engram.Scope, id string) e
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
-	return e.store.Update(ctx, func(tx engram.Tx) error {
+	var ns engram.Namespace
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		ep, err := tx.GetEpisode(ctx, s, id)
 		if err != nil {
 			return err
@@ -432,8 +442,13 @@ func (e *Engine) DeleteEpisode(ctx context.Context, s engram.Scope, id string) e
 		if err := tx.PurgeEpisode(ctx, ep.Namespace, id); err != nil {
 			return err
 		}
+		ns = ep.Namespace
 		return tx.InsertAudit(ctx, e.audit(ep.Namespace, actor, "episode.purge", []string{id}, "", now))
 	})
+	if err == nil {
+		e.afterPurge(ctx, ns, nil, false) // episodes are not embedded
+	}
+	return err
 }
 
 // DeleteScope implements engram.Service.
@@ -459,5 +474,6 @@ func (e *Engine) DeleteScope(ctx context.Context, s engram.Scope) (*engram.Purge
 		return nil, err
 	}
 	e.vec.forget(s)
+	e.afterPurge(ctx, s.Namespace(), nil, true)
 	return &counts, nil
 }

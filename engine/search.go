@@ -261,7 +261,7 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 	if g.Config.Raw || len(views) == 0 {
 		views, parts = []string{g.Query.Text}, nil
 	}
-	vs, err := d.vec.emb.Embed(ctx, append(slices.Clip(views), parts...))
+	vs, err := d.vec.emb.Embed(engram.WithEmbedPartition(ctx, g.Scope.Namespace()), append(slices.Clip(views), parts...))
 	if err != nil {
 		return fmt.Errorf("embed query: %w", err)
 	}

@@ -208,26 +208,37 @@ func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
 	if b == nil {
 		return nil
 	}
-	var texts []string
+	// One call per embedding partition (tenant and user), in the order
+	// they first appear, so a cache keeps each user's texts apart.
+	var order []engram.Namespace
+	texts := map[engram.Namespace][]string{}
 	for i := range ms {
+		p := partitionOf(ms[i].Namespace)
 		for _, ft := range fieldTexts(&ms[i]) {
 			if _, ok := b.pre[ft[1]]; !ok {
 				b.pre[ft[1]] = nil
-				texts = append(texts, ft[1])
+				if texts[p] == nil {
+					order = append(order, p)
+				}
+				texts[p] = append(texts[p], ft[1])
 			}
 		}
 	}
-	if len(texts) == 0 {
-		return nil
-	}
-	vs, err := b.v.emb.Embed(ctx, texts)
-	if err != nil {
-		return fmt.Errorf("embed memories: %w", err)
-	}
-	for i, t := range texts {
-		b.pre[t] = vs[i]
+	for _, p := range order {
+		vs, err := b.v.emb.Embed(engram.WithEmbedPartition(ctx, p), texts[p])
+		if err != nil {
+			return fmt.Errorf("embed memories: %w", err)
+		}
+		for i, t := range texts[p] {
+			b.pre[t] = vs[i]
+		}
 	}
 	return nil
+}
+
+// partitionOf returns the embedding partition of n: its tenant and user.
+func partitionOf(n engram.Namespace) engram.Namespace {
+	return engram.Namespace{Org: n.Org, Project: n.Project, User: n.User}
 }
 
 // stage stores m's vectors inside tx (when active) and remembers the change
@@ -248,7 +259,7 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 		}
 	}
 	if len(missing) > 0 {
-		vs, err := b.v.emb.Embed(ctx, missing)
+		vs, err := b.v.emb.Embed(engram.WithEmbedPartition(ctx, m.Namespace), missing)
 		if err != nil {
 			return fmt.Errorf("embed memory %s: %w", m.ID, err)
 		}

@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -91,7 +92,7 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request, _ quer
 		return s.dimensionsError(*req.Dimensions, dim)
 	}
 
-	vecs, err := s.embedder.Embed(r.Context(), texts)
+	vecs, err := s.embedder.Embed(embedPartition(r), texts)
 	if err != nil {
 		return fmt.Errorf("embeddings: embed %d texts with %s: %w", len(texts), s.embedder.Name(), err)
 	}
@@ -129,6 +130,19 @@ func (s *Server) handleEmbeddings(w http.ResponseWriter, r *http.Request, _ quer
 	resp.Usage.TotalTokens = resp.Usage.PromptTokens
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// embedPartition returns the request's context naming the embedding cache
+// partition of its API key's binding (org, project and user when bound to
+// one), so that how fast a text is answered says nothing about texts other
+// tenants or users stored. Without authentication every request shares
+// the partition of calls that name none, which no stored memory fills.
+func embedPartition(r *http.Request) context.Context {
+	k := keyFrom(r.Context())
+	if k == nil {
+		return r.Context()
+	}
+	return engram.WithEmbedPartition(r.Context(), engram.Namespace{Org: k.Org, Project: k.Project, User: k.User})
 }
 
 func (s *Server) dimensionsError(asked, dim int) error {

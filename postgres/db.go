@@ -55,6 +55,10 @@ type Options struct {
 	ChangeLogKeep int64
 	// SkipMigrations leaves the schema as it is; call Migrate to update it.
 	SkipMigrations bool
+	// ScrubInterval is the least time between two rewrites of the tables
+	// that hold text, which Scrub asks for after a hard delete or a purge
+	// (see Scrub); default DefaultScrubInterval, negative for never.
+	ScrubInterval time.Duration
 	// Logger receives migration and connection logs; default slog.Default().
 	Logger *slog.Logger
 }
@@ -62,6 +66,8 @@ type Options struct {
 // DB is an engram.Store in a PostgreSQL database. It is safe for concurrent
 // use, also by several processes sharing one database.
 type DB struct {
+	scrub scrubber
+
 	pool        *pgxpool.Pool
 	addr        string // host:port, for error messages
 	stmtTimeout time.Duration
@@ -99,6 +105,7 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		keep: cmpOr(opts.ChangeLogKeep, DefaultChangeLogKeep),
 		log:  opts.Logger,
 	}
+	db.scrub.interval = cmpOr(opts.ScrubInterval, DefaultScrubInterval)
 	if db.log == nil {
 		db.log = slog.Default()
 	}
@@ -160,6 +167,7 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	db.scrub.stop()
 	db.pool.Close()
 	return nil
 }

@@ -848,7 +848,8 @@ func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 }
 
 // PurgeMemory deletes the memory with n's tenant and id, its vectors (by
-// the foreign key) and its versions. Nothing to delete is not an error;
+// the foreign key) and its versions, and clears the detail of the audit
+// entries of its user that name it. Nothing to delete is not an error;
 // EINVALID for a bad namespace or id.
 func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
@@ -872,6 +873,12 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 	}
 	for _, u := range users {
 		t.changed(n.Tenant(), u, id)
+		// Earlier audit entries of the memory keep that they happened,
+		// not the reasons given, which may quote the text.
+		if _, err := t.ptx.Exec(ctx, `UPDATE audit SET detail = '' WHERE tenant = $1 AND user_id = $2
+			AND detail <> '' AND $3 = ANY (ids)`, n.Tenant(), u, id); err != nil {
+			return t.mapErr(ctx, "purge memory", err)
+		}
 	}
 	return nil
 }
@@ -894,7 +901,7 @@ func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) er
 
 // PurgeScope deletes every episode, memory, version and vector in s,
 // ignoring s.IncludeShared (it never widens a write), and keeps the audit
-// log. EINVALID if s names no user, agent or session.
+// log as tombstones (detail cleared). EINVALID if s names no user, agent or session.
 func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
 	var c engram.PurgeCounts
 	if err := t.writable(); err != nil {
@@ -943,6 +950,14 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
 	c.Episodes = int(tag.RowsAffected())
+
+	// The audit log keeps that each change happened, when and by whom, but
+	// not what the client wrote about it.
+	q = &query{}
+	q.scope("a.", s)
+	if _, err = t.ptx.Exec(ctx, "UPDATE audit a SET detail = '' WHERE a.detail <> '' AND "+q.String(), q.args...); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
 	return c, nil
 }
 

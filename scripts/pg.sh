@@ -162,6 +162,10 @@ psql_admin() {
 psql_admin -c "CREATE ROLE engram LOGIN PASSWORD '$password'" -c "CREATE DATABASE engram OWNER engram" >/dev/null
 
 export ENGRAM_TEST_POSTGRES_URL="postgres://engram:$password@127.0.0.1:$port/engram?sslmode=disable"
+# For tests that look at the cluster's files (the residue scan): its data
+# directory, and a superuser connection to CHECKPOINT before reading them.
+export ENGRAM_TEST_POSTGRES_DATA="$dir/data"
+export ENGRAM_TEST_POSTGRES_ADMIN_URL="postgres://postgres:$password@127.0.0.1:$port/engram?sslmode=disable"
 echo "pg.sh: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') (PID $pid) at 127.0.0.1:$port" >&2
 
 # Not exec: the trap has to stop the server afterwards.

@@ -30,6 +30,9 @@ var migrationFS embed.FS
 // process before failing with EUNAVAILABLE.
 const busyTimeout = 10 * time.Second
 
+// scrubBusyTimeout is how long Scrub's checkpoint waits for readers.
+const scrubBusyTimeout = 250 * time.Millisecond
+
 // DB is an engram.Store in one SQLite database file. It is safe for
 // concurrent use.
 type DB struct {
@@ -41,7 +44,10 @@ type DB struct {
 	closed atomic.Bool
 }
 
-var _ engram.Store = (*DB)(nil)
+var (
+	_ engram.Store    = (*DB)(nil)
+	_ engram.Scrubber = (*DB)(nil)
+)
 
 // Open opens the database file at path, creating it and its parent
 // directories when missing, and applies any migrations it has not seen. It
@@ -69,6 +75,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		"_pragma=synchronous(FULL)",
 		"_pragma=foreign_keys(1)",
 		"_pragma=cache_size(-16000)",
+		// Deleted rows are overwritten with zeros, not left in free space.
+		"_pragma=secure_delete(1)",
 		"_txlock=immediate",
 	))
 	if err != nil {
@@ -131,8 +139,12 @@ func (db *DB) checkWriter(ctx context.Context) error {
 	if err := db.write.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
 		return err
 	}
-	if !strings.EqualFold(mode, "wal") || sync != 2 || fk != 1 {
-		return fmt.Errorf("unexpected pragmas: journal_mode=%s synchronous=%d foreign_keys=%d", mode, sync, fk)
+	var secure int
+	if err := db.write.QueryRowContext(ctx, "PRAGMA secure_delete").Scan(&secure); err != nil {
+		return err
+	}
+	if !strings.EqualFold(mode, "wal") || sync != 2 || fk != 1 || secure != 1 {
+		return fmt.Errorf("unexpected pragmas: journal_mode=%s synchronous=%d foreign_keys=%d secure_delete=%d", mode, sync, fk, secure)
 	}
 	return nil
 }
@@ -226,6 +238,42 @@ func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
 	done = true
 	if err := stx.Commit(); err != nil {
 		return mapErr(ctx, "commit", err)
+	}
+	return nil
+}
+
+// Scrub implements engram.Scrubber. Deletes already leave no trace in the
+// database file (secure_delete zeroes freed cells and pages; FTS5's
+// secure-delete removes a row's index entries); Scrub copies the
+// write-ahead log into the file and truncates it, so the log no longer
+// holds the pages as they were before the delete. A reader holding an old
+// snapshot makes the checkpoint stop short: Scrub then fails with
+// EUNAVAILABLE and a later Scrub finishes the work.
+func (db *DB) Scrub(ctx context.Context) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	// The checkpoint waits for readers of older snapshots through the busy
+	// handler; on the one writer connection, wait briefly rather than hold
+	// every later write for busyTimeout.
+	conn, err := db.write.Conn(ctx)
+	if err != nil {
+		return mapErr(ctx, "scrub", err)
+	}
+	defer conn.Close()
+	var busy, logged, moved int
+	if _, err := conn.ExecContext(ctx, "PRAGMA busy_timeout = "+strconv.FormatInt(scrubBusyTimeout.Milliseconds(), 10)); err != nil {
+		return mapErr(ctx, "scrub", err)
+	}
+	err = conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &moved)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA busy_timeout = "+strconv.FormatInt(busyTimeout.Milliseconds(), 10)); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return mapErr(ctx, "scrub", err)
+	}
+	if busy != 0 {
+		return engram.Errorf(engram.EUNAVAILABLE, "scrub: readers kept %d of %d write-ahead log pages from the checkpoint; try again later", logged-moved, logged)
 	}
 	return nil
 }
@@ -395,6 +443,38 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 // each runs in the migration's transaction, after its SQL.
 var afterMigration = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	2: reindexMemories,
+	8: reindexAll,
+}
+
+// reindexAll fills both text indexes (made anew by migration 8).
+func reindexAll(ctx context.Context, tx *sql.Tx) error {
+	if err := reindexMemories(ctx, tx); err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT rid, content FROM episodes ORDER BY rid")
+	if err != nil {
+		return fmt.Errorf("read episodes to index: %w", err)
+	}
+	defer rows.Close()
+	ins, err := tx.PrepareContext(ctx, insertEpisodeFTSSQL)
+	if err != nil {
+		return fmt.Errorf("index episodes: %w", err)
+	}
+	defer ins.Close()
+	for rows.Next() {
+		var rid int64
+		var content string
+		if err := rows.Scan(&rid, &content); err != nil {
+			return fmt.Errorf("read episodes to index: %w", err)
+		}
+		if _, err := ins.ExecContext(ctx, rid, ftsText(content)); err != nil {
+			return fmt.Errorf("index episode row %d: %w", rid, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read episodes to index: %w", err)
+	}
+	return nil
 }
 
 // reindexMemories fills memories_fts (made anew by migration 2) from the

@@ -1,8 +1,12 @@
 package sqlite
 
 import (
+	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/engramhq/engram"
@@ -84,4 +88,100 @@ func scopeMatch(s engram.Scope, terms string) string {
 		tok += ` OR "` + nsToken(s.Org, s.Project, "") + `"`
 	}
 	return "ns : (" + tok + ") AND {value abstraction cues} : (" + terms + ")"
+}
+
+// Deleting from the text indexes. They are contentless (they hold Go's
+// CJK-bigram transform of the text, see ftsText) and have FTS5's
+// secure-delete option on, so a row is removed with FTS5's 'delete' command
+// given the text it was indexed with, and its entries are erased from the
+// index's segments at once: no deleted word survives in the file until a
+// merge. The cost is bounded by the row's own terms.
+
+// indexedMemory is what memories_fts indexed for one memory row.
+type indexedMemory struct {
+	rid                int64
+	org, project, user string
+	value, abstraction string
+	cues               sql.NullString // JSON list, as stored
+}
+
+// unindexMemory removes r's row from memories_fts.
+func (t *tx) unindexMemory(ctx context.Context, r indexedMemory) error {
+	cues, err := decodeCues(r.cues)
+	if err != nil {
+		return fmt.Errorf("sqlite: unindex memory row %d: %w", r.rid, err)
+	}
+	_, err = t.exec(ctx, deleteMemoryFTSSQL, r.rid, ftsText(r.value), ftsText(r.abstraction), cuesText(cues),
+		nsToken(r.org, r.project, r.user))
+	return mapErr(ctx, "unindex memory", err)
+}
+
+func decodeCues(s sql.NullString) ([]string, error) {
+	if !s.Valid || s.String == "" {
+		return nil, nil
+	}
+	var cues []string
+	if err := json.Unmarshal([]byte(s.String), &cues); err != nil {
+		return nil, fmt.Errorf("cues are not a JSON list of strings: %w", err)
+	}
+	return cues, nil
+}
+
+// unindexScope removes the text index rows of the memories matching the
+// condition mw (on alias m) and the episodes matching ew (on alias e),
+// reading them a page at a time.
+func (t *tx) unindexScope(ctx context.Context, mw string, margs []any, ew string, eargs []any) error {
+	const page = 500
+	for after := int64(-1); ; {
+		var rs []indexedMemory
+		err := t.each(ctx, "purge scope", "SELECT m.rid, m.org, m.project, m.user_id, m.value, m.abstraction, m.cues FROM memories m WHERE "+
+			mw+" AND m.rid > ? ORDER BY m.rid LIMIT ?", append(append([]any{}, margs...), after, page), func(sc scanner) error {
+			var r indexedMemory
+			if err := sc.Scan(&r.rid, &r.org, &r.project, &r.user, &r.value, &r.abstraction, &r.cues); err != nil {
+				return err
+			}
+			rs = append(rs, r)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			if err := t.unindexMemory(ctx, r); err != nil {
+				return err
+			}
+		}
+		if len(rs) < page {
+			break
+		}
+		after = rs[len(rs)-1].rid
+	}
+	for after := int64(-1); ; {
+		type ep struct {
+			rid     int64
+			content string
+		}
+		var es []ep
+		err := t.each(ctx, "purge scope", "SELECT e.rid, e.content FROM episodes e WHERE "+ew+" AND e.rid > ? ORDER BY e.rid LIMIT ?",
+			append(append([]any{}, eargs...), after, page), func(sc scanner) error {
+				var e ep
+				if err := sc.Scan(&e.rid, &e.content); err != nil {
+					return err
+				}
+				es = append(es, e)
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			if _, err := t.exec(ctx, deleteEpisodeFTSSQL, e.rid, ftsText(e.content)); err != nil {
+				return mapErr(ctx, "unindex episode", err)
+			}
+		}
+		if len(es) < page {
+			return nil
+		}
+		after = es[len(es)-1].rid
+	}
 }

@@ -32,8 +32,10 @@ const (
 		content, modality, occurred_at, received_at, metadata)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertEpisodeFTSSQL = `INSERT INTO episodes_fts (rowid, content) VALUES (?, ?)`
-	deleteEpisodeSQL    = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ? RETURNING rid`
-	deleteEpisodeFTSSQL = `DELETE FROM episodes_fts WHERE rowid = ?`
+	deleteEpisodeSQL    = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ? RETURNING rid, content`
+	// The index is contentless: a row is removed by giving its indexed text
+	// back, which lets FTS5's secure-delete erase its entries (fts.go).
+	deleteEpisodeFTSSQL = `INSERT INTO episodes_fts (episodes_fts, rowid, content) VALUES ('delete', ?, ?)`
 
 	insertMemorySQL = `INSERT INTO memories (org, project, user_id, agent, session, id, kind,
 		abstraction, cues, value, language, confidence, importance, status, valid_from, valid_to,
@@ -49,13 +51,15 @@ const (
 	memoryForReplaceSQL = `SELECT rid, user_id, value, abstraction, cues, sources FROM memories
 		WHERE org = ? AND project = ? AND id = ?`
 	insertMemoryFTSSQL = `INSERT INTO memories_fts (rowid, value, abstraction, cues, ns) VALUES (?, ?, ?, ?, ?)`
-	deleteMemoryFTSSQL = `DELETE FROM memories_fts WHERE rowid = ?`
+	deleteMemoryFTSSQL = `INSERT INTO memories_fts (memories_fts, rowid, value, abstraction, cues, ns) VALUES ('delete', ?, ?, ?, ?, ?)`
 	insertSourcesSQL   = `INSERT OR IGNORE INTO memory_sources (org, project, episode_id, memory_id)
 		SELECT ?, ?, j.value, ? FROM json_each(?) AS j`
 	deleteSourcesSQL = `DELETE FROM memory_sources WHERE org = ? AND project = ? AND memory_id = ?`
 	// Sources and vectors go with the memory through their foreign keys.
-	deleteMemorySQL   = `DELETE FROM memories WHERE org = ? AND project = ? AND id = ? RETURNING rid`
-	deleteVersionsSQL = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND memory_id = ?`
+	deleteMemorySQL     = `DELETE FROM memories WHERE org = ? AND project = ? AND id = ? RETURNING rid, user_id, value, abstraction, cues`
+	deleteVersionsSQL   = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND memory_id = ?`
+	scrubMemoryAuditSQL = `UPDATE audit SET detail = '' WHERE org = ? AND project = ? AND user_id = ?
+		AND detail != '' AND EXISTS (SELECT 1 FROM json_each(audit.ids) AS j WHERE j.value = ?)`
 	// touchSQL adds to each memory as many accesses as its id is listed.
 	touchSQL = `UPDATE memories SET last_accessed = ?1,
 		access_count = access_count + (SELECT count(*) FROM json_each(?4) AS j WHERE j.value = memories.id)
@@ -163,7 +167,7 @@ func writeStatements() []string {
 	return append(readStatements(),
 		insertEpisodeSQL, insertEpisodeFTSSQL, deleteEpisodeSQL, deleteEpisodeFTSSQL,
 		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertMemoryFTSSQL,
-		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL,
+		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL, scrubMemoryAuditSQL,
 		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL, memoryExistsSQL,
 		deleteEmbeddingsSQL, insertVectorSQL, deleteVectorsExceptSQL, setMetaSQL, deleteMetaSQL)
 }

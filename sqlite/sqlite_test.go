@@ -223,7 +223,9 @@ func TestIntegrityCheck(t *testing.T) {
 	}
 
 	// Break the index behind the store's back: both directions are reported.
-	if _, err := raw.Exec("DELETE FROM memories_fts WHERE rowid = (SELECT min(rid) FROM memories)"); err != nil {
+	// (The index is contentless, so a row's entry is dropped from its
+	// docsize shadow table, which is what the check reads.)
+	if _, err := raw.Exec("DELETE FROM memories_fts_docsize WHERE id = (SELECT min(rid) FROM memories)"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := raw.Exec("INSERT INTO episodes_fts (rowid, content) VALUES (999999, 'orphan')"); err != nil {

@@ -713,8 +713,9 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	// Most replacements change only status or validity; leave the index be.
 	// A move to another user changes the row's namespace token.
 	if oldValue != m.Value || oldAbs != m.Abstraction || oldCues.String != nullString(cues) || oldUser != n.User {
-		if _, err := t.exec(ctx, deleteMemoryFTSSQL, rid); err != nil {
-			return mapErr(ctx, "index memory", err)
+		old := indexedMemory{rid: rid, org: n.Org, project: n.Project, user: oldUser, value: oldValue, abstraction: oldAbs, cues: oldCues}
+		if err := t.unindexMemory(ctx, old); err != nil {
+			return err
 		}
 		if err := t.indexMemory(ctx, rid, m); err != nil {
 			return err
@@ -788,7 +789,8 @@ func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 }
 
 // PurgeMemory deletes the memory with n's tenant and id, its text index
-// row, sources, vectors and versions. Nothing to delete is not an error;
+// row, sources, vectors and versions, and clears the detail of the audit
+// entries of its user that name it. Nothing to delete is not an error;
 // EINVALID for a bad namespace or id.
 func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
@@ -803,14 +805,20 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 	if err := t.logChange(ctx, n.Org, n.Project, id); err != nil {
 		return err
 	}
-	var rid int64
-	err := t.queryRow(ctx, deleteMemorySQL, n.Org, n.Project, id).Scan(&rid)
+	var r indexedMemory
+	err := t.queryRow(ctx, deleteMemorySQL, n.Org, n.Project, id).Scan(&r.rid, &r.user, &r.value, &r.abstraction, &r.cues)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return mapErr(ctx, "purge memory", err)
 	default:
-		if _, err := t.exec(ctx, deleteMemoryFTSSQL, rid); err != nil {
+		r.org, r.project = n.Org, n.Project
+		if err := t.unindexMemory(ctx, r); err != nil {
+			return err
+		}
+		// Earlier audit entries of the memory keep that they happened, not
+		// the reasons given, which may quote the text.
+		if _, err := t.exec(ctx, scrubMemoryAuditSQL, n.Org, n.Project, r.user, id); err != nil {
 			return mapErr(ctx, "purge memory", err)
 		}
 	}
@@ -834,20 +842,21 @@ func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) er
 		return invalidID("episode", id)
 	}
 	var rid int64
-	err := t.queryRow(ctx, deleteEpisodeSQL, n.Org, n.Project, id).Scan(&rid)
+	var content string
+	err := t.queryRow(ctx, deleteEpisodeSQL, n.Org, n.Project, id).Scan(&rid, &content)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
 	case err != nil:
 		return mapErr(ctx, "purge episode", err)
 	}
-	_, err = t.exec(ctx, deleteEpisodeFTSSQL, rid)
+	_, err = t.exec(ctx, deleteEpisodeFTSSQL, rid, ftsText(content))
 	return mapErr(ctx, "purge episode", err)
 }
 
 // PurgeScope deletes every episode, memory, version, text index row, source
 // and vector in s, ignoring s.IncludeShared (it never widens a write), and
-// keeps the audit log. EINVALID if s names no user, agent or session.
+// keeps the audit log as tombstones (detail cleared). EINVALID if s names no user, agent or session.
 func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
 	var c engram.PurgeCounts
 	if err := t.writable(); err != nil {
@@ -870,9 +879,9 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if err := t.logScopeChanges(ctx, s); err != nil {
 		return c, err
 	}
-	// Index rows first, while the rows that name their rids still exist.
-	if _, err := t.exec(ctx, "DELETE FROM memories_fts WHERE rowid IN (SELECT m.rid FROM memories m WHERE "+mw+")", margs...); err != nil {
-		return c, mapErr(ctx, "purge scope", err)
+	// Index rows first, while the rows that hold their text still exist.
+	if err := t.unindexScope(ctx, mw, margs, ew, eargs); err != nil {
+		return c, err
 	}
 	// Versions in the scope, and any left under another namespace by a
 	// memory that moved into it.
@@ -892,13 +901,16 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if c.Memories, err = affected(res); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
 	}
-	if _, err := t.exec(ctx, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.rid FROM episodes e WHERE "+ew+")", eargs...); err != nil {
-		return c, mapErr(ctx, "purge scope", err)
-	}
 	if res, err = t.exec(ctx, "DELETE FROM episodes WHERE "+dew, deargs...); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
 	}
 	if c.Episodes, err = affected(res); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
+	// The audit log keeps that each change happened, when and by whom, but
+	// not what the client wrote about it.
+	aw, aargs := scopeWhere("audit.", s)
+	if _, err := t.exec(ctx, "UPDATE audit SET detail = '' WHERE detail != '' AND "+aw, aargs...); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
 	}
 	return c, nil

@@ -61,6 +61,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchOtherNamespaces", testSearchOtherNamespaces},
 		{"ReplaceMemory", testReplaceMemory},
 		{"PurgeMemory", testPurgeMemory},
+		{"PurgeTombstones", testPurgeTombstones},
 		{"PurgeEpisode", testPurgeEpisode},
 		{"Touch", testTouch},
 		{"TouchCounts", testTouchCounts},

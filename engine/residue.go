@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/engramhq/engram"
+)
+
+// Delete means gone. After a hard delete or a purge commits, the engine
+// makes the embedder's cache forget the deleted texts and asks the store to
+// scrub its files (engram.Scrubber). Both run after the commit: the delete
+// is acknowledged either way, so their failures are logged, not returned.
+
+// historyTexts returns the embedded texts of m and of every version of it,
+// read inside the transaction that purges it: the cache keeps a vector for
+// each text the memory ever had.
+func historyTexts(ctx context.Context, tx engram.Tx, s engram.Scope, m *engram.Memory) ([]string, error) {
+	var texts []string
+	add := func(m *engram.Memory) {
+		if m == nil {
+			return
+		}
+		for _, ft := range fieldTexts(m) {
+			if !slices.Contains(texts, ft[1]) {
+				texts = append(texts, ft[1])
+			}
+		}
+	}
+	add(m)
+	vs, err := tx.Versions(ctx, s, m.ID)
+	if err != nil && !engram.IsNotFound(err) {
+		return nil, err
+	}
+	for i := range vs {
+		add(vs[i].Old)
+		add(vs[i].New)
+	}
+	return texts, nil
+}
+
+// afterPurge forgets texts of n's partition in the embedder's cache (every
+// partition of n's tenant when tenant is set) and scrubs the store.
+func (e *Engine) afterPurge(ctx context.Context, n engram.Namespace, texts []string, tenant bool) {
+	ctx = context.WithoutCancel(ctx)
+	if f, ok := e.Embedder().(engram.EmbedForgetter); ok {
+		var err error
+		if tenant {
+			err = f.ForgetTenant(ctx, n)
+		} else if len(texts) > 0 {
+			err = f.ForgetTexts(ctx, n, texts)
+		}
+		if err != nil {
+			e.log.WarnContext(ctx, "engine: the embedding cache could not forget deleted texts", "tenant", n.Tenant(), "err", err)
+		}
+	}
+	if sc, ok := e.store.(engram.Scrubber); ok {
+		if err := sc.Scrub(ctx); err != nil {
+			e.log.WarnContext(ctx, "engine: scrubbing the store after a delete failed", "tenant", n.Tenant(), "err", err)
+		}
+	}
+}

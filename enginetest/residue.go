@@ -1,0 +1,161 @@
+package enginetest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/embedcache"
+	"github.com/engramhq/engram/engine"
+)
+
+// Files lists every file that holds a store's data, after making sure
+// that what the store committed has reached them (a checkpoint).
+type Files func(t *testing.T) []string
+
+// DirFiles returns every regular file under dir.
+func DirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil // removed while walking (a temporary file)
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("list %s: %v", dir, err)
+	}
+	return out
+}
+
+// marker returns a random lower-case word no store holds by chance.
+func marker(t *testing.T) string {
+	b := make([]byte, 20)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range b {
+		b[i] = 'a' + b[i]%26
+	}
+	return "zq" + string(b)
+}
+
+// grep returns the files holding marker or its last 12 bytes (full-text
+// indexes store a word behind the prefix it shares with the word before).
+func grep(t *testing.T, files []string, marker string) []string {
+	t.Helper()
+	var hits []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("read %s: %v", f, err)
+		}
+		if bytes.Contains(b, []byte(marker)) || bytes.Contains(b, []byte(marker[len(marker)-12:])) {
+			hits = append(hits, f)
+		}
+	}
+	return hits
+}
+
+// RunResidue writes unique markers into every text field of memories and
+// episodes, hard-deletes one user's and purges another's, and scans every
+// file of the store (files) and of the embedding cache for the markers'
+// bytes: after the engine's delete returns, none may be found. A third
+// marker that is not deleted must still be found, so the scan is not blind.
+func RunResidue(t *testing.T, st engram.Store, files Files) {
+	cacheDir := t.TempDir()
+	cache, err := embedcache.New(&BagEmbedder{}, embedcache.Options{Path: filepath.Join(cacheDir, "embeddings-cache.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(ctx, st, engine.Options{Embedder: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close(); cache.Close(); st.Close() })
+	scan := func() []string { return append(files(t), DirFiles(t, cacheDir)...) }
+
+	hard, purged, kept := marker(t), marker(t), marker(t)
+	noForm := false
+	write := func(ns engram.Namespace, m string) (memID, epID string) {
+		t.Helper()
+		eps, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Form: &noForm, Episodes: []engram.EpisodeInput{
+			{Role: "user", Content: "Ich habe " + m + " gesagt", Metadata: map[string]any{"note": "meta " + m}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: []engram.Memory{{
+			Kind: engram.KindSemantic, Value: "El valor es " + m, Abstraction: "abstraction of " + m,
+			Cues: []string{"cue " + m}, Metadata: map[string]any{"secret": "value " + m},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := "Der Wert ist jetzt " + m + " 新的"
+		if _, err := e.UpdateMemory(ctx, engram.Scope{Org: ns.Org, Project: ns.Project, User: ns.User}, ms[0].ID, engram.MemoryPatch{Value: &v, Reason: "corrected " + m}); err != nil {
+			t.Fatal(err)
+		}
+		return ms[0].ID, eps.Episodes[0].ID
+	}
+	memID, epID := write(nsA, hard)
+	write(nsB, purged)
+	keptNS := engram.Namespace{Org: "acme", Project: "p", User: "carol"}
+	write(keptNS, kept)
+
+	for _, m := range []string{hard, purged, kept} {
+		if len(grep(t, scan(), m)) == 0 {
+			t.Fatalf("marker %s is in no file before the delete: the scan cannot see the store's data", m)
+		}
+	}
+
+	if err := e.DeleteMemory(ctx, scA, memID, engram.DeleteOptions{Hard: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DeleteEpisode(ctx, scA, epID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.DeleteScope(ctx, scB); err != nil {
+		t.Fatal(err)
+	}
+
+	files2 := scan()
+	for what, m := range map[string]string{"hard-deleted": hard, "purged": purged} {
+		if hits := grep(t, files2, m); len(hits) > 0 {
+			t.Errorf("the %s marker is still in %s", what, strings.Join(hits, ", "))
+		}
+	}
+	if len(grep(t, files2, kept)) == 0 {
+		t.Errorf("the marker of data not deleted is in no file: the scan went blind")
+	}
+
+	// A purge keeps that it happened, when and by whom.
+	page, err := e.Audit(ctx, scB, engram.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range page.Entries {
+		found = found || (a.Op == "scope.delete" && a.Actor == "test" && !a.At.IsZero())
+		if strings.Contains(a.Detail, purged) {
+			t.Errorf("audit entry %s %s still holds the purged text: %q", a.ID, a.Op, a.Detail)
+		}
+	}
+	if !found {
+		t.Errorf("the audit log lost the purge itself: %+v", page.Entries)
+	}
+}
