@@ -20,12 +20,11 @@ func (c *consolidation) facts(ctx context.Context, said []engram.Episode) error 
 	slices.SortStableFunc(order, func(a, b engram.Episode) int { return a.OccurredAt.Compare(b.OccurredAt) })
 	for i := range order {
 		e := &order[i]
-		tag := lang.Detect(e.Content)
-		for _, f := range factsOf(tag, e.Content) {
+		for _, f := range factsOf(lang.Detect(e.Content), e.Content) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := c.fact(ctx, e, tag, f); err != nil {
+			if err := c.fact(ctx, e, f.tag, f); err != nil {
 				return err
 			}
 		}
@@ -170,7 +169,7 @@ func (c *consolidation) stale(ctx context.Context, old *engram.Memory, terms []s
 		if done[m.ID] || isFact(&m) {
 			continue
 		}
-		c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpUpdate, TargetID: m.ID, Memory: engram.Memory{Metadata: mark(m.Metadata)},
+		c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpUpdate, TargetID: m.ID, Memory: engram.Memory{Metadata: mark(m.Metadata), Sources: m.Sources},
 			Reason: "states a fact a newer one replaced"})
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 // person: where they live or work, what they eat, a favourite, a status,
 // how many of something they have.
 type fact struct {
+	tag   string // the language of the phrasing that matched
 	attr  string // e.g. "residence", "favourite colour", "count of cat"
 	value string // as said, e.g. "Munich"
 	label string // how the language says it: "lives in"
@@ -28,7 +29,7 @@ type factRule struct {
 // Pieces of the patterns: a proper name (a capitalised run, the place or
 // employer), a short phrase, and the number words of counts.
 const (
-	name   = `(?P<v>\p{Lu}[\p{L}'’-]*(?:[ -](?:\p{Lu}[\p{L}'’-]*|de|del|am|an|upon|on)){0,3})`
+	name   = `(?P<v>\p{Lu}[\p{L}'’-]*(?:[ -](?:(?:de|del|la|am|an|upon|on|sur) )?\p{Lu}[\p{L}'’-]*){0,3})`
 	phrase = `(?P<v>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|y|pero|porque|ahora|et|mais|parce)\b|$)`
 	nounA  = `(?P<a>\p{L}{3,20})`
 	numEN  = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
@@ -152,24 +153,43 @@ func termsOf(attr string) []string {
 	return append(out, "favourite", "favorite", "how", "many")
 }
 
-// factsOf returns the facts the sentences of text in language tag state
-// about their speaker; questions state none.
-func factsOf(tag, text string) []fact {
-	rs := factRules[tag]
-	if len(rs) == 0 {
-		return nil
+// ruleLangs are the languages with rules, in the order tried after the
+// detected one: detection is unsure of a short sentence.
+var ruleLangs = []string{lang.English, lang.German, lang.Spanish, lang.French}
+
+// tryOrder returns tag first, then the other languages with rules.
+func tryOrder(tag string) []string {
+	out := []string{tag}
+	for _, l := range ruleLangs {
+		if l != tag {
+			out = append(out, l)
+		}
 	}
+	return out
+}
+
+// factsOf returns the facts the sentences of text state about their
+// speaker, read by the rules of tag, the detected language, else of the
+// first other language whose rules match; questions state none.
+func factsOf(tag, text string) []fact {
 	var out []fact
 	seen := map[string]bool{}
 	for _, s := range sentences(text) {
 		if strings.HasSuffix(s, "?") || strings.HasPrefix(s, "¿") {
 			continue
 		}
-		for _, r := range rs {
-			f, ok := r.match(tag, s)
-			if ok && !seen[f.attr] {
-				seen[f.attr] = true
-				out = append(out, f)
+		for _, l := range tryOrder(tag) {
+			n := len(out)
+			for _, r := range factRules[l] {
+				f, ok := r.match(l, s)
+				if ok && !seen[f.attr] {
+					seen[f.attr] = true
+					f.tag = l
+					out = append(out, f)
+				}
+			}
+			if len(out) > n {
+				break
 			}
 		}
 	}

@@ -1,7 +1,9 @@
 package formation
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/engramhq/engram/lang"
@@ -16,11 +18,11 @@ var forgetRules = map[string][]*regexp.Regexp{
 		`(?:(?:forget|(?:don't|don’t|do not) remember|stop remembering)[ ,]+(?:that|what i (?:said|told you|mentioned) about|everything (?:i (?:said|told you) )?about|all (?:i told you )?about)` +
 		`|(?:delete|erase|remove) (?:what i (?:said|told you)|everything i (?:said|told you)|what you know|(?:the|my|any) (?:memory|memories|info|information|notes?)) (?:about|of|on|regarding))` +
 		`[ ,]+(?P<t>.+)$`),
-	lang.German: res(`(?i)^(?:(?:bitte|kannst du|könntest du|und)[ ,]+)*(?:vergiss|vergessen sie)(?:[ ,]+bitte)?` +
+	lang.German: res(`(?i)^(?:(?:bitte|kannst du|könntest du|und)[ ,]+)*(?:vergiss|vergessen sie)(?:[ ,]+bitte)?`+
 		`[ ,]+(?:dass|was ich (?:dir )?(?:über|zu|von)|alles(?:,)? was ich (?:dir )?(?:über|zu|von)|alles über|das mit)[ ,]+(?P<t>.+)$`,
 		`(?i)^(?:(?:bitte|kannst du|könntest du|und)[ ,]+)*(?:lösche?|löschen sie|entferne)(?:[ ,]+bitte)?`+
 			`[ ,]+(?:alles(?:,)? )?was ich (?:dir )?(?:über|zu|von) (?P<t>.+)$`),
-	lang.Spanish: res(`(?i)^(?:(?:por favor|puedes|podrías|y)[ ,]+)*(?:olvida|olvídate de|olvidate de|no recuerdes)` +
+	lang.Spanish: res(`(?i)^(?:(?:por favor|puedes|podrías|y)[ ,]+)*(?:olvida|olvídate de|olvidate de|no recuerdes)`+
 		`[ ,]+(?:que|lo que te (?:dije|conté) (?:sobre|de|acerca de)|todo lo que te (?:dije|conté) (?:sobre|de|acerca de)|todo sobre|lo de)[ ,]+(?P<t>.+)$`,
 		`(?i)^(?:(?:por favor|puedes|podrías|y)[ ,]+)*(?:borra|elimina)[ ,]+(?:todo )?lo que te (?:dije|conté) (?:sobre|de|acerca de) (?P<t>.+)$`),
 	lang.French: res(`(?i)^(?:(?:s'il te plaît|s’il te plaît|peux-tu|et)[ ,]+)*oublie`+
@@ -44,26 +46,37 @@ var notForget = setOf("nicht nie to pas jamais")
 // not what it was about.
 var tellWords = setOf("said told say tell mentioned gesagt erzählt gesprochen habe hab dije conté dicho contado dit raconté")
 
-// forgetTopic returns what text, in language tag, asks to forget and the
-// stems of its content words, and whether it is such a request at all. A
+// forgetTopic returns what text asks to forget, the stems of its content
+// words, the language of the request (tag, the detected one, else the
+// first whose rules match), and whether it is such a request at all. A
 // request with no content words ("forget what I told you about it") is
 // one, about nothing.
-func forgetTopic(tag, text string) (string, []string, bool) {
+func forgetTopic(tag, text string) (string, []string, string, bool) {
 	for _, s := range sentences(text) {
 		if strings.HasSuffix(s, "?") || strings.HasPrefix(s, "¿") {
 			continue
 		}
-		for _, re := range forgetRules[tag] {
-			m := re.FindStringSubmatch(s)
-			if m == nil {
-				continue
+		for _, l := range tryOrder(tag) {
+			if t, stems, ok := forgetIn(l, s); ok {
+				return t, stems, l, true
 			}
-			t := m[re.SubexpIndex("t")]
-			if ws := lang.Words(strings.ToLower(t)); len(ws) > 0 && notForget[ws[0]] {
-				continue
-			}
-			return t, contentStems(tag, t), true
 		}
+	}
+	return "", nil, "", false
+}
+
+// forgetIn reads sentence s as a request to forget in language tag.
+func forgetIn(tag, s string) (string, []string, bool) {
+	for _, re := range forgetRules[tag] {
+		m := re.FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		t := m[re.SubexpIndex("t")]
+		if ws := lang.Words(strings.ToLower(t)); len(ws) > 0 && notForget[ws[0]] {
+			continue
+		}
+		return t, contentStems(tag, t), true
 	}
 	return "", nil, false
 }
@@ -84,6 +97,16 @@ func contentStems(tag, text string) []string {
 		}
 	}
 	return out
+}
+
+// sameStem reports whether two stems are one word's, the shorter (of at
+// least four letters) a prefix of the longer: stemmers leave some
+// inflections apart ("wohnt", "wohn").
+func sameStem(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return len([]rune(a)) >= 4 && strings.HasPrefix(b, a)
 }
 
 func isDigits(w string) bool {
@@ -108,7 +131,7 @@ func covers(tag, text string, topic []string) bool {
 	}
 	n := 0
 	for _, t := range topic {
-		if have[t] {
+		if have[t] || slices.ContainsFunc(slices.Collect(maps.Keys(have)), func(h string) bool { return sameStem(h, t) }) {
 			n++
 		}
 	}

@@ -69,8 +69,7 @@ func (r Rules) FormAfterIn(ctx context.Context, sr engram.ScopeReader, prev *eng
 	var asks []request
 	var said []engram.Episode
 	for _, e := range eps {
-		tag := lang.Detect(e.Content)
-		if text, topic, ok := forgetTopic(tag, e.Content); ok {
+		if text, topic, tag, ok := forgetTopic(lang.Detect(e.Content), e.Content); ok {
 			asks = append(asks, request{ep: e, tag: tag, text: text, topic: topic})
 		} else {
 			said = append(said, e)
