@@ -38,7 +38,7 @@ type Rules struct {
 
 // DefaultMergeAt is the merge threshold measured on LoCoMo conversations
 // 0-4 (see README, "Consolidation without an LLM").
-const DefaultMergeAt = 0.9
+const DefaultMergeAt = 0.85
 
 // DefaultRules returns Rules over Default with DefaultMergeAt.
 func DefaultRules() Rules { return Rules{Former: Default(), MergeAt: DefaultMergeAt} }
@@ -160,7 +160,7 @@ func (c *consolidation) merge(ctx context.Context, at float64) error {
 func (c *consolidation) repeated(ctx context.Context, m *engram.Memory, batch []*engram.Memory, at float64) (*engram.Memory, float64, error) {
 	cands := slices.Clone(batch)
 	if c.sr != nil {
-		hits, err := c.sr.SearchText(ctx, firstWords(m.Value, 24), engram.MemoryFilter{Kinds: []engram.Kind{engram.KindEpisodic}}, 5)
+		hits, err := c.sr.SearchText(ctx, firstWords(m.Value, 12), engram.MemoryFilter{Kinds: []engram.Kind{engram.KindEpisodic}}, 3)
 		if err != nil {
 			return nil, 0, err
 		}
