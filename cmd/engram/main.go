@@ -73,6 +73,7 @@ func init() {
 		updateCommand,
 		deleteCommand,
 		restoreCommand,
+		conflictsCommand,
 		historyCommand,
 		rollbackCommand,
 		importCommand,
