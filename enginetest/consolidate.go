@@ -1,6 +1,8 @@
 package enginetest
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -297,5 +299,88 @@ func testConflict(t *testing.T, open Open) {
 	}
 	if cs, _ := e.ListConflicts(ctx, scA); len(cs) != 0 {
 		t.Errorf("conflicts after resolving = %+v", cs)
+	}
+}
+
+// scriptedFormer answers each batch with the operations script makes of
+// the scope's memories (listed newest first) and the episodes, as a
+// language model's former would.
+type scriptedFormer struct {
+	script func(ms []engram.Memory, eps []engram.Episode) []engram.MemoryOp
+}
+
+func (f scriptedFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
+	return nil, errors.New("Form called on a Consolidator")
+}
+
+func (f scriptedFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Limit: engram.MaxLimit})
+	if err != nil {
+		return nil, err
+	}
+	return f.script(ms, eps), nil
+}
+
+func (scriptedFormer) Actor() string { return "former:llm:test" }
+
+// testDecisionModel: the engine applies every operation a former decides
+// on, each a version under the former's actor with its reason: MERGE
+// (content and sources into the target), NOOP (nothing written, counted),
+// DELETE (soft), SUPERSEDE at the new memory's event time, CONFLICT (both
+// marked); an unknown operation stores nothing.
+func testDecisionModel(t *testing.T, open Open) {
+	var next []engram.MemoryOp
+	e := newEngine(t, open, engine.Options{Former: scriptedFormer{func(ms []engram.Memory, eps []engram.Episode) []engram.MemoryOp {
+		if next == nil {
+			return []engram.MemoryOp{{Op: engram.OpAdd, Memory: engram.Memory{Value: eps[0].Content, Sources: []string{eps[0].ID}}, Reason: "new"}}
+		}
+		ops := next
+		for i := range ops {
+			ops[i].Memory.Sources = []string{eps[0].ID}
+		}
+		return ops
+	}}})
+	tea := say(t, e, t0, "Alice", "I like green tea.").Memories[0]
+	coffee := say(t, e, t0.Add(time.Minute), "Alice", "I drink coffee at work.").Memories[0]
+
+	next = []engram.MemoryOp{{Op: engram.OpMerge, TargetID: tea.ID, Memory: engram.Memory{Value: "I like green tea, sencha most."}, Reason: "same taste"}, {Op: engram.OpNoop, Reason: "nothing new"}}
+	res := say(t, e, t0.Add(2*time.Minute), "Alice", "Sencha is my favourite green tea.")
+	if res.Decisions[engram.OpMerge] != 1 || res.Decisions[engram.OpNoop] != 1 || len(res.Memories) != 1 {
+		t.Errorf("merge+noop: decisions %v, %d memories", res.Decisions, len(res.Memories))
+	}
+	if m := res.Memories[0]; m.ID != tea.ID || m.Value != "I like green tea, sencha most." || len(m.Sources) != 2 {
+		t.Errorf("merged = %s %q %v", m.ID, m.Value, m.Sources)
+	}
+	if v := lastVersion(t, e, tea.ID); v.Op != engram.OpMerge || v.Actor != "former:llm:test" || v.Reason != "same taste" {
+		t.Errorf("merge version = %s %q %q", v.Op, v.Actor, v.Reason)
+	}
+
+	later := t0.Add(48 * time.Hour)
+	next = []engram.MemoryOp{{Op: engram.OpSupersede, TargetID: coffee.ID, Memory: engram.Memory{Value: "I quit coffee.", ValidFrom: &later}, Reason: "quit"}}
+	say(t, e, later, "Alice", "I quit coffee.")
+	if old, _ := e.GetMemory(ctx, scA, coffee.ID); old.Status != engram.StatusSuperseded || old.ValidTo == nil || !old.ValidTo.Equal(later) {
+		t.Errorf("superseded coffee = %s valid to %v, want superseded at %v", old.Status, old.ValidTo, later)
+	}
+
+	next = []engram.MemoryOp{{Op: engram.OpConflict, TargetID: tea.ID, Memory: engram.Memory{Value: "I dislike tea."}, Reason: "contradicts"}}
+	res = say(t, e, later.Add(time.Minute), "Alice", "I dislike tea.")
+	if len(res.Memories) != 2 || res.Memories[0].Metadata[engram.MetaConflict] != res.Memories[1].ID {
+		t.Errorf("conflict memories = %v", values(res.Memories))
+	}
+
+	next = []engram.MemoryOp{{Op: engram.OpDelete, TargetID: tea.ID, Reason: "asked to forget"}}
+	say(t, e, later.Add(2*time.Minute), "Alice", "forget it")
+	if v := lastVersion(t, e, tea.ID); v.Op != engram.OpDelete || v.New.Status != engram.StatusDeleted || v.Reason != "asked to forget" {
+		t.Errorf("delete version = %s %s %q", v.Op, v.New.Status, v.Reason)
+	}
+
+	before := countMemories(t, e, scA, engram.StatusActive, engram.StatusDeleted, engram.StatusSuperseded)
+	next = []engram.MemoryOp{{Op: engram.OpAdd, Memory: engram.Memory{Value: "half"}}, {Op: "EXPLODE"}}
+	at := later.Add(3 * time.Minute)
+	if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA, Episodes: []engram.EpisodeInput{{Content: "x", OccurredAt: &at}}}); err == nil {
+		t.Error("an unknown operation was accepted")
+	}
+	if after := countMemories(t, e, scA, engram.StatusActive, engram.StatusDeleted, engram.StatusSuperseded); after != before {
+		t.Errorf("%d memories after a failed batch, want %d", after, before)
 	}
 }

@@ -33,6 +33,7 @@ func Run(t *testing.T, open Open) {
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},
 		{"Conflict", testConflict},
+		{"DecisionModel", testDecisionModel},
 		{"AddMemoriesDirect", testAddMemoriesDirect},
 		{"UpdateVersions", testUpdateVersions},
 		{"Supersede", testSupersede},
