@@ -3,8 +3,11 @@ package formation
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/engramhq/engram"
@@ -108,8 +111,22 @@ type request struct {
 
 // consolidation is one batch's operations on their way to the engine.
 type consolidation struct {
-	sr  engram.ScopeReader // nil: the batch alone
-	ops []engram.MemoryOp
+	sr    engram.ScopeReader // nil: the batch alone
+	ops   []engram.MemoryOp
+	texts map[*engram.Memory]text // the words of memories compared so far
+}
+
+// textOf returns the words of m's value, read once.
+func (c *consolidation) textOf(m *engram.Memory) text {
+	t, ok := c.texts[m]
+	if !ok {
+		if c.texts == nil {
+			c.texts = map[*engram.Memory]text{}
+		}
+		t = textOf(m.Value)
+		c.texts[m] = t
+	}
+	return t
 }
 
 // turnOf reports whether m is the memory of a single turn.
@@ -127,10 +144,17 @@ func partyOf(m *engram.Memory) string {
 
 // merge turns the ADD of a turn that repeats a memory of the same party,
 // stored or earlier in the batch, into a MERGE of its source into that
-// memory, and relinks the turn's neighbours past it.
+// memory, and relinks the turn's neighbours past it. Every turn's memory
+// carries the fingerprint of its words (MetaFingerprint): the stored
+// candidates are those with a fingerprint of the batch, read in one
+// query, so a batch costs one read however long the scope's history.
 func (c *consolidation) merge(ctx context.Context, at float64) error {
 	if at <= 0 {
 		return nil
+	}
+	stored, err := c.sameWords(ctx)
+	if err != nil {
+		return err
 	}
 	var batch []*engram.Memory
 	for i := range c.ops {
@@ -139,10 +163,7 @@ func (c *consolidation) merge(ctx context.Context, at float64) error {
 			continue
 		}
 		m := &op.Memory
-		target, sim, err := c.repeated(ctx, m, batch, at)
-		if err != nil {
-			return err
-		}
+		target, sim := c.repeated(m, append(slices.Clone(batch), stored[fingerprint(m.Value)]...), at)
 		if target == nil {
 			batch = append(batch, m)
 			continue
@@ -155,30 +176,63 @@ func (c *consolidation) merge(ctx context.Context, at float64) error {
 	return nil
 }
 
-// repeated returns the memory of m's party, among batch and the scope's
-// full-text matches of m, most similar to m if that is at least at.
-func (c *consolidation) repeated(ctx context.Context, m *engram.Memory, batch []*engram.Memory, at float64) (*engram.Memory, float64, error) {
-	cands := slices.Clone(batch)
-	if c.sr != nil {
-		hits, err := c.sr.SearchText(ctx, firstWords(m.Value, 12), engram.MemoryFilter{Kinds: []engram.Kind{engram.KindEpisodic}}, 3)
-		if err != nil {
-			return nil, 0, err
-		}
-		for i := range hits {
-			cands = append(cands, &hits[i].Memory)
+// MetaFingerprint is the metadata key of a turn memory's fingerprint: a
+// hash of the set of its words, lower case.
+const MetaFingerprint = "fingerprint"
+
+// fingerprint hashes the set of the words of s.
+func fingerprint(s string) string {
+	ws := slices.Sorted(maps.Keys(wordSet(s)))
+	h := fnv.New64a()
+	for _, w := range ws {
+		h.Write([]byte(w))
+		h.Write([]byte{0})
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}
+
+// sameWords fingerprints the batch's turn memories and returns the stored
+// active memories with one of those fingerprints, by fingerprint.
+func (c *consolidation) sameWords(ctx context.Context) (map[string][]*engram.Memory, error) {
+	var fps []any
+	for i := range c.ops {
+		if m := &c.ops[i].Memory; c.ops[i].Op == engram.OpAdd && turnOf(m) {
+			fp := fingerprint(m.Value)
+			setMeta(m, MetaFingerprint, fp)
+			fps = append(fps, fp)
 		}
 	}
+	out := map[string][]*engram.Memory{}
+	if c.sr == nil || len(fps) == 0 {
+		return out, nil
+	}
+	ms, _, err := c.sr.ListMemories(ctx, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindEpisodic}, Limit: engram.MaxLimit,
+		MetadataIn: map[string][]any{MetaFingerprint: fps}})
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		fp, _ := ms[i].Metadata[MetaFingerprint].(string)
+		out[fp] = append(out[fp], &ms[i])
+	}
+	return out, nil
+}
+
+// repeated returns the memory of m's party among cands most similar to m,
+// if that is at least at.
+func (c *consolidation) repeated(m *engram.Memory, cands []*engram.Memory, at float64) (*engram.Memory, float64) {
 	var best *engram.Memory
 	bestSim := 0.0
+	mt := c.textOf(m)
 	for _, o := range cands {
 		if o.Metadata[engram.MetaGranularity] != nil || o.Metadata[engram.MetaFactAttribute] != nil || partyOf(o) != partyOf(m) {
 			continue
 		}
-		if s := Similarity(m.Value, o.Value); s >= at && s > bestSim {
+		if s := mt.similarity(c.textOf(o), at); s >= at && s > bestSim {
 			best, bestSim = o, s
 		}
 	}
-	return best, bestSim, nil
+	return best, bestSim
 }
 
 // unlink makes the neighbours of m, whose ADD becomes a merge, link past
@@ -203,17 +257,28 @@ func (c *consolidation) unlink(m *engram.Memory) {
 	}
 }
 
-func firstWords(s string, n int) string {
-	ws := strings.Fields(s)
-	return strings.Join(ws[:min(n, len(ws))], " ")
-}
-
 // Similarity is how near two texts are, 0 to 1: the lesser of the Jaccard
 // overlap of their word sets (lexical) and the cosine of their character
 // trigram counts (which, like a dense embedding, forgives inflections and
 // typos). A repeat scores 1.
-func Similarity(a, b string) float64 {
-	return min(jaccard(wordSet(a), wordSet(b)), cosine(trigrams(a), trigrams(b)))
+func Similarity(a, b string) float64 { return textOf(a).similarity(textOf(b), 0) }
+
+// text is a text's words, for Similarity.
+type text struct {
+	s     string
+	words map[string]bool
+}
+
+func textOf(s string) text { return text{s, wordSet(s)} }
+
+// similarity is Similarity, or just the lexical part when that is below
+// enough.
+func (a text) similarity(b text, enough float64) float64 {
+	j := jaccard(a.words, b.words)
+	if j == 0 || j < enough {
+		return j
+	}
+	return min(j, cosine(trigrams(a.s), trigrams(b.s)))
 }
 
 func wordSet(s string) map[string]bool {
