@@ -91,6 +91,7 @@ func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
 	if err := req.Filter.Validate(); err != nil {
 		return nil, err
 	}
+	req.Filter = asOf(req.Filter)
 	s := &search{req: req, scope: scope, k: k, now: e.clock(), cfg: e.retrieval}
 	if req.Now != nil {
 		s.now = norm(*req.Now)

@@ -116,6 +116,15 @@ func testKnowledgeUpdate(t *testing.T, open Open) {
 			if past := facts(t, e, "residence", &asOf); len(past) != 1 || !strings.Contains(past[0].Value, tc.oldCity) {
 				t.Errorf("residence as of %v = %v, want the %s fact", asOf, values(past), tc.oldCity)
 			}
+			// A read as of a time sees what was current then, by default.
+			then, err := e.ListMemories(ctx, scA, engram.MemoryFilter{ValidAt: &asOf, Metadata: map[string]any{engram.MetaFactAttribute: "residence"}})
+			if err != nil || len(then.Memories) != 1 || then.Memories[0].ID != old.ID {
+				t.Errorf("as-of list = %v, %v; want the %s fact", values(then.Memories), err, tc.oldCity)
+			}
+			past := search(t, e, engram.SearchRequest{Query: tc.question, Filter: engram.MemoryFilter{ValidAt: &asOf}}).Hits
+			if !slices.ContainsFunc(past, func(h engram.Hit) bool { return h.Memory.ID == old.ID }) {
+				t.Errorf("as-of search %q = %v, want the %s fact", tc.question, hitValues(past), tc.oldCity)
+			}
 			if diet := facts(t, e, "diet", nil); len(diet) != 2 {
 				t.Errorf("diet facts = %v, want the old superseded by the new", values(diet))
 			}
