@@ -187,6 +187,11 @@ func testForget(t *testing.T, open Open) {
 		t.Run(tc.lang, func(t *testing.T) {
 			e := newEngine(t, open, engine.Options{})
 			said := say(t, e, t0, "Alice", tc.fact)
+			replied := say(t, e, t0.Add(10*time.Second), "Bot", "Wow, how nice!")
+			reply := turnsOf(t, e, replied.Episodes[0].ID)[0]
+			if !strings.Contains(reply.Abstraction, "Berl") {
+				t.Fatalf("the reply's abstraction %q lacks the turn before as context", reply.Abstraction)
+			}
 			kept := say(t, e, t0.Add(time.Minute), "Alice", tc.other)
 			vague := say(t, e, t0.Add(2*time.Minute), "Alice", tc.vague)
 			if vague.Decisions[engram.OpNoop] != 1 || vague.Decisions[engram.OpDelete] != 0 || len(vague.Memories) != 0 {
@@ -205,6 +210,9 @@ func testForget(t *testing.T, open Open) {
 					t.Errorf("delete version of %q = %s by %q: %q", m.Value, v.Op, v.Actor, v.Reason)
 				}
 			}
+			if r, err := e.GetMemory(ctx, scA, reply.ID); err != nil || r.Status != engram.StatusActive || strings.Contains(r.Abstraction, "Berl") {
+				t.Errorf("the reply after the forgotten turn: %v, abstraction %q; want active, without it", err, r.Abstraction)
+			}
 			if ms := turnsOf(t, e, kept.Episodes[0].ID); len(ms) != 1 || ms[0].Status != engram.StatusActive {
 				t.Errorf("unrelated turn = %v, want active", values(ms))
 			}
@@ -214,8 +222,8 @@ func testForget(t *testing.T, open Open) {
 			if hits := search(t, e, engram.SearchRequest{Query: tc.query}).Hits; slices.ContainsFunc(hits, func(h engram.Hit) bool { return strings.Contains(h.Memory.Value, "Berlin") }) {
 				t.Errorf("search %q still finds %v", tc.query, hitValues(hits))
 			}
-			if n := countEpisodes(t, e, scA); n != 4 {
-				t.Errorf("%d episodes stored, want all 4", n)
+			if n := countEpisodes(t, e, scA); n != 5 {
+				t.Errorf("%d episodes stored, want all 5", n)
 			}
 		})
 	}

@@ -197,25 +197,76 @@ func (c *consolidation) forget(ctx context.Context, asks []request) error {
 		if err != nil {
 			return err
 		}
-		for _, id := range targets {
-			if !deleted[id] {
-				deleted[id] = true
-				c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpDelete, TargetID: id, Reason: reason})
+		for _, m := range targets {
+			if !deleted[m.ID] {
+				deleted[m.ID] = true
+				c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpDelete, TargetID: m.ID, Reason: reason})
+				if err := c.scrub(ctx, m, deleted); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
+// scrub removes the text of gone, a forgotten turn, from the context the
+// abstractions of its neighbours carry (see Former.Context), so that
+// search no longer finds it through them: the batch's own memories are
+// changed, stored ones updated.
+func (c *consolidation) scrub(ctx context.Context, gone engram.Memory, deleted map[string]bool) error {
+	said := strings.Join(strings.Fields(gone.Value), " ")
+	if sp := partyOf(&gone); sp != "" {
+		said = sp + ": " + said
+	}
+	for _, id := range gone.Neighbours() {
+		if deleted[id] {
+			continue
+		}
+		if i := slices.IndexFunc(c.ops, func(op engram.MemoryOp) bool { return op.Op == engram.OpAdd && op.Memory.ID == id }); i >= 0 {
+			c.ops[i].Memory.Abstraction = withoutContext(c.ops[i].Memory.Abstraction, said)
+			continue
+		}
+		if c.sr == nil {
+			continue
+		}
+		n, err := c.sr.GetMemory(ctx, id)
+		if engram.ErrorCode(err) == engram.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if abs := withoutContext(n.Abstraction, said); abs != n.Abstraction && n.Status == engram.StatusActive {
+			c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpUpdate, TargetID: id, Memory: engram.Memory{Abstraction: abs},
+				Reason: "the context of a neighbour forgotten at the user's request removed"})
+		}
+	}
+	return nil
+}
+
+// withoutContext returns abs without its context lines (all but the
+// first) that quote said, whole or cut short.
+func withoutContext(abs, said string) string {
+	lines := strings.Split(abs, "\n")
+	out := lines[:1]
+	for _, l := range lines[1:] {
+		if p := strings.TrimSuffix(l, "…"); p != "" && strings.HasPrefix(said, strings.TrimSpace(p)) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 // MaxForget is the most memories one request to forget deletes.
 const MaxForget = 20
 
-// forgotten returns the ids of the memories request a is about.
-func (c *consolidation) forgotten(ctx context.Context, a request) ([]string, error) {
-	var ids []string
+// forgotten returns the memories request a is about.
+func (c *consolidation) forgotten(ctx context.Context, a request) ([]engram.Memory, error) {
+	var ms []engram.Memory
 	for _, op := range c.ops {
 		if op.Op == engram.OpAdd && validFrom(op.Memory).Compare(a.ep.OccurredAt) <= 0 && covers(a.tag, op.Memory.Value, a.topic) {
-			ids = append(ids, op.Memory.ID)
+			ms = append(ms, op.Memory)
 		}
 	}
 	if c.sr != nil {
@@ -225,9 +276,9 @@ func (c *consolidation) forgotten(ctx context.Context, a request) ([]string, err
 		}
 		for _, h := range hits {
 			if covers(a.tag, h.Memory.Value, a.topic) {
-				ids = append(ids, h.Memory.ID)
+				ms = append(ms, h.Memory)
 			}
 		}
 	}
-	return ids[:min(len(ids), MaxForget)], nil
+	return ms[:min(len(ms), MaxForget)], nil
 }
