@@ -2,6 +2,7 @@ package formation
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/engramhq/engram/lang"
@@ -19,10 +20,13 @@ type fact struct {
 
 // factRule is one phrasing of a fact: re matches the sentence with the
 // value in group "v" and, for attributes named by the speaker (a
-// favourite, a count), the attribute's noun in group "a".
+// favourite, a count), the attribute's noun in group "a". A sentence
+// without one of the words of need (lower case, parts of words) is not
+// matched against re, which keeps long texts cheap.
 type factRule struct {
 	attr  string
 	label string
+	need  []string
 	re    *regexp.Regexp
 }
 
@@ -38,10 +42,10 @@ const (
 	numFR  = `(?P<v>\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)`
 )
 
-func rules(attr, label string, res ...string) []factRule {
+func rules(attr, label, need string, res ...string) []factRule {
 	out := make([]factRule, len(res))
 	for i, r := range res {
-		out[i] = factRule{attr, label, regexp.MustCompile(r)}
+		out[i] = factRule{attr, label, strings.Fields(need), regexp.MustCompile(r)}
 	}
 	return out
 }
@@ -59,70 +63,70 @@ func join(rs ...[]factRule) []factRule {
 // sister lives in Rome" says nothing of where the speaker lives.
 var factRules = map[string][]factRule{
 	lang.English: join(
-		rules("residence", "lives in",
+		rules("residence", "lives in", "live liv resid based moved relocat",
 			`(?i:\bI(?:'m|’m| am)? (?:now |currently |still |actually )?(?:live|living|reside|residing|based) in )`+name,
 			`(?i:\bI(?:'ve|’ve| have)? (?:just |recently |finally |now )?(?:moved|relocated) (?:back )?to )`+name),
-		rules("workplace", "works at",
+		rules("workplace", "works at", "work job joined hired",
 			`(?i:\bI(?:'m|’m| am)? (?:now |currently |still )?(?:work|working) (?:at|for) )`+name,
 			`(?i:\bI(?:'ve|’ve| have)? (?:just |recently )?(?:started|begun|began) (?:working|a (?:new )?job) (?:at|for|with) )`+name,
 			`(?i:\bI(?:'ve|’ve| have)? (?:just |recently )?(?:joined|been hired by|got a job at) )`+name),
-		rules("occupation", "works as",
+		rules("occupation", "works as", "work",
 			`(?i:\bI(?:'m|’m| am)? (?:now |currently )?(?:work|working) as (?:an? )?)`+phrase),
-		rules("diet", "is",
+		rules("diet", "is", "vegetarian vegan pescatarian",
 			`(?i:\bI(?:'m|’m| am) (?:now |still |a )?(?:a )?)(?P<v>(?i:vegetarian|vegan|pescatarian))\b`),
-		rules("diet", "eats again:",
+		rules("diet", "eats again:", "eating",
 			`(?i:\bI(?:'ve|’ve| have)? (?:started|begun|began) eating )(?P<v>(?i:meat|fish|chicken|dairy))(?i: again)`),
-		rules("relationship", "is",
+		rules("relationship", "is", "single married engaged divorced relationship",
 			`(?i:\bI(?:'m|’m| am) (?:now |currently )?)(?P<v>(?i:single|married|engaged|divorced|in a relationship))\b`,
 			`(?i:\bI (?:just |recently )?got )(?P<v>(?i:married|engaged|divorced))\b`),
-		rules("favourite", "favourite",
+		rules("favourite", "favourite", "favorite favourite",
 			`(?i:\bmy (?:new |current |all-time )?favou?rite )`+nounA+`(?i: (?:is|are|has become|is now) )`+phrase),
-		rules("count", "has",
+		rules("count", "has", "have own",
 			`(?i:\bI (?:now |currently )?(?:have|own) )`+numEN+` `+nounA),
 	),
 	lang.German: join(
-		rules("residence", "wohnt in",
+		rules("residence", "wohnt in", "wohne lebe gezogen",
 			`(?i:\bich (?:wohne|lebe) (?:jetzt |inzwischen |mittlerweile |noch |seit \S+ )?in )`+name,
 			`(?i:\bich bin (?:jetzt |gerade |kürzlich |letzte[nr]? \S+ |vor \S+ \S+ )?nach )`+name+`(?i: (?:gezogen|umgezogen))`),
-		rules("workplace", "arbeitet bei",
+		rules("workplace", "arbeitet bei", "arbeite",
 			`(?i:\bich arbeite (?:jetzt |inzwischen |mittlerweile |noch |seit \S+ )?(?:bei|für) )`+name),
-		rules("diet", "ist",
+		rules("diet", "ist", "vegetar vegan",
 			`(?i:\bich bin (?:jetzt |seit \S+ )?)(?P<v>(?i:vegetarier(?:in)?|veganer(?:in)?|vegetarisch|vegan))\b`),
-		rules("diet", "isst wieder:",
+		rules("diet", "isst wieder:", "esse",
 			`(?i:\bich esse (?:jetzt )?wieder )(?P<v>(?i:fleisch|fisch))`),
-		rules("relationship", "ist",
+		rules("relationship", "ist", "verheiratet verlobt geschieden single",
 			`(?i:\bich bin (?:jetzt |seit \S+ )?)(?P<v>(?i:verheiratet|verlobt|geschieden|single))\b`),
-		rules("favourite", "Lieblings",
+		rules("favourite", "Lieblings", "lieblings",
 			`(?i:\bmein(?:e)? (?:neue[rs]? )?lieblings)`+nounA+`(?i: ist (?:jetzt )?)`+phrase),
-		rules("count", "hat",
+		rules("count", "hat", "habe",
 			`(?i:\bich habe (?:jetzt |inzwischen )?)`+numDE+` `+nounA),
 	),
 	lang.Spanish: join(
-		rules("residence", "vive en",
+		rules("residence", "vive en", "vivo resido mudé mudado trasladé trasladado",
 			`(?i:\b(?:yo )?(?:vivo|resido) (?:ahora |actualmente |todavía )?en )`+name,
 			`(?i:\bme (?:mudé|he mudado|trasladé|he trasladado) (?:a|en) )`+name),
-		rules("workplace", "trabaja en",
+		rules("workplace", "trabaja en", "trabajo trabajar",
 			`(?i:\btrabajo (?:ahora |actualmente )?(?:en|para) )`+name,
 			`(?i:\bempecé a trabajar (?:en|para) )`+name),
-		rules("diet", "es",
+		rules("diet", "es", "vegetarian vegan",
 			`(?i:\bsoy (?:ahora )?)(?P<v>(?i:vegetarian[oa]|vegan[oa]))\b`),
-		rules("diet", "come otra vez:",
+		rules("diet", "come otra vez:", "comer",
 			`(?i:\b(?:volví|he vuelto|vuelvo) a comer )(?P<v>(?i:carne|pescado|pollo))`),
-		rules("relationship", "está",
+		rules("relationship", "está", "casad comprometid divorciad solter",
 			`(?i:\bestoy (?:ahora )?)(?P<v>(?i:casad[oa]|comprometid[oa]|divorciad[oa]|solter[oa]))\b`),
-		rules("favourite", "favorito",
+		rules("favourite", "favorito", "favorit preferid",
 			`(?i:\bmi )`+nounA+`(?i: (?:favorit[oa]|preferid[oa]) es (?:ahora )?)`+phrase),
-		rules("count", "tiene",
+		rules("count", "tiene", "tengo",
 			`(?i:\btengo (?:ahora )?)`+numES+` `+nounA),
 	),
 	lang.French: join(
-		rules("residence", "habite à",
+		rules("residence", "habite à", "habite vis déménagé",
 			`(?i:\b(?:j'|j’)habite (?:maintenant |actuellement )?(?:à|a|en) )`+name,
 			`(?i:\bje vis (?:maintenant )?(?:à|en) )`+name,
 			`(?i:\b(?:j'|j’)ai déménagé (?:à|a|en) )`+name),
-		rules("workplace", "travaille chez",
+		rules("workplace", "travaille chez", "travaille",
 			`(?i:\bje travaille (?:maintenant )?(?:chez|pour) )`+name),
-		rules("count", "a",
+		rules("count", "a", "ai ",
 			`(?i:\b(?:j'|j’)ai (?:maintenant )?)`+numFR+` `+nounA),
 	),
 }
@@ -178,10 +182,11 @@ func factsOf(tag, text string) []fact {
 		if strings.HasSuffix(s, "?") || strings.HasPrefix(s, "¿") {
 			continue
 		}
+		lower := strings.ToLower(s)
 		for _, l := range tryOrder(tag) {
 			n := len(out)
 			for _, r := range factRules[l] {
-				f, ok := r.match(l, s)
+				f, ok := r.match(l, s, lower)
 				if ok && !seen[f.attr] {
 					seen[f.attr] = true
 					f.tag = l
@@ -196,8 +201,12 @@ func factsOf(tag, text string) []fact {
 	return out
 }
 
-// match returns the fact sentence s states by r's phrasing.
-func (r factRule) match(tag, s string) (fact, bool) {
+// match returns the fact sentence s (lower, in lower case) states by r's
+// phrasing.
+func (r factRule) match(tag, s, lower string) (fact, bool) {
+	if !slices.ContainsFunc(r.need, func(w string) bool { return strings.Contains(lower, w) }) {
+		return fact{}, false
+	}
 	m := r.re.FindStringSubmatch(s)
 	if m == nil {
 		return fact{}, false
