@@ -28,7 +28,34 @@ const (
 	// run of turns; absent for one turn.
 	MetaGranularity  = "granularity"
 	GranularityScene = "scene"
+	// MetaFactSubject, MetaFactAttribute and MetaFactValue describe a fact
+	// memory: whom it is about, which attribute ("residence", "favourite
+	// food") and its value. A newer fact of the same subject and attribute
+	// supersedes it.
+	MetaFactSubject   = "fact_subject"
+	MetaFactAttribute = "fact_attribute"
+	MetaFactValue     = "fact_value"
+	// MetaStaleTerms lists words of a question about a fact that this
+	// memory states and a newer memory replaced ("live", "wohnt"):
+	// retrieval ranks the memory lower for a query with one of them.
+	MetaStaleTerms = "stale_terms"
 )
+
+// StaleTerms returns the words under MetaStaleTerms, lower case.
+func (m *Memory) StaleTerms() []string {
+	var out []string
+	switch v := m.Metadata[MetaStaleTerms].(type) {
+	case []string:
+		out = v
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
 
 // metaString returns the string metadata value under key, or "".
 func (m *Memory) metaString(key string) string {

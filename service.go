@@ -82,6 +82,9 @@ type AddEpisodesRequest struct {
 type AddEpisodesResult struct {
 	Episodes []Episode `json:"episodes"`
 	Memories []Memory  `json:"memories"` // added or changed by formation
+	// Decisions counts the operations formation decided on, by op (NOOP
+	// included, though it writes nothing); absent when none.
+	Decisions map[Op]int `json:"decisions,omitempty"`
 }
 
 // AddMemoriesRequest adds memories to one namespace, without formation.
@@ -319,7 +322,10 @@ func (sr scopedReader) SearchText(ctx context.Context, query string, f MemoryFil
 }
 
 // MemoryOp is one operation a Former asks for: ADD a new memory, UPDATE or
-// SUPERSEDE the memory TargetID with Memory's content, DELETE TargetID.
+// MERGE into the memory TargetID Memory's content (non-zero fields; a
+// merge appends Memory's sources), SUPERSEDE TargetID by Memory at
+// Memory.ValidFrom (default now), DELETE TargetID (soft), CONFLICT (add
+// Memory, marked with TargetID as a conflict), or NOOP (nothing).
 type MemoryOp struct {
 	Op       Op
 	TargetID string

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -124,6 +125,8 @@ func TestLanguageCoverageWarningMessage(t *testing.T) {
 		if i%5 == 4 {
 			content = "Yesterday I went to the zoo with Anna, the elephants were great."
 		}
+		// Each turn its own, so that none repeats another (which would merge).
+		content += fmt.Sprintf(" (%d)", i)
 		eps = append(eps, engram.EpisodeInput{Role: "user", Content: content, OccurredAt: &ts})
 	}
 	if _, err := e.AddEpisodes(context.Background(), engram.AddEpisodesRequest{Namespace: ns, Episodes: eps}); err != nil {

@@ -10,10 +10,12 @@ import (
 )
 
 // DefaultFormer returns the former an engine uses when Options.Former is
-// nil: the rule-based formation.Default, which attributes first-person text
-// to its speaker, resolves relative dates, extracts cue anchors, indexes
-// each turn with the turns around it and links neighbours for retrieval.
-func DefaultFormer() engram.Former { return formation.Default() }
+// nil: the rule-based formation.DefaultRules, which forms a memory of each
+// turn (attributed to its speaker, relative dates resolved, cue anchors
+// extracted, indexed with the turns around it, linked to its neighbours)
+// and consolidates them with the scope: repeats merge, newer facts
+// supersede older ones, requests to forget delete what they name.
+func DefaultFormer() engram.Former { return formation.DefaultRules() }
 
 // EpisodeFormer is the plainest former: each episode becomes one episodic
 // memory that cites it, valid from the episode's event time, its

@@ -23,7 +23,7 @@ func (e *Engine) UpdateMemory(ctx context.Context, s engram.Scope, id string, p 
 	vb := e.vec.batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.update(ctx, tx, vb, s, id, p, engram.ActorFrom(ctx), e.clock())
+		out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, engram.ActorFrom(ctx), e.clock())
 		return err
 	})
 	return out, vb.done(err)
@@ -44,7 +44,9 @@ func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string) (*e
 	return m, nil
 }
 
-func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch, actor string, now time.Time) (*engram.Memory, error) {
+// update applies p to the active memory id as a version recording op
+// (UPDATE or MERGE); a patch that changes nothing writes nothing.
+func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch, op engram.Op, actor string, now time.Time) (*engram.Memory, error) {
 	old, err := getActive(ctx, tx, s, id)
 	if err != nil {
 		return nil, err
@@ -62,7 +64,7 @@ func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engra
 	}
 	m.Version = old.Version + 1
 	m.UpdatedAt = now
-	if err := e.writeVersion(ctx, tx, vb, old, m, engram.OpUpdate, actor, p.Reason, now); err != nil {
+	if err := e.writeVersion(ctx, tx, vb, old, m, op, actor, p.Reason, now); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -99,6 +101,10 @@ func opName(op engram.Op) string {
 		return "delete"
 	case engram.OpRestore:
 		return "restore"
+	case engram.OpMerge:
+		return "merge"
+	case engram.OpConflict:
+		return "conflict"
 	}
 	return string(op)
 }

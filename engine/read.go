@@ -93,6 +93,7 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
+	f = asOf(f)
 	page := &engram.MemoryPage{}
 	f.Now = e.clock()
 	err = e.store.View(ctx, func(r engram.Reader) error {
@@ -109,6 +110,16 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 		page.Memories = []engram.Memory{}
 	}
 	return page, nil
+}
+
+// asOf returns f reading as of its ValidAt: a filter with an event time
+// and no statuses sees what was current then, the memories superseded
+// since included. Without ValidAt reads default to what is current.
+func asOf(f engram.MemoryFilter) engram.MemoryFilter {
+	if f.ValidAt != nil && len(f.Statuses) == 0 {
+		f.Statuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded}
+	}
+	return f
 }
 
 // History implements engram.Service.

@@ -92,6 +92,7 @@ func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
 	if err := req.Filter.Validate(); err != nil {
 		return nil, err
 	}
+	req.Filter = asOf(req.Filter)
 	s := &search{req: req, scope: scope, k: k, now: e.clock(), cfg: e.retrieval}
 	// TTLs are judged at the clock, not at the query's reference time.
 	s.req.Filter.Now = s.now

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -45,7 +46,24 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	vb.commit()
 	e.coverage.note(req.Namespace, opMemories(f.ops))
+	res.Decisions = decisions(f.ops)
 	return res, nil
+}
+
+// decisions counts ops by operation, nil when there are none.
+func decisions(ops []engram.MemoryOp) map[engram.Op]int {
+	if len(ops) == 0 {
+		return nil
+	}
+	n := map[engram.Op]int{}
+	for _, op := range ops {
+		if op.Op == "" {
+			n[engram.OpNoop]++
+		} else {
+			n[op.Op]++
+		}
+	}
+	return n
 }
 
 // newEpisodes makes the episodes a request describes, received at now,
@@ -93,6 +111,16 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 	var f formed
 	var err error
 	switch c := e.former.(type) {
+	case engram.ContinuingConsolidator:
+		var prev *engram.Episode
+		if prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin()); err != nil {
+			return f, fmt.Errorf("find the turn before: %w", err)
+		}
+		err = e.store.View(ctx, func(r engram.Reader) error {
+			var ferr error
+			f.ops, ferr = c.FormAfterIn(ctx, engram.ScopedReader(r, engram.ScopeOf(ns)), prev, f.prevMem, eps)
+			return ferr
+		})
 	case engram.Consolidator:
 		err = e.store.View(ctx, func(r engram.Reader) error {
 			var ferr error
@@ -196,12 +224,12 @@ func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	return out, nil
 }
 
-// opMemories returns the memories that ADD and SUPERSEDE operations carry,
-// whose texts are embedded before the transaction.
+// opMemories returns the memories that ADD, SUPERSEDE and CONFLICT
+// operations carry, whose texts are embedded before the transaction.
 func opMemories(ops []engram.MemoryOp) []engram.Memory {
 	var ms []engram.Memory
 	for _, op := range ops {
-		if op.Op == engram.OpAdd || op.Op == engram.OpSupersede {
+		if op.Op == engram.OpAdd || op.Op == engram.OpSupersede || op.Op == engram.OpConflict {
 			ms = append(ms, op.Memory)
 		}
 	}
@@ -224,41 +252,14 @@ func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 	var out []engram.Memory
 	var added []string
 	for i, op := range ops {
-		where := fmt.Sprintf("memories[%d]", i)
-		switch op.Op {
-		case engram.OpAdd:
-			m := op.Memory
-			m.Namespace = s.Namespace()
-			if err := prepareNew(&m, now); err != nil {
-				return nil, prefixed(where, err)
-			}
-			if err := insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
-				return nil, prefixed(where, err)
-			}
-			out = append(out, m)
-			added = append(added, m.ID)
-		case engram.OpUpdate:
-			m, err := e.update(ctx, tx, vb, s, op.TargetID, contentPatch(op.Memory, op.Reason), actor, now)
-			if err != nil {
-				return nil, prefixed(where, err)
-			}
-			out = append(out, *m)
-		case engram.OpSupersede:
-			r, err := e.supersede(ctx, tx, vb, s, op.TargetID, engram.SupersedeRequest{New: op.Memory, Reason: op.Reason}, actor, now)
-			if err != nil {
-				return nil, prefixed(where, err)
-			}
-			out = append(out, r.Old, r.New)
-		case engram.OpDelete:
-			m, err := e.softDelete(ctx, tx, vb, s, op.TargetID, op.Reason, actor, now)
-			if err != nil {
-				return nil, prefixed(where, err)
-			}
-			out = append(out, *m)
-		case "", "NOOP":
-		default:
-			return nil, engram.Errorf(engram.EINTERNAL, "%s: unknown memory operation %q", where, op.Op)
+		ms, err := e.applyOp(ctx, tx, vb, s, op, actor, now)
+		if err != nil {
+			return nil, prefixed(fmt.Sprintf("memories[%d]", i), err)
 		}
+		if op.Op == engram.OpAdd {
+			added = append(added, ms[0].ID)
+		}
+		out = append(out, ms...)
 	}
 	if len(added) > 0 {
 		if err := tx.InsertAudit(ctx, e.audit(s.Namespace(), actor, "memory.add", added, "", now)); err != nil {
@@ -266,6 +267,77 @@ func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 		}
 	}
 	return out, nil
+}
+
+// applyOp carries out one operation of the decision model and returns the
+// memories it added or changed.
+func (e *Engine) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+	switch op.Op {
+	case engram.OpAdd:
+		m := op.Memory
+		m.Namespace = s.Namespace()
+		if err := prepareNew(&m, now); err != nil {
+			return nil, err
+		}
+		return []engram.Memory{m}, insertNew(ctx, tx, vb, &m, actor, op.Reason, now)
+	case engram.OpUpdate, engram.OpMerge:
+		m, err := e.update(ctx, tx, vb, s, op.TargetID, contentPatch(op.Memory, op.Reason), op.Op, actor, now)
+		if err != nil {
+			return nil, err
+		}
+		return []engram.Memory{*m}, nil
+	case engram.OpSupersede:
+		r, err := e.supersede(ctx, tx, vb, s, op.TargetID, engram.SupersedeRequest{New: op.Memory, At: op.Memory.ValidFrom, Reason: op.Reason}, actor, now)
+		if err != nil {
+			return nil, err
+		}
+		return []engram.Memory{r.Old, r.New}, nil
+	case engram.OpDelete:
+		m, err := e.softDelete(ctx, tx, vb, s, op.TargetID, op.Reason, actor, now)
+		if err != nil {
+			return nil, err
+		}
+		return []engram.Memory{*m}, nil
+	case engram.OpConflict:
+		return e.conflict(ctx, tx, vb, s, op, actor, now)
+	case "", engram.OpNoop:
+		return nil, nil
+	}
+	return nil, engram.Errorf(engram.EINTERNAL, "unknown memory operation %q", op.Op)
+}
+
+// conflict adds op's memory and marks it and op.TargetID, which must be
+// active, as the two sides of a new open conflict named after the new
+// memory.
+func (e *Engine) conflict(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+	old, err := getActive(ctx, tx, s, op.TargetID)
+	if err != nil {
+		return nil, err
+	}
+	m := op.Memory
+	m.Namespace = s.Namespace()
+	m.Metadata = maps.Clone(m.Metadata)
+	if err := prepareNew(&m, now); err != nil {
+		return nil, err
+	}
+	mark := func(md map[string]any) map[string]any {
+		if md == nil {
+			md = map[string]any{}
+		}
+		md[engram.MetaConflict], md[engram.MetaConflictState] = m.ID, engram.ConflictOpen
+		return md
+	}
+	m.Metadata = mark(m.Metadata)
+	if err := insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
+		return nil, err
+	}
+	o := clone(old)
+	o.Metadata = mark(o.Metadata)
+	o.Version, o.UpdatedAt = old.Version+1, now
+	if err := e.writeVersion(ctx, tx, vb, old, o, engram.OpConflict, actor, op.Reason, now); err != nil {
+		return nil, err
+	}
+	return []engram.Memory{*o, m}, nil
 }
 
 // prepareNew fills the defaults of a new memory and validates it.

@@ -95,7 +95,7 @@ func testExportImport(t *testing.T, open Open) {
 		g := got2[i]
 		if r.Type == engram.RecordAudit {
 			a, b := *r.Audit, *g.Audit
-			if b.ID != a.ID || b.Op != engine.ImportedOp+a.Op || b.Actor != "test" || !strings.Contains(b.Detail, `naming actor "test"`) || !reflect.DeepEqual(b.IDs, a.IDs) {
+			if b.ID != a.ID || b.Op != engine.ImportedOp+a.Op || b.Actor != "test" || !strings.Contains(b.Detail, `naming actor "`+a.Actor+`"`) || !reflect.DeepEqual(b.IDs, a.IDs) {
 				t.Errorf("imported audit entry = %+v, want %+v marked as imported", b, a)
 			}
 			continue

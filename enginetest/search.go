@@ -3,6 +3,7 @@ package enginetest
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -202,7 +203,7 @@ func testSearchBudget(t *testing.T, open Open) {
 	e := newEngine(t, open, engine.Options{})
 	var turns []string
 	for i := range 30 {
-		turns = append(turns, "Ann|I went hiking in the hills again, trip number "+strings.Repeat("x", i%5+1))
+		turns = append(turns, "Ann|I went hiking in the hills again, trip number "+strconv.Itoa(i)+" "+strings.Repeat("x", i%5+1))
 	}
 	addConversation(t, e, nsA, t0, turns...)
 	got := search(t, e, engram.SearchRequest{Query: "hiking", Budget: 120})

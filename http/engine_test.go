@@ -96,7 +96,7 @@ func TestEngine_Endpoints(t *testing.T) {
 	added, err := c.AddEpisodes(ctx, engram.AddEpisodesRequest{
 		Namespace: ns,
 		Episodes: []engram.EpisodeInput{
-			{ID: epID, Role: "user", Speaker: "Ann", Content: "I moved to Lisbon in March.", Modality: engram.ModalityText,
+			{ID: epID, Role: "user", Speaker: "Ann", Content: "I visited Lisbon in March.", Modality: engram.ModalityText,
 				OccurredAt: &at, Metadata: map[string]any{"channel": "slack", "n": json.Number("2.5")}},
 			{Role: "assistant", Content: "Noted, Lisbon it is."},
 		},
@@ -108,7 +108,7 @@ func TestEngine_Endpoints(t *testing.T) {
 		t.Fatalf("AddEpisodes stored %d episodes and formed %d memories, want 2 and 2", len(added.Episodes), len(added.Memories))
 	}
 	ep := added.Episodes[0]
-	if ep.ID != epID || ep.Namespace != ns || ep.Role != "user" || ep.Speaker != "Ann" || ep.Content != "I moved to Lisbon in March." ||
+	if ep.ID != epID || ep.Namespace != ns || ep.Role != "user" || ep.Speaker != "Ann" || ep.Content != "I visited Lisbon in March." ||
 		!ep.OccurredAt.Equal(at) || ep.Metadata["n"] != json.Number("2.5") || ep.Metadata["channel"] != "slack" {
 		t.Errorf("stored episode = %+v", ep)
 	}

@@ -276,6 +276,9 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/search", body: jsonBody, role: engram.RoleRead, handle: s.handleSearch},
 		{method: "GET", path: "/v1/profile", params: withScope(), handle: s.handleProfile},
 
+		{method: "GET", path: "/v1/conflicts", params: withScope(), handle: s.handleListConflicts},
+		{method: "POST", path: "/v1/conflicts/{id}/resolve", params: withScope(), body: jsonBody, handle: s.handleResolveConflict},
+
 		{method: "DELETE", path: "/v1/scope", params: withScope(), role: engram.RoleAdmin, handle: s.handleDeleteScope},
 		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},

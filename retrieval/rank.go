@@ -2,11 +2,13 @@ package retrieval
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/lang"
 	"github.com/engramhq/engram/textsearch"
 )
 
@@ -27,6 +29,7 @@ const (
 	FactorTime       = "time"       // carries a date, for a question about time
 	FactorPeriod     = "period"     // happened in the period the query names
 	FactorAnswer     = "answer"     // holds the kind of answer asked for (a place, a number, a name)
+	FactorStale      = "stale"      // states a fact a newer memory replaced, and the query asks about it
 	FactorRelevance  = "relevance"  // the boosted fused score relative to the best candidate's
 	FactorRecency    = "recency"    // MIRaS: how recent
 	FactorImportance = "importance" // MIRaS: how important
@@ -74,6 +77,11 @@ type Config struct {
 	Time    float64 // temporal question and the memory carries a date
 	Period  float64 // the memory's time overlaps the query's period
 	Answer  float64 // the memory holds the kind of answer the question wants
+	// Stale, negative, lowers a memory that states a fact a newer memory
+	// replaced, for a query with a word of that fact's attribute
+	// (engram.Memory.StaleTerms): the current member of the pair ranks
+	// first, while as-of and other questions still find the old one.
+	Stale float64
 
 	// MIRaS signals, added to the relevance (the boosted fused score over
 	// the best candidate's, so at most 1): Recency·2^(-age/RecencyHalfLife)
@@ -123,6 +131,7 @@ func DefaultConfig() Config {
 		Smooth:          0.2,
 		Scene:           0.3,
 		Answer:          0.5,
+		Stale:           -0.6,
 		Dedup:           true,
 		Recency:         0.1,
 		RecencyHalfLife: 90 * 24 * time.Hour,
@@ -392,7 +401,23 @@ func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
 	apply(FactorTime, cfg.Time, q.Temporal && m.Dated())
 	apply(FactorPeriod, cfg.Period, InPeriod(q, m))
 	apply(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
+	apply(FactorStale, cfg.Stale, asksStale(q, m))
 	return s
+}
+
+// asksStale reports whether the query has a word of a replaced fact that
+// m states.
+func asksStale(q *Query, m *engram.Memory) bool {
+	terms := m.StaleTerms()
+	if len(terms) == 0 {
+		return false
+	}
+	for _, w := range lang.Words(strings.ToLower(q.Text)) {
+		if slices.Contains(terms, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // miras returns the weighted sum of the MIRaS signals of m (see Config),

@@ -28,9 +28,12 @@ func TestEnvironment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir)); err != nil {
 		t.Errorf("ENGRAM_DATA directory not created: %v", err)
 	}
-	memID := res.Memories[0].ID
+	// Formed memories are the former's ("former:rules"); one added
+	// directly is the caller's.
+	var direct struct{ Memories []engram.Memory }
+	c.json(&direct, "add", "--memory", "a note")
 	var hist []engram.Version
-	c.json(&hist, "history", memID)
+	c.json(&hist, "history", direct.Memories[0].ID)
 	if got := hist[0].Actor; got != "robot" {
 		t.Errorf("actor from ENGRAM_ACTOR = %q, want robot", got)
 	}
@@ -41,7 +44,8 @@ func TestEnvironment(t *testing.T) {
 	if got := res.Episodes[0].Namespace; got != want {
 		t.Errorf("namespace with flags = %+v, want %+v", got, want)
 	}
-	c.json(&hist, "history", "--user", "bob", "--session", "s2", res.Memories[0].ID)
+	c.json(&direct, "add", "--memory", "--user", "bob", "--session", "s2", "--actor", "flagged", "another note")
+	c.json(&hist, "history", "--user", "bob", "--session", "s2", direct.Memories[0].ID)
 	if got := hist[0].Actor; got != "flagged" {
 		t.Errorf("actor with --actor = %q, want flagged", got)
 	}

@@ -7,7 +7,7 @@ import (
 
 // allCommands is every subcommand; help must list each one.
 var allCommands = []string{
-	"serve", "add", "search", "get", "list", "update", "delete", "restore",
+	"serve", "add", "search", "get", "list", "update", "delete", "restore", "conflicts",
 	"history", "rollback", "import", "export", "version", "help",
 }
 

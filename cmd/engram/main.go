@@ -74,6 +74,7 @@ func init() {
 		updateCommand,
 		deleteCommand,
 		restoreCommand,
+		conflictsCommand,
 		historyCommand,
 		rollbackCommand,
 		importCommand,

@@ -322,3 +322,31 @@ func (s *standby) RevokeKey(ctx context.Context, org, project, id string) error 
 	}
 	return ks.RevokeKey(ctx, org, project, id)
 }
+
+var _ engram.ConflictService = (*standby)(nil)
+
+// conflicts returns the engine's conflict service, or EUNAVAILABLE while
+// there is no engine.
+func (s *standby) conflicts() (engram.ConflictService, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return engram.Need[engram.ConflictService](svc, "listing and resolving conflicts")
+}
+
+func (s *standby) ListConflicts(ctx context.Context, sc engram.Scope) ([]engram.Conflict, error) {
+	cs, err := s.conflicts()
+	if err != nil {
+		return nil, err
+	}
+	return cs.ListConflicts(ctx, sc)
+}
+
+func (s *standby) ResolveConflict(ctx context.Context, sc engram.Scope, id string, req engram.ResolveConflictRequest) (*engram.ConflictResolution, error) {
+	cs, err := s.conflicts()
+	if err != nil {
+		return nil, err
+	}
+	return cs.ResolveConflict(ctx, sc, id, req)
+}
