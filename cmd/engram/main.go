@@ -81,6 +81,7 @@ func init() {
 		migrateCommand,
 		migrateStoreCommand,
 		keysCommand,
+		jobsCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

@@ -85,9 +85,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	opts.Logger = logger
 
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sf.tuneEngine)
 	}
-	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
+	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, sf.tuneEngine)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
@@ -124,8 +124,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // reconnects in the background, then applies the migrations and serves. An
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
-// opts carries the logger and the server's limits.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool) (err error) {
+// opts carries the logger and the server's limits; tune sets the engine's
+// options.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, tune func(*engine.Options)) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -140,7 +141,9 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb})
+		eo := engine.Options{Logger: logger, Embedder: emb}
+		tune(&eo)
+		return openEngineOn(ctx, storeURL, eo)
 	}
 	label := storeLabel(data, storeURL)
 

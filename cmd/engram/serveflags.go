@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
 )
 
@@ -27,6 +28,7 @@ type serveFlags struct {
 	rateLimit                    *float64
 	rateBurst, maxConcurrent     *int64
 	tlsCert, tlsKey              *string
+	workers                      *int64
 }
 
 var timeoutFlags = [4]struct {
@@ -56,6 +58,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"serve HTTPS with the PEM certificate (chain) in this `file`; needs --tls-key (env ENGRAM_TLS_CERT)")
 	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
 		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
+	f.workers = fs.Int64("workers", envInt64(getenv, "ENGRAM_WORKERS", 2),
+		"background `workers` forming the memories of asynchronous adds; 0 runs none (env ENGRAM_WORKERS)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -86,6 +90,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	case *f.maxConcurrent < 0 || *f.maxConcurrent > 1<<20:
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-concurrent (env ENGRAM_MAX_CONCURRENT) must be a number of requests up to 1048576, 0 for no limit")
 	}
+	if *f.workers < 0 || *f.workers > 256 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--workers (env ENGRAM_WORKERS) must be a number from 0 to 256")
+	}
 	switch {
 	case *f.tlsCert != "" && *f.tlsKey == "":
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-cert is given but not --tls-key (env ENGRAM_TLS_KEY); HTTPS needs both, or neither for plain HTTP")
@@ -111,6 +118,10 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		AllowedOrigins: splitList(*f.allowedOrigins),
 	}, nil
 }
+
+// tuneEngine sets the engine options the flags give: its background
+// workers.
+func (f *serveFlags) tuneEngine(o *engine.Options) { o.Workers = int(*f.workers) }
 
 // loadCertificate reads the PEM certificate chain in certFile and the
 // private key in keyFile; an error names the file at fault.
