@@ -29,6 +29,7 @@ type serveFlags struct {
 	rateBurst, maxConcurrent     *int64
 	tlsCert, tlsKey              *string
 	workers                      *int64
+	jobLease                     *string
 }
 
 var timeoutFlags = [4]struct {
@@ -60,6 +61,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
 	f.workers = fs.Int64("workers", envInt64(getenv, "ENGRAM_WORKERS", 2),
 		"background `workers` forming the memories of asynchronous adds; 0 runs none (env ENGRAM_WORKERS)")
+	f.jobLease = fs.String("job-lease", envOr(getenv, "ENGRAM_JOB_LEASE", "1m"),
+		"how long a worker holds a background job before another server's may take it over (`duration`, env ENGRAM_JOB_LEASE)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -93,6 +96,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	if *f.workers < 0 || *f.workers > 256 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--workers (env ENGRAM_WORKERS) must be a number from 0 to 256")
 	}
+	if v, err := time.ParseDuration(*f.jobLease); err != nil || v < time.Second {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--job-lease (env ENGRAM_JOB_LEASE) %q is not a duration of at least 1s like 1m", *f.jobLease)
+	}
 	switch {
 	case *f.tlsCert != "" && *f.tlsKey == "":
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-cert is given but not --tls-key (env ENGRAM_TLS_KEY); HTTPS needs both, or neither for plain HTTP")
@@ -120,8 +126,11 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 }
 
 // tuneEngine sets the engine options the flags give: its background
-// workers.
-func (f *serveFlags) tuneEngine(o *engine.Options) { o.Workers = int(*f.workers) }
+// workers and their lease (checked by options).
+func (f *serveFlags) tuneEngine(o *engine.Options) {
+	o.Workers = int(*f.workers)
+	o.JobLease, _ = time.ParseDuration(*f.jobLease)
+}
 
 // loadCertificate reads the PEM certificate chain in certFile and the
 // private key in keyFile; an error names the file at fault.
