@@ -102,6 +102,18 @@ func testAsyncAdd(t *testing.T, open Open) {
 	if _, err := e.ListJobs(ctx, scA, engram.JobFilter{States: []engram.JobState{"sleeping"}}); code(err) != engram.EINVALID {
 		t.Errorf("ListJobs with a bad state: %v, want EINVALID", err)
 	}
+	// Purging the scope takes its jobs, and no one else's.
+	other := addAsync(t, e, nsB, "Bob keeps bees.")
+	addAsync(t, e, nsA, "Alice bakes bread.")
+	if _, err := e.DeleteScope(ctx, scA); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := e.ListJobs(ctx, scA, engram.JobFilter{}); err != nil || len(p.Jobs) != 0 {
+		t.Errorf("jobs after purging the scope: %+v, %v; want none", p, err)
+	}
+	if j := mustJob(t, e, scB, other.Job.ID); j.State != engram.JobQueued {
+		t.Errorf("another user's job after the purge = %+v, want still queued", j)
+	}
 }
 
 // testAsyncDefault: AsyncByDefault makes an add that does not say

@@ -874,6 +874,12 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
 	c.Episodes = int(tag.RowsAffected())
+	// The scope's background jobs go too: they name its episodes.
+	q = &query{}
+	q.scope("j.", s)
+	if _, err := t.ptx.Exec(ctx, "DELETE FROM jobs j WHERE "+q.String(), q.args...); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
 	return c, nil
 }
 

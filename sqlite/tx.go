@@ -835,6 +835,11 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if c.Episodes, err = affected(res); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
 	}
+	// The scope's background jobs go too: they name its episodes.
+	jw, jargs := scopeWhere("jobs.", s)
+	if _, err := t.exec(ctx, "DELETE FROM jobs WHERE "+jw, jargs...); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
 	return c, nil
 }
 
