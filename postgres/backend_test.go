@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,20 @@ var (
 	scU1 = engram.ScopeOf(nsU1)
 )
 
+// migrationFiles lists the package's migrations in order, so that a new
+// one needs no edit of the tests that count them.
+func migrationFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("migrations", "*.sql"))
+	if err != nil || len(files) < 3 {
+		t.Fatalf("migrations: %v, %v", files, err)
+	}
+	for i, f := range files {
+		files[i] = filepath.Base(f)
+	}
+	return files
+}
+
 func TestMigrateIdempotent(t *testing.T) {
 	u := schemaURL(t)
 	db := openAt(t, u, postgres.Options{SkipMigrations: true})
@@ -31,7 +46,7 @@ func TestMigrateIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Migrate on an empty schema: %v", err)
 	}
-	if want := []string{"0001_init.sql", "0002_sources_index.sql", "0003_api_keys.sql"}; !slices.Equal(applied, want) {
+	if want := migrationFiles(t); !slices.Equal(applied, want) {
 		t.Errorf("Migrate on an empty schema applied %v, want %v", applied, want)
 	}
 	for i := range 2 {
@@ -42,8 +57,8 @@ func TestMigrateIdempotent(t *testing.T) {
 	// Opening again applies nothing either, and the store works.
 	again := openAt(t, u, postgres.Options{})
 	storetest.Put(t, again, storetest.Memory(nsU1, "after migrating twice"))
-	if n := count(t, u, "schema_migrations", ""); n != 3 {
-		t.Errorf("schema_migrations has %d rows, want 3", n)
+	if n, want := count(t, u, "schema_migrations", ""), len(migrationFiles(t)); n != want {
+		t.Errorf("schema_migrations has %d rows, want %d", n, want)
 	}
 }
 
@@ -69,7 +84,7 @@ func TestMigrateConcurrent(t *testing.T) {
 	// Each migration takes the lock on its own, so servers may share the
 	// work (one applies 0001, another 0002 and 0003); what must hold is
 	// that each is applied exactly once, and each server's in order.
-	all := []string{"0001_init.sql", "0002_sources_index.sql", "0003_api_keys.sql"}
+	all := migrationFiles(t)
 	times := map[string]int{}
 	for i := range dbs {
 		if errs[i] != nil {
@@ -100,8 +115,8 @@ func TestMigrateConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := count(t, u2, "schema_migrations", ""); n != 3 {
-		t.Errorf("after concurrent Opens schema_migrations has %d rows, want 3", n)
+	if n, want := count(t, u2, "schema_migrations", ""), len(all); n != want {
+		t.Errorf("after concurrent Opens schema_migrations has %d rows, want %d", n, want)
 	}
 }
 

@@ -28,7 +28,7 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_by_user ON jobs (tenant, user_id, id);
 -- Only unfinished jobs are looked at by claims, so finished ones cost them
--- nothing.
-CREATE INDEX jobs_open ON jobs (seq) WHERE state IN ('queued', 'running');
+-- nothing: a claim reads this partial index (few rows) and sorts by seq.
+-- Like every index of tenant data it leads with the tenant.
 CREATE INDEX jobs_open_by_namespace ON jobs (tenant, user_id, agent, session, seq)
     WHERE state IN ('queued', 'running');
