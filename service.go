@@ -57,6 +57,11 @@ type Service interface {
 	Import(ctx context.Context, s Scope, recs []Record) (*ImportResult, error)
 	// Audit reads the audit log of the scope, newest first.
 	Audit(ctx context.Context, s Scope, f AuditFilter) (*AuditPage, error)
+
+	// GetJob returns a background job of the scope, or ENOTFOUND.
+	GetJob(ctx context.Context, s Scope, id string) (*Job, error)
+	// ListJobs lists the background jobs of the scope, newest first.
+	ListJobs(ctx context.Context, s Scope, f JobFilter) (*JobPage, error)
 }
 
 // EpisodeInput is one episode of an AddEpisodesRequest.
@@ -76,6 +81,10 @@ type AddEpisodesRequest struct {
 	Episodes  []EpisodeInput `json:"episodes"`
 	// Form, when false, stores the episodes without forming memories.
 	Form *bool `json:"form,omitempty"`
+	// Async, when true, stores the episodes with a job that forms their
+	// memories in the background, and returns at once; when nil the
+	// engine's default applies. It needs a store with a job queue.
+	Async *bool `json:"async,omitempty"`
 }
 
 // AddEpisodesResult lists what an AddEpisodes call stored.
@@ -85,6 +94,9 @@ type AddEpisodesResult struct {
 	// Decisions counts the operations formation decided on, by op (NOOP
 	// included, though it writes nothing); absent when none.
 	Decisions map[Op]int `json:"decisions,omitempty"`
+	// Job is the background job that will form the memories, when the
+	// add was asynchronous (Memories is then empty).
+	Job *Job `json:"job,omitempty"`
 }
 
 // AddMemoriesRequest adds memories to one namespace, without formation.

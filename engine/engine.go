@@ -43,6 +43,28 @@ type Options struct {
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
+
+	// Workers is how many goroutines run background jobs (asynchronous
+	// formation) until Close; 0 runs none, and queued jobs wait in the
+	// store for an engine that does (or for RunJobs). Workers need a store
+	// with a job queue (engram.JobQueue); without one none start.
+	Workers int
+	// JobLease is how long a worker holds a job before another may take it
+	// over, and the most one run of a job may take; default one minute.
+	JobLease time.Duration
+	// JobBackoff is the wait before a failed job's first retry, doubled for
+	// each later one up to 64 times; default two seconds.
+	JobBackoff time.Duration
+	// JobAttempts is how often a job is tried before it is marked failed;
+	// default 5.
+	JobAttempts int
+	// JobPoll is how often an idle worker looks for jobs other engines
+	// enqueued; default half a second.
+	JobPoll time.Duration
+	// AsyncByDefault makes AddEpisodes asynchronous (as if the request set
+	// async: true) unless the request says otherwise, when the store keeps
+	// a job queue. An engine whose former is slow (an LLM) sets it.
+	AsyncByDefault bool
 }
 
 // Engine implements engram.Service over an engram.Store.
@@ -58,6 +80,8 @@ type Engine struct {
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather
 	access    *accessRecorder
+	jobs      *jobRunner
+	hasJobs   bool // the store keeps a job queue
 	once      sync.Once
 
 	sweepMu sync.Mutex
@@ -104,7 +128,35 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		flush = time.Second
 	}
 	e.access = newAccessRecorder(store, flush, e.log)
+	if err := e.setUpJobs(ctx, opts); err != nil {
+		e.access.stop()
+		return nil, err
+	}
 	return e, nil
+}
+
+// setUpJobs learns, when opts has a use for jobs, whether the store keeps
+// a job queue, and starts the workers opts asks for. It fails when the
+// store cannot be read.
+func (e *Engine) setUpJobs(ctx context.Context, opts Options) error {
+	e.jobs = newJobRunner(opts)
+	if opts.Workers <= 0 && !opts.AsyncByDefault {
+		return nil
+	}
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		_, e.hasJobs = r.(engram.JobReader)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case opts.Workers > 0 && e.hasJobs:
+		e.startWorkers(opts.Workers)
+	case opts.Workers > 0:
+		e.log.Warn("the store keeps no job queue; background workers not started")
+	}
+	return nil
 }
 
 // register sets up the retrieval channels: dense first (the full-text
@@ -150,6 +202,7 @@ func (e *Engine) FlushAccess(ctx context.Context) error { return e.access.flush(
 func (e *Engine) Close() error {
 	var err error
 	e.once.Do(func() {
+		e.stopWorkers()
 		e.stopSweeper()
 		e.access.stop()
 		if e.closer != nil {

@@ -25,6 +25,11 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	if err != nil {
 		return nil, err
 	}
+	if async, err := e.isAsync(req); err != nil {
+		return nil, err
+	} else if async {
+		return e.addAsync(ctx, req.Namespace, eps, now)
+	}
 	var f formed
 	if req.Form == nil || *req.Form {
 		if f, err = e.form(ctx, req.Namespace, eps); err != nil {

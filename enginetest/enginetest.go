@@ -62,6 +62,11 @@ func Run(t *testing.T, open Open) {
 		{"DenseFilterAndLanguage", testDenseFilterAndLanguage},
 		{"Reembed", testReembed},
 		{"DenseAcrossEngines", testDenseAcrossEngines},
+		{"AsyncAdd", testAsyncAdd},
+		{"AsyncDefault", testAsyncDefault},
+		{"JobRetries", testJobRetries},
+		{"JobIdempotent", testJobIdempotent},
+		{"JobOrder", testJobOrder},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

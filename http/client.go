@@ -347,6 +347,34 @@ func (c *Client) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter
 	return &page, nil
 }
 
+// GetJob implements engram.Service by GET /v1/jobs/{id}.
+func (c *Client) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+	p, err := idPath("/v1/jobs/", id, "")
+	if err != nil {
+		return nil, err
+	}
+	var j engram.Job
+	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// ListJobs implements engram.Service by GET /v1/jobs.
+func (c *Client) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) (*engram.JobPage, error) {
+	q := scopeValues(s)
+	for _, st := range f.States {
+		q.Add("state", string(st))
+	}
+	setInt(q, "limit", f.Limit)
+	setString(q, "cursor", f.Cursor)
+	var page engram.JobPage
+	if err := c.do(ctx, "GET", "/v1/jobs", q, nil, &page); err != nil {
+		return nil, err
+	}
+	return &page, nil
+}
+
 // exportLine is one line of an export stream: a record, or the error that
 // ended the stream after it had started.
 type exportLine struct {
@@ -551,6 +579,8 @@ func idPath(prefix, id, suffix string) (string, error) {
 	what := "memory"
 	if strings.HasPrefix(prefix, "/v1/episodes/") {
 		what = "episode"
+	} else if strings.HasPrefix(prefix, "/v1/jobs/") {
+		what = "job"
 	}
 	if err := engram.CheckID(what, id); err != nil {
 		return "", err

@@ -24,7 +24,11 @@ func (s *Server) handleAddEpisodes(w http.ResponseWriter, r *http.Request, _ que
 	}
 	res.Episodes = nonNil(res.Episodes)
 	res.Memories = nonNil(res.Memories)
-	writeJSON(w, http.StatusCreated, res)
+	status := http.StatusCreated
+	if res.Job != nil {
+		status = http.StatusAccepted // stored; formation runs in the background
+	}
+	writeJSON(w, status, res)
 	return nil
 }
 

@@ -186,3 +186,17 @@ func (f *fakeService) Audit(ctx context.Context, s engram.Scope, fl engram.Audit
 	}
 	return &engram.AuditPage{}, nil
 }
+
+func (f *fakeService) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+	if err := f.record(ctx, "GetJob", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.Job{ID: id}, nil
+}
+
+func (f *fakeService) ListJobs(ctx context.Context, s engram.Scope, fl engram.JobFilter) (*engram.JobPage, error) {
+	if err := f.record(ctx, "ListJobs", s, "", fl); err != nil {
+		return nil, err
+	}
+	return &engram.JobPage{}, nil
+}

@@ -262,6 +262,9 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleGetEpisode},
 		{method: "DELETE", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleDeleteEpisode},
 
+		{method: "GET", path: "/v1/jobs", params: jobList, handle: s.handleListJobs},
+		{method: "GET", path: "/v1/jobs/{id}", params: withScope(), handle: s.handleGetJob},
+
 		{method: "POST", path: "/v1/memories", body: jsonBody, handle: s.handleAddMemories},
 		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
 		{method: "POST", path: "/v1/memories/list", body: jsonBody, role: engram.RoleRead, handle: s.handleListMemoriesPost},

@@ -958,6 +958,12 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if _, err = t.ptx.Exec(ctx, "UPDATE audit a SET detail = '' WHERE a.detail <> '' AND "+q.String(), q.args...); err != nil {
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
+	// The scope's background jobs go too: they name its episodes.
+	q = &query{}
+	q.scope("j.", s)
+	if _, err := t.ptx.Exec(ctx, "DELETE FROM jobs j WHERE "+q.String(), q.args...); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
 	return c, nil
 }
 

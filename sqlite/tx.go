@@ -913,6 +913,11 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if _, err := t.exec(ctx, "UPDATE audit SET detail = '' WHERE detail != '' AND "+aw, aargs...); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
 	}
+	// The scope's background jobs go too: they name its episodes.
+	jw, jargs := scopeWhere("jobs.", s)
+	if _, err := t.exec(ctx, "DELETE FROM jobs WHERE "+jw, jargs...); err != nil {
+		return c, mapErr(ctx, "purge scope", err)
+	}
 	return c, nil
 }
 

@@ -19,7 +19,9 @@ Usage: engram add [flags] TEXT...
 
 Stores each TEXT as an episode in the namespace of --org, --project, --user,
 --agent and --session, and forms memories from them unless --no-form is
-given. With --memory each VALUE is stored as a memory as given, without
+given. With --async the episodes are stored with a job that forms their
+memories in the background (engram serve runs it; engram jobs shows it).
+With --memory each VALUE is stored as a memory as given, without
 formation.
 
 --role, --speaker, --modality, --occurred-at and --meta describe the TEXT
@@ -50,6 +52,7 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	var occurredAt timeFlag
 	fs.Var(&occurredAt, "occurred-at", "episode event `time` (RFC 3339)")
 	noForm := fs.Bool("no-form", false, "store the episodes without forming memories")
+	async := fs.Bool("async", false, "store the episodes with a background job that forms their memories (see engram jobs)")
 
 	// Memory flags.
 	var mf memoryFlags
@@ -63,7 +66,7 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		return cmdUsageErrorf(cmd, "nothing to add: give TEXT arguments or --file")
 	}
 	// A flag of the other mode would be ignored; say so instead.
-	episodeOnly := []string{"role", "speaker", "modality", "occurred-at", "no-form"}
+	episodeOnly := []string{"role", "speaker", "modality", "occurred-at", "no-form", "async"}
 	memoryOnly := []string{"kind", "abstraction", "cue", "language", "confidence", "importance", "valid-from", "valid-to", "expires-at", "source"}
 	ignored, needs := episodeOnly, "episodes, not --memory"
 	if !*memory {
@@ -132,6 +135,9 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		form := false
 		req.Form = &form
 	}
+	if flagWasSet(fs, "async") {
+		req.Async = async
+	}
 	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
 		res, err := svc.AddEpisodes(ctx, req)
 		if err != nil {
@@ -145,6 +151,9 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		}
 		for i := range res.Memories {
 			fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&res.Memories[i]))
+		}
+		if res.Job != nil {
+			fmt.Fprintf(m.Stdout, "job      %s\n", jobLine(res.Job))
 		}
 		return nil
 	})

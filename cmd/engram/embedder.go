@@ -95,8 +95,9 @@ func openEngine(ctx context.Context, dataDir, cacheDir string, ef *embedFlags, l
 }
 
 // openEngineAt is openEngine over the PostgreSQL store at storeURL when it
-// is set; dataDir then holds only the embedding cache.
-func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
+// is set; dataDir then holds only the embedding cache. tune, if given,
+// changes the engine options before the engine opens.
+func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger, tune ...func(*engine.Options)) (*engine.Engine, func() error, error) {
 	if cacheDir == "" {
 		cacheDir = dataDir
 	}
@@ -109,7 +110,11 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb, Former: ef.former})
+	opts := engine.Options{Logger: logger, Embedder: emb, Former: ef.former}
+	for _, t := range tune {
+		t(&opts)
+	}
+	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), opts)
 	if err != nil {
 		closeEmb()
 		return nil, nil, err

@@ -83,6 +83,7 @@ func init() {
 		migrateCommand,
 		migrateStoreCommand,
 		keysCommand,
+		jobsCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

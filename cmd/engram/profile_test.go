@@ -1,10 +1,14 @@
 package main_test
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
+	engramhttp "github.com/engramhq/engram/http"
 )
 
 // TestProfileCommand: the profile of a scope lists its core memories, the
@@ -38,5 +42,43 @@ func TestServeLLMFlags(t *testing.T) {
 	stderr = c.fail(2, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--llm-url", "ftp://x", "--llm-model", "m")
 	if !strings.Contains(stderr, "BaseURL") {
 		t.Errorf("stderr = %q", stderr)
+	}
+}
+
+// TestServeLLMAsyncByDefault: with an LLM configured, an add without
+// "async" answers 202 with a job and the episode is stored, even when the
+// model cannot be reached; the job records the failure and is retried.
+func TestServeLLMAsyncByDefault(t *testing.T) {
+	t.Parallel()
+	env := append(baseEnv(t), "ENGRAM_LLM_URL=http://127.0.0.1:1/v1", "ENGRAM_LLM_MODEL=m")
+	srv := startServer(t, filepath.Join(t.TempDir(), "data"), env, "--rate-limit", "0")
+	c := engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
+	ctx := context.Background()
+	ns := engram.Namespace{Org: "default", Project: "default", User: "ann"}
+	res, err := c.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns,
+		Episodes: []engram.EpisodeInput{{Role: "user", Content: "Ich wohne jetzt in Leipzig."}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Job == nil || len(res.Episodes) != 1 {
+		t.Fatalf("add with an LLM configured: job %v, %d episodes; want a job and the episode", res.Job, len(res.Episodes))
+	}
+	if _, err := c.GetEpisode(ctx, engram.ScopeOf(ns), res.Episodes[0].ID); err != nil {
+		t.Fatalf("the episode of a job whose model is unreachable: %v", err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		j, err := c.GetJob(ctx, engram.ScopeOf(ns), res.Job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Attempts >= 1 && j.LastError != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %+v: no failed attempt recorded after 20s", j)
+		}
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM, want 0\n%s", code, srv.logs.String())
 	}
 }

@@ -96,10 +96,19 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
 
-	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep)
+	tune := sf.tuneEngine
+	if ef.former != nil {
+		// A model call takes seconds and can fail: episodes are stored at
+		// once and formed by the background jobs, which retry.
+		tune = func(o *engine.Options) {
+			sf.tuneEngine(o)
+			o.AsyncByDefault = true
+		}
 	}
-	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
+	if *store != "" {
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune)
+	}
+	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, tune)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
@@ -138,8 +147,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits; sweep is the interval
-// of the TTL sweeper (0: none).
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration) (err error) {
+// of the TTL sweeper (0: none); tune sets the engine's options.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options)) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -154,7 +163,9 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		eng, closeEng, err := openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Former: ef.former})
+		eo := engine.Options{Logger: logger, Embedder: emb, Former: ef.former}
+		tune(&eo)
+		eng, closeEng, err := openEngineOn(ctx, storeURL, eo)
 		if err == nil {
 			eng.StartSweeper(sweep, engine.DefaultSweepBatch) // stopped when the engine closes
 		}

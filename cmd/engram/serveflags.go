@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
 )
 
@@ -28,6 +29,8 @@ type serveFlags struct {
 	rateLimit                    *float64
 	rateBurst, maxConcurrent     *int64
 	tlsCert, tlsKey              *string
+	workers                      *int64
+	jobLease                     *string
 }
 
 var timeoutFlags = [4]struct {
@@ -59,6 +62,10 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"serve HTTPS with the PEM certificate (chain) in this `file`; needs --tls-key (env ENGRAM_TLS_CERT)")
 	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
 		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
+	f.workers = fs.Int64("workers", envInt64(getenv, "ENGRAM_WORKERS", 2),
+		"background `workers` forming the memories of asynchronous adds; 0 runs none (env ENGRAM_WORKERS)")
+	f.jobLease = fs.String("job-lease", envOr(getenv, "ENGRAM_JOB_LEASE", "1m"),
+		"how long a worker holds a background job before another server's may take it over (`duration`, env ENGRAM_JOB_LEASE)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -92,6 +99,12 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	case *f.maxConcurrent < 0 || *f.maxConcurrent > 1<<20:
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-concurrent (env ENGRAM_MAX_CONCURRENT) must be a number of requests up to 1048576, 0 for no limit")
 	}
+	if *f.workers < 0 || *f.workers > 256 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--workers (env ENGRAM_WORKERS) must be a number from 0 to 256")
+	}
+	if v, err := time.ParseDuration(*f.jobLease); err != nil || v < time.Second {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--job-lease (env ENGRAM_JOB_LEASE) %q is not a duration of at least 1s like 1m", *f.jobLease)
+	}
 	switch {
 	case *f.tlsCert != "" && *f.tlsKey == "":
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-cert is given but not --tls-key (env ENGRAM_TLS_KEY); HTTPS needs both, or neither for plain HTTP")
@@ -117,6 +130,13 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),
 	}, nil
+}
+
+// tuneEngine sets the engine options the flags give: its background
+// workers and their lease (checked by options).
+func (f *serveFlags) tuneEngine(o *engine.Options) {
+	o.Workers = int(*f.workers)
+	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 }
 
 // loadCertificate reads the PEM certificate chain in certFile and the

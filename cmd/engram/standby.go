@@ -261,6 +261,22 @@ func (s *standby) Audit(ctx context.Context, sc engram.Scope, f engram.AuditFilt
 	return svc.Audit(ctx, sc, f)
 }
 
+func (s *standby) GetJob(ctx context.Context, sc engram.Scope, id string) (*engram.Job, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.GetJob(ctx, sc, id)
+}
+
+func (s *standby) ListJobs(ctx context.Context, sc engram.Scope, f engram.JobFilter) (*engram.JobPage, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.ListJobs(ctx, sc, f)
+}
+
 // storeLabel names the store in logs: the SQLite file, or the PostgreSQL
 // server and database without password or parameters (the query may carry
 // a password too).

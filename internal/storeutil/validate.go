@@ -142,3 +142,27 @@ func CheckPutVectors(n engram.Namespace, memoryID, embedder string, vecs []engra
 	}
 	return CheckFieldVectors(memoryID, vecs, short)
 }
+
+// CheckJob returns an EINVALID error when a job to enqueue has no valid id,
+// a bad namespace, no episodes, an episode id that is not an id, or a state
+// that is not queued.
+func CheckJob(j *engram.Job, short func(string) string) error {
+	if !engram.ValidID(j.ID) {
+		return InvalidID("job", j.ID, short)
+	}
+	if err := j.Namespace.Validate(); err != nil {
+		return err
+	}
+	if len(j.Episodes) == 0 {
+		return engram.Errorf(engram.EINVALID, "job %s names no episodes", j.ID)
+	}
+	for _, id := range j.Episodes {
+		if !engram.ValidID(id) {
+			return InvalidID("episode", id, short)
+		}
+	}
+	if j.State != engram.JobQueued {
+		return engram.Errorf(engram.EINVALID, "a new job must be queued, not %q", j.State)
+	}
+	return nil
+}

@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// Defaults of the job options.
+const (
+	defaultJobLease    = time.Minute
+	defaultJobBackoff  = 2 * time.Second
+	defaultJobAttempts = 5
+	defaultJobPoll     = 500 * time.Millisecond
+	maxBackoffSteps    = 6 // the backoff doubles at most this often
+)
+
+// jobRunner holds the job settings of an engine and its worker pool.
+type jobRunner struct {
+	lease, backoff, poll time.Duration
+	attempts             int
+	async                bool   // AsyncByDefault
+	owner                string // this engine's name in leases; workers add their number
+
+	kick   chan struct{} // wakes a worker when this engine enqueued a job
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newJobRunner(o Options) *jobRunner {
+	r := &jobRunner{lease: o.JobLease, backoff: o.JobBackoff, poll: o.JobPoll, attempts: o.JobAttempts,
+		async: o.AsyncByDefault, owner: "engine-" + engram.NewID(), kick: make(chan struct{}, 1)}
+	if r.lease <= 0 {
+		r.lease = defaultJobLease
+	}
+	if r.backoff <= 0 {
+		r.backoff = defaultJobBackoff
+	}
+	if r.poll <= 0 {
+		r.poll = defaultJobPoll
+	}
+	if r.attempts <= 0 {
+		r.attempts = defaultJobAttempts
+	}
+	return r
+}
+
+// retryAt returns when a job that failed its attempt-th try runs again, or
+// nil when it has had all its tries.
+func (r *jobRunner) retryAt(attempt int, now time.Time) *time.Time {
+	if attempt >= r.attempts {
+		return nil
+	}
+	t := now.Add(r.backoff << min(max(attempt-1, 0), maxBackoffSteps))
+	return &t
+}
+
+// startWorkers runs n workers until stopWorkers.
+func (e *Engine) startWorkers(n int) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.jobs.cancel = cancel
+	for i := range n {
+		owner := e.jobs.owner + "/" + strconv.Itoa(i)
+		e.jobs.wg.Add(1)
+		go e.work(ctx, owner)
+	}
+}
+
+// stopWorkers stops the workers and waits for them: a job interrupted
+// midway is queued again at once.
+func (e *Engine) stopWorkers() {
+	if e.jobs.cancel != nil {
+		e.jobs.cancel()
+		e.jobs.wg.Wait()
+	}
+}
+
+// work runs jobs whenever there are any, looking every poll interval and
+// when this engine enqueues one, until ctx ends.
+func (e *Engine) work(ctx context.Context, owner string) {
+	defer e.jobs.wg.Done()
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-e.jobs.kick:
+		}
+		if _, err := e.runJobs(ctx, owner); err != nil && ctx.Err() == nil {
+			e.log.Warn("run background jobs", "err", err)
+		}
+		t.Reset(e.jobs.poll)
+	}
+}
+
+// RunJobs runs, one after another, every background job that may run now
+// (in any tenant), and says how many it ran; a job that fails is queued
+// again or marked failed and counts too. It returns the store's error, or
+// an EINVALID error when the store keeps no job queue. Engines with
+// Options.Workers run jobs on their own; RunJobs is for the others (tests,
+// a one-shot maintenance run).
+func (e *Engine) RunJobs(ctx context.Context) (int, error) {
+	return e.runJobs(ctx, e.jobs.owner+"/run")
+}
+
+func (e *Engine) runJobs(ctx context.Context, owner string) (int, error) {
+	for n := 0; ; n++ {
+		j, err := e.claim(ctx, owner)
+		if err != nil || j == nil {
+			return n, err
+		}
+		if err := e.runJob(ctx, owner, j); err != nil {
+			return n + 1, err
+		}
+	}
+}
+
+// claim takes the next job for owner, or nil when none may run now.
+func (e *Engine) claim(ctx context.Context, owner string) (*engram.Job, error) {
+	var j *engram.Job
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
+		if err != nil {
+			return err
+		}
+		j, err = q.ClaimJob(ctx, owner, e.clock(), e.jobs.lease)
+		return err
+	})
+	return j, err
+}
+
+// runJob forms the memories of a claimed job and records the outcome. A
+// failure of the former or the store is the job's (it is retried or
+// failed); runJob itself fails only when the outcome cannot be recorded.
+func (e *Engine) runJob(ctx context.Context, owner string, j *engram.Job) error {
+	jctx, cancel := context.WithTimeout(ctx, e.jobs.lease)
+	defer cancel()
+	err := e.formJob(jctx, owner, j)
+	switch {
+	case err == nil:
+		return nil
+	case engram.ErrorCode(err) == engram.ECONFLICT && errors.Is(err, errLeaseLost):
+		e.log.Warn("background job taken over by another worker", "job", j.ID, "tenant", j.Namespace.Tenant())
+		return nil
+	}
+	now := e.clock()
+	retry := e.jobs.retryAt(j.Attempts, now)
+	reason := err.Error()
+	if ctx.Err() != nil {
+		// The engine is stopping: give the job back at once.
+		reason, retry = "interrupted: the worker stopped: "+reason, &now
+	}
+	e.log.Warn("background job failed", "job", j.ID, "tenant", j.Namespace.Tenant(), "attempt", j.Attempts, "retry", retry != nil, "err", err)
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer scancel()
+	return e.store.Update(sctx, func(tx engram.Tx) error {
+		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
+		if err != nil {
+			return err
+		}
+		err = q.FailJob(sctx, j.Namespace, j.ID, owner, reason, retry, now)
+		if engram.ErrorCode(err) == engram.ECONFLICT {
+			return nil // another worker has it now; its outcome counts
+		}
+		return err
+	})
+}
+
+// errLeaseLost marks the conflict of a job completed by a worker whose
+// lease another worker took over.
+var errLeaseLost = errors.New("lease lost")
+
+// formJob forms the memories of j's episodes and, in one transaction,
+// applies them and marks j done. When a memory already cites one of the
+// episodes (an earlier run applied its operations but the job was not
+// marked done, which the single transaction rules out unless the episodes
+// were formed some other way) it marks j done without forming again, so a
+// job run twice adds nothing twice.
+func (e *Engine) formJob(ctx context.Context, owner string, j *engram.Job) error {
+	ns, s := j.Namespace, engram.ScopeOf(j.Namespace)
+	ctx = engram.WithActor(ctx, "job:"+j.ID)
+	eps, err := e.jobEpisodes(ctx, j)
+	if err != nil {
+		return err
+	}
+	var f formed
+	if len(eps) > 0 {
+		if f, err = e.form(ctx, ns, eps); err != nil {
+			return err
+		}
+	}
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
+		return err
+	}
+	now := e.clock()
+	var applied []engram.Memory
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
+		if err != nil {
+			return err
+		}
+		if applied, err = e.applyJob(ctx, tx, vb, s, j, f, now); err != nil {
+			return err
+		}
+		if err := q.CompleteJob(ctx, ns, j.ID, owner, now); err != nil {
+			return fmt.Errorf("%w: %w", err, errLeaseLost)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	vb.commit()
+	e.coverage.note(ns, applied)
+	return nil
+}
+
+// applyJob applies f's operations in tx unless a memory already cites one
+// of j's episodes, and returns the memories it added or changed.
+func (e *Engine) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, j *engram.Job, f formed, now time.Time) ([]engram.Memory, error) {
+	cited, _, err := tx.ListMemories(ctx, s, engram.MemoryFilter{Sources: j.Episodes, Limit: 1, Statuses: []engram.Status{
+		engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}})
+	if err != nil || len(cited) > 0 {
+		return nil, err
+	}
+	apply := f.ops
+	if f.prevMem != nil {
+		if apply, err = dropStale(ctx, tx, s, f.ops, f.prevMem); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := e.applyOps(ctx, tx, vb, s, apply, engram.ActorFrom(ctx), now); err != nil {
+		return nil, err
+	}
+	return opMemories(apply), nil
+}
+
+// jobEpisodes reads j's episodes, leaving out any deleted since.
+func (e *Engine) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episode, error) {
+	var eps []engram.Episode
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		for _, id := range j.Episodes {
+			ep, err := r.GetEpisode(ctx, engram.ScopeOf(j.Namespace), id)
+			switch {
+			case engram.ErrorCode(err) == engram.ENOTFOUND:
+				continue
+			case err != nil:
+				return err
+			}
+			eps = append(eps, *ep)
+		}
+		return nil
+	})
+	return eps, err
+}
+
+// addAsync stores eps with a job that forms their memories later, in one
+// transaction, and wakes a worker.
+func (e *Engine) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, now time.Time) (*engram.AddEpisodesResult, error) {
+	ids := make([]string, len(eps))
+	for i := range eps {
+		ids[i] = eps[i].ID
+	}
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Episodes: ids, State: engram.JobQueued,
+		RunAfter: now, CreatedAt: now, UpdatedAt: now}
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		q, err := engram.Need[engram.JobQueue](tx, "an asynchronous add (async: true)")
+		if err != nil {
+			return err
+		}
+		if _, err := e.storeEpisodes(ctx, tx, e.vec.batch(), ns, eps, formed{}, now); err != nil {
+			return err
+		}
+		return q.EnqueueJob(ctx, j)
+	})
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case e.jobs.kick <- struct{}{}:
+	default:
+	}
+	return &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}, nil
+}
+
+// isAsync says whether an add runs formation in the background: as the
+// request asks, else as the engine's default when its store keeps a job
+// queue. It refuses async with form false, which leaves nothing to run.
+func (e *Engine) isAsync(req engram.AddEpisodesRequest) (bool, error) {
+	form := req.Form == nil || *req.Form
+	switch {
+	case req.Async != nil && *req.Async && !form:
+		return false, engram.Errorf(engram.EINVALID, "async: an asynchronous add forms memories in the background, which form: false turns off; leave one of them out")
+	case req.Async != nil:
+		return *req.Async, nil
+	}
+	return form && e.jobs.async && e.hasJobs, nil
+}
+
+// GetJob implements engram.Service.
+func (e *Engine) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	var j *engram.Job
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		jr, err := engram.Need[engram.JobReader](r, "reading background jobs")
+		if err != nil {
+			return err
+		}
+		j, err = jr.GetJob(ctx, s, id)
+		return err
+	})
+	return j, err
+}
+
+// ListJobs implements engram.Service.
+func (e *Engine) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) (*engram.JobPage, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	page := &engram.JobPage{Jobs: []engram.Job{}}
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		jr, err := engram.Need[engram.JobReader](r, "reading background jobs")
+		if err != nil {
+			return err
+		}
+		jobs, next, err := jr.ListJobs(ctx, s, f)
+		page.Jobs, page.Next = append(page.Jobs, jobs...), next
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}

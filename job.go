@@ -1,0 +1,111 @@
+package engram
+
+import (
+	"context"
+	"time"
+)
+
+// A Job is a unit of background work kept in the store: today, forming
+// memories from episodes that an asynchronous AddEpisodes stored. It names
+// the episodes by id (their text stays in the episodes table) and lives in
+// their namespace, so it is read, like they are, only within its scope.
+//
+// Jobs of one namespace run one at a time in the order they were enqueued.
+// A worker claims a job with a lease; one whose lease expires (its worker
+// died) is claimed again by another worker.
+type Job struct {
+	ID        string    `json:"id"`
+	Namespace Namespace `json:"namespace"`
+	Episodes  []string  `json:"episodes"`
+	State     JobState  `json:"state"`
+	Attempts  int       `json:"attempts"` // claims so far, the running one included
+	LastError string    `json:"last_error,omitempty"`
+	// LeaseOwner and LeaseUntil name the worker that holds a running job
+	// and when its hold lapses.
+	LeaseOwner string     `json:"lease_owner,omitempty"`
+	LeaseUntil *time.Time `json:"lease_until,omitempty"`
+	RunAfter   time.Time  `json:"run_after"` // a queued job is not claimed before
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+}
+
+// JobState is where a job is in its life.
+type JobState string
+
+// Job states. A queued job waits for a worker (a failed attempt that will
+// be retried is queued again with a later RunAfter); done and failed are
+// final.
+const (
+	JobQueued  JobState = "queued"
+	JobRunning JobState = "running"
+	JobDone    JobState = "done"
+	JobFailed  JobState = "failed"
+)
+
+// Valid reports whether s is one of the job states.
+func (s JobState) Valid() bool {
+	switch s {
+	case JobQueued, JobRunning, JobDone, JobFailed:
+		return true
+	}
+	return false
+}
+
+// JobFilter narrows a list of jobs. The zero value lists every job of the
+// scope, newest first.
+type JobFilter struct {
+	States []JobState `json:"states,omitempty"`
+	Limit  int        `json:"limit,omitempty"` // default DefaultLimit, at most MaxLimit
+	Cursor string     `json:"cursor,omitempty"`
+}
+
+// Validate returns an EINVALID error naming the first bad field.
+func (f JobFilter) Validate() error {
+	for _, s := range f.States {
+		if !s.Valid() {
+			return Errorf(EINVALID, "state %q is not one of queued, running, done, failed", s)
+		}
+	}
+	_, err := ClampLimit(f.Limit)
+	return err
+}
+
+// JobPage is one page of a list of jobs.
+type JobPage struct {
+	Jobs []Job  `json:"jobs"`
+	Next string `json:"next,omitempty"`
+}
+
+// JobReader is the capability of a Reader whose store keeps a job queue.
+type JobReader interface {
+	// GetJob returns the job with id in s, or ENOTFOUND (also for a job
+	// outside s); EINVALID for a bad scope.
+	GetJob(ctx context.Context, s Scope, id string) (*Job, error)
+	// ListJobs returns the jobs of s newest first (by id descending) and
+	// the cursor of the next page ("" on the last page); EINVALID for a
+	// bad scope or filter.
+	ListJobs(ctx context.Context, s Scope, f JobFilter) ([]Job, string, error)
+}
+
+// JobQueue is the capability of a Tx whose store keeps a job queue. Claims
+// see every tenant: they serve the workers of the engine, never a client.
+type JobQueue interface {
+	JobReader
+	// EnqueueJob stores a new queued job; ECONFLICT if its id exists,
+	// EINVALID if it has no id, no episodes or a bad namespace.
+	EnqueueJob(ctx context.Context, j *Job) error
+	// ClaimJob takes the oldest job that may run at now: queued with
+	// RunAfter not after now, or running with a lease that lapsed, and no
+	// older job of its namespace still queued or running. It makes it
+	// running under owner until now+lease, counts the attempt, and
+	// returns it; nil and no error when no job may run. Concurrent claims
+	// never return the same job while its lease holds.
+	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Job, error)
+	// CompleteJob marks the tenant's job id done; ECONFLICT if it is not
+	// running under owner's lease (another worker took it over).
+	CompleteJob(ctx context.Context, tenant Namespace, id, owner string, now time.Time) error
+	// FailJob records reason as the job's last error and queues it again
+	// to run at retryAt, or, with retryAt nil, marks it failed for good;
+	// ECONFLICT if it is not running under owner's lease.
+	FailJob(ctx context.Context, tenant Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error
+}

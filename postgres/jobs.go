@@ -1,0 +1,216 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
+)
+
+var (
+	_ engram.JobReader = (*tx)(nil)
+	_ engram.JobQueue  = (*tx)(nil)
+)
+
+const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episodes, j.state, j.attempts,
+	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
+
+// claimJobSQL locks the oldest runnable job whose namespace has no older
+// open job, skipping jobs other workers hold locked, and makes it running
+// under the caller's lease. Under READ COMMITTED the older-job test sees
+// an older job another worker is claiming at that moment as still queued,
+// so two jobs of one namespace are never claimed at once.
+const claimJobSQL = `WITH c AS (
+	SELECT j.tenant, j.id FROM jobs j
+	WHERE j.state IN ('queued', 'running')
+	AND ((j.state = 'queued' AND j.run_after <= $3) OR (j.state = 'running' AND j.lease_until <= $3))
+	AND NOT EXISTS (SELECT 1 FROM jobs p WHERE p.tenant = j.tenant AND p.user_id = j.user_id
+		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'running') AND p.seq < j.seq)
+	ORDER BY j.seq LIMIT 1
+	FOR UPDATE OF j SKIP LOCKED)
+UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, lease_owner = $1, lease_until = $2, updated_at = $3
+FROM c WHERE j.tenant = c.tenant AND j.id = c.id
+RETURNING ` + jobCols
+
+func scanJob(row pgx.Row) (engram.Job, error) {
+	var (
+		j     engram.Job
+		state string
+	)
+	n := &j.Namespace
+	if err := row.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &j.Episodes, &state, &j.Attempts,
+		&j.LastError, &j.LeaseOwner, &j.LeaseUntil, &j.RunAfter, &j.CreatedAt, &j.UpdatedAt); err != nil {
+		return j, err
+	}
+	j.State = engram.JobState(state)
+	j.LeaseUntil = utcPtr(j.LeaseUntil)
+	j.RunAfter, j.CreatedAt, j.UpdatedAt = utc(j.RunAfter), utc(j.CreatedAt), utc(j.UpdatedAt)
+	return j, nil
+}
+
+// GetJob returns the job with id in s; ENOTFOUND if there is none in s,
+// EINVALID for a bad scope.
+func (t *tx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("job", id)
+	}
+	q := &query{}
+	q.scope("j.", s)
+	q.where("j.id = " + q.arg(id))
+	j, err := scanJob(t.ptx.QueryRow(ctx, `SELECT `+jobCols+` FROM jobs j WHERE `+q.String(), q.args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "job %s not found", id)
+	} else if err != nil {
+		return nil, t.mapErr(ctx, "get job", err)
+	}
+	return &j, nil
+}
+
+// ListJobs returns the jobs of s newest first and the next page's cursor;
+// EINVALID for a bad scope, filter or cursor.
+func (t *tx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) ([]engram.Job, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit)
+	q := &query{}
+	q.scope("j.", s)
+	if len(f.States) > 0 {
+		states := make([]string, len(f.States))
+		for i, st := range f.States {
+			states[i] = string(st)
+		}
+		q.where("j.state = ANY(" + q.arg(states) + ")")
+	}
+	if f.Cursor != "" {
+		id, err := storeutil.DecodeIDCursor('j', f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q.where("j.id < " + q.arg(id))
+	}
+	sql := `SELECT ` + jobCols + ` FROM jobs j WHERE ` + q.String() + ` ORDER BY j.id DESC LIMIT ` + q.arg(limit+1)
+	var out []engram.Job
+	err := t.each(ctx, "list jobs", sql, q.args, func(row pgx.Row) error {
+		j, err := scanJob(row)
+		out = append(out, j)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		next = storeutil.EncodeCursor('j', out[limit-1].ID)
+	}
+	return out, next, nil
+}
+
+// EnqueueJob stores a new queued job; EINVALID for a malformed one,
+// ECONFLICT if its id exists in its tenant.
+func (t *tx) EnqueueJob(ctx context.Context, j *engram.Job) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := storeutil.CheckJob(j, shortID); err != nil {
+		return err
+	}
+	n := j.Namespace
+	// ON CONFLICT DO NOTHING: a duplicate is reported without an error from
+	// the server, which would abort the whole transaction.
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO jobs (tenant, org, project, user_id, agent, session, id, episodes,
+		state, attempts, last_error, lease_owner, lease_until, run_after, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING`,
+		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, j.ID, j.Episodes,
+		string(j.State), j.Attempts, j.LastError, j.LeaseOwner, j.LeaseUntil, j.RunAfter, j.CreatedAt, j.UpdatedAt)
+	if err != nil {
+		return t.mapErr(ctx, "enqueue job", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ECONFLICT, "job %s already exists", j.ID)
+	}
+	return nil
+}
+
+// ClaimJob takes the oldest job that may run at now for owner, or returns
+// nil when there is none.
+func (t *tx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	if owner == "" || lease <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "a claim needs an owner and a positive lease")
+	}
+	if err := storable("lease owner", owner); err != nil {
+		return nil, err
+	}
+	j, err := scanJob(t.ptx.QueryRow(ctx, claimJobSQL, owner, now.Add(lease), now))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, t.mapErr(ctx, "claim job", err)
+	}
+	return &j, nil
+}
+
+// CompleteJob marks the job done; ECONFLICT unless owner holds it.
+func (t *tx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
+	return t.settleJob(ctx, tenant, id, owner, engram.JobDone, nil, nil, now)
+}
+
+// FailJob queues the job again at retryAt, or marks it failed when retryAt
+// is nil, with reason as its last error; ECONFLICT unless owner holds it.
+func (t *tx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
+	state := engram.JobFailed
+	if retryAt != nil {
+		state = engram.JobQueued
+	}
+	reason = validText(reason)
+	return t.settleJob(ctx, tenant, id, owner, state, &reason, retryAt, now)
+}
+
+// settleJob ends owner's hold of a running job: state, the last error when
+// reason is set, run_after when retryAt is.
+func (t *tx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, state engram.JobState, reason *string, retryAt *time.Time, now time.Time) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if storable("job id", id) != nil || storable("lease owner", owner) != nil {
+		return engram.Errorf(engram.ENOTFOUND, "job %s not found", shortID(id))
+	}
+	tag, err := t.ptx.Exec(ctx, `UPDATE jobs SET state = $1, last_error = coalesce($2, last_error),
+		run_after = coalesce($3, run_after), lease_owner = '', lease_until = NULL, updated_at = $4
+		WHERE tenant = $5 AND id = $6 AND state = 'running' AND lease_owner = $7`,
+		string(state), reason, retryAt, now, tenant.Tenant(), id, owner)
+	if err != nil {
+		return t.mapErr(ctx, "settle job", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ECONFLICT, "job %s is not running under this worker's lease", shortID(id))
+	}
+	return nil
+}
+
+// validText makes an error message storable: invalid UTF-8 and NUL bytes,
+// which a former's error may carry, become U+FFFD.
+func validText(s string) string {
+	b := []rune{}
+	for _, r := range s {
+		if r == 0 {
+			r = '\uFFFD'
+		}
+		b = append(b, r)
+	}
+	return string(b)
+}

@@ -1,0 +1,209 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
+)
+
+var (
+	_ engram.JobReader = (*tx)(nil)
+	_ engram.JobQueue  = (*tx)(nil)
+)
+
+const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episodes, j.state, j.attempts,
+	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
+
+// open is the condition of a job that is not finished.
+const openJob = `j.state IN ('queued', 'running')`
+
+// claimJobSQL takes, in one statement (so no other writer can come in
+// between), the oldest runnable job whose namespace has no older open job.
+// The single write connection serialises claims anyway; one statement keeps
+// that true should it ever not.
+var claimJobSQL = `UPDATE jobs SET state = 'running', attempts = attempts + 1,
+	lease_owner = ?, lease_until = ?, updated_at = ?
+WHERE seq = (
+	SELECT j.seq FROM jobs j
+	WHERE ` + openJob + ` AND ((j.state = 'queued' AND j.run_after <= ?) OR (j.state = 'running' AND j.lease_until <= ?))
+	AND NOT EXISTS (SELECT 1 FROM jobs p WHERE p.org = j.org AND p.project = j.project AND p.user_id = j.user_id
+		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'running') AND p.seq < j.seq)
+	ORDER BY j.seq LIMIT 1)
+RETURNING ` + jobReturning
+
+var jobReturning = strings.ReplaceAll(jobCols, "j.", "")
+
+func scanJob(sc scanner) (engram.Job, error) {
+	var (
+		j                 engram.Job
+		eps, state        string
+		lease             sql.NullInt64
+		run, created, upd int64
+	)
+	n := &j.Namespace
+	if err := sc.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &eps, &state, &j.Attempts,
+		&j.LastError, &j.LeaseOwner, &lease, &run, &created, &upd); err != nil {
+		return j, err
+	}
+	j.State = engram.JobState(state)
+	j.LeaseUntil = timePtr(lease)
+	j.RunAfter, j.CreatedAt, j.UpdatedAt = fromMicros(run), fromMicros(created), fromMicros(upd)
+	var err error
+	j.Episodes, err = storeutil.DecodeStrings([]byte(eps))
+	return j, err
+}
+
+// GetJob returns the job with id in s; ENOTFOUND if there is none in s,
+// EINVALID for a bad scope.
+func (t *tx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("job", id)
+	}
+	w, args := scopeWhere("j.", s)
+	j, err := scanJob(t.queryRow(ctx, `SELECT `+jobCols+` FROM jobs j WHERE `+w+` AND j.id = ?`, append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "job %s not found", id)
+	} else if err != nil {
+		return nil, mapErr(ctx, "get job", err)
+	}
+	return &j, nil
+}
+
+// ListJobs returns the jobs of s newest first and the next page's cursor;
+// EINVALID for a bad scope, filter or cursor.
+func (t *tx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) ([]engram.Job, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit)
+	var w where
+	w.addScope("j.", s)
+	if len(f.States) > 0 {
+		states := make([]any, len(f.States))
+		for i, st := range f.States {
+			states[i] = string(st)
+		}
+		w.add("j.state IN ("+placeholders(len(states))+")", states...)
+	}
+	if f.Cursor != "" {
+		id, err := storeutil.DecodeIDCursor('j', f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		w.add("j.id < ?", id)
+	}
+	rows, err := t.query(ctx, `SELECT `+jobCols+` FROM jobs j WHERE `+w.String()+` ORDER BY j.id DESC LIMIT ?`, append(w.args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "list jobs", err)
+	}
+	defer rows.Close()
+	var out []engram.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "list jobs", err)
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "list jobs", err)
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		next = storeutil.EncodeCursor('j', out[limit-1].ID)
+	}
+	return out, next, nil
+}
+
+// EnqueueJob stores a new queued job; EINVALID for a malformed one,
+// ECONFLICT if its id exists in its tenant.
+func (t *tx) EnqueueJob(ctx context.Context, j *engram.Job) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := storeutil.CheckJob(j, shortID); err != nil {
+		return err
+	}
+	eps, err := json.Marshal(j.Episodes)
+	if err != nil {
+		return err
+	}
+	n := j.Namespace
+	_, err = t.exec(ctx, `INSERT INTO jobs (id, org, project, user_id, agent, session, episodes, state, attempts,
+		last_error, lease_owner, lease_until, run_after, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, n.Org, n.Project, n.User, n.Agent, n.Session, string(eps), string(j.State), j.Attempts,
+		j.LastError, j.LeaseOwner, microsPtr(j.LeaseUntil), micros(j.RunAfter), micros(j.CreatedAt), micros(j.UpdatedAt))
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "job %s already exists", j.ID)
+	}
+	return mapErr(ctx, "enqueue job", err)
+}
+
+// ClaimJob takes the oldest job that may run at now for owner, or returns
+// nil when there is none.
+func (t *tx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	if owner == "" || lease <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "a claim needs an owner and a positive lease")
+	}
+	at := micros(now)
+	j, err := scanJob(t.queryRow(ctx, claimJobSQL, owner, micros(now.Add(lease)), at, at, at))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, mapErr(ctx, "claim job", err)
+	}
+	return &j, nil
+}
+
+// CompleteJob marks the job done; ECONFLICT unless owner holds it.
+func (t *tx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
+	return t.settleJob(ctx, tenant, id, owner, engram.JobDone, nil, nil, now)
+}
+
+// FailJob queues the job again at retryAt, or marks it failed when retryAt
+// is nil, with reason as its last error; ECONFLICT unless owner holds it.
+func (t *tx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
+	state := engram.JobFailed
+	if retryAt != nil {
+		state = engram.JobQueued
+	}
+	return t.settleJob(ctx, tenant, id, owner, state, &reason, retryAt, now)
+}
+
+// settleJob ends owner's hold of a running job: state, the last error when
+// reason is set, run_after when retryAt is.
+func (t *tx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, state engram.JobState, reason *string, retryAt *time.Time, now time.Time) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, `UPDATE jobs SET state = ?, last_error = coalesce(?, last_error),
+		run_after = coalesce(?, run_after), lease_owner = '', lease_until = NULL, updated_at = ?
+		WHERE org = ? AND project = ? AND id = ? AND state = 'running' AND lease_owner = ?`,
+		string(state), reason, microsPtr(retryAt), micros(now), tenant.Org, tenant.Project, id, owner)
+	if err != nil {
+		return mapErr(ctx, "settle job", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return mapErr(ctx, "settle job", err)
+	} else if n == 0 {
+		return engram.Errorf(engram.ECONFLICT, "job %s is not running under this worker's lease", shortID(id))
+	}
+	return nil
+}
