@@ -180,6 +180,10 @@ type SearchRequest struct {
 	// returned. With Budget set and K zero, up to MaxK hits are considered.
 	// A negative Budget, or one above MaxBudget, is an EINVALID error.
 	Budget int `json:"budget,omitempty"`
+	// Vault searches the vault instead: the memories of kind vault in the
+	// scope, decrypted and matched by their terms (see engine.searchVault).
+	// The context must carry WithVault, else it is EFORBIDDEN.
+	Vault bool `json:"vault,omitempty"`
 }
 
 // MaxK is the most hits one search returns.

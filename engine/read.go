@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/engramhq/engram"
 )
@@ -33,7 +34,9 @@ func (e *Engine) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 	return out, err
 }
 
-// GetMemory implements engram.Service. It counts as an access.
+// GetMemory implements engram.Service. It counts as an access. A vault
+// memory is not found unless ctx carries engram.WithVault; then it is
+// returned decrypted, and the read audited.
 func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -44,10 +47,13 @@ func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 	}
 	var out *engram.Memory
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		out, err = r.GetMemory(ctx, s, id)
+		out, err = visible(ctx, r, s, id)
 		return err
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.reveal(ctx, s, "get", out); err != nil {
 		return nil, err
 	}
 	e.access.record(out.Namespace, e.clock(), out.ID)
@@ -77,7 +83,9 @@ func (e *Engine) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 	return page, nil
 }
 
-// ListMemories implements engram.Service.
+// ListMemories implements engram.Service. Vault memories are left out
+// unless ctx carries engram.WithVault; then they are listed decrypted, and
+// the read audited.
 func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -85,6 +93,11 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
+	}
+	if !engram.VaultFrom(ctx) {
+		if f, err = hideVault(f); err != nil {
+			return nil, err
+		}
 	}
 	page := &engram.MemoryPage{}
 	err = e.store.View(ctx, func(r engram.Reader) error {
@@ -97,10 +110,16 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	if page.Memories == nil {
 		page.Memories = []engram.Memory{}
 	}
-	return page, nil
+	ms := make([]*engram.Memory, len(page.Memories))
+	for i := range page.Memories {
+		ms[i] = &page.Memories[i]
+	}
+	return page, e.reveal(ctx, s, "list", ms...)
 }
 
-// History implements engram.Service.
+// History implements engram.Service. The history of a vault memory is not
+// found unless ctx carries engram.WithVault; then it is decrypted, and the
+// read audited.
 func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -114,16 +133,43 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 		out, err = r.Versions(ctx, s, id)
 		return err
 	})
-	return out, err
+	if err == nil && !engram.VaultFrom(ctx) && slices.ContainsFunc(out, isVaultVersion) {
+		err = engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ms []*engram.Memory
+	for i := range out {
+		ms = append(ms, out[i].Old, out[i].New)
+	}
+	return out, e.reveal(ctx, s, "history", ms...)
 }
 
-// Export implements engram.Service.
+// Export implements engram.Service. Vault memories and their versions are
+// left out unless ctx carries engram.WithVault; then they are exported
+// decrypted, and the read audited (Import refuses them: see Import).
 func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	s, err := readScope(s)
 	if err != nil {
 		return err
 	}
-	return e.store.View(ctx, func(r engram.Reader) error { return r.Export(ctx, s, fn) })
+	x := &vaultExport{access: engram.VaultFrom(ctx)}
+	if x.access {
+		x.dk, x.dkErr = e.openKey(ctx, s.Namespace())
+	}
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		return r.Export(ctx, s, func(rec engram.Record) error {
+			if keep, err := x.record(&rec); err != nil || !keep {
+				return err
+			}
+			return fn(rec)
+		})
+	})
+	if aerr := e.auditVault(ctx, s, "export", x.ids); err == nil {
+		err = aerr
+	}
+	return err
 }
 
 // Audit implements engram.Service.

@@ -13,6 +13,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/vault"
 	"github.com/engramhq/engram/openai"
 	"github.com/engramhq/engram/uselite"
 )
@@ -88,12 +89,13 @@ func cacheFile(dir string) string { return filepath.Join(dir, "embeddings-cache.
 // openEngine opens the engine over dataDir with the configured embedder,
 // caching embeddings in cacheDir (the data directory when empty).
 func openEngine(ctx context.Context, dataDir, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
-	return openEngineAt(ctx, dataDir, "", cacheDir, ef, logger)
+	return openEngineAt(ctx, dataDir, "", cacheDir, ef, logger, nil)
 }
 
 // openEngineAt is openEngine over the PostgreSQL store at storeURL when it
-// is set; dataDir then holds only the embedding cache.
-func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
+// is set; dataDir then holds only the embedding cache. vlt, when not nil,
+// is the engine's vault.
+func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger, vlt *vault.Vault) (*engine.Engine, func() error, error) {
 	if cacheDir == "" {
 		cacheDir = dataDir
 	}
@@ -106,7 +108,7 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb})
+	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb, Vault: vlt})
 	if err != nil {
 		closeEmb()
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/vault"
 
 	engramhttp "github.com/engramhq/engram/http"
 )
@@ -48,7 +49,12 @@ loopback address.
 
 Each API key (each client IP with --no-auth) may send --rate-limit requests
 a second with bursts of --rate-burst, and have --max-concurrent in flight;
-more gets 429 with Retry-After. 0 turns a limit off.`,
+more gets 429 with Retry-After. 0 turns a limit off.
+
+Memories of kind vault are stored encrypted under a master key given in
+ENGRAM_VAULT_KEY or --vault-key-file (32 bytes as hex or base64; make one
+with openssl rand -base64 32). Without one, adding a vault memory answers
+503; with a key other than the vault's, the server refuses to start.`,
 	Run: runServe,
 }
 
@@ -80,14 +86,18 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err := sf.checkAuth(cmd, *addr); err != nil {
 		return err
 	}
+	vlt, err := openVault(m.Getenv(vault.EnvKey), *sf.vaultKeyFile)
+	if err != nil {
+		return cmdUsageErrorf(cmd, "%v", err)
+	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
 	opts.Logger = logger
 
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, vlt)
 	}
-	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
+	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, vlt)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
@@ -125,7 +135,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool) (err error) {
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, vlt *vault.Vault) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -140,7 +150,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb})
+		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Vault: vlt})
 	}
 	label := storeLabel(data, storeURL)
 

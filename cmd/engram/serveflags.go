@@ -27,6 +27,7 @@ type serveFlags struct {
 	rateLimit                    *float64
 	rateBurst, maxConcurrent     *int64
 	tlsCert, tlsKey              *string
+	vaultKeyFile                 *string
 }
 
 var timeoutFlags = [4]struct {
@@ -56,6 +57,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"serve HTTPS with the PEM certificate (chain) in this `file`; needs --tls-key (env ENGRAM_TLS_CERT)")
 	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
 		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
+	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
+		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
