@@ -59,8 +59,8 @@ type Engine struct {
 	now    func() time.Time
 	closer func() error
 
-	vec       *vectors  // nil without an embedder
-	coverage  *coverage // nil unless the embedder declares its languages
+	vec       *vectors     // nil without an embedder
+	coverage  *coverage    // nil unless the embedder declares its languages
 	vault     *vault.Vault // nil: vault memories cannot be written or read
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather

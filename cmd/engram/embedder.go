@@ -13,9 +13,9 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/vault"
 	"github.com/engramhq/engram/openai"
 	"github.com/engramhq/engram/uselite"
+	"github.com/engramhq/engram/vault"
 )
 
 // Embedder kinds.
