@@ -81,6 +81,7 @@ func init() {
 		migrateCommand,
 		migrateStoreCommand,
 		keysCommand,
+		vaultCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

@@ -1,0 +1,102 @@
+package main_test
+
+import (
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/storeopen"
+	"github.com/engramhq/engram/vault"
+)
+
+// vaultEngine opens an engine over dir with the master key master.
+func vaultEngine(t *testing.T, dir string, master []byte) (*engine.Engine, error) {
+	t.Helper()
+	v, err := vault.New(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storeopen.Engine(context.Background(), dir, engine.Options{Vault: v})
+}
+
+// writeKey writes a new random master key to a file, base64, and returns
+// both.
+func writeKey(t *testing.T, name string) ([]byte, string) {
+	t.Helper()
+	k := []byte(strings.Repeat(name[:1], vault.KeySize))
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(base64.StdEncoding.EncodeToString(k)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return k, p
+}
+
+func readVault(t *testing.T, dir string, master []byte, id string) string {
+	t.Helper()
+	e, err := vaultEngine(t, dir, master)
+	if err != nil {
+		t.Fatalf("open %s: %v", dir, err)
+	}
+	defer e.Close()
+	m, err := e.GetMemory(engram.WithVault(context.Background(), "test"), engram.Scope{Org: "acme", Project: "app"}, id)
+	if err != nil {
+		t.Fatalf("read vault memory: %v", err)
+	}
+	return m.Value
+}
+
+// TestVaultRotateAndCopy: engram vault rotate rewraps the data keys, after
+// which only the new master key opens the vault, and migrate-store carries
+// the wrapped keys along, so the copy's vault reads with the same key.
+func TestVaultRotateAndCopy(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "src")
+	oldKey, oldFile := writeKey(t, "old")
+	newKey, newFile := writeKey(t, "new")
+	_, otherFile := writeKey(t, "x")
+
+	e, err := vaultEngine(t, dir, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.AddMemories(context.Background(), engram.AddMemoriesRequest{
+		Namespace: engram.Namespace{Org: "acme", Project: "app"},
+		Memories:  []engram.Memory{{Kind: engram.KindVault, Value: "Kontonummer 1234"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	id := ms[0].ID
+
+	c := &cli{t: t, env: baseEnv(t)}
+	if stderr := c.fail(1, "vault", "rotate", "--data", dir, "--old-key-file", otherFile, "--new-key-file", newFile); !strings.Contains(stderr, "old master key does not open") {
+		t.Errorf("rotate with a wrong old key: %q", stderr)
+	}
+	if got := readVault(t, dir, oldKey, id); got != "Kontonummer 1234" {
+		t.Errorf("after a refused rotation the old key reads %q", got)
+	}
+	if out := c.ok("vault", "rotate", "--data", dir, "--old-key-file", oldFile, "--new-key-file", newFile); !strings.Contains(out, "rewrapped 1 data keys") {
+		t.Errorf("rotate printed %q", out)
+	}
+	if _, err := vaultEngine(t, dir, oldKey); err == nil || !strings.Contains(err.Error(), "master key") {
+		t.Errorf("the old key after rotation: %v", err)
+	}
+	if got := readVault(t, dir, newKey, id); got != "Kontonummer 1234" {
+		t.Errorf("the new key reads %q", got)
+	}
+
+	dst := filepath.Join(tmp, "dst")
+	if out := c.ok("migrate-store", "--from", dir, "--to", dst); !strings.Contains(out, "copied 1 wrapped vault data keys") {
+		t.Errorf("migrate-store printed %q", out)
+	}
+	if got := readVault(t, dst, newKey, id); got != "Kontonummer 1234" {
+		t.Errorf("the copy reads %q", got)
+	}
+}
