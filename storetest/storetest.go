@@ -70,6 +70,7 @@ func Run(t *testing.T, open Opener) {
 		{"Meta", testMeta},
 		{"Keys", testKeys},
 		{"KeysRefusals", testKeysRefusals},
+		{"VaultKeys", testVaultKeys},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
