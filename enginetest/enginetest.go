@@ -49,6 +49,7 @@ func Run(t *testing.T, open Open) {
 		{"DenseFilterAndLanguage", testDenseFilterAndLanguage},
 		{"Reembed", testReembed},
 		{"DenseAcrossEngines", testDenseAcrossEngines},
+		{"VaultLifecycle", testVaultLifecycle},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
