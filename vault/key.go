@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -49,16 +48,12 @@ func LoadKey(env, path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault: read the master key file: %w", err)
 	}
-	if len(b) == KeySize && !isText(b) {
-		return b, nil
-	}
 	k, err := ParseKey(string(b))
+	if err != nil && len(b) == KeySize {
+		return b, nil // 32 raw bytes
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (in the file %s)", err, path)
 	}
 	return k, nil
-}
-
-func isText(b []byte) bool {
-	return len(bytes.TrimLeft(b, "0123456789abcdefABCDEFghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ+/=-_ \n\r\t")) == 0
 }
