@@ -100,3 +100,30 @@ func TestVaultRotateAndCopy(t *testing.T) {
 		t.Errorf("the copy reads %q", got)
 	}
 }
+
+// TestServeVaultKey: serve refuses a malformed master key (a usage error)
+// and one that is not the vault's (it does not start).
+func TestServeVaultKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good, _ := writeKey(t, "good")
+	e, err := vaultEngine(t, dir, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AddMemories(context.Background(), engram.AddMemoriesRequest{
+		Namespace: engram.Namespace{Org: "acme", Project: "app"},
+		Memories:  []engram.Memory{{Kind: engram.KindVault, Value: "secret"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	bad := &cli{t: t, env: append(baseEnv(t), "ENGRAM_VAULT_KEY=tooshort", "ENGRAM_EMBEDDER=none")}
+	if stderr := bad.fail(2, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--no-auth"); !strings.Contains(stderr, "master key must be 32 bytes") || strings.Contains(stderr, "tooshort") {
+		t.Errorf("serve with a malformed key: %q", stderr)
+	}
+	wrong := &cli{t: t, env: append(baseEnv(t), "ENGRAM_VAULT_KEY="+base64.StdEncoding.EncodeToString([]byte(strings.Repeat("w", 32))), "ENGRAM_EMBEDDER=none")}
+	if stderr := wrong.fail(1, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--no-auth"); !strings.Contains(stderr, "master key does not open") {
+		t.Errorf("serve with another key: %q", stderr)
+	}
+}
