@@ -206,6 +206,7 @@ func TestVault(t *testing.T) {
 			t.Run("NoMasterKey", func(t *testing.T) { testVaultNoKey(t, b) })
 			t.Run("WrongMasterKey", func(t *testing.T) { testVaultWrongKey(t, b) })
 			t.Run("ExportImport", func(t *testing.T) { testVaultExport(t, b) })
+			t.Run("Client", func(t *testing.T) { testVaultClient(t, b) })
 		})
 	}
 }
@@ -507,5 +508,36 @@ func testVaultExport(t *testing.T, b vaultBackend) {
 		"Authorization", "Bearer "+env.keys["admin"], "Content-Type", engramhttp.NDJSONType)
 	if r.Status != http.StatusBadRequest || !bytes.Contains(r.Body, []byte("vault")) {
 		t.Errorf("import of vault records: %d %s", r.Status, r.Body)
+	}
+}
+
+// testVaultClient: the Go client asks for the vault when its context
+// carries engram.WithVault, as a caller of the engine does.
+func testVaultClient(t *testing.T, b vaultBackend) {
+	marker := "CLIENT" + randomHex(t, 8)
+	env := newVaultEnv(t, b, []byte(randomHex(t, 16)), marker)
+	m := env.addVault(t, "write", "acme", marker)
+	sc := engram.Scope{Org: "acme", Project: "app", User: "u1"}
+	ctx := context.Background()
+	vctx := engram.WithVault(ctx, "client")
+	admin := engramhttp.NewClient(env.srv.URL, engramhttp.ClientOptions{Key: env.keys["admin"]})
+	reader := engramhttp.NewClient(env.srv.URL, engramhttp.ClientOptions{Key: env.keys["read"]})
+	if _, err := admin.GetMemory(ctx, sc, m.ID); engram.ErrorCode(err) != engram.ENOTFOUND {
+		t.Errorf("client get without vault: %v", err)
+	}
+	if got, err := admin.GetMemory(vctx, sc, m.ID); err != nil || got.Value != marker {
+		t.Errorf("client get with vault = %+v, %v", got, err)
+	}
+	if page, err := admin.ListMemories(vctx, sc, engram.MemoryFilter{IDs: []string{m.ID}}); err != nil || len(page.Memories) != 1 || page.Memories[0].Value != marker {
+		t.Errorf("client list with vault = %+v, %v", page, err)
+	}
+	if vs, err := admin.History(vctx, sc, m.ID); err != nil || len(vs) != 1 || vs[0].New.Value != marker {
+		t.Errorf("client history with vault = %+v, %v", vs, err)
+	}
+	if _, err := reader.GetMemory(vctx, sc, m.ID); engram.ErrorCode(err) != engram.EFORBIDDEN {
+		t.Errorf("read-key client get with vault: %v, want EFORBIDDEN", err)
+	}
+	if err := admin.DeleteMemory(vctx, sc, m.ID, engram.DeleteOptions{Hard: true}); err != nil {
+		t.Errorf("client hard delete with vault: %v", err)
 	}
 }
