@@ -96,6 +96,8 @@ func hideVault(f engram.MemoryFilter) (engram.MemoryFilter, error) {
 		return f, engram.Errorf(engram.EINVALID, "filter: kind vault is read only by asking for the vault (vault=true, or \"vault\": true in a search) with a key that may read it")
 	}
 	if len(f.Kinds) == 0 {
+		// Every kind of engram.Kind.Valid but vault: a kind added there
+		// must be added here, or reads without the vault will miss it.
 		f.Kinds = []engram.Kind{engram.KindCore, engram.KindEpisodic, engram.KindSemantic, engram.KindProcedural, engram.KindResource}
 	}
 	return f, nil
