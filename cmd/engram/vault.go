@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 
@@ -118,4 +119,19 @@ func copyVaultKeys(ctx context.Context, src, dst engram.Store) (int, error) {
 		}
 		return nil
 	})
+}
+
+// vaultFlag registers --vault, which asks a read for vault memories.
+func vaultFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("vault", false, "include vault memories, decrypted (see the README, Vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
+}
+
+// vaultContext returns ctx asking for the vault when on is set. In local
+// mode the operator holds the data directory and the master key, so the
+// asking is enough; with --server the server checks the key.
+func vaultContext(ctx context.Context, on bool) context.Context {
+	if !on {
+		return ctx
+	}
+	return engram.WithVault(ctx, "the engram command")
 }

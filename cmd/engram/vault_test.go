@@ -127,3 +127,44 @@ func TestServeVaultKey(t *testing.T) {
 		t.Errorf("serve with another key: %q", stderr)
 	}
 }
+
+// TestVaultCommands: in local mode with ENGRAM_VAULT_KEY, add --kind vault
+// seals the memory; get, list and search show it only with --vault; and
+// without the key, adding one fails and stores nothing.
+func TestVaultCommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	key := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("v", 32)))
+	c := &cli{t: t, env: append(baseEnv(t), "ENGRAM_VAULT_KEY="+key), extra: []string{"--data", dir}}
+	var added struct{ Memories []engram.Memory }
+	c.json(&added, "add", "--memory", "--kind", "vault", "Bankkarte PIN 4711")
+	if len(added.Memories) != 1 {
+		t.Fatalf("add printed %+v", added)
+	}
+	id := added.Memories[0].ID
+	if stderr := c.fail(1, "get", id); !strings.Contains(stderr, "not found") {
+		t.Errorf("get without --vault: %q", stderr)
+	}
+	if out := c.ok("get", "--vault", id); !strings.Contains(out, "PIN 4711") {
+		t.Errorf("get --vault printed %q", out)
+	}
+	if out := c.ok("list"); strings.Contains(out, id) {
+		t.Errorf("list without --vault shows the vault memory: %q", out)
+	}
+	if out := c.ok("list", "--vault"); !strings.Contains(out, "PIN 4711") {
+		t.Errorf("list --vault printed %q", out)
+	}
+	if out := c.ok("search", "Bankkarte"); strings.Contains(out, "4711") {
+		t.Errorf("search without --vault printed %q", out)
+	}
+	if out := c.ok("search", "--vault", "bankkarte"); !strings.Contains(out, "PIN 4711") {
+		t.Errorf("search --vault printed %q", out)
+	}
+	nokey := &cli{t: t, env: baseEnv(t), extra: []string{"--data", dir}}
+	if stderr := nokey.fail(1, "add", "--memory", "--kind", "vault", "another secret"); !strings.Contains(stderr, "ENGRAM_VAULT_KEY") {
+		t.Errorf("add of a vault memory without a key: %q", stderr)
+	}
+	if out := c.ok("list", "--vault"); strings.Contains(out, "another secret") {
+		t.Errorf("the refused add stored something: %q", out)
+	}
+}
