@@ -50,6 +50,7 @@ func Run(t *testing.T, open Open) {
 		{"Reembed", testReembed},
 		{"DenseAcrossEngines", testDenseAcrossEngines},
 		{"VaultLifecycle", testVaultLifecycle},
+		{"VaultFirstWritesRace", testVaultFirstWrites},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

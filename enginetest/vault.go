@@ -1,7 +1,10 @@
 package enginetest
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/engramhq/engram"
@@ -94,5 +97,53 @@ func testVaultLifecycle(t *testing.T, open Open) {
 	}
 	if _, err := e.GetMemory(vctx, scA, id); code(err) != engram.ENOTFOUND {
 		t.Errorf("after the hard delete: %v", err)
+	}
+}
+
+// testVaultFirstWrites: engines with their own vaults (servers sharing one
+// store) writing a tenant's first vault memories at once agree on one data
+// key, so every acknowledged write reads back, from a third engine too.
+func testVaultFirstWrites(t *testing.T, open Open) {
+	st := open(t)
+	t.Cleanup(func() { st.Close() })
+	master := []byte(strings.Repeat("m", vault.KeySize))
+	engines := make([]*engine.Engine, 3)
+	for i := range engines {
+		v, err := vault.New(master)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if engines[i], err = engine.New(context.Background(), st, engine.Options{Vault: v}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { engines[i].Close() })
+	}
+	const writers = 8
+	ids := make([]string, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ms, err := engines[w%2].AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{
+				{Kind: engram.KindVault, Value: fmt.Sprintf("Geheimnis %d", w)},
+			}})
+			if err != nil {
+				t.Errorf("writer %d: %v", w, err)
+				return
+			}
+			ids[w] = ms[0].ID
+		}()
+	}
+	wg.Wait()
+	vctx := engram.WithVault(ctx, "test")
+	for w, id := range ids {
+		if id == "" {
+			continue
+		}
+		m, err := engines[2].GetMemory(vctx, scA, id)
+		if err != nil || m.Value != fmt.Sprintf("Geheimnis %d", w) {
+			t.Errorf("writer %d's memory reads %v, %v", w, m, err)
+		}
 	}
 }
