@@ -170,6 +170,9 @@ func (e *Engine) searchVault(ctx context.Context, req engram.SearchRequest) (*en
 	if !engram.VaultFrom(ctx) {
 		return nil, engram.Errorf(engram.EFORBIDDEN, "vault: reading the vault needs a key that may read it (see the README, Vault)")
 	}
+	if req.Budget > 0 || len(req.Channels) > 0 {
+		return nil, engram.Errorf(engram.EINVALID, "vault: a vault search matches terms only; it takes no budget and no channels")
+	}
 	f := req.Filter
 	f.Kinds, f.Limit, f.Cursor = []engram.Kind{engram.KindVault}, VaultSearchLimit, ""
 	var ms []engram.Memory

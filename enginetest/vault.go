@@ -92,6 +92,9 @@ func testVaultLifecycle(t *testing.T, open Open) {
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].Memory.ID != id {
 		t.Errorf("vault search = %+v, %v", res, err)
 	}
+	if _, err := e.Search(vctx, engram.SearchRequest{Scope: scA, Query: "PIN", Vault: true, Budget: 100}); code(err) != engram.EINVALID {
+		t.Errorf("vault search with a budget: %v, want EINVALID", err)
+	}
 	if err := e.DeleteMemory(vctx, scA, id, engram.DeleteOptions{Hard: true}); err != nil {
 		t.Fatalf("hard delete with vault access: %v", err)
 	}
