@@ -264,7 +264,7 @@ func (e *Engine) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s en
 	if reason == "" {
 		reason = "superseded by " + nm.ID
 	}
-	if err := insertNew(ctx, tx, vb, nil, &nm, actor, "supersedes "+old.ID, now); err != nil {
+	if err := e.insertNew(ctx, tx, vb, &nm, actor, "supersedes "+old.ID, now); err != nil {
 		return nil, prefixed("new memory", err)
 	}
 	m := clone(old)

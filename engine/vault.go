@@ -33,29 +33,38 @@ func errNoVault(where string) error {
 	return engram.Errorf(engram.EUNAVAILABLE, "%s: kind vault needs the vault, which this server does not have: start it with %s or --vault-key-file (see the README, Vault); nothing was stored", where, vault.EnvKey)
 }
 
-// sealKey returns the data key that seals the vault memories among ms, of
-// namespace n's tenant, made on first use; nil when ms has none. It fails
-// with EUNAVAILABLE on an engine without a vault, or with the store's
-// error.
-func (e *Engine) sealKey(ctx context.Context, n engram.Namespace, ms []engram.Memory) (cipher.AEAD, error) {
+// prepareVault makes sure, before a write transaction, that the data key
+// sealing the vault memories among ms (of namespace n's tenant) exists and
+// is held by the vault: making it inside would take a second write
+// transaction. It fails with EUNAVAILABLE on an engine without a vault,
+// or with the store's error.
+func (e *Engine) prepareVault(ctx context.Context, n engram.Namespace, ms []engram.Memory) error {
 	i := slices.IndexFunc(ms, func(m engram.Memory) bool { return m.Kind == engram.KindVault })
 	if i < 0 {
-		return nil, nil
+		return nil
 	}
 	if e.vault == nil {
-		return nil, errNoVault(fmt.Sprintf("memories[%d]", i))
+		return errNoVault(fmt.Sprintf("memories[%d]", i))
 	}
-	return e.vault.DataKey(ctx, e.store, n, true)
+	_, err := e.vault.DataKey(ctx, e.store, n, true)
+	return err
 }
 
-// sealed returns m as the store keeps it: sealed when it is a vault
-// memory, which needs dk.
-func sealed(dk cipher.AEAD, m *engram.Memory) (*engram.Memory, error) {
+// sealed returns m as the store keeps it: sealed under its tenant's data
+// key (see prepareVault) when it is a vault memory.
+func (e *Engine) sealed(ctx context.Context, m *engram.Memory) (*engram.Memory, error) {
 	if m.Kind != engram.KindVault {
 		return m, nil
 	}
-	if dk == nil {
+	if e.vault == nil {
 		return nil, errNoVault("memory")
+	}
+	dk, err := e.vault.DataKey(ctx, e.store, m.Namespace, false)
+	if err != nil {
+		return nil, err
+	}
+	if dk == nil {
+		return nil, engram.Errorf(engram.EINTERNAL, "memory %s: tenant %s/%s has no vault data key: the write did not prepare one", m.ID, m.Namespace.Org, m.Namespace.Project)
 	}
 	s, err := vault.Seal(dk, *m)
 	return &s, err

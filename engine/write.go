@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/cipher"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,8 +29,7 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 			return nil, err
 		}
 	}
-	dk, err := e.sealKey(ctx, req.Namespace, opMemories(f.ops))
-	if err != nil {
+	if err := e.prepareVault(ctx, req.Namespace, opMemories(f.ops)); err != nil {
 		return nil, err
 	}
 	vb := e.vec.batch()
@@ -40,7 +38,7 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		mems, err := e.storeEpisodes(ctx, tx, vb, dk, req.Namespace, eps, f, now)
+		mems, err := e.storeEpisodes(ctx, tx, vb, req.Namespace, eps, f, now)
 		res.Memories = append(res.Memories, mems...)
 		return err
 	})
@@ -122,7 +120,7 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 // storeEpisodes writes the episodes, their audit entry and the memories
 // formed from them in tx, and returns the memories. An update of the turn
 // before is dropped when that memory changed since it was read.
-func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, dk cipher.AEAD, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
+func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
 	ids := make([]string, len(eps))
 	for i := range eps {
 		if err := tx.InsertEpisode(ctx, &eps[i]); err != nil {
@@ -141,7 +139,7 @@ func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, 
 			return nil, err
 		}
 	}
-	return e.applyOps(ctx, tx, vb, dk, engram.ScopeOf(ns), apply, actor, now)
+	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, actor, now)
 }
 
 // dropStale returns ops without those on read's memory when that memory
@@ -181,8 +179,7 @@ func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 		}
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
 	}
-	dk, err := e.sealKey(ctx, req.Namespace, opMemories(ops))
-	if err != nil {
+	if err := e.prepareVault(ctx, req.Namespace, opMemories(ops)); err != nil {
 		return nil, err
 	}
 	vb := e.vec.batch()
@@ -191,9 +188,9 @@ func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	}
 	var out []engram.Memory
 	actor := engram.ActorFrom(ctx)
-	err = e.store.Update(ctx, func(tx engram.Tx) error {
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.applyOps(ctx, tx, vb, dk, engram.ScopeOf(req.Namespace), ops, actor, now)
+		out, err = e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now)
 		return err
 	})
 	if err != nil {
@@ -227,8 +224,8 @@ func checkBatch(what string, n int) error {
 }
 
 // applyOps carries out memory operations inside tx, in scope s, and returns
-// the memories added or changed. dk seals the vault memories it adds.
-func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, dk cipher.AEAD, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+// the memories added or changed.
+func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	var out []engram.Memory
 	var added []string
 	for i, op := range ops {
@@ -240,7 +237,7 @@ func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, dk ci
 			if err := prepareNew(&m, now); err != nil {
 				return nil, prefixed(where, err)
 			}
-			if err := insertNew(ctx, tx, vb, dk, &m, actor, op.Reason, now); err != nil {
+			if err := e.insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
 				return nil, prefixed(where, err)
 			}
 			out = append(out, m)
@@ -299,10 +296,10 @@ func prepareNew(m *engram.Memory, now time.Time) error {
 	return m.Validate()
 }
 
-// insertNew stores the new memory m, sealed by dk when it is a vault
-// memory (m itself stays as given), with its first version.
-func insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, dk cipher.AEAD, m *engram.Memory, actor, reason string, now time.Time) error {
-	st, err := sealed(dk, m)
+// insertNew stores the new memory m, sealed when it is a vault memory (m
+// itself stays as given), with its first version.
+func (e *Engine) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *engram.Memory, actor, reason string, now time.Time) error {
+	st, err := e.sealed(ctx, m)
 	if err != nil {
 		return err
 	}

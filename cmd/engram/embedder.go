@@ -31,6 +31,9 @@ const (
 type embedFlags struct {
 	kind, url, model, dims string
 	key                    string
+	// vault, when set (ENGRAM_VAULT_KEY or --vault-key-file), is the
+	// engine's vault.
+	vault *vault.Vault
 }
 
 func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -89,13 +92,12 @@ func cacheFile(dir string) string { return filepath.Join(dir, "embeddings-cache.
 // openEngine opens the engine over dataDir with the configured embedder,
 // caching embeddings in cacheDir (the data directory when empty).
 func openEngine(ctx context.Context, dataDir, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
-	return openEngineAt(ctx, dataDir, "", cacheDir, ef, logger, nil)
+	return openEngineAt(ctx, dataDir, "", cacheDir, ef, logger)
 }
 
 // openEngineAt is openEngine over the PostgreSQL store at storeURL when it
-// is set; dataDir then holds only the embedding cache. vlt, when not nil,
-// is the engine's vault.
-func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger, vlt *vault.Vault) (*engine.Engine, func() error, error) {
+// is set; dataDir then holds only the embedding cache.
+func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *embedFlags, logger *slog.Logger) (*engine.Engine, func() error, error) {
 	if cacheDir == "" {
 		cacheDir = dataDir
 	}
@@ -108,7 +110,7 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb, Vault: vlt})
+	eng, closeEng, err := openEngineOn(ctx, storeLocation(dataDir, storeURL), engine.Options{Logger: logger, Embedder: emb, Vault: ef.vault})
 	if err != nil {
 		closeEmb()
 		return nil, nil, err

@@ -86,8 +86,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err := sf.checkAuth(cmd, *addr); err != nil {
 		return err
 	}
-	vlt, err := openVault(m.Getenv(vault.EnvKey), *sf.vaultKeyFile)
-	if err != nil {
+	if ef.vault, err = openVault(m.Getenv(vault.EnvKey), *sf.vaultKeyFile); err != nil {
 		return cmdUsageErrorf(cmd, "%v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
@@ -95,9 +94,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	opts.Logger = logger
 
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, vlt)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth)
 	}
-	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, vlt)
+	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", *data, err)
 	}
@@ -135,7 +134,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, vlt *vault.Vault) (err error) {
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -150,7 +149,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Vault: vlt})
+		return openEngineOn(ctx, storeURL, engine.Options{Logger: logger, Embedder: emb, Vault: ef.vault})
 	}
 	label := storeLabel(data, storeURL)
 
