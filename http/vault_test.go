@@ -254,6 +254,8 @@ func testVaultAtRest(t *testing.T, b vaultBackend) {
 			{"GET", "/v1/memories?vault=true&" + acme, ""},
 			{"POST", "/v1/search", mustJSON(t, map[string]any{"scope": engram.Scope{Org: "acme", Project: "app", User: "u1"}, "query": "Reisepass", "vault": true})},
 			{"GET", "/v1/export?vault=true&" + acme, ""},
+			{"GET", "/v1/memories/" + m.ID + "/history?vault=true&" + acme, ""},
+			{"POST", "/v1/memories/list", mustJSON(t, map[string]any{"scope": engram.Scope{Org: "acme", Project: "app", User: "u1"}, "vault": true})},
 		} {
 			r := env.call(t, key, req[0], req[1], req[2])
 			if r.Status != http.StatusForbidden || bytes.Contains(r.Body, []byte(marker)) {
