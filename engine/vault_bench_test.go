@@ -57,3 +57,36 @@ func BenchmarkVaultSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVaultAdd measures adding one vault memory (sealed) against one
+// plain memory, without an embedder.
+//
+//	go test -run '^$' -bench VaultAdd -benchtime 200x ./engine/
+func BenchmarkVaultAdd(b *testing.B) {
+	for _, kind := range []engram.Kind{engram.KindVault, engram.KindSemantic} {
+		b.Run(string(kind), func(b *testing.B) {
+			ctx := context.Background()
+			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "engram.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			v, err := vault.New([]byte(strings.Repeat("k", vault.KeySize)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := engine.New(ctx, db, engine.Options{Vault: v})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			req := engram.AddMemoriesRequest{Namespace: engram.Namespace{Org: "acme", Project: "app"},
+				Memories: []engram.Memory{{Kind: kind, Value: "IBAN DE89 3704 0044 0532 0130 00"}}}
+			for b.Loop() {
+				if _, err := e.AddMemories(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
