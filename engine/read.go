@@ -154,22 +154,9 @@ func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Reco
 	if err != nil {
 		return err
 	}
-	x := &vaultExport{access: engram.VaultFrom(ctx)}
-	if x.access {
-		x.dk, x.dkErr = e.openKey(ctx, s.Namespace())
-	}
-	err = e.store.View(ctx, func(r engram.Reader) error {
-		return r.Export(ctx, s, func(rec engram.Record) error {
-			if keep, err := x.record(&rec); err != nil || !keep {
-				return err
-			}
-			return fn(rec)
-		})
-	})
-	if aerr := e.auditVault(ctx, s, "export", x.ids); err == nil {
-		err = aerr
-	}
-	return err
+	fn, audit := e.exportVault(ctx, s, fn)
+	err = e.store.View(ctx, func(r engram.Reader) error { return r.Export(ctx, s, fn) })
+	return audit(err)
 }
 
 // Audit implements engram.Service.

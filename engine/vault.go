@@ -270,6 +270,29 @@ func vaultTerms(q string) []string {
 	return terms
 }
 
+// exportVault returns fn behind the vault's rule for exports (see
+// vaultExport), and the function that audits what it let through once the
+// export ends with err; that function returns err, or the audit's error.
+func (e *Engine) exportVault(ctx context.Context, s engram.Scope, fn func(engram.Record) error) (func(engram.Record) error, func(error) error) {
+	x := &vaultExport{access: engram.VaultFrom(ctx)}
+	if x.access {
+		x.dk, x.dkErr = e.openKey(ctx, s.Namespace())
+	}
+	filtered := func(rec engram.Record) error {
+		if keep, err := x.record(&rec); err != nil || !keep {
+			return err
+		}
+		return fn(rec)
+	}
+	audit := func(err error) error {
+		if aerr := e.auditVault(ctx, s, "export", x.ids); err == nil {
+			err = aerr
+		}
+		return err
+	}
+	return filtered, audit
+}
+
 // vaultExport decides, record by record, what an export shows of the
 // vault, and remembers the vault memories it showed.
 type vaultExport struct {
