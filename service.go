@@ -199,6 +199,10 @@ type SearchRequest struct {
 	// recency and how often and lately a memory was read (its decayed
 	// access count). Nil or true keeps them as the engine is configured.
 	Decay *bool `json:"decay,omitempty"`
+	// Vault searches the vault instead: the memories of kind vault in the
+	// scope, decrypted and matched by their terms (see engine.searchVault).
+	// The context must carry WithVault, else it is EFORBIDDEN.
+	Vault bool `json:"vault,omitempty"`
 }
 
 // MaxK is the most hits one search returns.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/retrieval"
+	"github.com/engramhq/engram/vault"
 	"github.com/engramhq/engram/vector"
 )
 
@@ -40,6 +41,11 @@ type Options struct {
 	// NewIndex makes the in-memory vector index of one (tenant, user);
 	// default vector.NewAuto (exact below a size threshold, HNSW above).
 	NewIndex func(dim int) vector.Index
+	// Vault, when set, encrypts memories of kind vault at rest and lets
+	// reads that carry engram.WithVault see them (see package vault).
+	// Without it, adding a vault memory is EUNAVAILABLE. New checks that
+	// its master key opens every data key the store holds.
+	Vault *vault.Vault
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -75,8 +81,9 @@ type Engine struct {
 	now    func() time.Time
 	closer func() error
 
-	vec       *vectors  // nil without an embedder
-	coverage  *coverage // nil unless the embedder declares its languages
+	vec       *vectors     // nil without an embedder
+	coverage  *coverage    // nil unless the embedder declares its languages
+	vault     *vault.Vault // nil: vault memories cannot be written or read
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather
 	access    *accessRecorder
@@ -95,13 +102,19 @@ var _ engram.Service = (*Engine)(nil)
 // naming the missing capability if opts.Embedder is set and the store
 // cannot keep vectors (its transactions lack engram.VectorReader,
 // engram.ChangeLog, engram.MetaReader or engram.Dumper), and with the
-// store's error if it cannot be read. Closing the Engine closes the store
+// store's error if it cannot be read. With opts.Vault it fails when the
+// master key does not open the data keys the store holds (another key). Closing the Engine closes the store
 // only when opts.CloseStore is set; New never closes it.
 func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error) {
 	if err := checkEmbedder(ctx, store, opts.Embedder); err != nil {
 		return nil, err
 	}
-	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now}
+	if opts.Vault != nil {
+		if err := opts.Vault.Check(ctx, store); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault}
 	if opts.CloseStore {
 		e.closer = store.Close
 	}

@@ -56,6 +56,9 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 	if err := checkHeld(recs); err != nil {
 		return nil, err
 	}
+	if err := checkNoVault(recs); err != nil {
+		return nil, err
+	}
 	vb := e.vec.batch()
 	var active []engram.Memory
 	for _, r := range recs {

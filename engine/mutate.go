@@ -29,13 +29,17 @@ func (e *Engine) UpdateMemory(ctx context.Context, s engram.Scope, id string, p 
 	return out, vb.done(err)
 }
 
-// getActive reads a memory for a write and insists it is active.
-func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string) (*engram.Memory, error) {
+// getActive reads a memory for a change of content and insists it is
+// active and not a vault memory.
+func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string, what string) (*engram.Memory, error) {
 	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
-	m, err := tx.GetMemory(ctx, s, id)
+	m, err := visible(ctx, tx, s, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := notVault(m, what); err != nil {
 		return nil, err
 	}
 	if m.Status != engram.StatusActive {
@@ -47,12 +51,15 @@ func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string) (*e
 // update applies p to the active memory id as a version recording op
 // (UPDATE or MERGE); a patch that changes nothing writes nothing.
 func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch, op engram.Op, actor string, now time.Time) (*engram.Memory, error) {
-	old, err := getActive(ctx, tx, s, id)
+	old, err := getActive(ctx, tx, s, id, "an update")
 	if err != nil {
 		return nil, err
 	}
 	if err := checkReason(p.Reason); err != nil {
 		return nil, err
+	}
+	if p.Kind != nil && *p.Kind == engram.KindVault {
+		return nil, engram.Errorf(engram.EINVALID, "kind: memory %s cannot become a vault memory in place; add a new vault memory and delete this one", id)
 	}
 	m := clone(old)
 	applyPatch(m, p)
@@ -232,9 +239,12 @@ func (e *Engine) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s en
 	if err := checkReason(req.Reason); err != nil {
 		return nil, err
 	}
-	old, err := getActive(ctx, tx, s, id)
+	old, err := getActive(ctx, tx, s, id, "a supersede")
 	if err != nil {
 		return nil, err
+	}
+	if req.New.Kind == engram.KindVault {
+		return nil, engram.Errorf(engram.EINVALID, "new memory: kind vault cannot supersede a memory; add the vault memory and delete this one")
 	}
 	at := now
 	if req.At != nil {
@@ -260,7 +270,7 @@ func (e *Engine) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s en
 	if reason == "" {
 		reason = "superseded by " + nm.ID
 	}
-	if err := insertNew(ctx, tx, vb, &nm, actor, "supersedes "+old.ID, now); err != nil {
+	if err := e.insertNew(ctx, tx, vb, &nm, actor, "supersedes "+old.ID, now); err != nil {
 		return nil, prefixed("new memory", err)
 	}
 	m := clone(old)
@@ -298,7 +308,7 @@ func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 			_, err := e.softDelete(ctx, tx, vb, s, id, o.Reason, actor, now)
 			return err
 		}
-		m, err := tx.GetMemory(ctx, s, id)
+		m, err := visible(ctx, tx, s, id)
 		if err != nil {
 			return err
 		}
@@ -322,7 +332,7 @@ func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s e
 	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
-	old, err := tx.GetMemory(ctx, s, id)
+	old, err := visible(ctx, tx, s, id)
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +363,7 @@ func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason s
 	var out *engram.Memory
 	vb := e.vec.batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		old, err := tx.GetMemory(ctx, s, id)
+		old, err := visible(ctx, tx, s, id)
 		if err != nil {
 			return err
 		}
@@ -368,7 +378,10 @@ func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason s
 		out = m
 		return e.writeVersion(ctx, tx, vb, old, m, engram.OpRestore, actor, reason, now)
 	})
-	return out, vb.done(err)
+	if err := vb.done(err); err != nil {
+		return nil, err
+	}
+	return out, e.reveal(ctx, s, "restore", out)
 }
 
 // Rollback implements engram.Service: the memory's content becomes what
@@ -393,8 +406,11 @@ func (e *Engine) Rollback(ctx context.Context, s engram.Scope, id string, v int,
 	var out *engram.Memory
 	vb := e.vec.batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		cur, err := tx.GetMemory(ctx, s, id)
+		cur, err := visible(ctx, tx, s, id)
 		if err != nil {
+			return err
+		}
+		if err := notVault(cur, "a rollback"); err != nil {
 			return err
 		}
 		if cur.Status == engram.StatusSuperseded {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"slices"
 
 	"github.com/engramhq/engram"
 )
@@ -36,7 +37,9 @@ func (e *Engine) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 }
 
 // GetMemory implements engram.Service. It counts as an access. A memory
-// whose TTL has passed is returned as expired (see engram.Memory.Lapse).
+// whose TTL has passed is returned as expired (see engram.Memory.Lapse). A
+// vault memory is not found unless ctx carries engram.WithVault; then it is
+// returned decrypted, and the read audited.
 func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -47,10 +50,13 @@ func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 	}
 	var out *engram.Memory
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		out, err = r.GetMemory(ctx, s, id)
+		out, err = visible(ctx, r, s, id)
 		return err
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := e.reveal(ctx, s, "get", out); err != nil {
 		return nil, err
 	}
 	now := e.clock()
@@ -85,6 +91,10 @@ func (e *Engine) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 // ListMemories implements engram.Service. TTLs are judged at the engine's
 // clock (at ValidAt for an as-of read): a memory past its expires_at is
 // listed only when the filter asks for expired ones, as expired.
+//
+// Vault memories are left out
+// unless ctx carries engram.WithVault; then they are listed decrypted, and
+// the read audited.
 func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -94,6 +104,11 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 		return nil, err
 	}
 	f = asOf(f)
+	if !engram.VaultFrom(ctx) {
+		if f, err = hideVault(f); err != nil {
+			return nil, err
+		}
+	}
 	page := &engram.MemoryPage{}
 	f.Now = e.clock()
 	err = e.store.View(ctx, func(r engram.Reader) error {
@@ -109,7 +124,11 @@ func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	if page.Memories == nil {
 		page.Memories = []engram.Memory{}
 	}
-	return page, nil
+	ms := make([]*engram.Memory, len(page.Memories))
+	for i := range page.Memories {
+		ms[i] = &page.Memories[i]
+	}
+	return page, e.reveal(ctx, s, "list", ms...)
 }
 
 // asOf returns f reading as of its ValidAt: a filter with an event time
@@ -122,7 +141,9 @@ func asOf(f engram.MemoryFilter) engram.MemoryFilter {
 	return f
 }
 
-// History implements engram.Service.
+// History implements engram.Service. The history of a vault memory is not
+// found unless ctx carries engram.WithVault; then it is decrypted, and the
+// read audited.
 func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -136,7 +157,17 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 		out, err = r.Versions(ctx, s, id)
 		return err
 	})
-	return out, err
+	if err == nil && !engram.VaultFrom(ctx) && slices.ContainsFunc(out, isVaultVersion) {
+		err = engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ms []*engram.Memory
+	for i := range out {
+		ms = append(ms, out[i].Old, out[i].New)
+	}
+	return out, e.reveal(ctx, s, "history", ms...)
 }
 
 // Export implements engram.Service. Over a store whose Reader is an
@@ -154,13 +185,24 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 //
 // It writes every record as stored, a memory past its TTL too (its
 // expires_at says so), so an import restores the scope exactly.
+//
+// Vault memories and their versions are left out unless ctx carries
+// engram.WithVault; then they are exported decrypted, and the read audited
+// (Import refuses them: see Import).
 func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	s, err := readScope(s)
 	if err != nil {
 		return err
 	}
+	fn, audit := e.exportVault(ctx, s, fn)
+	return audit(e.exportPaged(ctx, s, fn))
+}
+
+// exportPaged is Export after the scope check: page by page over an
+// engram.ExportPager, else in one read transaction.
+func (e *Engine) exportPaged(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	paged := true
-	err = e.store.View(ctx, func(r engram.Reader) error {
+	err := e.store.View(ctx, func(r engram.Reader) error {
 		if _, ok := r.(engram.ExportPager); ok {
 			return nil
 		}

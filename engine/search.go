@@ -45,8 +45,17 @@ type search struct {
 // and the hits cut to k or assembled within the token budget (see package
 // retrieval). A search that names its channels gets their plain
 // ranking instead: the query as typed, no reranking (see
-// retrieval.Config.Plain). Every hit counts as an access.
+// retrieval.Config.Plain). Every hit counts as an access. Vault memories
+// are never among the hits; a request with Vault set searches the vault
+// instead (see searchVault).
 func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
+	if req.Vault {
+		return e.searchVault(ctx, req)
+	}
+	var err error
+	if req.Filter, err = hideVault(req.Filter); err != nil {
+		return nil, err
+	}
 	s, err := e.plan(req)
 	if err != nil {
 		return nil, err

@@ -195,6 +195,9 @@ func (v *vectors) batch() *vecBatch {
 // fieldTexts returns the texts of m that are embedded, by field. An
 // abstraction equal to the value adds nothing and is not embedded.
 func fieldTexts(m *engram.Memory) [][2]string {
+	if m.Kind == engram.KindVault {
+		return nil // never embedded: a vector, and the embedding cache, would leak the text
+	}
 	out := [][2]string{{engram.FieldValue, m.Value}}
 	if a := strings.TrimSpace(m.Abstraction); a != "" && a != strings.TrimSpace(m.Value) {
 		out = append(out, [2]string{engram.FieldAbstraction, m.Abstraction})
@@ -247,7 +250,7 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 	if b == nil {
 		return nil
 	}
-	if m.Status != engram.StatusActive {
+	if m.Status != engram.StatusActive || m.Kind == engram.KindVault {
 		b.changes = append(b.changes, vecChange{ns: m.Namespace, id: m.ID})
 		return nil
 	}

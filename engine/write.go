@@ -36,6 +36,9 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 			return nil, err
 		}
 	}
+	if err := e.prepareVault(ctx, req.Namespace, opMemories(f.ops)); err != nil {
+		return nil, err
+	}
 	vb := e.vec.batch()
 	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
 		return nil, err
@@ -129,7 +132,7 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 	case engram.Consolidator:
 		err = e.store.View(ctx, func(r engram.Reader) error {
 			var ferr error
-			f.ops, ferr = c.FormIn(ctx, engram.ScopedReader(r, engram.ScopeOf(ns)), eps)
+			f.ops, ferr = c.FormIn(ctx, withoutVault{engram.ScopedReader(r, engram.ScopeOf(ns))}, eps)
 			return ferr
 		})
 	case engram.Continuer:
@@ -210,6 +213,9 @@ func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 		}
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
 	}
+	if err := e.prepareVault(ctx, req.Namespace, opMemories(ops)); err != nil {
+		return nil, err
+	}
 	vb := e.vec.batch()
 	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
 		return nil, err
@@ -284,7 +290,7 @@ func (e *Engine) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engr
 		if err := prepareNew(&m, now); err != nil {
 			return nil, err
 		}
-		return []engram.Memory{m}, insertNew(ctx, tx, vb, &m, actor, op.Reason, now)
+		return []engram.Memory{m}, e.insertNew(ctx, tx, vb, &m, actor, op.Reason, now)
 	case engram.OpUpdate, engram.OpMerge:
 		m, err := e.update(ctx, tx, vb, s, op.TargetID, contentPatch(op.Memory, op.Reason), op.Op, actor, now)
 		if err != nil {
@@ -315,7 +321,7 @@ func (e *Engine) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engr
 // active, as the two sides of a new open conflict named after the new
 // memory.
 func (e *Engine) conflict(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
-	old, err := getActive(ctx, tx, s, op.TargetID)
+	old, err := getActive(ctx, tx, s, op.TargetID, "a conflict")
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +339,7 @@ func (e *Engine) conflict(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 		return md
 	}
 	m.Metadata = mark(m.Metadata)
-	if err := insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
+	if err := e.insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
 		return nil, err
 	}
 	o := clone(old)
@@ -373,14 +379,20 @@ func prepareNew(m *engram.Memory, now time.Time) error {
 	return m.Validate()
 }
 
-func insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *engram.Memory, actor, reason string, now time.Time) error {
-	if err := tx.InsertMemory(ctx, m); err != nil {
+// insertNew stores the new memory m, sealed when it is a vault memory (m
+// itself stays as given), with its first version.
+func (e *Engine) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *engram.Memory, actor, reason string, now time.Time) error {
+	st, err := e.sealed(ctx, m)
+	if err != nil {
 		return err
 	}
-	if err := vb.stage(ctx, tx, m); err != nil {
+	if err := tx.InsertMemory(ctx, st); err != nil {
 		return err
 	}
-	nm := *m
+	if err := vb.stage(ctx, tx, st); err != nil {
+		return err
+	}
+	nm := *st
 	return tx.InsertVersion(ctx, &engram.Version{
 		MemoryID: m.ID, Namespace: m.Namespace, Version: 1, Op: engram.OpAdd,
 		New: &nm, Actor: actor, Reason: reason, At: now,

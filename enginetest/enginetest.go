@@ -67,6 +67,8 @@ func Run(t *testing.T, open Open) {
 		{"JobRetries", testJobRetries},
 		{"JobIdempotent", testJobIdempotent},
 		{"JobOrder", testJobOrder},
+		{"VaultLifecycle", testVaultLifecycle},
+		{"VaultFirstWritesRace", testVaultFirstWrites},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

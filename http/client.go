@@ -131,7 +131,7 @@ func (c *Client) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 		return nil, err
 	}
 	var m engram.Memory
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &m); err != nil {
+	if err := c.do(ctx, "GET", p, vaultScope(ctx, s), nil, &m); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -161,7 +161,7 @@ func (c *Client) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 
 // ListMemories implements engram.Service.
 func (c *Client) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
-	q := scopeValues(s)
+	q := vaultScope(ctx, s)
 	for _, k := range f.Kinds {
 		q.Add("kind", string(k))
 	}
@@ -218,7 +218,7 @@ const maxQueryIDs = 100
 
 func (c *Client) listMemoriesPost(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
 	var page engram.MemoryPage
-	if err := c.do(ctx, "POST", "/v1/memories/list", nil, listMemoriesRequest{Scope: s, Filter: f}, &page); err != nil {
+	if err := c.do(ctx, "POST", "/v1/memories/list", nil, listMemoriesRequest{Scope: s, Filter: f, Vault: engram.VaultFrom(ctx)}, &page); err != nil {
 		return nil, err
 	}
 	return &page, nil
@@ -265,7 +265,7 @@ func (c *Client) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 	if err != nil {
 		return err
 	}
-	q := scopeValues(s)
+	q := vaultScope(ctx, s)
 	if o.Hard {
 		q.Set("hard", "true")
 	}
@@ -280,7 +280,7 @@ func (c *Client) RestoreMemory(ctx context.Context, s engram.Scope, id string, r
 		return nil, err
 	}
 	var m engram.Memory
-	if err := c.do(ctx, "POST", path, scopeValues(s), reasonRequest{Reason: reason}, &m); err != nil {
+	if err := c.do(ctx, "POST", path, vaultScope(ctx, s), reasonRequest{Reason: reason}, &m); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -293,7 +293,7 @@ func (c *Client) History(ctx context.Context, s engram.Scope, id string) ([]engr
 		return nil, err
 	}
 	var res historyResponse
-	if err := c.do(ctx, "GET", path, scopeValues(s), nil, &res); err != nil {
+	if err := c.do(ctx, "GET", path, vaultScope(ctx, s), nil, &res); err != nil {
 		return nil, err
 	}
 	return res.Versions, nil
@@ -386,7 +386,7 @@ type exportLine struct {
 // each record as it arrives. An error from fn stops the export and is
 // returned as is. Export is bounded by ctx only, not by the Timeout.
 func (c *Client) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
-	resp, err := c.send(ctx, ctx, "GET", "/v1/export", scopeValues(s), nil, "")
+	resp, err := c.send(ctx, ctx, "GET", "/v1/export", vaultScope(ctx, s), nil, "")
 	if err != nil {
 		return err
 	}
@@ -628,4 +628,15 @@ func setMeta(q url.Values, prefix string, m map[string]any) error {
 		q.Set(prefix+k, s)
 	}
 	return nil
+}
+
+// vaultScope is scopeValues with vault=true when ctx carries
+// engram.WithVault, so that a caller of the Client asks for the vault the
+// way an in-process caller of the engine does.
+func vaultScope(ctx context.Context, s engram.Scope) url.Values {
+	q := scopeValues(s)
+	if engram.VaultFrom(ctx) {
+		q.Set("vault", "true")
+	}
+	return q
 }

@@ -76,11 +76,16 @@ func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request, q qu
 type listMemoriesRequest struct {
 	Scope  engram.Scope        `json:"scope"`
 	Filter engram.MemoryFilter `json:"filter"`
+	Vault  bool                `json:"vault,omitempty"` // as ?vault=true
 }
 
 func (s *Server) handleListMemoriesPost(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req listMemoriesRequest
 	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	r, err := askVault(r, req.Vault)
+	if err != nil {
 		return err
 	}
 	return s.listMemories(w, r, req.Scope, req.Filter)

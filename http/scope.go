@@ -56,6 +56,10 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request, _ query) e
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
+	r, err := askVault(r, req.Vault)
+	if err != nil {
+		return err
+	}
 	res, err := s.svc.Search(r.Context(), req)
 	if err != nil {
 		return err

@@ -246,7 +246,7 @@ func (s *Server) routeTable() []route {
 		{name: "created_after"}, {name: "created_before"},
 		{name: "valid_at"}, {name: "valid_after"}, {name: "valid_before"},
 		{name: "contains"}, {name: "meta.{key}"}, {name: "meta_in.{key}", repeated: true},
-		{name: "id", repeated: true}, {name: "source", repeated: true},
+		{name: "id", repeated: true}, {name: "source", repeated: true}, vaultParam,
 	}, pageParams...)...)
 	auditList := withScope(append([]param{
 		{name: "op", repeated: true}, {name: "after"}, {name: "before"},
@@ -268,12 +268,12 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/memories", body: jsonBody, handle: s.handleAddMemories},
 		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
 		{method: "POST", path: "/v1/memories/list", body: jsonBody, role: engram.RoleRead, handle: s.handleListMemoriesPost},
-		{method: "GET", path: "/v1/memories/{id}", params: withScope(), handle: s.handleGetMemory},
+		{method: "GET", path: "/v1/memories/{id}", params: withScope(vaultParam), handle: s.handleGetMemory},
 		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), body: jsonBody, handle: s.handleUpdateMemory},
-		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}), handle: s.handleDeleteMemory},
+		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}, vaultParam), handle: s.handleDeleteMemory},
 		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), body: jsonBody, handle: s.handleSupersedeMemory},
-		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(), body: jsonBody, handle: s.handleRestoreMemory},
-		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(), handle: s.handleHistory},
+		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(vaultParam), body: jsonBody, handle: s.handleRestoreMemory},
+		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(vaultParam), handle: s.handleHistory},
 		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), body: jsonBody, handle: s.handleRollback},
 
 		{method: "POST", path: "/v1/search", body: jsonBody, role: engram.RoleRead, handle: s.handleSearch},
@@ -283,7 +283,7 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/conflicts/{id}/resolve", params: withScope(), body: jsonBody, handle: s.handleResolveConflict},
 
 		{method: "DELETE", path: "/v1/scope", params: withScope(), role: engram.RoleAdmin, handle: s.handleDeleteScope},
-		{method: "GET", path: "/v1/export", params: withScope(), handle: s.handleExport},
+		{method: "GET", path: "/v1/export", params: withScope(vaultParam), handle: s.handleExport},
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
 
@@ -313,6 +313,10 @@ func (s *Server) endpoint(rt route) http.Handler {
 			return
 		}
 		q.key = keyFrom(r.Context())
+		if r, err = withVault(r, q); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		actor, err := actorOf(r)
 		if err != nil {
 			s.writeError(w, r, err)

@@ -74,6 +74,7 @@ func Run(t *testing.T, open Opener) {
 		{"Meta", testMeta},
 		{"Keys", testKeys},
 		{"KeysRefusals", testKeysRefusals},
+		{"VaultKeys", testVaultKeys},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
@@ -223,11 +224,12 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.MetaReader](r, need),
 			needErr[engram.Dumper](r, need),
 			needErr[engram.KeyReader](r, need),
+			needErr[engram.VaultKeyReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
-			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need))
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need))
 		})
 	}
 	if err != nil {

@@ -139,6 +139,9 @@ func (c *storeFlags) open(ctx context.Context, cmd *Command, m *Main, mode openM
 	// default logger is set too, for packages that log through it.
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	slog.SetDefault(logger)
+	if c.embed.vault, err = openVault(m.Getenv("ENGRAM_VAULT_KEY"), m.Getenv(envVaultKeyFile)); err != nil {
+		return nil, nil, err
+	}
 	eng, closeFn, err := openEngineAt(ctx, c.data, c.store, "", &c.embed, logger)
 	if err != nil && c.store != "" {
 		return nil, nil, fmt.Errorf("open the PostgreSQL store: %w", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/openai"
 	"github.com/engramhq/engram/uselite"
+	"github.com/engramhq/engram/vault"
 )
 
 // Embedder kinds.
@@ -33,6 +34,9 @@ type embedFlags struct {
 	// former, when set (engram serve --llm-url), forms memories instead
 	// of the rule-based default.
 	former engram.Former
+	// vault, when set (ENGRAM_VAULT_KEY or --vault-key-file), is the
+	// engine's vault.
+	vault *vault.Vault
 }
 
 func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -110,7 +114,7 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := engine.Options{Logger: logger, Embedder: emb, Former: ef.former}
+	opts := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault}
 	for _, t := range tune {
 		t(&opts)
 	}

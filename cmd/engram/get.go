@@ -24,6 +24,7 @@ func runGet(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	sf.register(fs, m)
 	asJSON := fs.Bool("json", false, "print the record as JSON")
 	episode := fs.Bool("episode", false, "get an episode instead of a memory")
+	asVault := vaultFlag(fs)
 	id, err := m.parseID(cmd, fs, args)
 	if err != nil {
 		return err
@@ -40,7 +41,7 @@ func runGet(ctx context.Context, m *Main, cmd *Command, args []string) error {
 			printEpisode(m.Stdout, e)
 			return nil
 		}
-		mem, err := svc.GetMemory(ctx, sf.scope(), id)
+		mem, err := svc.GetMemory(vaultContext(ctx, *asVault), sf.scope(), id)
 		if err != nil {
 			return err
 		}

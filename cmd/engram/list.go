@@ -34,6 +34,7 @@ func runList(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	limit := fs.Int("limit", 0, "records per page (default 50, at most 1000)")
 	cursor := fs.String("cursor", "", "start at this page `cursor` from a previous list")
 	all := fs.Bool("all", false, "follow cursors and list every record")
+	asVault := vaultFlag(fs)
 	var ff memoryFilterFlags
 	ff.register(fs)
 	var roles stringList
@@ -61,6 +62,7 @@ func runList(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	}
 
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		ctx = vaultContext(ctx, *asVault)
 		if *episodes {
 			f := engram.EpisodeFilter{
 				Roles: roles, Speaker: *speaker, Contains: ff.contains, Metadata: ff.meta,

@@ -105,6 +105,10 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
+	vaultKeys, err := copyVaultKeys(ctx, src, dst)
+	if err != nil {
+		return fmt.Errorf("copy the vault's data keys: %w", err)
+	}
 	if bar != nil {
 		_ = bar.Finish()
 		bar = newBar(m.Stderr, int64(srcSum.total()), "verifying", false)
@@ -129,6 +133,9 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("the copy differs from the source in %s records", strings.Join(bad, ", "))
+	}
+	if vaultKeys > 0 {
+		fmt.Fprintf(m.Stdout, "copied %d wrapped vault data keys (the same master key opens them)\n", vaultKeys)
 	}
 	fmt.Fprintf(m.Stdout, "copied %d records; counts and checksums match\n", srcSum.total())
 	return nil

@@ -28,6 +28,7 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	k := fs.Int("k", 0, "number of hits (default 10, at most 200)")
 	explain := fs.Bool("explain", false, "show each retrieval channel's rank and score")
+	asVault := fs.Bool("vault", false, "search the vault instead (see the README, Vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
 	var now timeFlag
 	fs.Var(&now, "now", "the `time` the question is asked at, for \"last week\" and recency (default: the present)")
 	decay := fs.Bool("decay", true, "rank with the signals that change with time (recency, decayed access counts); --decay=false turns them off")
@@ -47,12 +48,13 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		Filter:  ff.filter(),
 		Explain: *explain,
 		Now:     now.t,
+		Vault:   *asVault,
 	}
 	if !*decay {
 		req.Decay = decay
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		res, err := svc.Search(ctx, req)
+		res, err := svc.Search(vaultContext(ctx, *asVault), req)
 		if err != nil {
 			return err
 		}

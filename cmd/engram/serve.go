@@ -10,6 +10,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/vault"
 
 	engramhttp "github.com/engramhq/engram/http"
 )
@@ -49,7 +50,12 @@ loopback address.
 
 Each API key (each client IP with --no-auth) may send --rate-limit requests
 a second with bursts of --rate-burst, and have --max-concurrent in flight;
-more gets 429 with Retry-After. 0 turns a limit off.`,
+more gets 429 with Retry-After. 0 turns a limit off.
+
+Memories of kind vault are stored encrypted under a master key given in
+ENGRAM_VAULT_KEY or --vault-key-file (32 bytes as hex or base64; make one
+with openssl rand -base64 32). Without one, adding a vault memory answers
+503; with a key other than the vault's, the server refuses to start.`,
 	Run: runServe,
 }
 
@@ -88,6 +94,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	}
 	if err := sf.checkAuth(cmd, *addr); err != nil {
 		return err
+	}
+	if ef.vault, err = openVault(m.Getenv(vault.EnvKey), *sf.vaultKeyFile); err != nil {
+		return cmdUsageErrorf(cmd, "%v", err)
 	}
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
@@ -163,7 +172,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		eo := engine.Options{Logger: logger, Embedder: emb, Former: ef.former}
+		eo := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault}
 		tune(&eo)
 		eng, closeEng, err := openEngineOn(ctx, storeURL, eo)
 		if err == nil {

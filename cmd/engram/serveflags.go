@@ -31,6 +31,7 @@ type serveFlags struct {
 	tlsCert, tlsKey              *string
 	workers                      *int64
 	jobLease                     *string
+	vaultKeyFile                 *string
 }
 
 var timeoutFlags = [4]struct {
@@ -66,6 +67,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"background `workers` forming the memories of asynchronous adds; 0 runs none (env ENGRAM_WORKERS)")
 	f.jobLease = fs.String("job-lease", envOr(getenv, "ENGRAM_JOB_LEASE", "1m"),
 		"how long a worker holds a background job before another server's may take it over (`duration`, env ENGRAM_JOB_LEASE)")
+	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
+		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
