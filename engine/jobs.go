@@ -196,6 +196,9 @@ func (e *Engine) formJob(ctx context.Context, owner string, j *engram.Job) error
 			return err
 		}
 	}
+	if err := e.prepareVault(ctx, ns, opMemories(f.ops)); err != nil {
+		return err
+	}
 	vb := e.vec.batch()
 	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
 		return err
@@ -237,7 +240,7 @@ func (e *Engine) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 			return nil, err
 		}
 	}
-	if _, err := e.applyOps(ctx, tx, vb, s, apply, engram.ActorFrom(ctx), now); err != nil {
+	if _, err := e.applyOps(ctx, tx, vb, s, apply, formerActor(e.former, engram.ActorFrom(ctx)), now); err != nil {
 		return nil, err
 	}
 	return opMemories(apply), nil

@@ -67,6 +67,7 @@ func Run(t *testing.T, open Open) {
 		{"JobRetries", testJobRetries},
 		{"JobIdempotent", testJobIdempotent},
 		{"JobOrder", testJobOrder},
+		{"JobActor", testJobActor},
 		{"VaultLifecycle", testVaultLifecycle},
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 	} {

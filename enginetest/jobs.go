@@ -343,3 +343,29 @@ func waitJobs(t *testing.T, e *engine.Engine, scopes []engram.Scope, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// namedFormer is flakyFormer that names itself, as the LLM former does.
+type namedFormer struct{ flakyFormer }
+
+func (*namedFormer) Actor() string { return "former:test" }
+
+// testJobActor: a background job records its memories under the former's
+// own name, as a synchronous add does, not under the job.
+func testJobActor(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Former: &namedFormer{}})
+	addAsync(t, e, nsA, "Alice collects stamps.")
+	if n := runJobs(t, e); n != 1 {
+		t.Fatalf("RunJobs ran %d jobs, want 1", n)
+	}
+	page, err := e.ListMemories(ctx, scA, engram.MemoryFilter{})
+	if err != nil || len(page.Memories) != 1 {
+		t.Fatalf("memories after the job: %v, %v", page, err)
+	}
+	vs, err := e.History(ctx, scA, page.Memories[0].ID)
+	if err != nil || len(vs) == 0 {
+		t.Fatalf("history: %v, %v", vs, err)
+	}
+	if vs[0].Actor != "former:test" {
+		t.Errorf("the job's memory was added by %q, want the former's own name former:test", vs[0].Actor)
+	}
+}
