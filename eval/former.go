@@ -27,7 +27,7 @@ func FormerEngine(f engram.Former) EngineFactory {
 		if err != nil {
 			return nil, nil, err
 		}
-		return e, e.Close, nil
+		return flushingService{e, e}, e.Close, nil
 	}
 }
 
