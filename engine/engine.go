@@ -40,6 +40,13 @@ type Options struct {
 	// NewIndex makes the in-memory vector index of one (tenant, user);
 	// default vector.NewAuto (exact below a size threshold, HNSW above).
 	NewIndex func(dim int) vector.Index
+	// TextIndexLimit is how many memories one (tenant, user) may hold for
+	// its full-text search to use the in-memory index (see package
+	// textindex), whose statistics are that namespace's own; above it the
+	// store's full-text index serves. Zero means DefaultTextIndexLimit; a
+	// negative value always uses the store's index. A store without a
+	// change log (engram.ChangeLog) always uses its own index.
+	TextIndexLimit int
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -54,6 +61,7 @@ type Engine struct {
 	closer func() error
 
 	vec       *vectors  // nil without an embedder
+	text      *texts    // nil when the store's full-text index serves
 	coverage  *coverage // nil unless the embedder declares its languages
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather
@@ -81,6 +89,11 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
+	text, err := newTexts(ctx, store, opts.TextIndexLimit)
+	if err != nil {
+		return nil, err
+	}
+	e.text = text
 	if e.former == nil {
 		e.former = DefaultFormer()
 	}

@@ -21,16 +21,16 @@ type Hit struct {
 }
 
 // Search ranks the documents of the indexes parts that match any term of
-// query and that keep accepts (keep nil accepts all) by BM25, best first,
+// query and that keep accepts by id and attribute (keep nil accepts all) by BM25, best first,
 // equal scores by id from the greatest, at most k of them. The statistics
 // (document count, average length, document frequencies) are those of
 // parts together and of nothing else. A query without terms, or k < 1,
 // finds nothing.
-func Search[A any](parts []*Index[A], query string, k int, keep func(*A) bool) []Hit {
+func Search[A any](parts []*Index[A], query string, k int, keep func(string, *A) bool) []Hit {
 	return search(parts, query, k, keep, false)
 }
 
-func search[A any](parts []*Index[A], query string, k int, keep func(*A) bool, exhaustive bool) []Hit {
+func search[A any](parts []*Index[A], query string, k int, keep func(string, *A) bool, exhaustive bool) []Hit {
 	terms := queryTerms(query)
 	st := statsOf(parts)
 	if len(terms) == 0 || k < 1 || st.docs == 0 {
@@ -160,7 +160,7 @@ type scorer[A any] struct {
 	ix   *Index[A]
 	st   stats
 	idf  []float64
-	keep func(*A) bool
+	keep func(string, *A) bool
 	top  *topK
 	part []float64 // per term, the contribution to the document scored
 }
@@ -168,7 +168,7 @@ type scorer[A any] struct {
 // accepts reports whether document d is live and kept.
 func (s *scorer[A]) accepts(d uint32) bool {
 	dc := &s.ix.docs[d]
-	return dc.alive && (s.keep == nil || s.keep(&dc.attr))
+	return dc.alive && (s.keep == nil || s.keep(dc.id, &dc.attr))
 }
 
 // score sums the contributions of the terms present (has) in query order,

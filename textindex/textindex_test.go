@@ -56,7 +56,7 @@ func TestSearchRanks(t *testing.T) {
 	if got := textindex.Search([]*textindex.Index[attr]{x}, "zebra", 10, nil); len(got) != 0 {
 		t.Errorf("Search(zebra) = %v, want nothing", got)
 	}
-	keep := func(a *attr) bool { return a.group == 0 }
+	keep := func(_ string, a *attr) bool { return a.group == 0 }
 	x.Add("c", "the cat chased the dog around the garden for a long while", "", nil, attr{group: 1})
 	if got := ids(textindex.Search([]*textindex.Index[attr]{x}, "cat dog", 10, keep)); slices.Contains(got, "c") {
 		t.Errorf("Search with keep = %v, want c left out", got)
@@ -123,9 +123,9 @@ func TestWANDMatchesExhaustive(t *testing.T) {
 			}
 			_ = i
 		}
-		var keep func(*attr) bool
+		var keep func(string, *attr) bool
 		if rng.IntN(2) == 0 {
-			keep = func(a *attr) bool { return a.group != 1 }
+			keep = func(_ string, a *attr) bool { return a.group != 1 }
 		}
 		q := text(1 + rng.IntN(6))
 		k := 1 + rng.IntN(20)
@@ -214,7 +214,7 @@ func BenchmarkSearch(b *testing.B) {
 		q := "w1 w300 w2000"
 		for _, m := range []struct {
 			name string
-			fn   func([]*textindex.Index[attr], string, int, func(*attr) bool) []textindex.Hit
+			fn   func([]*textindex.Index[attr], string, int, func(string, *attr) bool) []textindex.Hit
 		}{{"wand", textindex.Search[attr]}, {"exhaustive", textindex.SearchAll[attr]}} {
 			b.Run(fmt.Sprintf("%s/%d", m.name, n), func(b *testing.B) {
 				for b.Loop() {
