@@ -49,6 +49,10 @@ func Run(t *testing.T, open Open) {
 		{"DenseFilterAndLanguage", testDenseFilterAndLanguage},
 		{"Reembed", testReembed},
 		{"DenseAcrossEngines", testDenseAcrossEngines},
+		{"TextStatsPerTenant", testTextStatsPerTenant},
+		{"TextIndexFresh", testTextIndexFresh},
+		{"TextMultilingual", testTextMultilingual},
+		{"TextIndexFallback", testTextIndexFallback},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
