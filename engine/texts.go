@@ -46,11 +46,11 @@ type textPart struct {
 // sources, which the store checks.
 type memAttr struct {
 	user, agent, session string
-	kind           engram.Kind
-	status         engram.Status
-	created        time.Time
-	validFrom      *time.Time
-	validTo        *time.Time
+	kind                 engram.Kind
+	status               engram.Status
+	created              time.Time
+	validFrom            *time.Time
+	validTo              *time.Time
 }
 
 // newTexts returns the text indexes of store, or nil when limit is
