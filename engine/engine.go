@@ -89,11 +89,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
-	text, err := newTexts(ctx, store, opts.TextIndexLimit)
-	if err != nil {
-		return nil, err
-	}
-	e.text = text
+	e.text = newTexts(store, opts.TextIndexLimit)
 	if e.former == nil {
 		e.former = DefaultFormer()
 	}

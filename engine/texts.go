@@ -35,7 +35,7 @@ type texts struct {
 type textPart struct {
 	mu       sync.RWMutex
 	loaded   bool
-	tooLarge bool  // more memories than the limit: the store's index serves
+	tooLarge bool  // more memories than the limit, or no change log: the store's index serves
 	seq      int64 // the store's change sequence the index reflects
 	idx      *textindex.Index[memAttr]
 	names    map[string]string // one copy of each agent, session, kind and status
@@ -54,22 +54,15 @@ type memAttr struct {
 }
 
 // newTexts returns the text indexes of store, or nil when limit is
-// negative or the store keeps no change log (the store's index serves).
-func newTexts(ctx context.Context, store engram.Store, limit int) (*texts, error) {
+// negative (the store's index serves).
+func newTexts(store engram.Store, limit int) *texts {
 	if limit < 0 {
-		return nil, nil
+		return nil
 	}
 	if limit == 0 {
 		limit = DefaultTextIndexLimit
 	}
-	ok := false
-	if err := store.View(ctx, func(r engram.Reader) error {
-		_, ok = r.(engram.ChangeLog)
-		return nil
-	}); err != nil || !ok {
-		return nil, err
-	}
-	return &texts{store: store, limit: limit, parts: map[partKey]*textPart{}}, nil
+	return &texts{store: store, limit: limit, parts: map[partKey]*textPart{}}
 }
 
 // open returns the index of the scope, brought up to date with the
@@ -130,7 +123,8 @@ func (t *texts) partition(ctx context.Context, k partKey) (*textPart, error) {
 }
 
 // load reads every memory of the scope, in any status (the statistics
-// count them all, as the stores' indexes do), into a new index. The
+// count them all, as the stores' indexes do), into a new index. A store
+// without a change log could not keep it fresh: its own index serves. The
 // caller holds p.mu.
 func (t *texts) load(ctx context.Context, p *textPart, scope engram.Scope) error {
 	idx := textindex.New[memAttr]()
@@ -138,10 +132,12 @@ func (t *texts) load(ctx context.Context, p *textPart, scope engram.Scope) error
 	var seq int64
 	tooLarge := false
 	err := t.store.View(ctx, func(r engram.Reader) error {
-		cl, err := engram.Need[engram.ChangeLog](r, "the in-memory text index")
-		if err != nil {
-			return err
+		cl, ok := r.(engram.ChangeLog)
+		if !ok {
+			tooLarge = true
+			return nil
 		}
+		var err error
 		if _, seq, err = cl.Changes(ctx, scope, -1); err != nil {
 			return err
 		}
