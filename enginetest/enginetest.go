@@ -53,6 +53,7 @@ func Run(t *testing.T, open Open) {
 		{"TextIndexFresh", testTextIndexFresh},
 		{"TextMultilingual", testTextMultilingual},
 		{"TextIndexFallback", testTextIndexFallback},
+		{"TextShared", testTextShared},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -243,3 +243,22 @@ func testTextIndexFallback(t *testing.T, open Open) {
 		t.Errorf("over its limit, search = %v; want the store's %v", got, want)
 	}
 }
+
+// testTextShared: with IncludeShared a user's full-text search also finds
+// the project's shared memories (user, agent and session empty), and
+// without it, or from another project, it does not.
+func testTextShared(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	shared := mustAddMemory(t, e, engram.Namespace{Org: nsA.Org, Project: nsA.Project}, "The office kettle is broken.")
+	mustAddMemory(t, e, engram.Namespace{Org: nsA.Org, Project: nsA.Project, Agent: "bot"}, "The agent's kettle notes.")
+	mustAddMemory(t, e, engram.Namespace{Org: nsA.Org, Project: "other"}, "Another project's kettle.")
+	own := mustAddMemory(t, e, nsA, "Alice bought a new kettle.")
+	if got := scoreIDs(bm25Search(t, e, scA, "kettle", engram.MemoryFilter{})); !sameSet(got, []string{own.ID}) {
+		t.Errorf("without IncludeShared = %v, want only %s", got, own.ID)
+	}
+	withShared := scA
+	withShared.IncludeShared = true
+	if got := scoreIDs(bm25Search(t, e, withShared, "kettle", engram.MemoryFilter{})); !sameSet(got, []string{own.ID, shared.ID}) {
+		t.Errorf("with IncludeShared = %v, want %s and %s", got, own.ID, shared.ID)
+	}
+}
