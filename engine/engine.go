@@ -89,7 +89,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
-	e.text = newTexts(store, opts.TextIndexLimit)
+	e.text = newTexts(opts.TextIndexLimit)
 	if e.former == nil {
 		e.former = DefaultFormer()
 	}

@@ -25,7 +25,6 @@ const DefaultTextIndexLimit = 1_000_000
 // seen. Each index has its own statistics, so one tenant's writes never
 // move another's scores.
 type texts struct {
-	store engram.Store
 	limit int
 
 	mu    sync.Mutex
@@ -53,22 +52,23 @@ type memAttr struct {
 	validTo              *time.Time
 }
 
-// newTexts returns the text indexes of store, or nil when limit is
+// newTexts returns the text indexes of a store, or nil when limit is
 // negative (the store's index serves).
-func newTexts(store engram.Store, limit int) *texts {
+func newTexts(limit int) *texts {
 	if limit < 0 {
 		return nil
 	}
 	if limit == 0 {
 		limit = DefaultTextIndexLimit
 	}
-	return &texts{store: store, limit: limit, parts: map[partKey]*textPart{}}
+	return &texts{limit: limit, parts: map[partKey]*textPart{}}
 }
 
-// open returns the index of the scope, brought up to date with the
-// store, or nil when a namespace of the scope is too large for memory and
-// the store's index must serve. It fails with the store's error.
-func (t *texts) open(ctx context.Context, s engram.Scope) (retrieval.TextIndex, error) {
+// open returns the index of the scope, brought up to date with what r,
+// the search's read transaction, sees, or nil when a namespace of the
+// scope is too large for memory and the store's index must serve. It
+// fails with the store's error.
+func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retrieval.TextIndex, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -78,7 +78,7 @@ func (t *texts) open(ctx context.Context, s engram.Scope) (retrieval.TextIndex, 
 	}
 	v := &textView{scope: s}
 	for _, k := range keys {
-		p, err := t.partition(ctx, k)
+		p, err := t.partition(ctx, r, k)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func (t *texts) open(ctx context.Context, s engram.Scope) (retrieval.TextIndex, 
 
 // partition returns the index of one (tenant, user), loaded on first use
 // and caught up with the change log since.
-func (t *texts) partition(ctx context.Context, k partKey) (*textPart, error) {
+func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*textPart, error) {
 	t.mu.Lock()
 	p := t.parts[k]
 	if p == nil {
@@ -113,25 +113,25 @@ func (t *texts) partition(ctx context.Context, k partKey) (*textPart, error) {
 		return p, nil // until a restart, the store's index serves
 	}
 	if p.loaded {
-		err := t.catchUp(ctx, p, scope)
+		err := t.catchUp(ctx, r, p, scope)
 		if engram.ErrorCode(err) != engram.ECONFLICT {
 			return p, err
 		}
 		p.loaded = false // the store forgot changes we missed: reload
 	}
-	return p, t.load(ctx, p, scope)
+	return p, t.load(ctx, r, p, scope)
 }
 
 // load reads every memory of the scope, in any status (the statistics
 // count them all, as the stores' indexes do), into a new index. A store
 // without a change log could not keep it fresh: its own index serves. The
 // caller holds p.mu.
-func (t *texts) load(ctx context.Context, p *textPart, scope engram.Scope) error {
+func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) error {
 	idx := textindex.New[memAttr]()
 	p.names = map[string]string{}
 	var seq int64
 	tooLarge := false
-	err := t.store.View(ctx, func(r engram.Reader) error {
+	err := func() error {
 		cl, ok := r.(engram.ChangeLog)
 		if !ok {
 			tooLarge = true
@@ -161,7 +161,7 @@ func (t *texts) load(ctx context.Context, p *textPart, scope engram.Scope) error
 			}
 			f.Cursor = next
 		}
-	})
+	}()
 	if err != nil {
 		return err
 	}
@@ -177,11 +177,16 @@ var allStatuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded, 
 // index adds m to idx, replacing its earlier version. The caller holds
 // p.mu.
 func (p *textPart) index(idx *textindex.Index[memAttr], m *engram.Memory) {
-	idx.Add(m.ID, m.Value, m.Abstraction, m.Cues, memAttr{
-		user: p.name(m.Namespace.User), agent: p.name(m.Namespace.Agent), session: p.name(m.Namespace.Session),
-		kind: engram.Kind(p.name(string(m.Kind))), status: engram.Status(p.name(string(m.Status))),
+	idx.Add(m.ID, m.Value, m.Abstraction, m.Cues, *attrOf(m, p.name))
+}
+
+// attrOf returns the attributes of m, its names passed through name.
+func attrOf(m *engram.Memory, name func(string) string) *memAttr {
+	return &memAttr{
+		user: name(m.Namespace.User), agent: name(m.Namespace.Agent), session: name(m.Namespace.Session),
+		kind: engram.Kind(name(string(m.Kind))), status: engram.Status(name(string(m.Status))),
 		created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo,
-	})
+	}
 }
 
 // name returns the partition's copy of s, so that the many memories of one
@@ -197,13 +202,13 @@ func (p *textPart) name(s string) string {
 // catchUp applies the store's changes since p.seq: changed memories are
 // indexed again, purged ones removed. A namespace that grew past the limit
 // is reloaded, which marks it too large. The caller holds p.mu.
-func (t *texts) catchUp(ctx context.Context, p *textPart, scope engram.Scope) error {
+func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) error {
 	var (
 		ids []string
 		seq int64
 		ms  []engram.Memory
 	)
-	err := t.store.View(ctx, func(r engram.Reader) error {
+	err := func() error {
 		cl, err := engram.Need[engram.ChangeLog](r, "the in-memory text index")
 		if err != nil {
 			return err
@@ -219,7 +224,7 @@ func (t *texts) catchUp(ctx context.Context, p *textPart, scope engram.Scope) er
 			ms = append(ms, got...)
 		}
 		return nil
-	})
+	}()
 	if err != nil || len(ids) == 0 {
 		if err == nil {
 			p.seq = max(p.seq, seq)
@@ -266,6 +271,12 @@ func (v *textView) SearchText(query string, f engram.MemoryFilter, limit int) []
 		out[i] = retrieval.TextScore{ID: h.ID, Score: h.Score}
 	}
 	return out
+}
+
+// Keeps implements retrieval.TextIndex: m is tested as the index tests
+// what it holds of m.
+func (v *textView) Keeps(m *engram.Memory, f engram.MemoryFilter) bool {
+	return keeper(v.scope, &f)(m.ID, attrOf(m, func(s string) string { return s }))
 }
 
 // keeper returns the test of a memory's attributes against the scope's
