@@ -164,11 +164,9 @@ func (e *Engine) gather(ctx context.Context, s *search) error {
 	}
 	return e.store.View(ctx, func(r engram.Reader) error {
 		g.Reader = r
-		text, err := e.text.open(ctx, r, s.scope)
-		if err != nil {
+		if err := e.text.attach(ctx, r, g); err != nil {
 			return err
 		}
-		g.Text = text
 		for _, c := range s.channels {
 			if err := c.Gather(ctx, g); err != nil {
 				return err

@@ -64,6 +64,14 @@ func newTexts(limit int) *texts {
 	return &texts{limit: limit, parts: map[partKey]*textPart{}}
 }
 
+// attach gives g the text index of its scope (see open); it fails with
+// the store's error.
+func (t *texts) attach(ctx context.Context, r engram.Reader, g *retrieval.Gathering) error {
+	text, err := t.open(ctx, r, g.Scope)
+	g.Text = text
+	return err
+}
+
 // open returns the index of the scope, brought up to date with what r,
 // the search's read transaction, sees, or nil when a namespace of the
 // scope is too large for memory and the store's index must serve. It
