@@ -281,12 +281,6 @@ func (v *textView) SearchText(query string, f engram.MemoryFilter, limit int) []
 	return out
 }
 
-// Keeps implements retrieval.TextIndex: m is tested as the index tests
-// what it holds of m.
-func (v *textView) Keeps(m *engram.Memory, f engram.MemoryFilter) bool {
-	return keeper(v.scope, &f)(m.ID, attrOf(m, func(s string) string { return s }))
-}
-
 // keeper returns the test of a memory's attributes against the scope's
 // agent and session and the filter's kinds, statuses, ids and times, as
 // the stores apply them.

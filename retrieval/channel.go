@@ -139,9 +139,6 @@ type TextIndex interface {
 	// out by kind, status, id, or creation or validity time; the rest of f
 	// (metadata, contains, sources) is not checked.
 	SearchText(query string, f engram.MemoryFilter, limit int) []TextScore
-	// Keeps reports whether m passes the parts of f that SearchText
-	// checks, within the scope.
-	Keeps(m *engram.Memory, f engram.MemoryFilter) bool
 }
 
 // TextScore is one memory a TextIndex found.
@@ -166,7 +163,7 @@ func (g *Gathering) SearchText(ctx context.Context, query string, f engram.Memor
 		for i, h := range found {
 			ids[i] = h.ID
 		}
-		ms, err := g.loadFound(ctx, f, ids)
+		ms, err := g.load(ctx, f, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -180,28 +177,6 @@ func (g *Gathering) SearchText(ctx context.Context, query string, f engram.Memor
 			return hits, nil
 		}
 	}
-}
-
-// loadFound returns the memories among ids, found by the in-memory index,
-// that f keeps as they are now in the store. When f has nothing but what
-// the index checks, they are read by id and checked here (a list with an
-// id filter can make PostgreSQL walk the whole namespace in id order);
-// else the store checks the whole filter.
-func (g *Gathering) loadFound(ctx context.Context, f engram.MemoryFilter, ids []string) (map[string]*engram.Memory, error) {
-	if len(f.Metadata) > 0 || len(f.MetadataIn) > 0 || f.Contains != "" || len(f.Sources) > 0 {
-		return g.load(ctx, f, ids)
-	}
-	ms, err := g.Reader.GetMemories(ctx, g.Scope, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]*engram.Memory, len(ms))
-	for i := range ms {
-		if g.Text.Keeps(&ms[i], f) {
-			out[ms[i].ID] = &ms[i]
-		}
-	}
-	return out, nil
 }
 
 // BM25 is the full-text channel: ranked text search over value,
