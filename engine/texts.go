@@ -50,6 +50,7 @@ type memAttr struct {
 	created              time.Time
 	validFrom            *time.Time
 	validTo              *time.Time
+	expires              bool // has a TTL: a store may count it expired before it says so
 }
 
 // newTexts returns the text indexes of a store, or nil when limit is
@@ -193,7 +194,7 @@ func attrOf(m *engram.Memory, name func(string) string) *memAttr {
 	return &memAttr{
 		user: name(m.Namespace.User), agent: name(m.Namespace.Agent), session: name(m.Namespace.Session),
 		kind: engram.Kind(name(string(m.Kind))), status: engram.Status(name(string(m.Status))),
-		created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo,
+		created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo, expires: m.ExpiresAt != nil,
 	}
 }
 
@@ -283,7 +284,9 @@ func (v *textView) SearchText(query string, f engram.MemoryFilter, limit int) []
 
 // keeper returns the test of a memory's attributes against the scope's
 // agent and session and the filter's kinds, statuses, ids and times, as
-// the stores apply them.
+// the stores apply them. It keeps more rather than less: an active memory
+// with a TTL may count as expired, and the store, which reads the hits
+// with the whole filter, decides.
 func keeper(s engram.Scope, f *engram.MemoryFilter) func(string, *memAttr) bool {
 	statuses := f.Statuses
 	if len(statuses) == 0 {
@@ -302,7 +305,8 @@ func keeper(s engram.Scope, f *engram.MemoryFilter) func(string, *memAttr) bool 
 			return false
 		case !s.Contains(engram.Namespace{Org: s.Org, Project: s.Project, User: a.user, Agent: a.agent, Session: a.session}):
 			return false
-		case !slices.Contains(statuses, a.status):
+		case !slices.Contains(statuses, a.status) &&
+			!(a.expires && a.status == engram.StatusActive && slices.Contains(statuses, engram.StatusExpired)):
 			return false
 		case len(f.Kinds) > 0 && !slices.Contains(f.Kinds, a.kind):
 			return false
