@@ -282,6 +282,15 @@ func (v *textView) SearchText(query string, f engram.MemoryFilter, limit int) []
 	return out
 }
 
+// Judge implements retrieval.TextIndex: m is tested as the index tests
+// what it holds of m; a memory with a TTL is left to the store.
+func (v *textView) Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bool) {
+	if m.ExpiresAt != nil {
+		return false, false
+	}
+	return keeper(v.scope, &f)(m.ID, attrOf(m, func(s string) string { return s })), true
+}
+
 // keeper returns the test of a memory's attributes against the scope's
 // agent and session and the filter's kinds, statuses, ids and times, as
 // the stores apply them. It keeps more rather than less: an active memory

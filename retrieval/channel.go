@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -139,6 +140,11 @@ type TextIndex interface {
 	// out by kind, status, id, or creation or validity time; the rest of f
 	// (metadata, contains, sources) is not checked.
 	SearchText(query string, f engram.MemoryFilter, limit int) []TextScore
+	// Judge reports whether m, as read now, passes the parts of f that
+	// SearchText checks (keep), and whether that settles it (sure); when
+	// it does not (a memory with a TTL, which a store judges by its own
+	// clock), the store reads m with f.
+	Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bool)
 }
 
 // TextScore is one memory a TextIndex found.
@@ -163,7 +169,7 @@ func (g *Gathering) SearchText(ctx context.Context, query string, f engram.Memor
 		for i, h := range found {
 			ids[i] = h.ID
 		}
-		ms, err := g.load(ctx, f, ids)
+		ms, err := g.loadFound(ctx, f, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -177,6 +183,41 @@ func (g *Gathering) SearchText(ctx context.Context, query string, f engram.Memor
 			return hits, nil
 		}
 	}
+}
+
+// loadFound returns the memories among ids, found by the in-memory index,
+// that f keeps as they are now. They are read by id and judged by the
+// index (a list with an id filter can make PostgreSQL walk the whole
+// namespace in id order); the store checks those the index cannot judge,
+// and all of them when f has parts the index does not check (metadata,
+// contains, sources).
+func (g *Gathering) loadFound(ctx context.Context, f engram.MemoryFilter, ids []string) (map[string]*engram.Memory, error) {
+	if len(f.Metadata) > 0 || len(f.MetadataIn) > 0 || f.Contains != "" || len(f.Sources) > 0 {
+		return g.load(ctx, f, ids)
+	}
+	ms, err := g.Reader.GetMemories(ctx, g.Scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*engram.Memory, len(ms))
+	var ask []string
+	for i := range ms {
+		switch keep, sure := g.Text.Judge(&ms[i], f); {
+		case !sure:
+			ask = append(ask, ms[i].ID)
+		case keep:
+			out[ms[i].ID] = &ms[i]
+		}
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	more, err := g.load(ctx, f, ask)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, more)
+	return out, nil
 }
 
 // BM25 is the full-text channel: ranked text search over value,
