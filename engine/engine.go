@@ -33,13 +33,6 @@ type Options struct {
 	// Retrieval weighs the parts of the search pipeline; the zero value
 	// means retrieval.DefaultConfig().
 	Retrieval *retrieval.Config
-	// Channels are retrieval channels run after the built-in ones (dense,
-	// bm25, temporal), in order. A channel the retrieval configuration
-	// does not weigh gets weight 1.
-	Channels []retrieval.Channel
-	// NewIndex makes the in-memory vector index of one (tenant, user);
-	// default vector.NewAuto (exact below a size threshold, HNSW above).
-	NewIndex func(dim int) vector.Index
 	// TextIndexLimit is how many memories one (tenant, user) may hold for
 	// its full-text search to use the in-memory index (see package
 	// textindex), whose statistics are that namespace's own; above it the
@@ -47,6 +40,13 @@ type Options struct {
 	// negative value always uses the store's index. A store without a
 	// change log (engram.ChangeLog) always uses its own index.
 	TextIndexLimit int
+	// Channels are retrieval channels run after the built-in ones (dense,
+	// bm25, temporal), in order. A channel the retrieval configuration
+	// does not weigh gets weight 1.
+	Channels []retrieval.Channel
+	// NewIndex makes the in-memory vector index of one (tenant, user);
+	// default vector.NewAuto (exact below a size threshold, HNSW above).
+	NewIndex func(dim int) vector.Index
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -61,10 +61,10 @@ type Engine struct {
 	closer func() error
 
 	vec       *vectors  // nil without an embedder
-	text      *texts    // nil when the store's full-text index serves
 	coverage  *coverage // nil unless the embedder declares its languages
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather
+	text      *texts              // nil when the store's full-text index serves
 	access    *accessRecorder
 	once      sync.Once
 }

@@ -14,6 +14,23 @@ import (
 	engramhttp "github.com/engramhq/engram/http"
 )
 
+// RunText runs the tests of full-text search with the engine's in-memory
+// index against stores made by open.
+func RunText(t *testing.T, open Open) {
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, Open)
+	}{
+		{"StatsPerTenant", testTextStatsPerTenant},
+		{"IndexFresh", testTextIndexFresh},
+		{"Multilingual", testTextMultilingual},
+		{"IndexFallback", testTextIndexFallback},
+		{"Shared", testTextShared},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
+	}
+}
+
 // textScore is one hit of a full-text-only search: its id and the score
 // the bm25 channel gave it.
 type textScore struct {
