@@ -34,6 +34,13 @@ type Options struct {
 	// Retrieval weighs the parts of the search pipeline; the zero value
 	// means retrieval.DefaultConfig().
 	Retrieval *retrieval.Config
+	// TextIndexLimit is how many memories one (tenant, user) may hold for
+	// its full-text search to use the in-memory index (see package
+	// textindex), whose statistics are that namespace's own; above it the
+	// store's full-text index serves. Zero means DefaultTextIndexLimit; a
+	// negative value always uses the store's index. A store without a
+	// change log (engram.ChangeLog) always uses its own index.
+	TextIndexLimit int
 	// Channels are retrieval channels run after the built-in ones (dense,
 	// bm25, temporal), in order. A channel the retrieval configuration
 	// does not weigh gets weight 1.
@@ -86,6 +93,7 @@ type Engine struct {
 	vault     *vault.Vault // nil: vault memories cannot be written or read
 	retrieval retrieval.Config
 	channels  []retrieval.Channel // in the order they gather
+	text      *texts              // nil when the store's full-text index serves
 	access    *accessRecorder
 	jobs      *jobRunner
 	hasJobs   bool // the store keeps a job queue
@@ -121,6 +129,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
+	e.text = newTexts(opts.TextIndexLimit)
 	if e.former == nil {
 		e.former = DefaultFormer()
 	}

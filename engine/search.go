@@ -166,8 +166,9 @@ func (e *Engine) channelNames() []string {
 	return out
 }
 
-// gather runs the search's channels: their preparations first, then their
-// reads of the store in one read transaction.
+// gather runs the search's channels: their preparations first, then, in
+// one read transaction, the in-memory text index of the scope brought up
+// to date with it and their reads of the store.
 func (e *Engine) gather(ctx context.Context, s *search) error {
 	pool := max(s.cfg.Pool, s.k)
 	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
@@ -180,6 +181,9 @@ func (e *Engine) gather(ctx context.Context, s *search) error {
 	}
 	return e.store.View(ctx, func(r engram.Reader) error {
 		g.Reader = r
+		if err := e.text.attach(ctx, r, g); err != nil {
+			return err
+		}
 		for _, c := range s.channels {
 			if err := c.Gather(ctx, g); err != nil {
 				return err

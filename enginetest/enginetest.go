@@ -74,6 +74,7 @@ func Run(t *testing.T, open Open) {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
 	t.Run("Search", func(t *testing.T) { RunSearch(t, open) })
+	t.Run("Text", func(t *testing.T) { RunText(t, open) })
 }
 
 func newEngine(t *testing.T, open Open, opts engine.Options) *engine.Engine {

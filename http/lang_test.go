@@ -121,8 +121,11 @@ var langCases = []langCase{
 			{"assistant", "", "大阪で何を食べましたか？"},
 		},
 		targetFrom: "2024-05-14", distractorFrom: "2024-04-27",
-		question:       "いつ京都に行きましたか？",
-		periodQuestion: "先週何をしましたか？",
+		question: "いつ京都に行きましたか？",
+		// Not "先週何をしましたか": its "何を" (what) is in the distractor's
+		// neighbouring turn ("大阪で何を食べましたか"), and only statistics
+		// shared with the other languages' namespaces outweighed it.
+		periodQuestion: "先週はどうでしたか？",
 	},
 }
 

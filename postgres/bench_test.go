@@ -449,3 +449,48 @@ func BenchmarkMixedHTTP(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchEngine measures full-text search through the engine (the
+// bm25 channel alone, k=10) over the one-namespace corpus, with the
+// engine's in-memory index ("index") and with the store's own full-text
+// index ("store"), on both backends.
+func BenchmarkSearchEngine(b *testing.B) {
+	for _, backend := range backends {
+		for _, mode := range []struct {
+			name  string
+			limit int
+		}{{"index", 0}, {"store", -1}} {
+			b.Run(backend+"/"+mode.name, func(b *testing.B) {
+				c := load(b, backend, "1ns")
+				e, err := engine.New(ctx, c.st, engine.Options{TextIndexLimit: mode.limit, AccessFlush: time.Hour, Logger: quiet})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer e.Close()
+				req := engram.SearchRequest{Scope: c.scopes[0], Query: "warm up", K: 10, Channels: []string{engine.ChannelBM25}}
+				if _, err := e.Search(ctx, req); err != nil { // loads the index
+					b.Fatal(err)
+				}
+				g := gen{rand.New(rand.NewPCG(3, 4))}
+				lat := make([]time.Duration, 0, b.N)
+				hits := 0
+				b.ResetTimer()
+				for range b.N {
+					req.Query = g.query()
+					start := time.Now()
+					res, err := e.Search(ctx, req)
+					lat = append(lat, time.Since(start))
+					if err != nil {
+						b.Fatal(err)
+					}
+					hits += len(res.Hits)
+				}
+				if hits == 0 {
+					b.Fatal("no search found anything")
+				}
+				reportLatency(b, lat)
+				b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
+			})
+		}
+	}
+}

@@ -249,14 +249,20 @@ func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]e
 	if len(want) == 0 {
 		return nil, nil
 	}
+	// Only the tenant and the ids go to the database, so that it looks the
+	// rows up by primary key: with the user in the condition too, the
+	// planner may walk the user's whole index instead. The scope is
+	// checked here, by its reference rule.
 	q := &query{}
-	q.scope("m.", s)
+	q.where("m.tenant = " + q.arg(s.Tenant()))
 	q.where("m.id = ANY(" + q.arg(want) + ")")
 	var out []engram.Memory
 	err := t.each(ctx, "get memories", "SELECT "+memoryCols+" FROM memories m WHERE "+q.String(), q.args,
 		func(row pgx.Row) error {
 			m, err := scanMemory(row)
-			out = append(out, m)
+			if err == nil && s.Contains(m.Namespace) {
+				out = append(out, m)
+			}
 			return err
 		})
 	if err != nil {

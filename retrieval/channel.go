@@ -3,6 +3,7 @@ package retrieval
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -35,6 +36,9 @@ type Gathering struct {
 	Config *Config
 	// Pool is how many candidates each channel contributes at most.
 	Pool int
+	// Text, when set, is the in-memory full-text index of the scope that
+	// SearchText ranks with instead of the store's index.
+	Text TextIndex
 
 	byID    map[string]*Candidate
 	cands   []*Candidate
@@ -104,14 +108,18 @@ func (g *Gathering) Lexical() string {
 // caller's filter keeps, by id. The filter's own ids, when it has some,
 // still bound the result. It fails with the store's error.
 func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.Memory, error) {
-	if len(g.Filter.IDs) > 0 {
-		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !slices.Contains(g.Filter.IDs, id) })
+	return g.load(ctx, g.Filter, ids)
+}
+
+// load is Load with the filter f.
+func (g *Gathering) load(ctx context.Context, f engram.MemoryFilter, ids []string) (map[string]*engram.Memory, error) {
+	if len(f.IDs) > 0 {
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !slices.Contains(f.IDs, id) })
 	}
 	out := make(map[string]*engram.Memory, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	f := g.Filter
 	f.IDs, f.Limit, f.Cursor = ids, len(ids), ""
 	ms, _, err := g.Reader.ListMemories(ctx, g.Scope, f)
 	if err != nil {
@@ -123,8 +131,98 @@ func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.
 	return out, nil
 }
 
-// BM25 is the full-text channel: the store's ranked text search over value,
-// abstraction and cues with the query's Lexical text.
+// TextIndex is an in-memory full-text index over the memories of one
+// search's scope (see package textindex), whose statistics come from the
+// scope's namespaces alone.
+type TextIndex interface {
+	// SearchText ranks the memories of the scope matching query by BM25,
+	// best first, at most limit of them, leaving out those that f rules
+	// out by kind, status, id, or creation or validity time; the rest of f
+	// (metadata, contains, sources) is not checked.
+	SearchText(query string, f engram.MemoryFilter, limit int) []TextScore
+	// Judge reports whether m, as read now, passes the parts of f that
+	// SearchText checks (keep), and whether that settles it (sure); when
+	// it does not (a memory with a TTL, which a store judges by its own
+	// clock), the store reads m with f.
+	Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bool)
+}
+
+// TextScore is one memory a TextIndex found.
+type TextScore struct {
+	ID    string
+	Score float64
+}
+
+// SearchText ranks the memories of the scope that f keeps matching query,
+// best first, at most limit of them: with the in-memory index (Text) when
+// there is one, else with the store's. It fails with the store's error.
+func (g *Gathering) SearchText(ctx context.Context, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+	if g.Text == nil {
+		return g.Reader.SearchText(ctx, g.Scope, query, f, limit)
+	}
+	// The store checks what the index cannot (metadata, contains,
+	// sources) and drops what changed since the index caught up; ask the
+	// index for more until enough are left or it has no more.
+	for k := limit; ; k *= 4 {
+		found := g.Text.SearchText(query, f, k)
+		ids := make([]string, len(found))
+		for i, h := range found {
+			ids[i] = h.ID
+		}
+		ms, err := g.loadFound(ctx, f, ids)
+		if err != nil {
+			return nil, err
+		}
+		hits := make([]engram.TextHit, 0, min(limit, len(ms)))
+		for _, h := range found {
+			if m := ms[h.ID]; m != nil && len(hits) < limit {
+				hits = append(hits, engram.TextHit{Memory: *m, Score: h.Score})
+			}
+		}
+		if len(hits) == limit || len(found) < k || k >= engram.MaxLimit*16 {
+			return hits, nil
+		}
+	}
+}
+
+// loadFound returns the memories among ids, found by the in-memory index,
+// that f keeps as they are now. They are read by id and judged by the
+// index (a list with an id filter can make PostgreSQL walk the whole
+// namespace in id order); the store checks those the index cannot judge,
+// and all of them when f has parts the index does not check (metadata,
+// contains, sources).
+func (g *Gathering) loadFound(ctx context.Context, f engram.MemoryFilter, ids []string) (map[string]*engram.Memory, error) {
+	if len(f.Metadata) > 0 || len(f.MetadataIn) > 0 || f.Contains != "" || len(f.Sources) > 0 {
+		return g.load(ctx, f, ids)
+	}
+	ms, err := g.Reader.GetMemories(ctx, g.Scope, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*engram.Memory, len(ms))
+	var ask []string
+	for i := range ms {
+		switch keep, sure := g.Text.Judge(&ms[i], f); {
+		case !sure:
+			ask = append(ask, ms[i].ID)
+		case keep:
+			out[ms[i].ID] = &ms[i]
+		}
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	more, err := g.load(ctx, f, ask)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, more)
+	return out, nil
+}
+
+// BM25 is the full-text channel: ranked text search over value,
+// abstraction and cues with the query's Lexical text, in the scope's
+// in-memory index or the store's (see Gathering.SearchText).
 type BM25 struct{}
 
 // Name implements Channel.
@@ -136,7 +234,7 @@ func (BM25) Gather(ctx context.Context, g *Gathering) error {
 	if text == "" {
 		return nil // the query named a time and nothing else to match
 	}
-	hits, err := g.Reader.SearchText(ctx, g.Scope, text, g.Filter, g.Pool)
+	hits, err := g.SearchText(ctx, text, g.Filter, g.Pool)
 	if err != nil {
 		return err
 	}
@@ -213,7 +311,7 @@ func periodMemories(ctx context.Context, g *Gathering, from, to time.Time) ([]en
 	}
 	// The open-ended memories would crowd a page of the usual pool's
 	// length: ask for a longer one.
-	hits, err := g.Reader.SearchText(ctx, g.Scope, text, f, min(4*g.Pool, engram.MaxLimit))
+	hits, err := g.SearchText(ctx, text, f, min(4*g.Pool, engram.MaxLimit))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -290,6 +290,10 @@ func Analyze(text string, now time.Time) *Query {
 // expressions among ms ("last week", "vor zwei Tagen"): the temporal
 // channel and the period boost find what happened then, while the words
 // themselves would match any memory that says "last" or "week".
+//
+// A run of CJK characters is one term however many words it holds
+// ("先週何をしましたか"): the expression is cut out of it, and what is left on
+// either side stays.
 func withoutRelative(tag string, terms []string, ms []lang.Mention) []string {
 	drop := map[string]bool{}
 	for _, m := range ms {
@@ -302,7 +306,21 @@ func withoutRelative(tag string, terms []string, ms []lang.Mention) []string {
 	if len(drop) == 0 {
 		return terms
 	}
-	return slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return drop[t] })
+	var out []string
+	for _, t := range terms {
+		if drop[t] {
+			continue
+		}
+		if textsearch.Segment(t) == t {
+			out = append(out, t)
+			continue
+		}
+		for d := range drop {
+			t = strings.ReplaceAll(t, d, " ")
+		}
+		out = append(out, strings.Fields(t)...)
+	}
+	return out
 }
 
 // hasYear reports whether s holds a run of four digits: a month mention

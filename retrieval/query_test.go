@@ -296,6 +296,8 @@ func TestAnalyzeDropsRelativeWords(t *testing.T) {
 		"Was habe ich letzte Woche gekocht?":        "gekocht",
 		"What did I cook in May 2023?":              "cook may 2023", // absolute dates stay: they match the labels formation writes
 		"What happened last week in the last game?": "happened game",
+		"先週何をしましたか？":                                "何をしましたか", // cut out of a CJK run
+		"我上周去了长城":                                   "我 去了长城",
 	} {
 		if got := strings.Join(retrieval.Analyze(q, now).Terms, " "); got != want {
 			t.Errorf("Analyze(%q).Terms = %q, want %q", q, got, want)

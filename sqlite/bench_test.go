@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/sqlite"
 	"github.com/engramhq/engram/storetest"
 )
@@ -358,4 +360,65 @@ func BenchmarkPutVectors(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(100*b.N)/b.Elapsed().Seconds(), "memories/s")
+}
+
+// BenchmarkSearchTextIndex compares full-text search through the engine
+// (the bm25 channel alone) with its in-memory index of the namespace
+// ("index") and with the store's FTS5 index ("fts5"), at 10k and 100k
+// memories in one namespace. It reports latency percentiles and, for the
+// index, the heap it took to load (index-MB, bytes/memory).
+func BenchmarkSearchTextIndex(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, mode := range []struct {
+			name  string
+			limit int
+		}{{"index", 0}, {"fts5", -1}} {
+			b.Run(fmt.Sprintf("%dk/%s", n/1000, mode.name), func(b *testing.B) {
+				db := corpus(b, n)
+				e, err := engine.New(ctx, db, engine.Options{TextIndexLimit: mode.limit, AccessFlush: time.Hour})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer e.Close()
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				req := engram.SearchRequest{Scope: scU1, Query: "warm up", K: 10, Channels: []string{engine.ChannelBM25}}
+				if _, err := e.Search(ctx, req); err != nil { // loads the index
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				grew := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				g := corpusGen{rand.New(rand.NewPCG(3, 4))}
+				lat := make([]time.Duration, 0, b.N)
+				hits := 0
+				b.ResetTimer()
+				for range b.N {
+					req.Query = g.query()
+					start := time.Now()
+					res, err := e.Search(ctx, req)
+					lat = append(lat, time.Since(start))
+					if err != nil {
+						b.Fatal(err)
+					}
+					hits += len(res.Hits)
+				}
+				if hits == 0 {
+					b.Fatal("no search found anything")
+				}
+				slices.Sort(lat)
+				ms := func(q float64) float64 {
+					return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000
+				}
+				b.ReportMetric(ms(0.50), "p50-ms")
+				b.ReportMetric(ms(0.95), "p95-ms")
+				b.ReportMetric(float64(hits)/float64(len(lat)), "hits/op")
+				if mode.limit == 0 { // after the loop: ResetTimer clears metrics
+					b.ReportMetric(grew/(1<<20), "index-MB")
+					b.ReportMetric(grew/float64(n), "bytes/memory")
+				}
+			})
+		}
+	}
 }

@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/retrieval"
+	"github.com/engramhq/engram/textindex"
+)
+
+// DefaultTextIndexLimit is how many memories one (tenant, user) may hold
+// for its full-text search to use the in-memory index; above it the
+// store's index serves. At about 600 bytes per conversational memory
+// (TestBytesPerMemory in package textindex) it bounds one namespace's
+// index near 600 MB.
+const DefaultTextIndexLimit = 1_000_000
+
+// texts keeps one in-memory full-text index per (tenant, user), like the
+// vector indexes: derived data, loaded from the store on first use and
+// brought up to date from the store's change log before every search, so
+// writes by this engine and by other servers on the same database are
+// seen. Each index has its own statistics, so one tenant's writes never
+// move another's scores.
+type texts struct {
+	limit int
+
+	mu    sync.Mutex
+	parts map[partKey]*textPart
+}
+
+type textPart struct {
+	mu       sync.RWMutex
+	loaded   bool
+	tooLarge bool  // more memories than the limit, or no change log: the store's index serves
+	seq      int64 // the store's change sequence the index reflects
+	idx      *textindex.Index[memAttr]
+	names    map[string]string // one copy of each agent, session, kind and status
+}
+
+// memAttr is what a search's filter looks at in the index: everything of
+// a memory that MemoryFilter narrows by, except metadata, text and
+// sources, which the store checks.
+type memAttr struct {
+	user, agent, session string
+	kind                 engram.Kind
+	status               engram.Status
+	created              time.Time
+	validFrom            *time.Time
+	validTo              *time.Time
+	expires              bool // has a TTL: a store may count it expired before it says so
+}
+
+// newTexts returns the text indexes of a store, or nil when limit is
+// negative (the store's index serves).
+func newTexts(limit int) *texts {
+	if limit < 0 {
+		return nil
+	}
+	if limit == 0 {
+		limit = DefaultTextIndexLimit
+	}
+	return &texts{limit: limit, parts: map[partKey]*textPart{}}
+}
+
+// attach gives g the text index of its scope (see open); it fails with
+// the store's error.
+func (t *texts) attach(ctx context.Context, r engram.Reader, g *retrieval.Gathering) error {
+	text, err := t.open(ctx, r, g.Scope)
+	g.Text = text
+	return err
+}
+
+// open returns the index of the scope, brought up to date with what r,
+// the search's read transaction, sees, or nil when a namespace of the
+// scope is too large for memory and the store's index must serve. It
+// fails with the store's error.
+func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retrieval.TextIndex, error) {
+	if t == nil {
+		return nil, nil
+	}
+	keys := []partKey{{s.Org, s.Project, s.User}}
+	if s.IncludeShared && s.User != "" {
+		keys = append(keys, partKey{s.Org, s.Project, ""})
+	}
+	v := &textView{scope: s}
+	for _, k := range keys {
+		p, err := t.partition(ctx, r, k)
+		if err != nil {
+			return nil, err
+		}
+		p.mu.RLock()
+		idx, tooLarge := p.idx, p.tooLarge
+		p.mu.RUnlock()
+		if tooLarge {
+			return nil, nil
+		}
+		// A reload replaces p.idx and leaves this one as it was: the
+		// search reads a consistent, if a moment older, index.
+		v.parts = append(v.parts, p)
+		v.idxs = append(v.idxs, idx)
+	}
+	return v, nil
+}
+
+// partition returns the index of one (tenant, user), loaded on first use
+// and caught up with the change log since.
+func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*textPart, error) {
+	t.mu.Lock()
+	p := t.parts[k]
+	if p == nil {
+		p = &textPart{}
+		t.parts[k] = p
+	}
+	t.mu.Unlock()
+	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.loaded && p.tooLarge {
+		return p, nil // until a restart, the store's index serves
+	}
+	if p.loaded {
+		err := t.catchUp(ctx, r, p, scope)
+		if engram.ErrorCode(err) != engram.ECONFLICT {
+			return p, err
+		}
+		p.loaded = false // the store forgot changes we missed: reload
+	}
+	return p, t.load(ctx, r, p, scope)
+}
+
+// load reads every memory of the scope, in any status (the statistics
+// count them all, as the stores' indexes do), into a new index. A store
+// without a change log could not keep it fresh: its own index serves. The
+// caller holds p.mu.
+func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) error {
+	idx := textindex.New[memAttr]()
+	p.names = map[string]string{}
+	var seq int64
+	tooLarge := false
+	err := func() error {
+		cl, ok := r.(engram.ChangeLog)
+		if !ok {
+			tooLarge = true
+			return nil
+		}
+		var err error
+		if _, seq, err = cl.Changes(ctx, scope, -1); err != nil {
+			return err
+		}
+		f := engram.MemoryFilter{Statuses: allStatuses, Limit: engram.MaxLimit}
+		for {
+			ms, next, err := r.ListMemories(ctx, scope, f)
+			if err != nil {
+				return err
+			}
+			for i := range ms {
+				if ms[i].Namespace.User == scope.User {
+					p.index(idx, &ms[i])
+				}
+			}
+			if idx.Len() > t.limit {
+				tooLarge = true
+				return nil
+			}
+			if next == "" {
+				return nil
+			}
+			f.Cursor = next
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	if tooLarge {
+		idx = nil
+	}
+	p.idx, p.seq, p.loaded, p.tooLarge = idx, seq, true, tooLarge
+	return nil
+}
+
+var allStatuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}
+
+// index adds m to idx, replacing its earlier version. The caller holds
+// p.mu.
+func (p *textPart) index(idx *textindex.Index[memAttr], m *engram.Memory) {
+	idx.Add(m.ID, m.Value, m.Abstraction, m.Cues, *attrOf(m, p.name))
+}
+
+// attrOf returns the attributes of m, its names passed through name.
+func attrOf(m *engram.Memory, name func(string) string) *memAttr {
+	return &memAttr{
+		user: name(m.Namespace.User), agent: name(m.Namespace.Agent), session: name(m.Namespace.Session),
+		kind: engram.Kind(name(string(m.Kind))), status: engram.Status(name(string(m.Status))),
+		created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo, expires: m.ExpiresAt != nil,
+	}
+}
+
+// name returns the partition's copy of s, so that the many memories of one
+// session or status share one string.
+func (p *textPart) name(s string) string {
+	if c, ok := p.names[s]; ok {
+		return c
+	}
+	p.names[s] = s
+	return s
+}
+
+// catchUp applies the store's changes since p.seq: changed memories are
+// indexed again, purged ones removed. A namespace that grew past the limit
+// is reloaded, which marks it too large. The caller holds p.mu.
+func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) error {
+	var (
+		ids []string
+		seq int64
+		ms  []engram.Memory
+	)
+	err := func() error {
+		cl, err := engram.Need[engram.ChangeLog](r, "the in-memory text index")
+		if err != nil {
+			return err
+		}
+		if ids, seq, err = cl.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
+			return err
+		}
+		for chunk := range slices.Chunk(ids, 500) {
+			got, err := r.GetMemories(ctx, scope, chunk)
+			if err != nil {
+				return err
+			}
+			ms = append(ms, got...)
+		}
+		return nil
+	}()
+	if err != nil || len(ids) == 0 {
+		if err == nil {
+			p.seq = max(p.seq, seq)
+		}
+		return err
+	}
+	if p.tooLarge {
+		p.seq = seq
+		return nil
+	}
+	for _, id := range ids {
+		p.idx.Remove(id)
+	}
+	for i := range ms {
+		if ms[i].Namespace.User == scope.User {
+			p.index(p.idx, &ms[i])
+		}
+	}
+	p.seq = seq
+	if p.idx.Len() > t.limit {
+		return engram.Errorf(engram.ECONFLICT, "the text index of %s outgrew its limit", scope.Tenant())
+	}
+	return nil
+}
+
+// textView is the text index of one search's scope: the partitions of its
+// user and, with IncludeShared, of the project's shared memories, whose
+// statistics a search combines.
+type textView struct {
+	scope engram.Scope
+	parts []*textPart
+	idxs  []*textindex.Index[memAttr] // of parts, as they were at open
+}
+
+// SearchText implements retrieval.TextIndex.
+func (v *textView) SearchText(query string, f engram.MemoryFilter, limit int) []retrieval.TextScore {
+	for _, p := range v.parts { // always in the same order: the user's, then the shared
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+	}
+	hits := textindex.Search(v.idxs, query, limit, keeper(v.scope, &f))
+	out := make([]retrieval.TextScore, len(hits))
+	for i, h := range hits {
+		out[i] = retrieval.TextScore{ID: h.ID, Score: h.Score}
+	}
+	return out
+}
+
+// Judge implements retrieval.TextIndex: m is tested as the index tests
+// what it holds of m; a memory with a TTL is left to the store.
+func (v *textView) Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bool) {
+	if m.ExpiresAt != nil {
+		return false, false
+	}
+	return keeper(v.scope, &f)(m.ID, attrOf(m, func(s string) string { return s })), true
+}
+
+// keeper returns the test of a memory's attributes against the scope's
+// agent and session and the filter's kinds, statuses, ids and times, as
+// the stores apply them. It keeps more rather than less: an active memory
+// with a TTL may count as expired, and the store, which reads the hits
+// with the whole filter, decides.
+func keeper(s engram.Scope, f *engram.MemoryFilter) func(string, *memAttr) bool {
+	statuses := f.Statuses
+	if len(statuses) == 0 {
+		statuses = []engram.Status{engram.StatusActive}
+	}
+	var ids map[string]bool
+	if len(f.IDs) > 0 {
+		ids = map[string]bool{}
+		for _, id := range f.IDs {
+			ids[id] = true
+		}
+	}
+	return func(id string, a *memAttr) bool {
+		switch {
+		case ids != nil && !ids[id]:
+			return false
+		case !s.Contains(engram.Namespace{Org: s.Org, Project: s.Project, User: a.user, Agent: a.agent, Session: a.session}):
+			return false
+		case !slices.Contains(statuses, a.status) &&
+			!(a.expires && a.status == engram.StatusActive && slices.Contains(statuses, engram.StatusExpired)):
+			return false
+		case len(f.Kinds) > 0 && !slices.Contains(f.Kinds, a.kind):
+			return false
+		case f.CreatedAfter != nil && a.created.Before(*f.CreatedAfter),
+			f.CreatedBefore != nil && !a.created.Before(*f.CreatedBefore):
+			return false
+		}
+		return validIn(a, f)
+	}
+}
+
+// validIn reports whether a's validity interval [from, to) holds f.ValidAt
+// and overlaps [f.ValidAfter, f.ValidBefore).
+func validIn(a *memAttr, f *engram.MemoryFilter) bool {
+	if t := f.ValidAt; t != nil {
+		if (a.validFrom != nil && a.validFrom.After(*t)) || (a.validTo != nil && !a.validTo.After(*t)) {
+			return false
+		}
+	}
+	if t := f.ValidAfter; t != nil && a.validTo != nil && !a.validTo.After(*t) {
+		return false
+	}
+	if t := f.ValidBefore; t != nil && a.validFrom != nil && !a.validFrom.Before(*t) {
+		return false
+	}
+	return true
+}
