@@ -124,17 +124,9 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 		if prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin()); err != nil {
 			return f, fmt.Errorf("find the turn before: %w", err)
 		}
-		err = e.store.View(ctx, func(r engram.Reader) error {
-			var ferr error
-			f.ops, ferr = c.FormAfterIn(ctx, engram.ScopedReader(r, engram.ScopeOf(ns)), prev, f.prevMem, eps)
-			return ferr
-		})
+		f.ops, err = c.FormAfterIn(ctx, e.formView(ns), prev, f.prevMem, eps)
 	case engram.Consolidator:
-		err = e.store.View(ctx, func(r engram.Reader) error {
-			var ferr error
-			f.ops, ferr = c.FormIn(ctx, withoutVault{engram.ScopedReader(r, engram.ScopeOf(ns))}, eps)
-			return ferr
-		})
+		f.ops, err = c.FormIn(ctx, e.formView(ns), eps)
 	case engram.Continuer:
 		var prev *engram.Episode
 		prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin())
@@ -149,6 +141,55 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 		return f, fmt.Errorf("form memories: %w", err)
 	}
 	return f, nil
+}
+
+// formView is a former's view of ns's scope: vault memories left out, and
+// each read in its own short read transaction, so a former that takes
+// seconds between reads (a model call) holds no store connection or
+// snapshot meanwhile.
+func (e *Engine) formView(ns engram.Namespace) engram.ScopeReader {
+	return withoutVault{viewScope{e.store, engram.ScopeOf(ns)}}
+}
+
+// viewScope is an engram.ScopeReader (and EpisodeLister) over a store whose
+// every call runs in a read transaction of its own.
+type viewScope struct {
+	st engram.Store
+	s  engram.Scope
+}
+
+func (v viewScope) Scope() engram.Scope { return v.s }
+
+func (v viewScope) GetMemory(ctx context.Context, id string) (m *engram.Memory, err error) {
+	err = v.st.View(ctx, func(r engram.Reader) error {
+		m, err = r.GetMemory(ctx, v.s, id)
+		return err
+	})
+	return m, err
+}
+
+func (v viewScope) ListMemories(ctx context.Context, f engram.MemoryFilter) (ms []engram.Memory, next string, err error) {
+	err = v.st.View(ctx, func(r engram.Reader) error {
+		ms, next, err = r.ListMemories(ctx, v.s, f)
+		return err
+	})
+	return ms, next, err
+}
+
+func (v viewScope) SearchText(ctx context.Context, query string, f engram.MemoryFilter, limit int) (hs []engram.TextHit, err error) {
+	err = v.st.View(ctx, func(r engram.Reader) error {
+		hs, err = r.SearchText(ctx, v.s, query, f, limit)
+		return err
+	})
+	return hs, err
+}
+
+func (v viewScope) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) (eps []engram.Episode, next string, err error) {
+	err = v.st.View(ctx, func(r engram.Reader) error {
+		eps, next, err = r.ListEpisodes(ctx, v.s, f)
+		return err
+	})
+	return eps, next, err
 }
 
 // storeEpisodes writes the episodes, their audit entry and the memories

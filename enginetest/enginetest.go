@@ -28,6 +28,7 @@ func Run(t *testing.T, open Open) {
 		{"AddEpisodesBadInputStoresNothing", testAddEpisodesBadInput},
 		{"FormerFailureStoresNothing", testFormerFailure},
 		{"Consolidator", testConsolidator},
+		{"ConsolidatorHoldsNoSnapshot", testConsolidatorHoldsNoSnapshot},
 		{"LLMFormer", testLLMFormer},
 		{"KnowledgeUpdate", testKnowledgeUpdate},
 		{"NotAFact", testNotAFact},

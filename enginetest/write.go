@@ -362,3 +362,51 @@ func testConsolidator(t *testing.T, open Open) {
 		t.Errorf("merged memory = %s v%d sources %v, want %s v2 with two sources", m.ID, m.Version, m.Sources, first.Memories[0].ID)
 	}
 }
+
+// slowFormer is a Consolidator that, between two reads of its scope, lets
+// a write happen (as the seconds of a model call would); it records how
+// many memories each read saw.
+type slowFormer struct {
+	between func()
+	counts  *[]int
+}
+
+func (slowFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
+	return nil, errors.New("Form called on a Consolidator")
+}
+
+func (f slowFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
+	for i := range 2 {
+		ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{})
+		if err != nil {
+			return nil, err
+		}
+		*f.counts = append(*f.counts, len(ms))
+		if i == 0 {
+			f.between()
+		}
+	}
+	return nil, nil
+}
+
+// testConsolidatorHoldsNoSnapshot: a former's reads are not one long read
+// transaction. A memory written while the former works (between its two
+// reads) is seen by its second read, and the write did not wait for it.
+func testConsolidatorHoldsNoSnapshot(t *testing.T, open Open) {
+	var counts []int
+	var e *engine.Engine
+	between := func() {
+		if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA,
+			Memories: []engram.Memory{{Value: "written while the former thinks"}}}); err != nil {
+			t.Errorf("a write while the former works: %v", err)
+		}
+	}
+	e = newEngine(t, open, engine.Options{Former: slowFormer{between, &counts}})
+	if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA,
+		Episodes: []engram.EpisodeInput{{Content: "Ich lese gern."}}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) != 2 || counts[1] != counts[0]+1 {
+		t.Errorf("the former's two reads saw %v memories, want the second to see the memory written in between", counts)
+	}
+}
