@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 	"slices"
+	"time"
 
 	"github.com/engramhq/engram"
 )
