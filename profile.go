@@ -1,6 +1,9 @@
 package engram
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // MetaProfile is the metadata key that marks, with the value true, the
 // core memory holding a user's profile.
@@ -19,6 +22,42 @@ type Profile struct {
 	Traits   []string `json:"traits"`
 	States   []string `json:"states"`
 	Memories []Memory `json:"memories"`
+}
+
+// ProfileNamespace returns the namespace that holds the profile of ns: a
+// profile is about a user, so it is ns without its session and, when ns
+// names a user, without its agent too; one profile per (org, project,
+// user) whatever agent or session the turns come in. Without a user it is
+// the agent's profile (org, project, agent), or the project's. Every
+// scope of that user reads and rewrites it (see ProfileScope); no other
+// user's scope contains it.
+func ProfileNamespace(ns Namespace) Namespace {
+	ns.Session = ""
+	if ns.User != "" {
+		ns.Agent = ""
+	}
+	return ns
+}
+
+// ProfileScope returns the scope that holds the profile of scope s's user
+// (see ProfileNamespace), without IncludeShared.
+func ProfileScope(s Scope) Scope { return ScopeOf(ProfileNamespace(s.Namespace())) }
+
+// IsProfile reports whether m is a profile memory: a core memory with
+// MetaProfile set to true.
+func IsProfile(m *Memory) bool {
+	return m != nil && m.Kind == KindCore && m.Metadata[MetaProfile] == true
+}
+
+// ProfileFinder is an optional capability of a ScopeReader: it reads the
+// profile memory of its scope's user, which lies in ProfileNamespace and
+// so may be outside the scope itself (a session's scope does not hold its
+// user's profile).
+type ProfileFinder interface {
+	// CurrentProfile returns the active profile memory stored in exactly
+	// the ProfileNamespace of the reader's scope, or nil when there is
+	// none. It fails with the store's errors.
+	CurrentProfile(ctx context.Context) (*Memory, error)
 }
 
 // ProfileMemory returns the core memory that holds a profile of traits

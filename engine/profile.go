@@ -12,23 +12,29 @@ import (
 const profileLimit = 200
 
 // Profile returns the profile of scope s: the traits and states of the
-// profile memory a former keeps (none without one) and the active core
-// memories of the scope, the profile memory first, then by importance. It
-// fails with EINVALID for a bad scope and with the store's errors.
+// profile memory a former keeps for s's user (see
+// engram.ProfileNamespace; none without one), whatever session or agent s
+// names, and the active core memories of s, the profile memory first, then
+// by importance. It fails with EINVALID for a bad scope and with the
+// store's errors.
 func (e *Engine) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
 	}
 	var ms []engram.Memory
+	var prof *engram.Memory
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		ms, _, err = r.ListMemories(ctx, s, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Limit: profileLimit})
+		if ms, _, err = r.ListMemories(ctx, s, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Limit: profileLimit}); err != nil {
+			return err
+		}
+		prof, err = userProfile(ctx, r, s)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	p := &engram.Profile{Traits: []string{}, States: []string{}, Memories: orderProfile(ms, s.Namespace())}
+	p := &engram.Profile{Traits: []string{}, States: []string{}, Memories: orderProfile(ms, prof, s.Namespace())}
 	if len(p.Memories) > 0 && p.Memories[0].Metadata[engram.MetaProfile] == true {
 		t, st := engram.ProfileOf(&p.Memories[0])
 		p.Traits, p.States = append(p.Traits, t...), append(p.States, st...)
@@ -36,11 +42,30 @@ func (e *Engine) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, 
 	return p, nil
 }
 
-// orderProfile puts the profile memory of ns first (else the latest
-// updated profile memory in ms), then the rest by importance, and drops
-// other profile memories, which belong to narrower namespaces.
-func orderProfile(ms []engram.Memory, ns engram.Namespace) []engram.Memory {
-	var prof *engram.Memory
+// userProfile returns the active profile memory stored in exactly the
+// profile namespace of s's user, or nil. It reads the user's scope, which
+// is wider than a session's or an agent's s but never another user's.
+func userProfile(ctx context.Context, r engram.Reader, s engram.Scope) (*engram.Memory, error) {
+	ps := engram.ProfileScope(s)
+	ms, _, err := r.ListMemories(ctx, ps, engram.MemoryFilter{
+		Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: engram.MaxLimit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		if ms[i].Namespace == ps.Namespace() && engram.IsProfile(&ms[i]) {
+			return &ms[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// orderProfile puts the user's profile memory prof first (when nil, the
+// profile memory of ns in ms, else the latest updated one: profiles kept
+// per session before profiles were per user), then the rest of ms by
+// importance, and drops other profile memories.
+func orderProfile(ms []engram.Memory, prof *engram.Memory, ns engram.Namespace) []engram.Memory {
 	rest := []engram.Memory{}
 	for i := range ms {
 		m := &ms[i]
@@ -48,7 +73,7 @@ func orderProfile(ms []engram.Memory, ns engram.Namespace) []engram.Memory {
 			rest = append(rest, *m)
 			continue
 		}
-		if prof == nil || (prof.Namespace != ns && (m.Namespace == ns || m.UpdatedAt.After(prof.UpdatedAt))) {
+		if prof == nil || (prof.Namespace != engram.ProfileNamespace(ns) && prof.Namespace != ns && (m.Namespace == ns || m.UpdatedAt.After(prof.UpdatedAt))) {
 			prof = m
 		}
 	}
@@ -67,16 +92,19 @@ func orderProfile(ms []engram.Memory, ns engram.Namespace) []engram.Memory {
 	return append([]engram.Memory{*prof}, rest...)
 }
 
-// readProfile returns the current profile memory of the search's scope,
-// or nil, for a search that assembles a context.
+// readProfile returns the current profile memory of the search scope's
+// user, or nil, for a search that assembles a context.
 func readProfile(ctx context.Context, r engram.Reader, s engram.Scope) (*engram.Memory, error) {
+	if prof, err := userProfile(ctx, r, s); prof != nil || err != nil {
+		return prof, err
+	}
 	ms, _, err := r.ListMemories(ctx, s, engram.MemoryFilter{
 		Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: profileLimit,
 	})
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
-	m := orderProfile(ms, s.Namespace())[0]
+	m := orderProfile(ms, nil, s.Namespace())[0]
 	return &m, nil
 }
 

@@ -364,6 +364,16 @@ func (w withoutVault) SearchText(ctx context.Context, query string, f engram.Mem
 	return w.ScopeReader.SearchText(ctx, query, f, limit)
 }
 
+// CurrentProfile passes the user's profile through (a core memory, never
+// sealed) when the wrapped reader finds one.
+func (w withoutVault) CurrentProfile(ctx context.Context) (*engram.Memory, error) {
+	pf, err := engram.Need[engram.ProfileFinder](w.ScopeReader, "a former that keeps a profile")
+	if err != nil {
+		return nil, err
+	}
+	return pf.CurrentProfile(ctx)
+}
+
 // ListEpisodes passes the episodes through (they are never sealed): the
 // wrapped reader is engram.ScopedReader's, which lists them.
 func (w withoutVault) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) ([]engram.Episode, string, error) {

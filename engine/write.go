@@ -184,6 +184,16 @@ func (v viewScope) SearchText(ctx context.Context, query string, f engram.Memory
 	return hs, err
 }
 
+// CurrentProfile implements engram.ProfileFinder: the profile of the
+// view's user, read in its own transaction.
+func (v viewScope) CurrentProfile(ctx context.Context) (m *engram.Memory, err error) {
+	err = v.st.View(ctx, func(r engram.Reader) error {
+		m, err = userProfile(ctx, r, v.s)
+		return err
+	})
+	return m, err
+}
+
 func (v viewScope) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) (eps []engram.Episode, next string, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
 		eps, next, err = r.ListEpisodes(ctx, v.s, f)
@@ -324,6 +334,12 @@ func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 // applyOp carries out one operation of the decision model and returns the
 // memories it added or changed.
 func (e *Engine) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+	if engram.IsProfile(&op.Memory) {
+		var err error
+		if s, op, err = profileOp(ctx, tx, s, op); err != nil {
+			return nil, err
+		}
+	}
 	switch op.Op {
 	case engram.OpAdd:
 		m := op.Memory
@@ -356,6 +372,30 @@ func (e *Engine) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engr
 		return nil, nil
 	}
 	return nil, engram.Errorf(engram.EINTERNAL, "unknown memory operation %q", op.Op)
+}
+
+// profileOp moves an ADD or UPDATE of a profile memory to the profile
+// scope of s's user (engram.ProfileScope), so a user keeps one profile
+// whatever session or agent the turns come in: an ADD when the user has a
+// profile already becomes an UPDATE of it, and an UPDATE must target that
+// profile. Other operations stay in s. It fails with ENOTFOUND when an
+// UPDATE targets anything but the user's profile, and with the store's
+// errors.
+func profileOp(ctx context.Context, tx engram.Tx, s engram.Scope, op engram.MemoryOp) (engram.Scope, engram.MemoryOp, error) {
+	if op.Op != engram.OpAdd && op.Op != engram.OpUpdate {
+		return s, op, nil
+	}
+	ps := engram.ProfileScope(s)
+	cur, err := userProfile(ctx, tx, s)
+	switch {
+	case err != nil:
+		return s, op, err
+	case op.Op == engram.OpAdd && cur != nil:
+		op.Op, op.TargetID = engram.OpUpdate, cur.ID
+	case op.Op == engram.OpUpdate && (cur == nil || cur.ID != op.TargetID):
+		return s, op, engram.Errorf(engram.ENOTFOUND, "target_id: %s is not the profile of this user", op.TargetID)
+	}
+	return ps, op, nil
 }
 
 // conflict adds op's memory and marks it and op.TargetID, which must be

@@ -30,6 +30,7 @@ func Run(t *testing.T, open Open) {
 		{"Consolidator", testConsolidator},
 		{"ConsolidatorHoldsNoSnapshot", testConsolidatorHoldsNoSnapshot},
 		{"LLMFormer", testLLMFormer},
+		{"ProfilePerUser", testProfilePerUser},
 		{"KnowledgeUpdate", testKnowledgeUpdate},
 		{"NotAFact", testNotAFact},
 		{"Forget", testForget},

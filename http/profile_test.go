@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -13,6 +15,7 @@ import (
 	"github.com/engramhq/engram/llmformer"
 	"github.com/engramhq/engram/openai"
 	"github.com/engramhq/engram/openai/openaitest"
+	"github.com/engramhq/engram/storeopen"
 )
 
 // TestProfile_LLMFormer adds a turn through the server with the LLM
@@ -103,4 +106,73 @@ func TestProfile_WithoutLLM(t *testing.T) {
 		}
 	}
 	wantError(t, "no key", e.call(t, "", "GET", "/v1/profile?org=acme&project=app&user=u1", ""), 401, engram.EUNAUTHORIZED, "")
+}
+
+// TestProfile_PerUserWithKeys adds turns of one user in two sessions
+// through the server with her key and the LLM former behind it: one
+// profile, created then rewritten, which her session-scoped request reads
+// and which another user's or tenant's key can neither read nor reach by
+// id.
+func TestProfile_PerUserWithKeys(t *testing.T) {
+	fake := openaitest.NewServer(t, openaitest.Options{StructuredOutputs: true})
+	chat, err := openai.NewChat(openai.Config{BaseURL: fake.URL(), Model: "fake-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := llmformer.New(llmformer.Config{LLM: chat, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := storeopen.Engine(context.Background(), t.TempDir(), engine.Options{Former: f, Logger: discardLogger(), AccessFlush: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	keys := engram.Keys{Store: eng.Store()}
+	srv := httptest.NewServer(engramhttp.NewServer(eng, engramhttp.ServerOptions{Logger: discardLogger(), Ready: eng.Ready, Keys: keys}))
+	t.Cleanup(srv.Close)
+	e := &authEnv{srv: srv, keys: keys}
+	alice, bob := e.key(t, "acme", "app", "alice", engram.RoleWrite), e.key(t, "acme", "app", "bob", engram.RoleWrite)
+	globex := e.key(t, "globex", "app", "", engram.RoleAdmin)
+
+	turn := func(session, text string) {
+		t.Helper()
+		body := `{"async": false, "namespace": {"org": "acme", "project": "app", "user": "alice", "session": "` + session + `"},
+			"episodes": [{"role": "user", "speaker": "Alice", "content": "` + text + `"}]}`
+		if r := e.call(t, alice, "POST", "/v1/episodes", body); r.Status != http.StatusCreated && r.Status != http.StatusOK {
+			t.Fatalf("add a turn in %s: %d %s", session, r.Status, r.Body)
+		}
+	}
+	fact := func(value string) string {
+		return `{"episodes": [], "memories": [{"kind": "core", "abstraction": "home", "cues": [], "value": "` + value + `",
+			"language": "", "about": "user", "valid_from": "", "valid_to": "", "foresight": false, "confidence": 0.9, "importance": 0.8, "profile": "trait", "sources": [1]}]}`
+	}
+	fake.QueueChat(fact("Alice wohnt in Berlin."), `{"traits": ["Wohnt in Berlin"], "states": []}`)
+	turn("s1", "Ich wohne in Berlin.")
+	fake.QueueChat(fact("Alice wohnt jetzt in München."), `{"traits": ["Wohnt in München"], "states": []}`)
+	turn("s2", "Ich bin nach München gezogen.")
+
+	var p engram.Profile
+	r := e.call(t, alice, "GET", "/v1/profile?org=acme&project=app&user=alice&session=s1", "")
+	if err := json.Unmarshal(r.Body, &p); err != nil || r.Status != http.StatusOK {
+		t.Fatalf("alice's session profile: %d %s: %v", r.Status, r.Body, err)
+	}
+	if strings.Join(p.Traits, "|") != "Wohnt in München" || len(p.Memories) == 0 || p.Memories[0].Version != 2 || p.Memories[0].Namespace.Session != "" {
+		t.Fatalf("alice's session profile = %s, want her one profile, rewritten", r.Body)
+	}
+	id := p.Memories[0].ID
+	if r := e.call(t, bob, "GET", "/v1/profile?org=acme&project=app&user=bob&session=s1", ""); r.Status != http.StatusOK || strings.Contains(string(r.Body), "München") || !strings.Contains(string(r.Body), `"memories":[]`) {
+		t.Errorf("bob's own session profile: %d %s, want none", r.Status, r.Body)
+	}
+	for _, c := range []struct{ name, key, path string }{
+		{"bob reads alice's profile", bob, "/v1/profile?org=acme&project=app&user=alice&session=s1"},
+		{"another tenant reads alice's profile", globex, "/v1/profile?org=acme&project=app&user=alice"},
+	} {
+		if r := e.call(t, c.key, "GET", c.path, ""); r.Status != http.StatusForbidden || strings.Contains(string(r.Body), "München") {
+			t.Errorf("%s: %d %s, want 403", c.name, r.Status, r.Body)
+		}
+	}
+	if r := e.call(t, bob, "GET", "/v1/memories/"+id+"?org=acme&project=app&user=bob", ""); r.Status != http.StatusNotFound {
+		t.Errorf("bob gets alice's profile by id: %d %s, want 404", r.Status, r.Body)
+	}
 }

@@ -23,7 +23,8 @@ type profileReply struct {
 	States *[]string `json:"states"`
 }
 
-// profile rewrites the profile memory of the batch's namespace when a
+// profile rewrites the profile memory of the batch's user (see
+// engram.ProfileNamespace; the engine stores it there) when a
 // candidate is a trait or state of the user or a core memory: an UPDATE of
 // the stored profile, or an ADD when there is none. It returns nil when
 // no candidate bears on the profile.
@@ -49,7 +50,7 @@ func (f *Former) profile(ctx context.Context, r engram.ScopeReader, ns engram.Na
 	if rep.Traits == nil || rep.States == nil {
 		return nil, invalid("profile", "traits or states is missing")
 	}
-	m := engram.ProfileMemory(ns, bounded(*rep.Traits, f.cfg.Traits), bounded(*rep.States, f.cfg.States))
+	m := engram.ProfileMemory(engram.ProfileNamespace(ns), bounded(*rep.Traits, f.cfg.Traits), bounded(*rep.States, f.cfg.States))
 	if err := m.Validate(); err != nil {
 		return nil, invalid("profile", "%v", err)
 	}
@@ -59,12 +60,22 @@ func (f *Former) profile(ctx context.Context, r engram.ScopeReader, ns engram.Na
 	return &engram.MemoryOp{Op: engram.OpUpdate, TargetID: cur.ID, Memory: m, Reason: "profile rewritten on consolidation"}, nil
 }
 
-// currentProfile returns the active profile memory stored in exactly ns,
-// or nil.
+// currentProfile returns the active profile memory of ns's user: the one
+// r finds when it is an engram.ProfileFinder (the profile is kept per user,
+// outside a session's scope), else the one stored in exactly
+// engram.ProfileNamespace(ns); nil when there is none.
 func currentProfile(ctx context.Context, r engram.ScopeReader, ns engram.Namespace) (*engram.Memory, error) {
 	if r == nil {
 		return nil, nil
 	}
+	if pf, ok := r.(engram.ProfileFinder); ok {
+		m, err := pf.CurrentProfile(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("llm former: read the profile: %w", err)
+		}
+		return m, nil
+	}
+	ns = engram.ProfileNamespace(ns)
 	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: engram.MaxLimit})
 	if err != nil {
 		return nil, fmt.Errorf("llm former: read the profile: %w", err)
