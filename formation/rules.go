@@ -91,6 +91,7 @@ func (r Rules) FormAfterIn(ctx context.Context, sr engram.ScopeReader, prev *eng
 	steps := []func(context.Context) error{
 		func(ctx context.Context) error { return c.merge(ctx, r.MergeAt) },
 		func(ctx context.Context) error { return c.facts(ctx, said) },
+		func(ctx context.Context) error { return c.plans(ctx, said) },
 		func(ctx context.Context) error { return c.forget(ctx, asks) },
 	}
 	for _, step := range steps {
