@@ -31,6 +31,7 @@ func Run(t *testing.T, open Open) {
 		{"ConsolidatorHoldsNoSnapshot", testConsolidatorHoldsNoSnapshot},
 		{"LLMFormer", testLLMFormer},
 		{"KnowledgeUpdate", testKnowledgeUpdate},
+		{"PlanChange", testPlanChange},
 		{"NotAFact", testNotAFact},
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},

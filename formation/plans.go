@@ -273,6 +273,7 @@ func (c *consolidation) plan(ctx context.Context, e *engram.Episode, p plan) err
 		c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "a plan the turn states"})
 		return nil
 	}
+	inheritWindow(&m, target)
 	c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpSupersede, TargetID: target.ID, Memory: m,
 		Reason: fmt.Sprintf("%s changed: %q replaces %q", p.attr, p.value, factValue(target))})
 	return c.stale(ctx, target, termsOf(p.attr))
@@ -315,6 +316,23 @@ func planMemory(e *engram.Episode, p plan) engram.Memory {
 		m.Abstraction = clip(m.Value, engram.MaxShortBytes)
 	}
 	return m
+}
+
+// inheritWindow gives m, a change of plan old that names no period of
+// its own ("we're going to Porto instead"), old's period.
+func inheritWindow(m, old *engram.Memory) {
+	if f, _ := window(m); f != "" {
+		return
+	}
+	f, to := window(old)
+	if f == "" {
+		return
+	}
+	m.Metadata[engram.MetaEventFrom], m.Metadata[engram.MetaEventTo] = f, to
+	if i := strings.LastIndex(old.Value, " ("); i >= 0 && strings.HasSuffix(old.Value, ")") {
+		m.Value += old.Value[i:]
+		m.Abstraction = clip(m.Value, engram.MaxShortBytes)
+	}
 }
 
 // samePeriod reports whether two plans' event windows overlap.
