@@ -27,6 +27,9 @@ import (
 //     is not newer is a conflict, the same value merges. The turn that
 //     stated the replaced fact stays, marked so that retrieval ranks it
 //     lower for a question about that attribute;
+//   - a first-person plan (a trip, a move, a new job) forms a plan fact
+//     that a later change or cancellation of the same plan supersedes
+//     (see plan);
 //   - a request to forget ("forget that…", "vergiss, dass…", "olvida
 //     que…") soft-deletes the memories that hold what it names and is not
 //     itself remembered.
