@@ -1,8 +1,14 @@
 package formation
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/lang"
 )
 
@@ -146,5 +152,51 @@ func TestPlansOf(t *testing.T) {
 		if ps := plansOf(lang.Detect(text), text); len(ps) != 0 {
 			t.Errorf("plansOf(%q) = %+v, want none", text, ps)
 		}
+	}
+}
+
+// TestPlanDecisions: within one batch, plans of another period or kind
+// are kept side by side, a plan for the same period or a change replaces
+// the plan, and a cancellation naming another place cancels nothing.
+func TestPlanDecisions(t *testing.T) {
+	at := time.Date(2023, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		turns []string
+		want  []string // the plan ops, in order: "OP attr value"
+	}{
+		{"other period", []string{"I'm going to Lisbon in May.", "I'm going to Tokyo in December."},
+			[]string{"ADD plan trip Lisbon", "ADD plan trip Tokyo"}},
+		{"same period", []string{"I'm going to Lisbon in May.", "We're going to Porto in May."},
+			[]string{"ADD plan trip Lisbon", "SUPERSEDE plan trip Porto"}},
+		{"change", []string{"I'm going to Lisbon in May.", "We plan to move to Canada next year.", "We changed our plans. We're going to Porto."},
+			[]string{"ADD plan trip Lisbon", "ADD plan move Canada", "SUPERSEDE plan trip Porto"}},
+		{"other place", []string{"I'm going to Lisbon in May.", "I'm not going to Rome."},
+			[]string{"ADD plan trip Lisbon"}},
+		{"cancel", []string{"Wir fahren im Mai nach Lissabon.", "Die Reise ist abgesagt."},
+			[]string{"ADD plan trip Lissabon", "SUPERSEDE plan trip Lissabon"}},
+		{"again", []string{"Voy a Lisboa en mayo.", "Sí, voy a Lisboa en mayo."},
+			[]string{"ADD plan trip Lisboa", "MERGE  "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eps := make([]engram.Episode, len(tc.turns))
+			for i, text := range tc.turns {
+				eps[i] = engram.Episode{ID: engram.NewID(), Role: "user", Speaker: "Alice", Content: text, OccurredAt: at.Add(time.Duration(i) * time.Hour)}
+			}
+			ops, err := Rules{}.Form(context.Background(), eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, op := range ops {
+				attr, _ := op.Memory.Metadata[engram.MetaFactAttribute].(string)
+				if strings.HasPrefix(attr, "plan") || op.Op == engram.OpMerge {
+					got = append(got, fmt.Sprintf("%s %s %s", op.Op, attr, factValue(&op.Memory)))
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("plan ops = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
