@@ -104,11 +104,11 @@ var cancelRules = map[string][]factRule{
 	lang.English: join(
 		rules(planTrip, "", "not longer cancel off",
 			`(?i:`+weNot+`(?:going|flying|travelling|traveling|heading|visiting)(?: to)? )`+name,
-			`(?i:\b(?:the|my|our) (?:trip|vacation|holiday|journey|flight))(?:(?i: to )`+name+`)?(?i: (?:is|was|got|has been) (?:now )?(?:cancelled|canceled|off|called off))`,
+			`(?i:\b(?:the|my|our) (?:trip|vacation|holiday|journey|flight))(?:(?i: to )`+name+`)?(?i: (?:(?:is|was|got|has been) (?:now )?(?:cancelled|canceled|called off)|(?:is|was|has been) (?:now )?off(?:[.,;!]|$)))`,
 			`(?i:\b(?:I|we)(?:'ve|’ve| have)? (?:cancelled|canceled|called off) (?:the|my|our) (?:trip|vacation|holiday|flight))(?:(?i: to )`+name+`)?`),
 		rules(planMove, "", "not longer cancel off",
 			`(?i:`+weNot+`(?:moving|relocating)(?: back)? to )`+name,
-			`(?i:\b(?:the|my|our) move)(?:(?i: to )`+name+`)?(?i: (?:is|was|got|has been) (?:now )?(?:cancelled|canceled|off|called off))`),
+			`(?i:\b(?:the|my|our) move)(?:(?i: to )`+name+`)?(?i: (?:(?:is|was|got|has been) (?:now )?(?:cancelled|canceled|called off)|(?:is|was|has been) (?:now )?off(?:[.,;!]|$)))`),
 		rules(planJob, "", "not turned declined",
 			`(?i:\b(?:I|we)(?:'ve|’ve| have)? (?:turned down|declined) the (?:new )?(?:job|offer|position))`,
 			`(?i:\bI(?:'m|’m| am) not (?:starting|taking) the (?:new )?(?:job|position))`),

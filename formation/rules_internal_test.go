@@ -122,6 +122,7 @@ func TestPlansOf(t *testing.T) {
 		{"I'm starting a new job at Siemens in March.", planJob, "Siemens", false, false},
 		{"We've booked a trip to New York City for the summer.", planTrip, "New York City", false, false},
 		{"The trip is cancelled.", planTrip, "", true, false},
+		{"Our trip to Lisbon is off.", planTrip, "Lisbon", true, false},
 		{"We're not going to Lisbon after all.", planTrip, "Lisbon", true, true},
 		{"Ich werde im Mai nach Lissabon fahren.", planTrip, "Lissabon", false, false},
 		{"Wir planen, nächstes Jahr nach Kanada zu ziehen.", planMove, "Kanada", false, false},
@@ -147,7 +148,7 @@ func TestPlansOf(t *testing.T) {
 		"If I go to Rome, I'll visit the Colosseum.", "Don't forget I'm going to the dentist.", "Don't forget to book the flight to Rome!",
 		"I went to Lisbon in May.", "I'm going to be late.", "Ich fahre jeden Tag nach Hause.",
 		"Meine Schwester fährt nach Rom.", "Wenn ich nach Rom fahre, besuche ich das Kolosseum.", "Fährst du im Mai nach Lissabon?",
-		"Mi hermana va a Roma.", "Si voy a Roma, visitaré el Coliseo.", "¿Vas a Lisboa en mayo?", "No olvides que voy a Roma.",
+		"Mi hermana va a Roma.", "Our trip got off to a bad start.", "The trip was off the charts!", "Si voy a Roma, visitaré el Coliseo.", "¿Vas a Lisboa en mayo?", "No olvides que voy a Roma.",
 	} {
 		if ps := plansOf(lang.Detect(text), text); len(ps) != 0 {
 			t.Errorf("plansOf(%q) = %+v, want none", text, ps)
