@@ -269,7 +269,9 @@ func (c *consolidation) plan(ctx context.Context, e *engram.Episode, p plan) err
 	} else if i := slices.IndexFunc(olds, func(o engram.Memory) bool { return samePeriod(&o, &m) }); i >= 0 {
 		target = &olds[i]
 	}
-	if target == nil {
+	if target == nil || !e.OccurredAt.After(validFrom(*target)) {
+		// Nothing to replace, or a plan said no later than this one: an
+		// older turn never replaces a newer plan.
 		c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "a plan the turn states"})
 		return nil
 	}
@@ -284,7 +286,7 @@ func (c *consolidation) cancelPlan(ctx context.Context, e *engram.Episode, p pla
 	i := slices.IndexFunc(olds, func(o engram.Memory) bool {
 		return o.Metadata[metaCancelled] == nil && (p.value == "" || strings.EqualFold(factValue(&o), p.value))
 	})
-	if i < 0 {
+	if i < 0 || !e.OccurredAt.After(validFrom(olds[i])) {
 		return nil
 	}
 	old := &olds[i]

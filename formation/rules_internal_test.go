@@ -176,6 +176,8 @@ func TestPlanDecisions(t *testing.T) {
 			[]string{"ADD plan trip Lisbon"}},
 		{"cancel", []string{"Wir fahren im Mai nach Lissabon.", "Die Reise ist abgesagt."},
 			[]string{"ADD plan trip Lissabon", "SUPERSEDE plan trip Lissabon"}},
+		{"simultaneous change", []string{"I'm going to Lisbon in May.", "We're going to Porto instead."},
+			[]string{"ADD plan trip Lisbon", "ADD plan trip Porto"}},
 		{"again", []string{"Voy a Lisboa en mayo.", "Sí, voy a Lisboa en mayo."},
 			[]string{"ADD plan trip Lisboa", "MERGE  "}},
 	} {
@@ -183,6 +185,9 @@ func TestPlanDecisions(t *testing.T) {
 			eps := make([]engram.Episode, len(tc.turns))
 			for i, text := range tc.turns {
 				eps[i] = engram.Episode{ID: engram.NewID(), Role: "user", Speaker: "Alice", Content: text, OccurredAt: at.Add(time.Duration(i) * time.Hour)}
+				if tc.name == "simultaneous change" {
+					eps[i].OccurredAt = at // no turn is the later one
+				}
 			}
 			ops, err := Rules{}.Form(context.Background(), eps)
 			if err != nil {
