@@ -32,6 +32,7 @@ func Run(t *testing.T, open Open) {
 		{"LLMFormer", testLLMFormer},
 		{"ProfilePerUser", testProfilePerUser},
 		{"KnowledgeUpdate", testKnowledgeUpdate},
+		{"PlanChange", testPlanChange},
 		{"NotAFact", testNotAFact},
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},

@@ -139,6 +139,9 @@ var staleTerms = map[string][]string{
 	"workplace":    {"work", "works", "working", "job", "employer", "company", "arbeitet", "arbeiten", "arbeitest", "job", "firma", "trabaja", "trabajas", "trabajo", "empresa", "travaille", "travailles", "travail"},
 	"occupation":   {"work", "works", "job", "profession", "occupation", "beruf", "arbeitet", "trabaja", "profesión", "métier"},
 	"diet":         {"eat", "eats", "eating", "diet", "vegetarian", "vegan", "meat", "fish", "isst", "essen", "vegetarier", "fleisch", "fisch", "come", "comer", "dieta", "vegetariano", "carne", "pescado"},
+	planTrip:       {"going", "go", "trip", "travel", "travelling", "traveling", "visit", "visiting", "flying", "plan", "plans", "fährt", "fahren", "fliegt", "reist", "reise", "reisen", "urlaub", "va", "van", "ir", "viaje", "viaja", "viajar", "planes", "vacaciones"},
+	planMove:       {"moving", "move", "relocating", "plan", "plans", "zieht", "ziehen", "umzug", "muda", "mudarse", "mudanza", "planes", "déménage"},
+	planJob:        {"job", "start", "starting", "work", "plan", "plans", "stelle", "job", "arbeit", "trabajo", "empieza", "empezar", "planes"},
 	"relationship": {"married", "single", "engaged", "divorced", "relationship", "partner", "verheiratet", "ledig", "verlobt", "casado", "casada", "soltero", "soltera", "pareja"},
 }
 

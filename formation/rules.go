@@ -27,6 +27,9 @@ import (
 //     is not newer is a conflict, the same value merges. The turn that
 //     stated the replaced fact stays, marked so that retrieval ranks it
 //     lower for a question about that attribute;
+//   - a first-person plan (a trip, a move, a new job) forms a plan fact
+//     that a later change or cancellation of the same plan supersedes
+//     (see plan);
 //   - a request to forget ("forget that…", "vergiss, dass…", "olvida
 //     que…") soft-deletes the memories that hold what it names and is not
 //     itself remembered.
@@ -91,6 +94,7 @@ func (r Rules) FormAfterIn(ctx context.Context, sr engram.ScopeReader, prev *eng
 	steps := []func(context.Context) error{
 		func(ctx context.Context) error { return c.merge(ctx, r.MergeAt) },
 		func(ctx context.Context) error { return c.facts(ctx, said) },
+		func(ctx context.Context) error { return c.plans(ctx, said) },
 		func(ctx context.Context) error { return c.forget(ctx, asks) },
 	}
 	for _, step := range steps {

@@ -1,8 +1,14 @@
 package formation
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/lang"
 )
 
@@ -97,5 +103,106 @@ func TestSimilarity(t *testing.T) {
 	}
 	if s := Similarity("I love hiking in the Alps with my dog.", "I love hiking in the Alps with my dog!!"); s < DefaultMergeAt {
 		t.Errorf("punctuation changes score %v", s)
+	}
+}
+
+// TestPlansOf: first-person plans give their kind and place (or job) in
+// each language with rules, and calls to cancel give the kind and the
+// place they name; others' plans, questions, conditions, reminders and
+// the past give none.
+func TestPlansOf(t *testing.T) {
+	for _, tc := range []struct {
+		text, attr, value string
+		cancel, change    bool
+	}{
+		{"I'm going to Lisbon in May.", planTrip, "Lisbon", false, false},
+		{"We changed our plans, we're going to Porto instead.", planTrip, "Porto", false, true},
+		{"We plan to move to Canada next year.", planMove, "Canada", false, false},
+		{"I will start a new job next month.", planJob, "a new job", false, false},
+		{"I'm starting a new job at Siemens in March.", planJob, "Siemens", false, false},
+		{"We've booked a trip to New York City for the summer.", planTrip, "New York City", false, false},
+		{"The trip is cancelled.", planTrip, "", true, false},
+		{"Our trip to Lisbon is off.", planTrip, "Lisbon", true, false},
+		{"We're not going to Lisbon after all.", planTrip, "Lisbon", true, true},
+		{"Ich werde im Mai nach Lissabon fahren.", planTrip, "Lissabon", false, false},
+		{"Wir planen, nächstes Jahr nach Kanada zu ziehen.", planMove, "Kanada", false, false},
+		{"Ich habe vor, im Sommer nach Wien zu fliegen.", planTrip, "Wien", false, false},
+		{"Wir fahren stattdessen nach Porto.", planTrip, "Porto", false, true},
+		{"Wir fahren doch nicht nach Lissabon.", planTrip, "Lissabon", true, true},
+		{"Die Reise ist leider abgesagt.", planTrip, "", true, false},
+		{"Voy a Lisboa en mayo.", planTrip, "Lisboa", false, false},
+		{"Vamos a mudarnos a Canadá el año que viene.", planMove, "Canadá", false, false},
+		{"Planeo viajar a Japón en octubre.", planTrip, "Japón", false, false},
+		{"Voy a empezar un trabajo nuevo el mes que viene.", planJob, "un trabajo nuevo", false, false},
+		{"Al final no vamos a Lisboa.", planTrip, "Lisboa", true, true},
+		{"Ya no voy a Lisboa.", planTrip, "Lisboa", true, false},
+		{"Je vais à Lyon en juin.", planTrip, "Lyon", false, false},
+	} {
+		ps := plansOf(lang.Detect(tc.text), tc.text)
+		if len(ps) != 1 || ps[0].attr != tc.attr || ps[0].value != tc.value || ps[0].cancel != tc.cancel || ps[0].change != tc.change {
+			t.Errorf("plansOf(%q) = %+v, want %s = %q (cancel %v, change %v)", tc.text, ps, tc.attr, tc.value, tc.cancel, tc.change)
+		}
+	}
+	for _, text := range []string{
+		"Are you going to Lisbon in May?", "Where are we going in May?", "My sister is going to Rome.",
+		"If I go to Rome, I'll visit the Colosseum.", "Don't forget I'm going to the dentist.", "Don't forget to book the flight to Rome!",
+		"I went to Lisbon in May.", "I'm going to be late.", "Ich fahre jeden Tag nach Hause.",
+		"Meine Schwester fährt nach Rom.", "Wenn ich nach Rom fahre, besuche ich das Kolosseum.", "Fährst du im Mai nach Lissabon?",
+		"Mi hermana va a Roma.", "Our trip got off to a bad start.", "The trip was off the charts!", "Si voy a Roma, visitaré el Coliseo.", "¿Vas a Lisboa en mayo?", "No olvides que voy a Roma.",
+	} {
+		if ps := plansOf(lang.Detect(text), text); len(ps) != 0 {
+			t.Errorf("plansOf(%q) = %+v, want none", text, ps)
+		}
+	}
+}
+
+// TestPlanDecisions: within one batch, plans of another period or kind
+// are kept side by side, a plan for the same period or a change replaces
+// the plan, and a cancellation naming another place cancels nothing.
+func TestPlanDecisions(t *testing.T) {
+	at := time.Date(2023, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		turns []string
+		want  []string // the plan ops, in order: "OP attr value"
+	}{
+		{"other period", []string{"I'm going to Lisbon in May.", "I'm going to Tokyo in December."},
+			[]string{"ADD plan trip Lisbon", "ADD plan trip Tokyo"}},
+		{"same period", []string{"I'm going to Lisbon in May.", "We're going to Porto in May."},
+			[]string{"ADD plan trip Lisbon", "SUPERSEDE plan trip Porto"}},
+		{"change", []string{"I'm going to Lisbon in May.", "We plan to move to Canada next year.", "We changed our plans. We're going to Porto."},
+			[]string{"ADD plan trip Lisbon", "ADD plan move Canada", "SUPERSEDE plan trip Porto"}},
+		{"other place", []string{"I'm going to Lisbon in May.", "I'm not going to Rome."},
+			[]string{"ADD plan trip Lisbon"}},
+		{"cancel", []string{"Wir fahren im Mai nach Lissabon.", "Die Reise ist abgesagt."},
+			[]string{"ADD plan trip Lissabon", "SUPERSEDE plan trip Lissabon"}},
+		{"simultaneous change", []string{"I'm going to Lisbon in May.", "We're going to Porto instead."},
+			[]string{"ADD plan trip Lisbon", "ADD plan trip Porto"}},
+		{"again", []string{"Voy a Lisboa en mayo.", "Sí, voy a Lisboa en mayo."},
+			[]string{"ADD plan trip Lisboa", "MERGE  "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eps := make([]engram.Episode, len(tc.turns))
+			for i, text := range tc.turns {
+				eps[i] = engram.Episode{ID: engram.NewID(), Role: "user", Speaker: "Alice", Content: text, OccurredAt: at.Add(time.Duration(i) * time.Hour)}
+				if tc.name == "simultaneous change" {
+					eps[i].OccurredAt = at // no turn is the later one
+				}
+			}
+			ops, err := Rules{}.Form(context.Background(), eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, op := range ops {
+				attr, _ := op.Memory.Metadata[engram.MetaFactAttribute].(string)
+				if strings.HasPrefix(attr, "plan") || op.Op == engram.OpMerge {
+					got = append(got, fmt.Sprintf("%s %s %s", op.Op, attr, factValue(&op.Memory)))
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("plan ops = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
