@@ -200,3 +200,10 @@ func (f *fakeService) ListJobs(ctx context.Context, s engram.Scope, fl engram.Jo
 	}
 	return &engram.JobPage{}, nil
 }
+
+func (f *fakeService) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
+	if err := f.record(ctx, "Profile", s, "", nil); err != nil {
+		return nil, err
+	}
+	return &engram.Profile{Traits: []string{}, States: []string{}, Memories: []engram.Memory{}}, nil
+}
