@@ -94,8 +94,8 @@ type Config struct {
 	Importance      float64
 	Confidence      float64
 	// Access adds Access·(1−2^(−f)), where f is the memory's access count
-	// decayed by half every AccessHalfLife since its last access: a memory
-	// read often and lately ranks above an equal one nobody reads. The
+	// decayed by half every AccessHalfLife since its last access, aged in
+	// whole days: a memory read often and lately ranks above an equal one nobody reads. The
 	// count is the memory's own, kept in its tenant's rows, so one
 	// tenant's reads never move another's scores. Clock is the time
 	// accesses are aged at (the clock, not the query's reference time);
@@ -446,6 +446,9 @@ func miras(m *engram.Memory, f map[string]float64, cfg Config, now time.Time) fl
 	return sum
 }
 
+// accessAgeStep is the unit accesses are aged in.
+const accessAgeStep = 24 * time.Hour
+
 // accessed returns 1−2^(−f) for the memory's access count f decayed by
 // half every AccessHalfLife since its last access: 0 for a memory never
 // read, 0.5 for one read once just now, near 1 for one read often lately.
@@ -457,7 +460,11 @@ func accessed(m *engram.Memory, cfg Config) float64 {
 	if clock.IsZero() {
 		clock = time.Now()
 	}
-	age := max(clock.Sub(*m.LastAccessed), 0)
+	// Age counts in whole days: reads of the same day weigh the same, so
+	// two memories read as often rank the same way whenever, within the
+	// day, the question comes (a ranking does not flicker with the
+	// seconds between reads).
+	age := max(clock.Sub(*m.LastAccessed), 0).Truncate(accessAgeStep)
 	f := float64(m.AccessCount) * math.Exp2(-float64(age)/float64(cfg.AccessHalfLife))
 	return 1 - math.Exp2(-f)
 }

@@ -64,9 +64,9 @@ func TestJobsCLI(t *testing.T) {
 		t.Errorf("jobs get prints %q, want done after 1 attempt", out)
 	}
 	var mems engram.MemoryPage
-	remote.json(&mems, "list", "--user", "ann")
+	remote.json(&mems, "list", "--user", "ann", "--kind", "episodic")
 	if len(mems.Memories) != 1 || !strings.Contains(mems.Memories[0].Value, "Hamburg") {
-		t.Errorf("memories after the job: %+v", mems.Memories)
+		t.Errorf("episodic memories after the job: %+v, want the one turn", mems.Memories)
 	}
 	if code := srv.stop(t); code != 0 {
 		t.Fatalf("serve exited %d after SIGTERM, want 0\n%s", code, srv.logs.String())
