@@ -2,7 +2,9 @@ package vector_test
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/engramhq/engram/vector"
@@ -94,7 +96,7 @@ func TestHNSW_RecallAfterChurn(t *testing.T) {
 	// Move a tenth of the survivors to other vectors of the mixture, one
 	// by one as the service would.
 	moved := 0
-	for id := range m {
+	for _, id := range slices.Sorted(maps.Keys(m)) { // a fixed order: the run repeats
 		if moved == n/10 {
 			break
 		}
