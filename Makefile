@@ -40,7 +40,7 @@ FUZZTIME ?= 2m
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} ($${t#*:}) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
+		bash scripts/fuzz.sh $(GO) "$${t%%:*}" "$${t#*:}" $(FUZZTIME); \
 	done
 
 ## fuzz-smoke: every fuzz target for 5 seconds, as `make test` does.
