@@ -7,7 +7,7 @@ NO_AUTH ?= 1
 # SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
 SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
-.PHONY: run test build model deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
+.PHONY: run test build integrations model deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default
 ## store, without API keys on the loopback ADDR (NO_AUTH=0 to require keys,
@@ -19,12 +19,15 @@ run: deps model
 ## detector, next to a throwaway PostgreSQL (installed from Debian if missing);
 ## then the recall floors on one real conversation of each benchmark (skipped
 ## under the race detector, too slow there) and the smoke run of the Mem0
-## side-by-side benchmark, so neither can rot; last, a short run of every
-## fuzz target (fuzz-smoke).
+## side-by-side benchmark, so neither can rot; the tests with the real
+## clients agents use (integrations/run.sh: MCP, Mem0 and OpenAI SDKs, the
+## Python and TypeScript clients); last, a short run of every fuzz target
+## (fuzz-smoke).
 test: deps model
 	$(GO) vet ./...
 	ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestRealData' ./eval/
+	bash integrations/run.sh
 	bash bench/mem0/run.sh --smoke
 	$(MAKE) fuzz-smoke
 
@@ -92,3 +95,8 @@ eval-heldout: deps model
 
 clean:
 	rm -rf bin
+
+## integrations: the tests with the real clients agents use, against a real
+## engram serve (integrations/run.sh).
+integrations: deps model
+	bash integrations/run.sh

@@ -25,6 +25,15 @@ func keyFrom(ctx context.Context) *engram.APIKey {
 	return k
 }
 
+// KeyFrom returns the API key a request to a Mount was authenticated with,
+// nil when the server does not authenticate.
+func KeyFrom(ctx context.Context) *engram.APIKey { return keyFrom(ctx) }
+
+// CheckBinding returns an EFORBIDDEN error naming the first field of n
+// outside the binding of k (nil when k is nil or n is zero), the rule every
+// route applies to the namespaces a request names.
+func CheckBinding(k *engram.APIKey, n engram.Namespace) error { return checkBinding(k, n) }
+
 // authenticate returns r carrying its API key, or an EUNAUTHORIZED error
 // saying how to send one; EUNAVAILABLE when the keys cannot be read.
 func (s *Server) authenticate(r *http.Request) (*http.Request, error) {

@@ -84,6 +84,14 @@ type errorDetail struct {
 // detail of a failure (paths, SQL) reaches a client.
 const internalMessage = "internal error"
 
+// WriteError writes err in the REST API's error shape ({"error": {"code",
+// "message"}}) with the status of its code, for a Mount's handler. Internal
+// errors are logged to slog.Default with their detail and answered
+// generically.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	(&Server{logger: slog.Default()}).writeError(w, r, err)
+}
+
 // writeError writes err in the error shape with the status of its code.
 // Internal errors are logged with their detail and answered generically.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {

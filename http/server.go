@@ -112,6 +112,29 @@ type ServerOptions struct {
 	// TLS, when set, makes Serve speak HTTPS with its certificates; a
 	// client speaking plain HTTP to it gets 400. Nil serves plain HTTP.
 	TLS *tls.Config
+	// Mounts are handlers served beside the REST API, such as the MCP
+	// endpoint or a compatibility API. NewServer panics when two share a
+	// pattern or one clashes with a route.
+	Mounts []Mount
+}
+
+// Mount is a handler served by a Server under a ServeMux pattern ("/mcp",
+// "/mem0/", "POST /v1/chat/completions"). A request to it gets the checks
+// every request gets first: the Host and Origin checks, the API key, the
+// client's limits, the key's role against Role, the X-Engram-Actor header
+// (put in the context with engram.WithActor) and the body limit
+// (ServerOptions.MaxBodyBytes unless MaxBody is set). A failed check is
+// answered in the REST API's error shape before Handler runs. Handler finds
+// the request's key with KeyFrom and must keep every namespace it reads or
+// writes inside the key's binding (CheckBinding).
+type Mount struct {
+	Pattern string
+	Handler http.Handler
+	// Role is the least role of the key; "" means read for GET and write
+	// for the other methods. A handler serving both reads and writes on
+	// one method sets RoleRead and checks writes itself with APIKey.Allows.
+	Role    string
+	MaxBody int64
 }
 
 // Default limits per client of the engram command; see ServerOptions.RateLimit.
@@ -220,7 +243,39 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		}
 		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt))
 	}
+	for _, m := range opts.Mounts {
+		s.mux.Handle(m.Pattern, s.mounted(m))
+	}
 	return s
+}
+
+// mounted wraps a Mount's handler with the checks endpoint gives a route.
+func (s *Server) mounted(m Mount) http.Handler {
+	limit := m.MaxBody
+	if limit <= 0 {
+		limit = s.maxBody
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rt := route{method: r.Method, path: r.URL.Path, role: m.Role}
+		if rt.role == "" {
+			rt.role = engram.RoleWrite
+			if r.Method == http.MethodGet {
+				rt.role = engram.RoleRead
+			}
+		}
+		if err := authorize(r, rt); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		actor, err := actorOf(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		r = r.WithContext(engram.WithActor(r.Context(), actor))
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		m.Handler.ServeHTTP(w, r)
+	})
 }
 
 // Query parameters shared by many endpoints.
