@@ -1,0 +1,411 @@
+"""The records of engram's REST API as dataclasses.
+
+Times are kept as the RFC 3339 strings the server sends (with up to
+nanosecond precision, which datetime cannot hold); where a request takes a
+time, a datetime or such a string is accepted.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Dict, Generic, List, Optional, TypeVar, Union
+
+from ._convert import Model
+
+Metadata = Dict[str, Any]
+"""Free-form JSON object, at most 16 KiB when encoded."""
+
+Time = Union[str, _dt.datetime]
+"""A time in a request: an RFC 3339 string or a datetime (naive = UTC)."""
+
+# Memory kinds.
+KIND_CORE = "core"
+KIND_EPISODIC = "episodic"
+KIND_SEMANTIC = "semantic"
+KIND_PROCEDURAL = "procedural"
+KIND_RESOURCE = "resource"
+KIND_VAULT = "vault"
+
+# Memory statuses.
+STATUS_ACTIVE = "active"
+STATUS_SUPERSEDED = "superseded"
+STATUS_DELETED = "deleted"
+STATUS_EXPIRED = "expired"
+
+# API key roles.
+ROLE_READ = "read"
+ROLE_WRITE = "write"
+ROLE_ADMIN = "admin"
+
+
+@dataclass
+class Namespace(Model):
+    """Where a record is written: org and project, optionally narrowed to a
+    user, an agent and a session."""
+
+    org: str
+    project: str
+    user: Optional[str] = None
+    agent: Optional[str] = None
+    session: Optional[str] = None
+
+
+@dataclass
+class Scope(Model):
+    """What a read sees: a namespace, where an empty agent or session
+    matches any, and include_shared also reads project-level records."""
+
+    org: str
+    project: str
+    user: Optional[str] = None
+    agent: Optional[str] = None
+    session: Optional[str] = None
+    include_shared: Optional[bool] = None
+
+    def namespace(self) -> Namespace:
+        """The namespace of the scope, for writes."""
+        return Namespace(self.org, self.project, self.user, self.agent, self.session)
+
+
+@dataclass
+class EpisodeInput(Model):
+    """One turn or event to store: content is required."""
+
+    content: str
+    role: Optional[str] = None
+    speaker: Optional[str] = None
+    id: Optional[str] = None
+    modality: Optional[str] = None
+    occurred_at: Optional[Time] = None
+    metadata: Optional[Metadata] = None
+
+
+@dataclass
+class Episode(Model):
+    """A stored turn or event."""
+
+    id: str
+    namespace: Namespace
+    content: str
+    occurred_at: str
+    received_at: str
+    role: Optional[str] = None
+    speaker: Optional[str] = None
+    modality: Optional[str] = None
+    metadata: Optional[Metadata] = None
+
+
+@dataclass
+class MemoryInput(Model):
+    """A memory to add, or the new memory of a supersede: value is required."""
+
+    value: str
+    kind: Optional[str] = None
+    abstraction: Optional[str] = None
+    cues: Optional[List[str]] = None
+    language: Optional[str] = None
+    confidence: Optional[float] = None
+    importance: Optional[float] = None
+    valid_from: Optional[Time] = None
+    valid_to: Optional[Time] = None
+    expires_at: Optional[Time] = None
+    metadata: Optional[Metadata] = None
+    id: Optional[str] = None
+
+
+@dataclass
+class Memory(Model):
+    """A stored memory, at its current version."""
+
+    id: str
+    namespace: Namespace
+    kind: str
+    value: str
+    confidence: float
+    importance: float
+    status: str
+    created_at: str
+    updated_at: str
+    version: int
+    access_count: int
+    abstraction: Optional[str] = None
+    cues: Optional[List[str]] = None
+    language: Optional[str] = None
+    valid_from: Optional[str] = None
+    valid_to: Optional[str] = None
+    expired_at: Optional[str] = None
+    expires_at: Optional[str] = None
+    sources: Optional[List[str]] = None
+    superseded_by: Optional[str] = None
+    metadata: Optional[Metadata] = None
+    last_accessed: Optional[str] = None
+
+
+@dataclass
+class MemoryPatch(Model):
+    """Fields of a memory to change; None leaves a field as it is, and
+    metadata replaces the whole map."""
+
+    kind: Optional[str] = None
+    abstraction: Optional[str] = None
+    cues: Optional[List[str]] = None
+    value: Optional[str] = None
+    language: Optional[str] = None
+    confidence: Optional[float] = None
+    importance: Optional[float] = None
+    valid_from: Optional[Time] = None
+    valid_to: Optional[Time] = None
+    expires_at: Optional[Time] = None
+    metadata: Optional[Metadata] = None
+    reason: Optional[str] = None
+
+
+@dataclass
+class MemoryFilter(Model):
+    """Narrows a list or a search; every field is optional."""
+
+    kinds: Optional[List[str]] = None
+    statuses: Optional[List[str]] = None
+    created_after: Optional[Time] = None
+    created_before: Optional[Time] = None
+    valid_at: Optional[Time] = None
+    valid_after: Optional[Time] = None
+    valid_before: Optional[Time] = None
+    metadata: Optional[Metadata] = None
+    metadata_in: Optional[Dict[str, List[Any]]] = None
+    contains: Optional[str] = None
+    ids: Optional[List[str]] = None
+    sources: Optional[List[str]] = None
+    limit: Optional[int] = None
+    cursor: Optional[str] = None
+
+
+@dataclass
+class Job(Model):
+    """A background job that forms the memories of episodes."""
+
+    id: str
+    namespace: Namespace
+    episodes: List[str]
+    state: str
+    attempts: int
+    run_after: str
+    created_at: str
+    updated_at: str
+    last_error: Optional[str] = None
+    lease_owner: Optional[str] = None
+    lease_until: Optional[str] = None
+
+
+@dataclass
+class AddEpisodesResult(Model):
+    """The stored episodes and the memories formation added or changed;
+    with an asynchronous add, job instead of memories."""
+
+    episodes: List[Episode]
+    memories: List[Memory]
+    decisions: Optional[Dict[str, int]] = None
+    job: Optional[Job] = None
+
+
+@dataclass
+class SupersedeResult(Model):
+    """Both memories after a supersede."""
+
+    old: Memory
+    new: Memory
+
+
+@dataclass
+class Version(Model):
+    """One change of a memory: its old and new state."""
+
+    memory_id: str
+    namespace: Namespace
+    version: int
+    op: str
+    at: str
+    old: Optional[Memory] = None
+    new: Optional[Memory] = None
+    actor: Optional[str] = None
+    reason: Optional[str] = None
+
+
+@dataclass
+class AuditEntry(Model):
+    """One audited operation."""
+
+    id: str
+    namespace: Namespace
+    op: str
+    at: str
+    actor: Optional[str] = None
+    ids: Optional[List[str]] = None
+    detail: Optional[str] = None
+
+
+@dataclass
+class ChannelHit(Model):
+    """A hit's rank and score in one retrieval channel."""
+
+    channel: str
+    rank: int
+    score: float
+
+
+@dataclass
+class Hit(Model):
+    """A memory found by a search, with its score."""
+
+    memory: Memory
+    score: float
+    explain: Optional[List[ChannelHit]] = None
+    factors: Optional[Dict[str, float]] = None
+    tokens: Optional[int] = None
+
+
+@dataclass
+class SearchResult(Model):
+    """The hits of a search, and the assembled context when it set a budget."""
+
+    hits: List[Hit]
+    context: Optional[str] = None
+    tokens: Optional[int] = None
+
+
+@dataclass
+class Profile(Model):
+    """What is known of a user: traits, states and the core memories."""
+
+    traits: List[str]
+    states: List[str]
+    memories: List[Memory]
+
+
+@dataclass
+class Conflict(Model):
+    """Memories that contradict each other, waiting to be resolved."""
+
+    id: str
+    memories: List[Memory]
+
+
+@dataclass
+class ConflictResolution(Model):
+    """The kept memory and the other one after resolving a conflict."""
+
+    kept: Memory
+    other: Optional[Memory] = None
+
+
+@dataclass
+class PurgeCounts(Model):
+    """How many records a scope deletion removed."""
+
+    episodes: int
+    memories: int
+    versions: int
+
+
+@dataclass
+class Record(Model):
+    """One line of an export (and of an import): type names which of the
+    other fields is set. data is the line as the server sent it, which an
+    import sends back unchanged."""
+
+    type: str
+    episode: Optional[Episode] = None
+    memory: Optional[Memory] = None
+    version: Optional[Version] = None
+    audit: Optional[AuditEntry] = None
+    data: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Record":  # type: ignore[override]
+        """Builds the record and keeps data for a faithful import."""
+        rec = super().from_dict({k: v for k, v in data.items() if k != "data"})
+        rec.data = dict(data)
+        return rec
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The line as received when there is one, else built from the fields."""
+        if self.data is not None:
+            return dict(self.data)
+        out = super().to_dict()
+        out.pop("data", None)
+        return out
+
+
+@dataclass
+class ImportResult(Model):
+    """What an import stored: counts by type, records skipped because they
+    were already stored, and records stored under a fresh id (old → new)."""
+
+    episodes: int
+    memories: int
+    versions: int
+    audit: int
+    skipped: int
+    renamed: Dict[str, str]
+
+
+@dataclass
+class Embedding(Model):
+    """The vector of one input text: a list of floats, or a base64 string."""
+
+    object: str
+    index: int
+    embedding: Union[List[float], str]
+
+
+@dataclass
+class EmbeddingsUsage(Model):
+    """Tokens of the input."""
+
+    prompt_tokens: int
+    total_tokens: int
+
+
+@dataclass
+class EmbeddingsResponse(Model):
+    """The embeddings of the input texts, in input order."""
+
+    object: str
+    data: List[Embedding]
+    model: str
+    usage: EmbeddingsUsage
+
+
+@dataclass
+class APIKey(Model):
+    """An API key, without its secret."""
+
+    id: str
+    org: str
+    project: str
+    role: str
+    created_at: str
+    name: Optional[str] = None
+    user: Optional[str] = None
+    revoked_at: Optional[str] = None
+
+
+@dataclass
+class CreatedKey(Model):
+    """A new key and its secret, which the server shows only once."""
+
+    key: APIKey
+    secret: str
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Page(Generic[T]):
+    """One page of a list: its items, and the cursor of the next page
+    (None on the last)."""
+
+    items: List[T]
+    next: Optional[str] = None

@@ -1,0 +1,432 @@
+"""Every method of the client against a real `engram serve`."""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import struct
+import unittest
+from typing import List, Optional
+
+import engram_client as ec
+from engram_client import Client, EpisodeInput, MemoryFilter, MemoryInput, MemoryPatch, Namespace, Scope
+
+from engram_server import Server
+
+server: Optional[Server] = None
+
+
+def setUpModule() -> None:
+    global server
+    server = Server(["--rate-limit", "0"])
+
+
+def tearDownModule() -> None:
+    if server is not None:
+        server.stop()
+
+
+def client(**kw: object) -> Client:
+    assert server is not None
+    return Client(server.url, server.key, **kw)  # type: ignore[arg-type]
+
+
+def fake_id(i: int) -> str:
+    """A well-formed id that names no record."""
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    s = ""
+    for _ in range(8):
+        s = alphabet[i % 32] + s
+        i //= 32
+    return "01HZY3V7Q8X2M4N6P8" + s
+
+
+class HealthTest(unittest.TestCase):
+    def test_health_ready_openapi(self) -> None:
+        c = client()
+        self.assertEqual(c.health(), "ok")
+        self.assertEqual(c.ready(), "ready")
+        doc = c.openapi()
+        self.assertIn("/v1/memories", doc["paths"])
+
+
+class EpisodeTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.c = client()
+        self.scope = Scope("acme", "app", user="episodes-" + self.id().rsplit(".", 1)[-1])
+
+    def test_add_get_list_delete(self) -> None:
+        res = self.c.add_episodes(
+            self.scope,
+            [
+                EpisodeInput(content="Ich wohne in München und fahre gern Fahrrad.", role="user", metadata={"lang": "de", "n": 1}),
+                {"role": "user", "content": "我住在上海，喜欢喝绿茶。", "metadata": {"lang": "zh"}},
+                {"role": "assistant", "content": "Vale, lo recordaré: te gusta el té verde."},
+            ],
+        )
+        self.assertEqual(len(res.episodes), 3)
+        self.assertIsInstance(res.episodes[0], ec.Episode)
+        self.assertEqual(res.episodes[0].content, "Ich wohne in München und fahre gern Fahrrad.")
+        self.assertEqual(res.episodes[0].namespace.user, self.scope.user)
+        self.assertTrue(res.memories, "rule-based formation formed no memory")
+        self.assertTrue(all(isinstance(m, ec.Memory) for m in res.memories))
+
+        got = self.c.get_episode(self.scope, res.episodes[1].id)
+        self.assertEqual(got.content, "我住在上海，喜欢喝绿茶。")
+        self.assertEqual(got.metadata, {"lang": "zh"})
+
+        page = self.c.list_episodes(self.scope, roles=["user"])
+        self.assertEqual({e.id for e in page.items}, {res.episodes[0].id, res.episodes[1].id})
+        self.assertIsNone(page.next)
+        page = self.c.list_episodes(self.scope, metadata={"lang": "de", "n": 1})
+        self.assertEqual([e.id for e in page.items], [res.episodes[0].id])
+        page = self.c.list_episodes(self.scope, contains="绿茶", roles=["user"])
+        self.assertEqual([e.id for e in page.items], [res.episodes[1].id])
+
+        self.c.delete_episode(self.scope, res.episodes[2].id)
+        with self.assertRaises(ec.NotFoundError) as cm:
+            self.c.get_episode(self.scope, res.episodes[2].id)
+        self.assertEqual(cm.exception.status, 404)
+        self.assertEqual(cm.exception.code, ec.NOT_FOUND)
+
+    def test_form_false_and_times(self) -> None:
+        at = dt.datetime(2024, 5, 1, 12, 30, tzinfo=dt.timezone.utc)
+        res = self.c.add_episodes(self.scope, [EpisodeInput(content="stored only", occurred_at=at)], form=False)
+        self.assertEqual(res.memories, [])
+        self.assertTrue(res.episodes[0].occurred_at.startswith("2024-05-01T12:30:00"))
+        page = self.c.list_episodes(self.scope, occurred_after=at - dt.timedelta(minutes=1), occurred_before="2024-05-02T00:00:00Z")
+        self.assertEqual([e.id for e in page.items], [res.episodes[0].id])
+        self.assertEqual(self.c.list_episodes(self.scope, occurred_after=at + dt.timedelta(days=1)).items, [])
+
+    def test_paging(self) -> None:
+        texts = [f"Eintrag {i}: Grüße aus Köln" for i in range(7)]
+        res = self.c.add_episodes(self.scope, [EpisodeInput(content=t) for t in texts], form=False)
+        want = [e.id for e in res.episodes]
+        first = self.c.list_episodes(self.scope, limit=3)
+        self.assertEqual(len(first.items), 3)
+        self.assertIsNotNone(first.next)
+        second = self.c.list_episodes(self.scope, limit=3, cursor=first.next)
+        self.assertEqual(len(second.items), 3)
+        self.assertFalse({e.id for e in first.items} & {e.id for e in second.items})
+        got = [e.id for e in self.c.iter_episodes(self.scope, limit=2)]
+        self.assertEqual(sorted(got), sorted(want))
+        self.assertEqual(len(got), 7)
+
+    def test_async_and_jobs(self) -> None:
+        res = self.c.add_episodes(self.scope, [EpisodeInput(content="Mi hermana vive en Madrid.", role="user")], async_=True)
+        self.assertIsNotNone(res.job)
+        assert res.job is not None
+        self.assertEqual(res.memories, [])
+        self.assertEqual(res.job.episodes, [res.episodes[0].id])
+        job = self.c.wait_job(self.scope, res.job.id, timeout=30)
+        self.assertEqual(job.state, "done", job.last_error)
+        self.assertEqual(job.attempts, 1)
+        page = self.c.list_jobs(self.scope)
+        self.assertIn(job.id, [j.id for j in page.items])
+        self.assertIn(job.id, [j.id for j in self.c.list_jobs(self.scope, states=["done"]).items])
+        self.assertNotIn(job.id, [j.id for j in self.c.list_jobs(self.scope, states=["queued"]).items])
+        self.assertIn(job.id, [j.id for j in self.c.iter_jobs(self.scope, limit=1)])
+        mems = self.c.list_memories(self.scope, MemoryFilter(sources=[res.episodes[0].id])).items
+        self.assertTrue(mems, "the job formed no memory")
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_job(self.scope, fake_id(1))
+
+
+class MemoryTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.c = client()
+        self.scope = Scope("acme", "app", user="memories-" + self.id().rsplit(".", 1)[-1])
+
+    def add(self, *values: str, **kw: object) -> List[ec.Memory]:
+        return self.c.add_memories(self.scope, [MemoryInput(value=v, kind="semantic", **kw) for v in values])  # type: ignore[arg-type]
+
+    def test_lifecycle(self) -> None:
+        (m,) = self.add("Anna trinkt morgens schwarzen Kaffee.", cues=["Anna", "Kaffee"], metadata={"source": "chat", "n": 12345678901234567})
+        self.assertEqual(m.version, 1)
+        self.assertEqual(m.status, ec.STATUS_ACTIVE)
+        self.assertEqual(m.metadata, {"source": "chat", "n": 12345678901234567})
+
+        got = self.c.get_memory(self.scope, m.id)
+        self.assertEqual(got.value, "Anna trinkt morgens schwarzen Kaffee.")
+        self.assertEqual(got.cues, ["Anna", "Kaffee"])
+
+        upd = self.c.update_memory(self.scope, m.id, MemoryPatch(value="Anna trinkt grünen Tee.", reason="sie hat gewechselt"))
+        self.assertEqual((upd.version, upd.value), (2, "Anna trinkt grünen Tee."))
+        upd = self.c.update_memory(self.scope, m.id, importance=0.9)
+        self.assertEqual((upd.version, upd.importance, upd.value), (3, 0.9, "Anna trinkt grünen Tee."))
+
+        hist = self.c.history(self.scope, m.id)
+        self.assertEqual([v.version for v in hist], [1, 2, 3])
+        self.assertEqual(hist[1].reason, "sie hat gewechselt")
+        self.assertEqual(hist[1].op, "UPDATE")
+        assert hist[1].new is not None
+        self.assertEqual(hist[1].new.value, "Anna trinkt grünen Tee.")
+
+        back = self.c.rollback(self.scope, m.id, 1, reason="undo")
+        self.assertEqual(back.value, "Anna trinkt morgens schwarzen Kaffee.")
+        self.assertEqual(back.version, 4)
+
+        self.c.delete_memory(self.scope, m.id, reason="veraltet")
+        self.assertEqual(self.c.get_memory(self.scope, m.id).status, ec.STATUS_DELETED)
+        self.assertNotIn(m.id, [x.id for x in self.c.list_memories(self.scope).items])
+        restored = self.c.restore_memory(self.scope, m.id, reason="doch noch gültig")
+        self.assertEqual(restored.status, ec.STATUS_ACTIVE)
+
+        self.c.delete_memory(self.scope, m.id, hard=True)
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_memory(self.scope, m.id)
+        with self.assertRaises(ec.NotFoundError):
+            self.c.history(self.scope, m.id)
+
+    def test_supersede(self) -> None:
+        (old,) = self.add("李雷住在北京。")
+        at = dt.datetime(2025, 3, 1, tzinfo=dt.timezone.utc)
+        res = self.c.supersede_memory(self.scope, old.id, MemoryInput(value="李雷搬到了上海。", kind="semantic"), at=at, reason="搬家")
+        self.assertEqual(res.old.status, ec.STATUS_SUPERSEDED)
+        self.assertEqual(res.old.superseded_by, res.new.id)
+        self.assertEqual(res.new.value, "李雷搬到了上海。")
+        self.assertEqual(res.new.status, ec.STATUS_ACTIVE)
+        current = [m.id for m in self.c.list_memories(self.scope).items]
+        self.assertEqual(current, [res.new.id])
+        everything = self.c.list_memories(self.scope, MemoryFilter(statuses=["active", "superseded"])).items
+        self.assertEqual({m.id for m in everything}, {old.id, res.new.id})
+
+    def test_list_filters_and_paging(self) -> None:
+        ms = self.add(*[f"Notiz {i} über Zürich" for i in range(5)], metadata={"city": "Zürich"})
+        (other,) = self.c.add_memories(self.scope, [MemoryInput(value="Procedure: water the plants", kind="procedural", metadata={"city": "Wien"})])
+        ids = {m.id for m in ms}
+
+        self.assertEqual({m.id for m in self.c.list_memories(self.scope, {"kinds": ["semantic"]}).items}, ids)
+        self.assertEqual({m.id for m in self.c.list_memories(self.scope, MemoryFilter(metadata={"city": "Zürich"})).items}, ids)
+        self.assertEqual([m.id for m in self.c.list_memories(self.scope, MemoryFilter(metadata_in={"city": ["Wien", "Graz"]})).items], [other.id])
+        self.assertEqual([m.id for m in self.c.list_memories(self.scope, MemoryFilter(contains="Notiz 3")).items], [ms[3].id])
+        self.assertEqual([m.id for m in self.c.list_memories(self.scope, MemoryFilter(ids=[ms[1].id])).items], [ms[1].id])
+
+        # More ids than a URL carries: the client sends the POST form.
+        many = [fake_id(i) for i in range(150)] + [ms[0].id, other.id]
+        got = self.c.list_memories(self.scope, MemoryFilter(ids=many)).items
+        self.assertEqual({m.id for m in got}, {ms[0].id, other.id})
+        got = self.c.list_memories_post(self.scope, MemoryFilter(kinds=["procedural"]))
+        self.assertEqual([m.id for m in got.items], [other.id])
+
+        p1 = self.c.list_memories(self.scope, MemoryFilter(limit=4))
+        self.assertEqual(len(p1.items), 4)
+        self.assertIsNotNone(p1.next)
+        p2 = self.c.list_memories(self.scope, MemoryFilter(limit=4, cursor=p1.next))
+        self.assertEqual(len(p2.items), 2)
+        self.assertIsNone(p2.next)
+        p2post = self.c.list_memories_post(self.scope, MemoryFilter(limit=4, cursor=p1.next))
+        self.assertEqual([m.id for m in p2post.items], [m.id for m in p2.items])
+        all_ids = [m.id for m in self.c.iter_memories(self.scope, MemoryFilter(limit=1))]
+        self.assertEqual(sorted(all_ids), sorted(ids | {other.id}))
+
+    def test_search(self) -> None:
+        self.add("Ben spielt jeden Samstag Fußball im Park.", "本喜欢吃北京烤鸭。", "Ben works as a nurse in Leeds.")
+        res = self.c.search(self.scope, "Fußball", k=2, explain=True)
+        self.assertTrue(res.hits)
+        self.assertEqual(res.hits[0].memory.value, "Ben spielt jeden Samstag Fußball im Park.")
+        self.assertTrue(res.hits[0].explain)
+        self.assertIsInstance(res.hits[0].explain[0], ec.ChannelHit)  # type: ignore[index]
+        self.assertLessEqual(len(res.hits), 2)
+
+        res = self.c.search(self.scope, "烤鸭", budget=200, channels=["bm25"], decay=False, now="2030-01-01T00:00:00Z")
+        self.assertEqual(res.hits[0].memory.value, "本喜欢吃北京烤鸭。")
+        self.assertIn("本喜欢吃北京烤鸭。", res.context or "")
+        self.assertGreater(res.tokens or 0, 0)
+
+        res = self.c.search(self.scope, "nurse", filter=MemoryFilter(contains="Leeds"))
+        self.assertEqual([h.memory.value for h in res.hits], ["Ben works as a nurse in Leeds."])
+
+    def test_profile(self) -> None:
+        (core,) = self.c.add_memories(self.scope, [MemoryInput(value="Hanna ist Vegetarierin.", kind="core", importance=0.9)])
+        prof = self.c.profile(self.scope)
+        self.assertIn(core.id, [m.id for m in prof.memories])
+        self.assertIsInstance(prof.traits, list)
+        self.assertIsInstance(prof.states, list)
+
+    def test_conflicts(self) -> None:
+        a, b = self.add("Lena wohnt in Hamburg.", "Lena wohnt in Bremen.")
+        mark = {"conflict": a.id, "conflict_state": "open"}
+        self.c.update_memory(self.scope, a.id, metadata=mark)
+        self.c.update_memory(self.scope, b.id, metadata=mark)
+        conflicts = self.c.list_conflicts(self.scope)
+        self.assertEqual([c.id for c in conflicts], [a.id])
+        self.assertEqual({m.id for m in conflicts[0].memories}, {a.id, b.id})
+
+        res = self.c.resolve_conflict(self.scope, a.id, keep=b.id, reason="umgezogen")
+        self.assertEqual(res.kept.id, b.id)
+        assert res.other is not None
+        self.assertEqual(res.other.id, a.id)
+        self.assertEqual(res.other.status, ec.STATUS_SUPERSEDED)
+        self.assertEqual(self.c.list_conflicts(self.scope), [])
+        with self.assertRaises(ec.NotFoundError):
+            self.c.resolve_conflict(self.scope, a.id, keep=b.id)
+
+    def test_vault(self) -> None:
+        (v,) = self.c.add_memories(self.scope, [MemoryInput(value="PIN 4711", kind=ec.KIND_VAULT)])
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_memory(self.scope, v.id)
+        self.assertEqual(self.c.get_memory(self.scope, v.id, vault=True).value, "PIN 4711")
+        self.assertIn(v.id, [m.id for m in self.c.list_memories(self.scope, vault=True).items])
+        self.assertNotIn(v.id, [m.id for m in self.c.list_memories(self.scope).items])
+        self.assertEqual([h.memory.id for h in self.c.search(self.scope, "PIN", vault=True).hits], [v.id])
+        self.assertEqual(len(self.c.history(self.scope, v.id, vault=True)), 1)
+        self.c.delete_memory(self.scope, v.id, vault=True)
+        self.assertEqual(self.c.restore_memory(self.scope, v.id, vault=True).status, ec.STATUS_ACTIVE)
+
+    def test_actor(self) -> None:
+        (m,) = self.add("Tom mag Jazz.")
+        self.c.with_actor("agent-lisa").update_memory(self.scope, m.id, value="Tom mag Jazz und Blues.")
+        hist = self.c.history(self.scope, m.id)
+        self.assertEqual(hist[-1].actor, "agent-lisa")
+        self.assertIsNone(self.c.actor)
+
+
+class ScopeTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.c = client()
+
+    def fill(self, scope: Scope) -> None:
+        self.c.add_episodes(
+            scope,
+            [
+                EpisodeInput(content="Jürgen fährt im Winter nach Österreich zum Skifahren.", role="user"),
+                EpisodeInput(content="王芳每天早上跑步五公里。", role="user", metadata={"ort": "Straße", "数": 3.25}),
+            ],
+        )
+        self.c.add_memories(scope, [MemoryInput(value="Größe: 1,80 m — 身高一米八", kind="core", metadata={"ü": ["ß", 1]})])
+
+    def test_export_import_round_trip(self) -> None:
+        scope = Scope("acme", "app", user="exporter")
+        self.fill(scope)
+        before = list(self.c.export(scope))
+        types = [r.type for r in before]
+        self.assertIn("episode", types)
+        self.assertIn("memory", types)
+        self.assertIn("version", types)
+        self.assertIn("audit", types)
+        self.assertTrue(all(isinstance(r, ec.Record) for r in before))
+
+        counts = self.c.delete_scope(scope)
+        self.assertEqual(counts.episodes, 2)
+        self.assertGreaterEqual(counts.memories, 1)
+        # The audit log outlives a deletion; everything else is gone.
+        self.assertEqual([r.type for r in self.c.export(scope) if r.type != "audit"], [])
+
+        res = self.c.import_records(scope, before)
+        self.assertEqual(res.episodes, types.count("episode"))
+        self.assertEqual(res.memories, types.count("memory"))
+        self.assertEqual(res.versions, types.count("version"))
+        # The audit entries outlived the deletion, so are skipped as identical.
+        self.assertEqual((res.audit, res.skipped), (0, types.count("audit")))
+        self.assertEqual(res.renamed, {})
+        after = list(self.c.export(scope))
+        key = lambda r: (r.type, r.to_dict()[r.type]["id" if r.type != "version" else "memory_id"], str(r.to_dict()))  # noqa: E731
+        self.assertEqual(
+            sorted(key(r) for r in after if r.type != "audit"), sorted(key(r) for r in before if r.type != "audit")
+        )
+        eps = {r.episode.content for r in after if r.episode is not None}
+        self.assertIn("王芳每天早上跑步五公里。", eps)
+        self.assertIn("Jürgen fährt im Winter nach Österreich zum Skifahren.", eps)
+        mem = [r.memory for r in after if r.memory is not None and r.memory.kind == "core"][0]
+        self.assertEqual(mem.value, "Größe: 1,80 m — 身高一米八")
+        self.assertEqual(mem.metadata, {"ü": ["ß", 1]})
+
+        again = self.c.import_records(scope, [r.to_dict() for r in before])
+        self.assertEqual(again.skipped, len(before))
+        self.assertEqual((again.episodes, again.memories, again.versions), (0, 0, 0))
+
+        # Leaving the loop early closes the stream.
+        for _ in self.c.export(scope):
+            break
+
+    def test_delete_scope(self) -> None:
+        scope = Scope("acme", "app", user="purged")
+        keep = Scope("acme", "app", user="kept")
+        self.fill(scope)
+        self.fill(keep)
+        counts = self.c.delete_scope(scope)
+        self.assertIsInstance(counts, ec.PurgeCounts)
+        self.assertEqual(counts.episodes, 2)
+        self.assertGreaterEqual(counts.versions, counts.memories)
+        self.assertEqual(self.c.list_memories(scope).items, [])
+        self.assertEqual(len(self.c.list_episodes(keep).items), 2)
+
+    def test_audit(self) -> None:
+        scope = Scope("acme", "app", user="audited")
+        self.fill(scope)
+        entries = list(self.c.iter_audit(scope, limit=1))
+        self.assertGreaterEqual(len(entries), 2)
+        ops = {e.op for e in entries}
+        self.assertIn("episode.add", ops)
+        self.assertIn("memory.add", ops)
+        only = self.c.audit(scope, ops=["episode.add"]).items
+        self.assertTrue(only)
+        self.assertEqual({e.op for e in only}, {"episode.add"})
+        self.assertEqual(self.c.audit(scope, after="2999-01-01T00:00:00Z").items, [])
+        self.assertTrue(self.c.audit(scope, before=dt.datetime(2999, 1, 1)).items)
+
+
+class EmbeddingsTest(unittest.TestCase):
+    def test_embeddings(self) -> None:
+        c = client()
+        res = c.embeddings(["Guten Morgen", "早上好", "Buenos días"])
+        self.assertEqual(res.object, "list")
+        self.assertEqual([e.index for e in res.data], [0, 1, 2])
+        vec = res.data[0].embedding
+        assert isinstance(vec, list)
+        self.assertGreater(len(vec), 10)
+        self.assertAlmostEqual(sum(x * x for x in vec), 1.0, places=3)
+        self.assertGreater(res.usage.prompt_tokens, 0)
+
+        b64 = c.embeddings("Guten Morgen", encoding_format="base64").data[0].embedding
+        assert isinstance(b64, str)
+        raw = base64.b64decode(b64)
+        decoded = struct.unpack("<%df" % (len(raw) // 4), raw)
+        self.assertEqual(len(decoded), len(vec))
+        self.assertAlmostEqual(decoded[0], vec[0], places=5)
+
+
+class KeyTest(unittest.TestCase):
+    def test_keys_and_user_binding(self) -> None:
+        admin = client()
+        ann_scope = Scope("acme", "app", user="ann")
+        bob_scope = Scope("acme", "app", user="bob")
+        (bobs,) = admin.add_memories(bob_scope, [MemoryInput(value="Bob's secret: he hates cilantro", kind="semantic")])
+
+        created = admin.create_key(Namespace("acme", "app", user="ann"), ec.ROLE_WRITE, name="ann's agent")
+        self.assertTrue(created.secret.startswith("ek_"))
+        self.assertEqual((created.key.user, created.key.role, created.key.name), ("ann", "write", "ann's agent"))
+        self.assertIn(created.key.id, [k.id for k in admin.list_keys("acme", "app")])
+        self.assertEqual([k.id for k in admin.list_keys("acme", "app", user="ann")], [created.key.id])
+
+        ann = Client(admin.base_url, created.secret)
+        (mine,) = ann.add_memories(ann_scope, [MemoryInput(value="Ann mag Äpfel", kind="semantic")])
+        self.assertEqual(ann.get_memory(ann_scope, mine.id).value, "Ann mag Äpfel")
+        with self.assertRaises(ec.EngramError) as cm:
+            ann.get_memory(bob_scope, bobs.id)
+        self.assertIn(cm.exception.status, (403, 404))
+        self.assertIn(cm.exception.code, (ec.FORBIDDEN, ec.NOT_FOUND))
+        with self.assertRaises(ec.EngramError) as cm:
+            ann.get_memory(ann_scope, bobs.id)
+        self.assertEqual(cm.exception.code, ec.NOT_FOUND)
+        with self.assertRaises(ec.EngramError) as cm:
+            ann.list_memories(bob_scope)
+        self.assertIn(cm.exception.code, (ec.FORBIDDEN, ec.NOT_FOUND))
+        hits = ann.search(ann_scope, "cilantro").hits
+        self.assertNotIn(bobs.id, [h.memory.id for h in hits])
+        with self.assertRaises(ec.ForbiddenError):
+            ann.list_keys("acme", "app")
+
+        admin.revoke_key("acme", "app", created.key.id)
+        revoked = [k for k in admin.list_keys("acme", "app") if k.id == created.key.id]
+        self.assertTrue(revoked and revoked[0].revoked_at)
+        with self.assertRaises(ec.UnauthorizedError) as cm:
+            ann.get_memory(ann_scope, mine.id)
+        self.assertEqual(cm.exception.status, 401)
+        with self.assertRaises(ec.NotFoundError):
+            admin.revoke_key("acme", "app", "no-such-key")
+
+
+if __name__ == "__main__":
+    unittest.main()
