@@ -4,7 +4,8 @@
 #
 #   clients/python/run_tests.sh [unittest arguments]
 #
-# Needs python3 (3.9 or newer) and, without ENGRAM_BIN, go.
+# Needs python3 (3.9 or newer) and, without ENGRAM_BIN, go; runs mypy
+# --strict on the package too when mypy is installed.
 set -euo pipefail
 cd "$(dirname "$0")"
 if ! command -v python3 >/dev/null 2>&1; then
@@ -14,5 +15,12 @@ fi
 if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 9))'; then
 	echo "clients/python: $(python3 --version 2>&1) is too old; the Python client needs 3.9 or newer" >&2
 	exit 1
+fi
+# The package is typed; check it when a type checker is installed (Debian's
+# mypy package), say so when not.
+if command -v mypy >/dev/null 2>&1; then
+	mypy --strict --python-version 3.9 engram_client
+else
+	echo "clients/python: mypy is not installed; the type check is skipped" >&2
 fi
 exec python3 -m unittest discover -s tests -v "$@"

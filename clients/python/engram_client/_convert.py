@@ -52,8 +52,8 @@ def decode(tp: Any, value: Any) -> Any:
         (item,) = typing.get_args(tp) or (Any,)
         return [decode(item, v) for v in value]
     if origin is dict and isinstance(value, dict):
-        args = typing.get_args(tp)
-        item = args[1] if len(args) == 2 else Any
+        kv = typing.get_args(tp)
+        item = kv[1] if len(kv) == 2 else Any
         return {k: decode(item, v) for k, v in value.items()}
     if isinstance(tp, type) and issubclass(tp, Model) and isinstance(value, dict):
         return tp.from_dict(value)
@@ -96,18 +96,18 @@ class Model:
         """Builds the record from a JSON object. Fields it lacks take their
         zero value (empty string, 0, empty list) or None."""
         kwargs: Dict[str, Any] = {}
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for f in dataclasses.fields(cls):
             tp = _field_types(cls)[f.name]
             if f.name in data:
                 kwargs[f.name] = decode(tp, data[f.name])
-            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:  # type: ignore[misc]
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 kwargs[f.name] = _zero(tp)
         return cls(**kwargs)
 
     def to_dict(self) -> Dict[str, Any]:
         """The record as a JSON object, without the fields that are None."""
         out: Dict[str, Any] = {}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+        for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if v is not None:
                 out[f.name] = encode(v)

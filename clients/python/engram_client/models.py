@@ -322,7 +322,7 @@ class Record(Model):
     data: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Record":  # type: ignore[override]
+    def from_dict(cls, data: Any) -> "Record":
         """Builds the record and keeps data for a faithful import."""
         rec = super().from_dict({k: v for k, v in data.items() if k != "data"})
         rec.data = dict(data)

@@ -206,8 +206,8 @@ class MemoryTest(unittest.TestCase):
         many = [fake_id(i) for i in range(150)] + [ms[0].id, other.id]
         got = self.c.list_memories(self.scope, MemoryFilter(ids=many)).items
         self.assertEqual({m.id for m in got}, {ms[0].id, other.id})
-        got = self.c.list_memories_post(self.scope, MemoryFilter(kinds=["procedural"]))
-        self.assertEqual([m.id for m in got.items], [other.id])
+        posted = self.c.list_memories_post(self.scope, MemoryFilter(kinds=["procedural"]))
+        self.assertEqual([m.id for m in posted.items], [other.id])
 
         p1 = self.c.list_memories(self.scope, MemoryFilter(limit=4))
         self.assertEqual(len(p1.items), 4)
@@ -421,9 +421,9 @@ class KeyTest(unittest.TestCase):
         admin.revoke_key("acme", "app", created.key.id)
         revoked = [k for k in admin.list_keys("acme", "app") if k.id == created.key.id]
         self.assertTrue(revoked and revoked[0].revoked_at)
-        with self.assertRaises(ec.UnauthorizedError) as cm:
+        with self.assertRaises(ec.UnauthorizedError) as unauth:
             ann.get_memory(ann_scope, mine.id)
-        self.assertEqual(cm.exception.status, 401)
+        self.assertEqual(unauth.exception.status, 401)
         with self.assertRaises(ec.NotFoundError):
             admin.revoke_key("acme", "app", "no-such-key")
 

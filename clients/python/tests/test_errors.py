@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 import unittest
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 import engram_client as ec
 from engram_client import Client, EpisodeInput, MemoryInput, MemoryPatch, Scope
@@ -125,7 +125,7 @@ class TransportTest(unittest.TestCase):
 
     def test_not_our_error_body(self) -> None:
         # A proxy's answer is not the REST error shape: the code comes from the status.
-        answers = {"/healthz": (502, {}, b"<html>Bad Gateway</html>"), "/readyz": (429, {"Retry-After": "7"}, b"")}
+        answers: Dict[str, Tuple[int, Dict[str, str], bytes]] = {"/healthz": (502, {}, b"<html>Bad Gateway</html>"), "/readyz": (429, {"Retry-After": "7"}, b"")}
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
