@@ -458,8 +458,10 @@ class Client:
 
     def export(self, scope: ScopeLike, *, vault: bool = False) -> Iterator[Record]:
         """The scope's records as the server streams them (NDJSON), one at a
-        time. A failure after the stream started raises EngramError from
-        the iteration; leaving the loop early closes the stream."""
+        time. A refusal (a bad scope, a key not allowed) raises here; a
+        failure after the stream started raises EngramError from the
+        iteration. Each read of the stream waits at most timeout seconds;
+        leaving the loop early closes the stream."""
         q = _scope_query(scope)
         if vault:
             q.append(("vault", "true"))

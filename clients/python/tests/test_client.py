@@ -413,6 +413,18 @@ class KeyTest(unittest.TestCase):
         with self.assertRaises(ec.EngramError) as cm:
             ann.list_memories(bob_scope)
         self.assertIn(cm.exception.code, (ec.FORBIDDEN, ec.NOT_FOUND))
+        for attempt in (
+            lambda: ann.export(bob_scope),
+            lambda: ann.delete_memory(bob_scope, bobs.id, hard=True),
+            lambda: ann.delete_memory(ann_scope, bobs.id, hard=True),
+            lambda: ann.update_memory(ann_scope, bobs.id, value="overwritten"),
+            lambda: ann.history(ann_scope, bobs.id),
+        ):
+            with self.assertRaises(ec.EngramError) as cm:
+                attempt()
+            self.assertIn(cm.exception.code, (ec.FORBIDDEN, ec.NOT_FOUND))
+        self.assertEqual(admin.get_memory(bob_scope, bobs.id).value, "Bob's secret: he hates cilantro")
+        self.assertEqual(admin.get_memory(bob_scope, bobs.id).version, 1)
         hits = ann.search(ann_scope, "cilantro").hits
         self.assertNotIn(bobs.id, [h.memory.id for h in hits])
         with self.assertRaises(ec.ForbiddenError):
