@@ -123,6 +123,20 @@ test('MemoryClient: German, Spanish and Chinese round-trip', async (t) => {
   }
 });
 
+test('MemoryClient: --no-auth serves the tenant of --mem0-org and --mem0-project', async (t) => {
+  const e = await startEngram({ noAuth: true, args: ['--mem0-org', 'local', '--mem0-project', 'dev'] });
+  t.after(e.stop);
+  // mem0ai requires some key; a server without keys ignores it.
+  const client = new MemoryClient({ apiKey: 'unused', host: `${e.url}/mem0` });
+  await client.ping();
+  assert.equal(client.organizationId, 'local');
+  assert.equal(client.projectId, 'dev');
+  const added = await client.add([{ role: 'user', content: 'tea at five' }], { userId: 'ann', runId: 's1', infer: false });
+  const r = await fetch(`${e.url}/v1/memories/${added.results[0].id}?org=local&project=dev&user=ann&session=s1`);
+  assert.equal(r.status, 200, await r.clone().text());
+  assert.equal((await r.json()).value, 'tea at five');
+});
+
 test('MemoryClient made no connection beyond loopback', () => {
   assert.equal(guard.blocked, 0, `refused: ${guard.destinations.join(', ')}`);
 });

@@ -291,6 +291,7 @@ func TestBadInput(t *testing.T) {
 		{"contradiction", "POST", "/v3/memories/", `{"filters":{"AND":[{"user_id":"ann"},{"user_id":"bob"}]}}`, "contradicts"},
 		{"metadata in OR", "POST", "/v3/memories/", `{"filters":{"OR":[{"metadata":{"a":1}}]}}`, "filters.OR[0].metadata"},
 		{"created_at", "POST", "/v3/memories/", `{"filters":{"user_id":"ann","created_at":{"gte":"yesterday"}}}`, "filters.created_at.gte"},
+		{"v1 get all without entity", "GET", "/v1/memories/", ``, "the query must name user_id"},
 		{"page_size", "POST", "/v3/memories/?page_size=0", `{"filters":{"user_id":"ann"}}`, "page_size"},
 		{"update nothing", "PUT", "/v1/memories/01J0000000000000000000000A/", `{}`, "text, metadata or expiration_date"},
 		{"update empty text", "PUT", "/v1/memories/01J0000000000000000000000A/", `{"text":""}`, "text is empty"},

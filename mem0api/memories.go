@@ -288,7 +288,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return h.page(w, r, f)
+	return h.page(w, r, f, "filters")
 }
 
 // listQuery is Mem0's v1 get all, with the entity in the query.
@@ -297,20 +297,21 @@ func (h *Handler) listQuery(w http.ResponseWriter, r *http.Request) error {
 	if q.Get("app_id") != "" {
 		return engram.Errorf(engram.EINVALID, "app_id is not supported: engram has no apps (use agent_id)")
 	}
-	return h.page(w, r, filters{entities: []entity{{q.Get("user_id"), q.Get("agent_id"), q.Get("run_id")}}})
+	return h.page(w, r, filters{entities: []entity{{q.Get("user_id"), q.Get("agent_id"), q.Get("run_id")}}}, "the query")
 }
 
 // page answers a get all: the memories of every entity of f, newest
 // first, one page of them (page from 1, page_size up to 1000, default 100)
-// with the total count.
-func (h *Handler) page(w http.ResponseWriter, r *http.Request, f filters) error {
+// with the total count. field names where the entities came from, for
+// errors.
+func (h *Handler) page(w http.ResponseWriter, r *http.Request, f filters, field string) error {
 	pageNo, size, err := pageParams(r)
 	if err != nil {
 		return err
 	}
 	var all []engram.Memory
 	for _, e := range f.entities {
-		s, err := h.scope(r, e, "filters")
+		s, err := h.scope(r, e, field)
 		if err != nil {
 			return err
 		}
