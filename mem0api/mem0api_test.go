@@ -178,6 +178,28 @@ func TestSession(t *testing.T) {
 		t.Fatalf("get all of ann's helper agent = %v, want its 2 memories", helper)
 	}
 
+	for _, c := range []struct {
+		filters string
+		want    float64
+	}{
+		{`{"user_id":"ann","metadata":{"source":"chat"}}`, 2},
+		{`{"user_id":"ann","metadata":{"source":"other"}}`, 0},
+		{`{"AND":[{"user_id":"ann"},{"created_at":{"gte":"2000-01-01"}}]}`, 3},
+		{`{"user_id":"ann","created_at":{"gt":"2999-01-01T00:00:00Z"}}`, 0},
+		{`{"OR":[{"user_id":"ann","agent_id":"helper"},{"user_id":"nobody"}]}`, 2},
+	} {
+		if n := obj(e.ok(admin, "POST", "/v3/memories/", `{"filters":`+c.filters+`}`))["count"]; n != c.want {
+			t.Errorf("get all with filters %s: count %v, want %v", c.filters, n, c.want)
+		}
+	}
+	chat := results(e.ok(admin, "POST", "/v3/memories/search/", `{"query":"bees garden","filters":{"user_id":"ann","metadata":{"source":"chat"}}}`))
+	if len(chat) == 0 || obj(chat[0])["id"] != id {
+		t.Fatalf("search with a metadata filter = %v, want memory %s", chat, id)
+	}
+	if none := results(e.ok(admin, "POST", "/v3/memories/search/", `{"query":"bees garden","filters":{"user_id":"ann"},"metadata":{"source":"other"}}`)); len(none) != 0 {
+		t.Fatalf("search with metadata that matches nothing = %v", none)
+	}
+
 	got := obj(e.ok(admin, "GET", "/v1/memories/"+id+"/", ""))
 	if got["id"] != id || got["memory"] != "I keep bees in my garden" {
 		t.Fatalf("get = %v", got)
@@ -238,8 +260,16 @@ func TestAddEvents(t *testing.T) {
 	e.ok("", "POST", "/v3/memories/add/", `{"messages":[{"role":"user","content":"I live in Berlin."}],"user_id":"ann"}`)
 	second := results(e.ok("", "POST", "/v3/memories/add/", `{"messages":[{"role":"user","content":"I live in Madrid now."}],"user_id":"ann"}`))
 	byText := map[string]string{}
+	var berlin string
 	for _, r := range second {
 		byText[obj(r)["memory"].(string)] = obj(r)["event"].(string) + " " + obj(r)["status"].(string)
+		if obj(r)["memory"] == "user lives in Berlin" {
+			berlin = obj(r)["id"].(string)
+		}
+	}
+	hist := list(e.ok("", "GET", "/v1/memories/"+berlin+"/history/", ""))
+	if len(hist) != 2 || obj(hist[1])["event"] != "UPDATE" || obj(hist[1])["engram_op"] != "SUPERSEDE" {
+		t.Errorf("history of the superseded fact = %v, want ADD then UPDATE (engram_op SUPERSEDE)", hist)
 	}
 	for text, want := range map[string]string{
 		"user lives in Berlin":  "DELETE superseded",

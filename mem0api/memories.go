@@ -159,7 +159,11 @@ func asMessages(err error) error {
 }
 
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
-	_, m, err := h.located(r, r.PathValue("id"))
+	s, err := h.locate(r, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	m, err := h.svc.GetMemory(r.Context(), s, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -191,7 +195,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s, _, err := h.located(r, r.PathValue("id"))
+	s, err := h.locate(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -244,7 +248,7 @@ func (h *Handler) deleteOne(w http.ResponseWriter, r *http.Request) error {
 	if err := allow(r, engram.RoleWrite, "deleting a memory"); err != nil {
 		return err
 	}
-	s, _, err := h.located(r, r.PathValue("id"))
+	s, err := h.locate(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -256,7 +260,7 @@ func (h *Handler) deleteOne(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) history(w http.ResponseWriter, r *http.Request) error {
-	s, _, err := h.located(r, r.PathValue("id"))
+	s, err := h.locate(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -45,20 +45,17 @@ func renamed(err error) error {
 	return engram.Errorf(engram.ErrorCode(err), "%s", msg)
 }
 
-// located returns the memory id with the scope that holds it. A memory
-// outside the key's binding is not found, exactly like one that does not
-// exist.
-func (h *Handler) located(r *http.Request, id string) (engram.Scope, *engram.Memory, error) {
+// locate returns the scope that holds the memory id. A memory outside the
+// key's binding is not found, exactly like one that does not exist.
+func (h *Handler) locate(r *http.Request, id string) (engram.Scope, error) {
 	ns, err := h.svc.LocateMemory(r.Context(), h.tenant(r), id)
 	if err != nil {
-		return engram.Scope{}, nil, err
+		return engram.Scope{}, err
 	}
 	if engramhttp.CheckBinding(engramhttp.KeyFrom(r.Context()), ns) != nil {
-		return engram.Scope{}, nil, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+		return engram.Scope{}, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
 	}
-	s := engram.ScopeOf(ns)
-	m, err := h.svc.GetMemory(r.Context(), s, id)
-	return s, m, err
+	return engram.ScopeOf(ns), nil
 }
 
 // filters is what a Mem0 filters object says: the entities whose memories
