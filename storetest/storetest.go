@@ -80,6 +80,7 @@ func Run(t *testing.T, open Opener) {
 		{"FilterIDs", testFilterIDs},
 		{"Changes", testChanges},
 		{"GetVectors", testGetVectors},
+		{"Locate", testLocate},
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
 		{"ExportPages", testExportPages},
@@ -225,6 +226,7 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.Dumper](r, need),
 			needErr[engram.KeyReader](r, need),
 			needErr[engram.VaultKeyReader](r, need),
+			needErr[engram.Locator](r, need),
 		)
 	})
 	if err == nil {

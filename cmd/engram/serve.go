@@ -70,6 +70,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	sf.register(fs, m.Getenv)
 	var lf llmFlags
 	lf.register(fs, m.Getenv)
+	var mf mem0Flags
+	mf.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	sweepEvery := fs.String("sweep-every", envOr(m.Getenv, "ENGRAM_SWEEP_EVERY", "1m"),
 		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
@@ -95,6 +97,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err := sf.checkAuth(cmd, *addr); err != nil {
 		return err
 	}
+	if err := mf.check(cmd); err != nil {
+		return err
+	}
 	if ef.vault, err = openVault(m.Getenv(vault.EnvKey), *sf.vaultKeyFile); err != nil {
 		return cmdUsageErrorf(cmd, "%v", err)
 	}
@@ -115,7 +120,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		}
 	}
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune, &mf)
 	}
 	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, tune)
 	if err != nil {
@@ -140,6 +145,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		opts.Keys = keys
 		adviseFirstKey(ctx, logger, keys, "--data "+*data)
 	}
+	opts.Mounts = append(opts.Mounts, mf.mount(eng))
 	srv := engramhttp.NewServer(eng, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
@@ -156,8 +162,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits; sweep is the interval
-// of the TTL sweeper (0: none); tune sets the engine's options.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options)) (err error) {
+// of the TTL sweeper (0: none); tune sets the engine's options; mf
+// configures the Mem0-compatible API it mounts.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mf *mem0Flags) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -230,6 +237,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 			adviseFirstKey(ctx, logger, sb, "--store URL")
 		}
 	}
+	opts.Mounts = append(opts.Mounts, mf.mount(sb))
 	srv := engramhttp.NewServer(sb, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", label)
 	serr := srv.Serve(serveCtx, ln)

@@ -1,0 +1,29 @@
+package engram
+
+import "context"
+
+// Locator is the capability of a Reader that answers, within one tenant,
+// the two questions a client that names memories by id alone asks (Mem0's
+// client does): whose is this memory, and which namespaces hold memories.
+// Callers scope the answer themselves (a key bound to a user sees only
+// that user's namespaces), so this is not a read of records: it returns
+// namespaces, never content.
+type Locator interface {
+	// LocateMemory returns the namespace of the memory id in the tenant of
+	// tenant (its org and project; the other fields are ignored).
+	// ENOTFOUND when the tenant has no such memory, EINVALID for a bad
+	// tenant or id.
+	LocateMemory(ctx context.Context, tenant Namespace, id string) (Namespace, error)
+	// Namespaces returns the namespaces of the tenant that hold at least
+	// one active memory, with how many, ordered by user, agent and
+	// session, at most limit of them (ClampLimit rules). EINVALID for a
+	// bad tenant or limit.
+	Namespaces(ctx context.Context, tenant Namespace, limit int) ([]NamespaceCount, error)
+}
+
+// NamespaceCount is one namespace of a tenant with the number of its
+// active memories.
+type NamespaceCount struct {
+	Namespace Namespace `json:"namespace"`
+	Memories  int       `json:"memories"`
+}
