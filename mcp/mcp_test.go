@@ -463,6 +463,17 @@ func TestHTTP_KeysAndBinding(t *testing.T) {
 	if len(page.Memories) != 1 || page.Memories[0].ID != annID {
 		t.Fatalf("ann's list = %+v", page.Memories)
 	}
+	// Resources keep to the key's binding too.
+	ctx := context.Background()
+	if _, err := annRead.ReadResource(ctx, &sdk.ReadResourceParams{URI: "engram://memories/" + bobID}); err == nil {
+		t.Error("ann's key read bob's memory as a resource")
+	}
+	if _, err := annRead.ReadResource(ctx, &sdk.ReadResourceParams{URI: "engram://users/bob/profile"}); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("ann's key read bob's profile: %v", err)
+	}
+	if res, err := annRead.ReadResource(ctx, &sdk.ReadResourceParams{URI: "engram://memories/" + annID}); err != nil || !strings.Contains(res.Contents[0].Text, "genmaicha") {
+		t.Errorf("ann's memory as a resource: %v", err)
+	}
 	// Bob's memory is intact; an unbound key names the user it reads.
 	if got := ok[memoryOut](t, admin, "get", map[string]any{"id": bobID, "user": "bob"}); got.Status != "active" {
 		t.Fatalf("bob's memory after ann's attempts: %+v", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -47,7 +48,10 @@ func runMCP(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		sf.actor = "mcp"
 	}
 	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
-		srv := mcp.NewServer(svc, mcp.Options{Scope: sf.namespace(), Actor: sf.actor, Version: buildVersion().Version})
+		srv := mcp.NewServer(svc, mcp.Options{
+			Scope: sf.namespace(), Actor: sf.actor, Version: buildVersion().Version,
+			Logger: slog.Default(), // standard error (see storeFlags.open)
+		})
 		err := srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(m.Stdin), Writer: nopWriteCloser{m.Stdout}})
 		if err == nil || errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return nil // the host went away or we were interrupted

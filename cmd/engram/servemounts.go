@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"log/slog"
 	"strings"
 
 	"github.com/engramhq/engram"
@@ -42,6 +43,7 @@ func (f *serveFlags) mounts(svc engram.Service) []engramhttp.Mount {
 	h := mcp.Handler(svc, mcp.Options{
 		Scope:   engram.Namespace{Org: f.mcp.org, Project: f.mcp.project, User: f.mcp.user}.Normalize(),
 		Version: buildVersion().Version,
+		Logger:  slog.Default(), // engram serve's logger
 	})
 	return []engramhttp.Mount{{Pattern: "/mcp", Handler: h, Role: engram.RoleRead}}
 }
