@@ -121,3 +121,22 @@ func TestServe_MCP(t *testing.T) {
 		t.Fatalf("serve exited %d:\n%s", code, s.logs.String())
 	}
 }
+
+// Over PostgreSQL (engram serve --store) the tools and the profile
+// resource work the same.
+func TestServe_MCPPostgres(t *testing.T) {
+	env := append(baseEnv(t), "ENGRAM_STORE="+pgSchemaURL(t))
+	s := startServer(t, t.TempDir(), env, "--mcp-org", "acme", "--mcp-project", "app", "--mcp-user", "ann")
+	cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: s.url + "/mcp", DisableStandaloneSSE: true})
+	callMCP(t, cs, "remember", map[string]any{"fact": "Ann ist Vegetarierin.", "kind": "core"})
+	if out := callMCP(t, cs, "recall", map[string]any{"query": "Vegetarierin"}); !strings.Contains(out, "Ann ist Vegetarierin.") {
+		t.Fatalf("recall = %s", out)
+	}
+	res, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: "engram://profile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Contents[0].Text, "Ann ist Vegetarierin.") {
+		t.Fatalf("profile = %s, want the core memory", res.Contents[0].Text)
+	}
+}
