@@ -66,6 +66,7 @@ func init() {
 	// Assigned in init because help refers back to the table.
 	commands = []*Command{
 		serveCommand,
+		mcpCommand,
 		addCommand,
 		searchCommand,
 		profileCommand,

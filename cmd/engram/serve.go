@@ -10,6 +10,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/mem0api"
 	"github.com/engramhq/engram/vault"
 
 	engramhttp "github.com/engramhq/engram/http"
@@ -51,6 +52,11 @@ loopback address.
 Each API key (each client IP with --no-auth) may send --rate-limit requests
 a second with bursts of --rate-burst, and have --max-concurrent in flight;
 more gets 429 with Retry-After. 0 turns a limit off.
+
+It serves the MCP tools of engram mcp over streamable HTTP at /mcp, with
+the same keys: a read key may call recall, get, list and history; remember,
+update and forget need the role write. A call's default scope is its key's
+binding (with --no-auth: --mcp-org, --mcp-project, --mcp-user).
 
 Memories of kind vault are stored encrypted under a master key given in
 ENGRAM_VAULT_KEY or --vault-key-file (32 bytes as hex or base64; make one
@@ -119,8 +125,18 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 			o.AsyncByDefault = true
 		}
 	}
+	// mounts are the handlers served beside the REST API: MCP at /mcp and
+	// the Mem0-compatible API at /mem0/ (both the engine and the
+	// PostgreSQL standby can locate a memory by id, which it needs).
+	mounts := func(svc engram.Service) []engramhttp.Mount {
+		ms := sf.mounts(svc)
+		if m0, ok := svc.(mem0api.Service); ok {
+			ms = append(ms, mf.mount(m0))
+		}
+		return ms
+	}
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune, &mf)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune, mounts)
 	}
 	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, tune)
 	if err != nil {
@@ -145,7 +161,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		opts.Keys = keys
 		adviseFirstKey(ctx, logger, keys, "--data "+*data)
 	}
-	opts.Mounts = append(opts.Mounts, mf.mount(eng))
+	opts.Mounts = append(opts.Mounts, mounts(eng)...)
 	srv := engramhttp.NewServer(eng, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
@@ -162,9 +178,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits; sweep is the interval
-// of the TTL sweeper (0: none); tune sets the engine's options; mf
-// configures the Mem0-compatible API it mounts.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mf *mem0Flags) (err error) {
+// of the TTL sweeper (0: none); tune sets the engine's options; mounts
+// gives the handlers served beside the API over the store's service.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mounts func(engram.Service) []engramhttp.Mount) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -237,7 +253,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 			adviseFirstKey(ctx, logger, sb, "--store URL")
 		}
 	}
-	opts.Mounts = append(opts.Mounts, mf.mount(sb))
+	opts.Mounts = append(opts.Mounts, mounts(sb)...)
 	srv := engramhttp.NewServer(sb, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", label)
 	serr := srv.Serve(serveCtx, ln)

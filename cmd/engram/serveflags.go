@@ -32,6 +32,7 @@ type serveFlags struct {
 	workers                      *int64
 	jobLease                     *string
 	vaultKeyFile                 *string
+	mcp                          mcpFlags
 }
 
 var timeoutFlags = [4]struct {
@@ -75,6 +76,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"comma-separated `hosts` accepted in the Host header besides the listening address and localhost: name, name:port, or * for any (env ENGRAM_ALLOWED_HOSTS)")
 	f.allowedOrigins = fs.String("allowed-origins", getenv("ENGRAM_ALLOWED_ORIGINS"),
 		"comma-separated browser `origins` (https://app.example.com) allowed to call the API, with CORS; * for any (env ENGRAM_ALLOWED_ORIGINS)")
+	f.mcp.register(fs, getenv)
 }
 
 // options returns the server options the flags give; a duration that does
@@ -113,6 +115,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-cert is given but not --tls-key (env ENGRAM_TLS_KEY); HTTPS needs both, or neither for plain HTTP")
 	case *f.tlsCert == "" && *f.tlsKey != "":
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--tls-key is given but not --tls-cert (env ENGRAM_TLS_CERT); HTTPS needs both, or neither for plain HTTP")
+	}
+	if err := f.mcp.check(cmd); err != nil {
+		return engramhttp.ServerOptions{}, err
 	}
 	var tlsConfig *tls.Config
 	if *f.tlsCert != "" {

@@ -149,6 +149,20 @@ func (s *standby) GetMemory(ctx context.Context, sc engram.Scope, id string) (*e
 	return svc.GetMemory(ctx, sc, id)
 }
 
+// Profile implements engram.ProfileReader, so GET /v1/profile and the MCP
+// profile resources work over PostgreSQL; EUNAVAILABLE while disconnected.
+func (s *standby) Profile(ctx context.Context, sc engram.Scope) (*engram.Profile, error) {
+	svc, err := s.service()
+	if err != nil {
+		return nil, err
+	}
+	pr, ok := svc.(engram.ProfileReader)
+	if !ok {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "this service keeps no profiles")
+	}
+	return pr.Profile(ctx, sc)
+}
+
 func (s *standby) ListEpisodes(ctx context.Context, sc engram.Scope, f engram.EpisodeFilter) (*engram.EpisodePage, error) {
 	svc, err := s.service()
 	if err != nil {
