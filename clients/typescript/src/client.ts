@@ -409,7 +409,10 @@ class Call {
     if (this.#timedOut) {
       return new EngramError(0, 'unavailable', `${this.#what}: no answer within ${this.#timeoutMs} ms`, { cause: err });
     }
-    const msg = err instanceof Error ? err.message : String(err);
+    let msg = err instanceof Error ? err.message : String(err);
+    // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED) is in its cause.
+    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+    if (typeof cause?.code === 'string') msg += ` (${cause.code})`;
     return new EngramError(0, 'unavailable', `${this.#what}: ${context}: ${msg}`, { cause: err });
   }
 }

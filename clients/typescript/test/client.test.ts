@@ -327,7 +327,8 @@ describe('EngramClient transport', () => {
       await new Promise((r) => silent.close(r));
     }
     const gone = new EngramClient({ baseUrl: url });
-    await rejects(gone.health(), 0, 'unavailable', url);
+    const refused = await rejects(gone.health(), 0, 'unavailable', url);
+    assert.ok(refused.cause, 'the fetch error is kept as the cause');
   });
 
   test('an answer not in the error shape gets its code from the status', async () => {
