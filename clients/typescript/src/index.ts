@@ -1,0 +1,40 @@
+// @engram/client: a typed client of engram's REST API. The types come from
+// src/schema.ts, which openapi-typescript generates from http/openapi.json
+// (npm run generate); npm test fails when it is not up to date.
+export { EngramClient, DEFAULT_TIMEOUT_MS } from './client.js';
+export type {
+  AddMemoriesInput,
+  BodyOf,
+  CallOptions,
+  ClientOptions,
+  MemoryInput,
+  MetaValue,
+  Ok,
+  PagedMethod,
+  Params,
+  QueryOf,
+  Scope,
+  SupersedeInput,
+} from './client.js';
+export { EngramError } from './errors.js';
+export type { ErrorCode } from './errors.js';
+export type { components, operations, paths } from './schema.js';
+
+import type { components } from './schema.js';
+type S = components['schemas'];
+/** A memory as the server answers with it. */
+export type Memory = S['Memory'];
+/** An episode (one turn or event) as stored. */
+export type Episode = S['Episode'];
+/** Where a record lives: org, project and optionally user, agent, session. */
+export type Namespace = S['Namespace'];
+/** One search result. */
+export type Hit = S['Hit'];
+/** One line of an export or import. */
+export type ExportRecord = S['Record'];
+/** One version of a memory. */
+export type Version = S['Version'];
+/** A formation job. */
+export type Job = S['Job'];
+/** An API key (without its secret). */
+export type APIKey = S['APIKey'];
