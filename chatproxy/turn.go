@@ -1,0 +1,49 @@
+package chatproxy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// storeTimeout bounds storing a turn. The store runs on after the client
+// goes away, since the upstream already answered.
+const storeTimeout = 30 * time.Second
+
+// store adds the turn as episodes in one call, formed as the engine is
+// configured: the last user message (as x.asked) and, when not empty, the
+// reply (as now). A text longer than an episode may hold is stored as
+// consecutive parts. It returns the service's error; nothing is stored
+// then.
+func (h *Handler) store(ctx context.Context, x *exchange, reply string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	answered := h.cfg.Now()
+	eps := episodes("user", x.ns.User, x.req.messages[x.req.last].text, x.asked, x.req.model)
+	if strings.TrimSpace(reply) != "" {
+		eps = append(eps, episodes("assistant", "assistant", reply, answered, x.req.model)...)
+	}
+	if _, err := h.cfg.Service.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: x.ns, Episodes: eps}); err != nil {
+		h.cfg.Logger.Warn("chatproxy: store the turn", "namespace", x.ns.Tenant(), "err", err)
+		return err
+	}
+	return nil
+}
+
+// episodes is one message as episodes: one, or consecutive parts of at
+// most engram.MaxContentBytes each, marked "part" i/n in metadata.
+func episodes(role, speaker, text string, at time.Time, model string) []engram.EpisodeInput {
+	pieces := split(text, engram.MaxContentBytes)
+	out := make([]engram.EpisodeInput, len(pieces))
+	for i, p := range pieces {
+		meta := map[string]any{"source": "chatproxy", "model": truncate(model, 256)}
+		if len(pieces) > 1 {
+			meta["part"] = fmt.Sprintf("%d/%d", i+1, len(pieces))
+		}
+		out[i] = engram.EpisodeInput{Role: role, Speaker: speaker, Content: p, OccurredAt: &at, Metadata: meta}
+	}
+	return out
+}
