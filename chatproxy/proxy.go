@@ -83,18 +83,30 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg}
 	if cfg.Upstream != "" {
-		u, err := url.Parse(cfg.Upstream)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
-			return nil, engram.Errorf(engram.EINVALID, "chatproxy: Upstream %q is not an http or https URL with a host and no query", cfg.Upstream)
+		var err error
+		if h.endpoint, err = Endpoint(cfg.Upstream); err != nil {
+			return nil, err
 		}
-		u.Path = strings.TrimRight(u.Path, "/")
-		if u.Path == "" {
-			u.Path = "/v1"
-		}
-		h.endpoint = u.String() + "/chat/completions"
 	}
 	h.withDefaults()
 	return h, nil
+}
+
+// Endpoint returns the chat completions URL of the upstream API at base
+// ("http://host:11434" and "http://host:11434/v1" both give
+// "http://host:11434/v1/chat/completions"), or an EINVALID error when base
+// is not an http or https URL with a host and no query.
+func Endpoint(base string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", engram.Errorf(engram.EINVALID, "upstream URL %q is not an http or https URL with a host and no query", base)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	if u.Path == "" {
+		u.Path = "/v1"
+	}
+	return u.String() + "/chat/completions", nil
 }
 
 func (h *Handler) withDefaults() {

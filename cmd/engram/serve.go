@@ -55,7 +55,12 @@ more gets 429 with Retry-After. 0 turns a limit off.
 Memories of kind vault are stored encrypted under a master key given in
 ENGRAM_VAULT_KEY or --vault-key-file (32 bytes as hex or base64; make one
 with openssl rand -base64 32). Without one, adding a vault memory answers
-503; with a key other than the vault's, the server refuses to start.`,
+503; with a key other than the vault's, the server refuses to start.
+
+POST /v1/chat/completions is a memory proxy for OpenAI clients: it recalls
+the user's memories into the system message, forwards the request to the
+LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
+the turn. It needs a write key; see the README.`,
 	Run: runServe,
 }
 
@@ -70,6 +75,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	sf.register(fs, m.Getenv)
 	var lf llmFlags
 	lf.register(fs, m.Getenv)
+	var pf proxyFlags
+	pf.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	sweepEvery := fs.String("sweep-every", envOr(m.Getenv, "ENGRAM_SWEEP_EVERY", "1m"),
 		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
@@ -104,6 +111,11 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if ef.former, err = lf.former(logger); err != nil {
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
+	proxyCfg, err := pf.config(cmd, &lf, logger)
+	if err != nil {
+		return err
+	}
+	mounts := proxyMounts(proxyCfg)
 
 	tune := sf.tuneEngine
 	if ef.former != nil {
@@ -115,7 +127,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		}
 	}
 	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune)
+		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune, mounts)
 	}
 	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, tune)
 	if err != nil {
@@ -140,6 +152,11 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		opts.Keys = keys
 		adviseFirstKey(ctx, logger, keys, "--data "+*data)
 	}
+	ms, err := mounts(eng)
+	if err != nil {
+		return err
+	}
+	opts.Mounts = append(opts.Mounts, ms...)
 	srv := engramhttp.NewServer(eng, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
@@ -156,8 +173,9 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits; sweep is the interval
-// of the TTL sweeper (0: none); tune sets the engine's options.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options)) (err error) {
+// of the TTL sweeper (0: none); tune sets the engine's options; mounts
+// gives the handlers served beside the API over the service.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mounts func(engram.Service) ([]engramhttp.Mount, error)) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -230,6 +248,11 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 			adviseFirstKey(ctx, logger, sb, "--store URL")
 		}
 	}
+	ms, err := mounts(sb)
+	if err != nil {
+		return err
+	}
+	opts.Mounts = append(opts.Mounts, ms...)
 	srv := engramhttp.NewServer(sb, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", label)
 	serr := srv.Serve(serveCtx, ln)
