@@ -7,7 +7,9 @@
 // the system message between <engram-memories> tags, forwards the request
 // otherwise unchanged, relays the reply unchanged in shape, and stores the
 // turn (the last user message and the assistant's reply) as episodes,
-// formed as the engine is configured.
+// formed as the engine is configured. A request whose user message is
+// followed by tool results stores only the reply: the message was stored
+// with the request that asked it.
 //
 // A reply is delivered only once its turn is stored: a non-streaming reply
 // is written after the store succeeds, and a stream's closing "data:

@@ -543,3 +543,67 @@ func TestNew_Invalid(t *testing.T) {
 		}
 	}
 }
+
+// Each event reaches the client while the upstream is still generating:
+// the first chunk is read before the upstream sends the rest.
+func TestProxy_StreamFlushes(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"Early "}}]}`+"\n\n")
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"late."},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(up.Close)
+	e := newEnv(t, func(c *chatproxy.Config, _ *engramhttp.ServerOptions) { c.Upstream = up.URL })
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v1/chat/completions",
+		strings.NewReader(`{"model":"m","stream":true,"user":"ann","messages":[{"role":"user","content":"hi"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+e.key(t, "", engram.RoleWrite))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, 64)
+	start := time.Now()
+	n, err := io.ReadAtLeast(resp.Body, first, 20)
+	if err != nil || !strings.Contains(string(first[:n]), "Early") || time.Since(start) > 5*time.Second {
+		t.Fatalf("first chunk %q after %s: %v", first[:n], time.Since(start), err)
+	}
+	close(release)
+	rest, _ := io.ReadAll(resp.Body)
+	if !strings.HasSuffix(string(rest), "data: [DONE]\n\n") {
+		t.Fatalf("rest of the stream %q", rest)
+	}
+	if eps := e.episodes(t, "ann"); !contains(eps, "assistant: Early late.") {
+		t.Fatalf("episodes %q", eps)
+	}
+}
+
+// A function-calling round trip stores the user message once: the request
+// that carries the tool's result after it stores only the final reply.
+func TestProxy_ToolRoundTrip(t *testing.T) {
+	e := newEnv(t)
+	key := e.key(t, "", engram.RoleWrite)
+	e.up.QueueChat("", "It is sunny in Porto.")
+	ask := `{"role":"user","content":"What is the weather in Porto?"}`
+	if r := e.chat(t, key, `{"model":"m","user":"ann","tools":[{"type":"function","function":{"name":"weather"}}],"messages":[`+ask+`]}`); r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	if up := e.lastChat(t); !strings.Contains(string(up.Body), `"tools":[{"type":"function","function":{"name":"weather"}}]`) {
+		t.Fatalf("tools not passed through: %s", up.Body)
+	}
+	r := e.chat(t, key, `{"model":"m","user":"ann","messages":[`+ask+`,{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"weather","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"sunny"}]}`)
+	if r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	eps := e.episodes(t, "ann")
+	if len(eps) != 2 || eps[0] != "user: What is the weather in Porto?" || eps[1] != "assistant: It is sunny in Porto." {
+		t.Fatalf("episodes %q", eps)
+	}
+}

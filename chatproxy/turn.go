@@ -14,17 +14,24 @@ import (
 const storeTimeout = 30 * time.Second
 
 // store adds the turn as episodes in one call, formed as the engine is
-// configured: the last user message (as x.asked) and, when not empty, the
-// reply (as now). A text longer than an episode may hold is stored as
-// consecutive parts. It returns the service's error; nothing is stored
-// then.
+// configured: the last user message (as x.asked) when it ends the request,
+// and the reply (as now) when not empty. A request that goes on after the
+// user message (tool results of a function call) does not store it again.
+// A text longer than an episode may hold is stored as consecutive parts.
+// It returns the service's error; nothing is stored then.
 func (h *Handler) store(ctx context.Context, x *exchange, reply string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
 	answered := h.cfg.Now()
-	eps := episodes("user", x.ns.User, x.req.messages[x.req.last].text, x.asked, x.req.model)
+	var eps []engram.EpisodeInput
+	if x.req.last == len(x.req.messages)-1 {
+		eps = episodes("user", x.ns.User, x.req.messages[x.req.last].text, x.asked, x.req.model)
+	}
 	if strings.TrimSpace(reply) != "" {
 		eps = append(eps, episodes("assistant", "assistant", reply, answered, x.req.model)...)
+	}
+	if len(eps) == 0 {
+		return nil
 	}
 	if _, err := h.cfg.Service.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: x.ns, Episodes: eps}); err != nil {
 		h.cfg.Logger.Warn("chatproxy: store the turn", "namespace", x.ns.Tenant(), "err", err)
