@@ -50,7 +50,8 @@ type Config struct {
 	// (a server with authentication off); with a key, its binding decides.
 	Org, Project string
 	// Timeout bounds one request's exchange with the upstream, a stream
-	// included. Default DefaultTimeout.
+	// included, and, apart, the storing of its turn. Default
+	// DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient sends upstream requests. Default: a client with dial,
 	// TLS and response-header timeouts.

@@ -513,7 +513,7 @@ func TestProxy_NoAuth(t *testing.T) {
 func TestProxy_LongMessage(t *testing.T) {
 	e := newEnv(t)
 	e.up.QueueChat("ok")
-	long := strings.Repeat("Grüße aus Porto. ", engram.MaxContentBytes/10)
+	long := "Porto " + strings.Repeat("€", engram.MaxContentBytes/3+5) // cut inside a rune unless split at a boundary
 	body, _ := json.Marshal(map[string]any{"model": "m", "user": "ann", "messages": []map[string]string{{"role": "user", "content": long}}})
 	if r := e.chat(t, e.key(t, "", engram.RoleWrite), string(body)); r.Status != 200 {
 		t.Fatalf("status %d: %.300s", r.Status, r.Body)

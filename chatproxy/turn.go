@@ -9,18 +9,16 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// storeTimeout bounds storing a turn. The store runs on after the client
-// goes away, since the upstream already answered.
-const storeTimeout = 30 * time.Second
-
 // store adds the turn as episodes in one call, formed as the engine is
 // configured: the last user message (as x.asked) when it ends the request,
 // and the reply (as now) when not empty. A request that goes on after the
 // user message (tool results of a function call) does not store it again.
 // A text longer than an episode may hold is stored as consecutive parts.
-// It returns the service's error; nothing is stored then.
+// It returns the service's error; nothing is stored then. The store, bound
+// by Config.Timeout, runs on when the client goes away, since the upstream
+// already answered.
 func (h *Handler) store(ctx context.Context, x *exchange, reply string) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.cfg.Timeout)
 	defer cancel()
 	answered := h.cfg.Now()
 	var eps []engram.EpisodeInput

@@ -110,7 +110,11 @@ func (h *Handler) relayJSON(w http.ResponseWriter, r *http.Request, resp *http.R
 		engramhttp.WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	ct := resp.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(body)
 }
