@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/netproxy"
 	"github.com/engramhq/engram/openai/openaitest"
 )
 
@@ -72,5 +74,22 @@ func TestServeBadProxyFlags(t *testing.T) {
 		if !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s %v: stderr = %q, want it to name %s", tc.env, tc.args, stderr, tc.want)
 		}
+	}
+}
+
+// TestServeProxyPostgresDown: over a PostgreSQL store that cannot be
+// reached the proxy is mounted and answers 503 before calling the
+// upstream.
+func TestServeProxyPostgresDown(t *testing.T) {
+	t.Parallel()
+	up := openaitest.NewServer(t, openaitest.Options{Chat: func(openaitest.ChatRequest) string { return "lost" }})
+	store := "postgres://engram@" + netproxy.ClosedAddr(t) + "/engram?connect_timeout=3"
+	s := startServer(t, t.TempDir(), append(baseEnv(t), "ENGRAM_STORE="+store), "--proxy-url", up.URL())
+	code, eb := httpCall(t, "POST", s.url+"/v1/chat/completions", `{"model":"m","user":"ann","messages":[{"role":"user","content":"hi"}]}`)
+	if code != http.StatusServiceUnavailable || eb.Error.Code != engram.EUNAVAILABLE {
+		t.Fatalf("status %d %+v, want 503 unavailable", code, eb)
+	}
+	if n := len(up.Requests()); n != 0 {
+		t.Fatalf("%d requests went upstream", n)
 	}
 }
