@@ -163,6 +163,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		engramhttp.WriteError(w, r, err)
 		return
 	}
+	// The server's write timeout is made for quick answers; a model may
+	// take minutes, and then the turn is stored.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(2*h.cfg.Timeout + time.Minute))
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.Timeout)
 	defer cancel()
 	resp, err := h.forward(ctx, body, x.req.stream)

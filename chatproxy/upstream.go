@@ -10,7 +10,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"time"
 
 	"github.com/engramhq/engram"
 	engramhttp "github.com/engramhq/engram/http"
@@ -156,7 +155,6 @@ type streamState struct {
 // fault, ends with an error event of its own.
 func (h *Handler) relayStream(w http.ResponseWriter, ctx context.Context, resp *http.Response, x *exchange) {
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(h.cfg.Timeout + time.Minute))
 	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
