@@ -17,6 +17,8 @@ say() { echo "integrations: $*" >&2; }
 export ENGRAM_BIN=$here/.bin/engram
 say "building $ENGRAM_BIN"
 (cd "$root" && go build -o "$ENGRAM_BIN" ./cmd/engram)
+export FAKE_OPENAI_BIN=$here/.bin/fakeopenai
+(cd "$root" && go build -o "$FAKE_OPENAI_BIN" ./internal/fakeopenai) # the upstream LLM of openai.test.mjs
 
 if [[ ! -d $here/node_modules ]] || [[ $here/package-lock.json -nt $here/node_modules/.package-lock.json ]]; then
 	say "installing the pinned npm packages (npm ci)"

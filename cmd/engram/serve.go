@@ -61,7 +61,12 @@ binding (with --no-auth: --mcp-org, --mcp-project, --mcp-user).
 Memories of kind vault are stored encrypted under a master key given in
 ENGRAM_VAULT_KEY or --vault-key-file (32 bytes as hex or base64; make one
 with openssl rand -base64 32). Without one, adding a vault memory answers
-503; with a key other than the vault's, the server refuses to start.`,
+503; with a key other than the vault's, the server refuses to start.
+
+POST /v1/chat/completions is a memory proxy for OpenAI clients: it recalls
+the user's memories into the system message, forwards the request to the
+LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
+the turn. It needs a write key; see the README.`,
 	Run: runServe,
 }
 
@@ -78,6 +83,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	lf.register(fs, m.Getenv)
 	var mf mem0Flags
 	mf.register(fs, m.Getenv)
+	var pf proxyFlags
+	pf.register(fs, m.Getenv)
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	sweepEvery := fs.String("sweep-every", envOr(m.Getenv, "ENGRAM_SWEEP_EVERY", "1m"),
 		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
@@ -115,6 +122,11 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if ef.former, err = lf.former(logger); err != nil {
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
+	proxyCfg, err := pf.config(cmd, &lf, logger)
+	if err != nil {
+		return err
+	}
+	proxy := proxyMounts(proxyCfg)
 
 	tune := sf.tuneEngine
 	if ef.former != nil {
@@ -125,15 +137,17 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 			o.AsyncByDefault = true
 		}
 	}
-	// mounts are the handlers served beside the REST API: MCP at /mcp and
+	// mounts are the handlers served beside the REST API: MCP at /mcp,
 	// the Mem0-compatible API at /mem0/ (both the engine and the
-	// PostgreSQL standby can locate a memory by id, which it needs).
-	mounts := func(svc engram.Service) []engramhttp.Mount {
+	// PostgreSQL standby can locate a memory by id, which it needs) and
+	// the chat proxy at /v1/chat/completions.
+	mounts := func(svc engram.Service) ([]engramhttp.Mount, error) {
 		ms := sf.mounts(svc)
 		if m0, ok := svc.(mem0api.Service); ok {
 			ms = append(ms, mf.mount(m0))
 		}
-		return ms
+		pm, err := proxy(svc)
+		return append(ms, pm...), err
 	}
 	if *store != "" {
 		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune, mounts)
@@ -161,7 +175,11 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		opts.Keys = keys
 		adviseFirstKey(ctx, logger, keys, "--data "+*data)
 	}
-	opts.Mounts = append(opts.Mounts, mounts(eng)...)
+	ms, err := mounts(eng)
+	if err != nil {
+		return err
+	}
+	opts.Mounts = append(opts.Mounts, ms...)
 	srv := engramhttp.NewServer(eng, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", storeLabel(*data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
@@ -179,8 +197,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 // program, vectors of another embedder) ends it, before or after listening.
 // opts carries the logger and the server's limits; sweep is the interval
 // of the TTL sweeper (0: none); tune sets the engine's options; mounts
-// gives the handlers served beside the API over the store's service.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mounts func(engram.Service) []engramhttp.Mount) (err error) {
+// gives the handlers served beside the API over the service.
+func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mounts func(engram.Service) ([]engramhttp.Mount, error)) (err error) {
 	logger := opts.Logger
 	if err := os.MkdirAll(data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", data, err)
@@ -253,7 +271,11 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 			adviseFirstKey(ctx, logger, sb, "--store URL")
 		}
 	}
-	opts.Mounts = append(opts.Mounts, mounts(sb)...)
+	ms, err := mounts(sb)
+	if err != nil {
+		return err
+	}
+	opts.Mounts = append(opts.Mounts, ms...)
 	srv := engramhttp.NewServer(sb, opts)
 	logger.Info("listening on "+listenURL(opts, ln), "store", label)
 	serr := srv.Serve(serveCtx, ln)

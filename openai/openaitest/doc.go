@@ -9,7 +9,8 @@
 // for text, so tests can compute expected vectors. Texts that share words
 // point in similar directions, which makes nearest-neighbour search over
 // fake vectors behave plausibly. Chat replies are scripted with QueueChat or
-// Options.Chat.
+// Options.Chat, and come as one JSON answer or, for "stream": true, as
+// server-sent events with one chunk per word.
 //
 //	srv := openaitest.NewServer(t, openaitest.Options{Dim: 64})
 //	emb, _ := openai.NewEmbedder(openai.Config{BaseURL: srv.URL(), Model: "m"})

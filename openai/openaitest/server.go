@@ -94,12 +94,61 @@ type ChatRequest struct {
 	Temperature    *float64        `json:"temperature,omitempty"`
 	MaxTokens      int             `json:"max_tokens,omitempty"`
 	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
+	// Stream asks for the reply as server-sent events, one chunk per word,
+	// ending with "data: [DONE]".
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	// User is the end-user id OpenAI takes for abuse monitoring.
+	User string `json:"user,omitempty"`
 }
 
-// ChatMessage is one message of a ChatRequest.
+// StreamOptions is a ChatRequest's stream_options; IncludeUsage adds a
+// last chunk with no choices and the usage.
+type StreamOptions struct {
+	IncludeUsage bool `json:"include_usage,omitempty"`
+}
+
+// ChatMessage is one message of a ChatRequest. Content is the message's
+// text: a string as sent, or the text parts of an array of content parts
+// joined, in order; Parts reports that it came as such an array.
 type ChatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	Parts   bool   `json:"-"`
+}
+
+// UnmarshalJSON decodes a message whose content is a string, null or an
+// array of content parts; other content is an error.
+func (m *ChatMessage) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = ChatMessage{Role: raw.Role}
+	if len(raw.Content) == 0 || string(raw.Content) == "null" {
+		return nil
+	}
+	if raw.Content[0] != '[' {
+		return json.Unmarshal(raw.Content, &m.Content)
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw.Content, &parts); err != nil {
+		return fmt.Errorf("message content: %w", err)
+	}
+	var sb strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			sb.WriteString(p.Text)
+		}
+	}
+	m.Content, m.Parts = sb.String(), true
+	return nil
 }
 
 // ResponseFormat is a ChatRequest's response_format; Type "json_object"
@@ -405,6 +454,10 @@ func (s *Server) chat(w http.ResponseWriter, rec *Request) int {
 		prompt += len(words(m.Content))
 	}
 	completion := len(words(reply))
+	usage := map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+	if req.Stream {
+		return writeStream(w, fmt.Sprintf("chatcmpl-%d", n), req, reply, usage)
+	}
 	return writeJSON(w, http.StatusOK, map[string]any{
 		"id":      fmt.Sprintf("chatcmpl-%d", n),
 		"object":  "chat.completion",
@@ -415,8 +468,44 @@ func (s *Server) chat(w http.ResponseWriter, rec *Request) int {
 			"message":       map[string]any{"role": "assistant", "content": reply},
 			"finish_reason": "stop",
 		}},
-		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+		"usage": usage,
 	})
+}
+
+// writeStream answers a streaming chat request as OpenAI does: a chunk
+// with the role, one chunk per word of reply (its trailing space kept),
+// one with the finish reason, with include_usage one with the usage, then
+// "data: [DONE]"; each event is flushed as it is written.
+func writeStream(w http.ResponseWriter, id string, req ChatRequest, reply string, usage map[string]int) int {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	created := time.Now().Unix()
+	chunk := func(choices []map[string]any, extra map[string]any) {
+		v := map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model, "choices": choices}
+		for k, x := range extra {
+			v[k] = x
+		}
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		http.NewResponseController(w).Flush()
+	}
+	choice := func(delta map[string]any, finish any) []map[string]any {
+		return []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}
+	}
+	chunk(choice(map[string]any{"role": "assistant", "content": ""}, nil), nil)
+	for _, piece := range strings.SplitAfter(reply, " ") {
+		if piece != "" {
+			chunk(choice(map[string]any{"content": piece}, nil), nil)
+		}
+	}
+	chunk(choice(map[string]any{}, "stop"), nil)
+	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
+		chunk([]map[string]any{}, map[string]any{"usage": usage})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	http.NewResponseController(w).Flush()
+	return http.StatusOK
 }
 
 // writeError answers in OpenAI's error shape and returns the status.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -224,4 +225,77 @@ func dot(a, b []float32) float64 {
 		s += float64(a[i]) * float64(b[i])
 	}
 	return s
+}
+
+// A streaming request gets the scripted reply as server-sent chunks whose
+// deltas join to the reply, then the usage when asked, then [DONE].
+func TestChatStream(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{})
+	srv.QueueChat("Porto is lovely in May")
+	resp, err := http.Post(srv.URL()+"/chat/completions", "application/json",
+		strings.NewReader(`{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, ct)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	var text strings.Builder
+	var chunks, usage int
+	events := strings.Split(strings.TrimSuffix(string(b), "\n\n"), "\n\n")
+	if last := events[len(events)-1]; last != "data: [DONE]" {
+		t.Fatalf("last event %q, want data: [DONE]", last)
+	}
+	for _, ev := range events[:len(events)-1] {
+		var c struct {
+			Object  string `json:"object"`
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+			Usage *struct {
+				CompletionTokens int `json:"completion_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(ev, "data: ")), &c); err != nil || c.Object != "chat.completion.chunk" {
+			t.Fatalf("event %q: %v", ev, err)
+		}
+		chunks++
+		for _, ch := range c.Choices {
+			text.WriteString(ch.Delta.Content)
+		}
+		if c.Usage != nil {
+			usage = c.Usage.CompletionTokens
+		}
+	}
+	if got := text.String(); got != "Porto is lovely in May" || chunks < 6 {
+		t.Fatalf("deltas join to %q in %d chunks", got, chunks)
+	}
+	if usage != 5 {
+		t.Fatalf("usage completion_tokens %d, want 5", usage)
+	}
+	if r := srv.Requests()[0]; r.Chat == nil || !r.Chat.Stream || r.Chat.StreamOptions == nil || !r.Chat.StreamOptions.IncludeUsage {
+		t.Fatalf("recorded %+v", r.Chat)
+	}
+}
+
+// Content given as an array of parts is recorded as its text parts joined.
+func TestChatContentParts(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{Chat: func(openaitest.ChatRequest) string { return "ok" }})
+	status, v := post(t, srv.URL()+"/chat/completions",
+		`{"model":"m","messages":[{"role":"system","content":[{"type":"text","text":"Be brief. "},{"type":"text","text":"Sei kurz."}]},{"role":"assistant","content":null},{"role":"user","content":"hi"}]}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, v)
+	}
+	m := srv.Requests()[0].Chat.Messages
+	if m[0].Content != "Be brief. Sei kurz." || !m[0].Parts || m[1].Content != "" || m[2].Content != "hi" || m[2].Parts {
+		t.Fatalf("recorded messages %+v", m)
+	}
+	status, _ = post(t, srv.URL()+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":{"a":1}}]}`)
+	if status != 400 {
+		t.Fatalf("object content: status %d, want 400", status)
+	}
 }
