@@ -53,6 +53,18 @@ type Options struct {
 	// Without it, adding a vault memory is EUNAVAILABLE. New checks that
 	// its master key opens every data key the store holds.
 	Vault *vault.Vault
+	// IndexDir, when set with an Embedder, keeps each (tenant, user)'s
+	// approximate vector index in a file under IndexDir/<store id>/, so
+	// that a restart loads it and catches it up from the store's change
+	// log instead of building it again (see SaveIndexes). A file is
+	// written after a graph is built, every IndexSaveEvery while it
+	// changes, and on Close; a hard delete or purge removes it. A
+	// directory that cannot be written is logged and the indexes are
+	// built at each start, as without it.
+	IndexDir string
+	// IndexSaveEvery is how often changed indexes are saved; default
+	// DefaultIndexSaveEvery.
+	IndexSaveEvery time.Duration
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -128,6 +140,14 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	}
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if e.vec != nil && opts.IndexDir != "" {
+		if err := e.vec.setUpIndexFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
+			return nil, err
+		}
 	}
 	e.text = newTexts(opts.TextIndexLimit)
 	if e.former == nil {
@@ -226,6 +246,9 @@ func (e *Engine) Close() error {
 	e.once.Do(func() {
 		e.stopWorkers()
 		e.stopSweeper()
+		if verr := e.vec.close(); verr != nil {
+			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
+		}
 		e.access.stop()
 		if e.closer != nil {
 			err = e.closer()
