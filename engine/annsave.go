@@ -33,6 +33,7 @@ func (v *vectors) setUpIndexFiles(ctx context.Context, dir string, every time.Du
 		log.WarnContext(ctx, "engine: vector indexes will not be saved; they are built at each start", "dir", f.dir, "err", err)
 		return nil
 	}
+	removeTemps(ctx, f.dir, log)
 	v.files, v.log = f, log
 	if every <= 0 {
 		every = DefaultIndexSaveEvery
@@ -62,6 +63,17 @@ func storeID(ctx context.Context, st engram.Store) (string, error) {
 		return mw.SetMeta(ctx, MetaIndexStore, id)
 	})
 	return id, err
+}
+
+// removeTemps removes the temporary files a save cut short (a crash) left
+// in dir: they may hold vectors deleted since.
+func removeTemps(ctx context.Context, dir string, log *slog.Logger) {
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"+annExt))
+	for _, t := range tmps {
+		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			log.WarnContext(ctx, "engine: removing an unfinished index file failed", "file", t, "err", err)
+		}
+	}
 }
 
 // probeDir creates dir and checks that a file can be written in it.
@@ -142,8 +154,9 @@ func (v *vectors) saveAfterBuild(k partKey, p *partition, a *vector.Auto) {
 
 // save writes p's graph to its file when p changed since its last save
 // and its index answers from a graph (an exact index is as quick to
-// rebuild as to load). Saves run one at a time; searches go on meanwhile,
-// writes to p wait.
+// rebuild as to load). Saves run one at a time; searches go on meanwhile
+// but writes to p wait, and with them the searches queued behind a write
+// (about a second per 400 MB written).
 func (v *vectors) save(k partKey, p *partition) error {
 	if v.files == nil {
 		return nil

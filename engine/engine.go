@@ -123,7 +123,9 @@ var _ engram.Service = (*Engine)(nil)
 // cannot keep vectors (its transactions lack engram.VectorReader,
 // engram.ChangeLog, engram.MetaReader or engram.Dumper), and with the
 // store's error if it cannot be read. With opts.Vault it fails when the
-// master key does not open the data keys the store holds (another key). Closing the Engine closes the store
+// master key does not open the data keys the store holds (another key).
+// With opts.IndexDir it fails when the store's id cannot be read or
+// recorded (see MetaIndexStore). Closing the Engine closes the store
 // only when opts.CloseStore is set; New never closes it.
 func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error) {
 	if err := checkEmbedder(ctx, store, opts.Embedder); err != nil {
@@ -158,9 +160,6 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.retrieval = *opts.Retrieval
 	}
 	e.register(opts.Channels)
-	if e.log == nil {
-		e.log = slog.Default()
-	}
 	e.coverage = newCoverage(e.vec, e.log)
 	if e.now == nil {
 		e.now = time.Now
@@ -172,6 +171,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	e.access = newAccessRecorder(store, flush, e.log)
 	if err := e.setUpJobs(ctx, opts); err != nil {
 		e.access.stop()
+		e.vec.close()
 		return nil, err
 	}
 	return e, nil
