@@ -164,15 +164,21 @@ func heapAlloc() uint64 {
 // a file (WriteTo, then fsync) and loading it back (ReadHNSW), against
 // building it (reported once, from the first build, as build-s), with the
 // file's size per vector. The loaded graph must answer the benchmark
-// queries exactly as the saved one.
+// queries exactly as the saved one. With ENGRAM_BENCH_LATTICE=1 the graph
+// is vector.LatticeGraph's, of the same shape and size, made in seconds
+// instead of built (hours at a million vectors).
 //
 //	go test -bench BenchmarkGraphFile -run '^$' -benchtime 3x -timeout 1h ./vector/
+//	ENGRAM_BENCH_LATTICE=1 ENGRAM_BENCH_N=1000000 go test -bench BenchmarkGraphFile -run '^$' -benchtime 2x ./vector/
 func BenchmarkGraphFile(b *testing.B) {
 	n := benchN(b)
-	d := loadBench(n)
+	var d *benchData
 	h := annCache[n]
 	var build time.Duration
-	if h == nil {
+	if os.Getenv("ENGRAM_BENCH_LATTICE") != "" {
+		h = vector.LatticeGraph(n, benchDim)
+		d = &benchData{queries: vector.LatticeGraphQueries(20, benchDim)}
+	} else if d = loadBench(n); h == nil {
 		t := time.Now()
 		h = vector.NewHNSW(benchDim, vector.HNSWConfig{Seed: 1})
 		if err := h.AddBatch(d.ids, d.vecs); err != nil {
