@@ -98,7 +98,10 @@ func BenchmarkRestart(b *testing.B) {
 	open := func(indexDir string) *engine.Engine {
 		e, err := engine.New(ctx, db, engine.Options{
 			Embedder: emb, IndexDir: indexDir, Logger: slog.New(slog.DiscardHandler),
-			NewIndex: func(dim int) vector.Index { auto = vector.NewAuto(dim, vector.AutoConfig{Threshold: min(vector.DefaultThreshold, n/2)}); return auto },
+			NewIndex: func(dim int) vector.Index {
+				auto = vector.NewAuto(dim, vector.AutoConfig{Threshold: min(vector.DefaultThreshold, n/2)})
+				return auto
+			},
 		})
 		if err != nil {
 			b.Fatal(err)
