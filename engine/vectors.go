@@ -126,8 +126,8 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 }
 
 // vectors keeps one in-memory vector index per (tenant, user): derived
-// data, loaded from the store on first use and kept current by every write
-// the engine commits. A user is the hard isolation boundary, so no search
+// data, loaded on first use and kept current by every write the engine
+// commits, optionally saved to files (annsave.go). A user is the hard isolation boundary, so no search
 // ever scans another user's vectors.
 type vectors struct {
 	emb      engram.Embedder
@@ -369,8 +369,10 @@ func (v *vectors) forget(s engram.Scope) {
 }
 
 // partition returns the index of one (tenant, user), loaded on first use
-// and brought up to date with every change committed since, by this engine
-// or by another process writing to the same store.
+// (from its saved file when one is usable, see loadFile, else from the
+// store's vectors) and brought up to date with every change committed
+// since, by this engine or by another process writing to the same store.
+// An index loaded from the store is saved once its graph is built.
 func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
 	v.mu.Lock()
 	p := v.parts[k]
