@@ -89,7 +89,10 @@ func probeDir(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// saveLoop saves the changed indexes every interval until v.stop closes.
+// saveLoop catches up and saves the changed indexes every interval until
+// v.stop closes. Catching up first means that a delete another server made
+// (sharing a PostgreSQL database, not this directory) leaves this
+// server's files within one interval.
 func (v *vectors) saveLoop(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -98,7 +101,26 @@ func (v *vectors) saveLoop(every time.Duration) {
 		case <-v.stop:
 			return
 		case <-t.C:
-			v.saveAll(context.Background(), false)
+			ctx := context.Background()
+			v.refresh(ctx)
+			if err := v.saveAll(ctx, false); err != nil {
+				v.log.WarnContext(ctx, "engine: saving the vector indexes failed", "err", err)
+			}
+		}
+	}
+}
+
+// refresh catches every loaded index up with the store's change log.
+func (v *vectors) refresh(ctx context.Context) {
+	v.mu.Lock()
+	keys := make([]partKey, 0, len(v.parts))
+	for k := range v.parts {
+		keys = append(keys, k)
+	}
+	v.mu.Unlock()
+	for _, k := range keys {
+		if _, err := v.partition(ctx, k); err != nil {
+			v.log.WarnContext(ctx, "engine: catching a vector index up failed", "tenant", k.org+"/"+k.project, "err", err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -403,5 +404,47 @@ func TestIndexFile_ChangeLogCannotCatchUp(t *testing.T) {
 				t.Fatalf("want the file refused as %q; log:\n%s", tc.log, l)
 			}
 		})
+	}
+}
+
+// TestIndexFile_OtherServerDelete: a hard delete made by another server
+// (with its own index directory) leaves this server's file within one save
+// interval: the periodic save catches up first.
+func TestIndexFile_OtherServerDelete(t *testing.T) {
+	env := newANNEnv(t)
+	a, err := engine.New(context.Background(), env.db, engine.Options{
+		Embedder: &enginetest.BagEmbedder{}, IndexDir: env.dir, IndexSaveEvery: 20 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler),
+		NewIndex: func(dim int) vector.Index {
+			return vector.NewAuto(dim, vector.AutoConfig{Threshold: 8, HNSW: vector.HNSWConfig{Seed: 1, Workers: 1}})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ms := addANN(t, a, annAlice, annTexts...)
+	denseIDs(t, a, engram.ScopeOf(annAlice), annQs...)
+	if err := a.SaveIndexes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(env.dir, "*", "*.hnsw"))
+	if len(files) != 1 {
+		t.Fatalf("saved files: %v", files)
+	}
+	b, _ := env.open(t.TempDir())
+	if err := b.DeleteMemory(context.Background(), engram.ScopeOf(annAlice), ms[0].ID, engram.DeleteOptions{Hard: true}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, err := os.ReadFile(files[0])
+		if err == nil && !bytes.Contains(data, []byte(ms[0].ID)) && bytes.Contains(data, []byte(ms[2].ID)) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file still holds the memory another server deleted (read error %v)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
