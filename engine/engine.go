@@ -53,6 +53,18 @@ type Options struct {
 	// Without it, adding a vault memory is EUNAVAILABLE. New checks that
 	// its master key opens every data key the store holds.
 	Vault *vault.Vault
+	// IndexDir, when set with an Embedder, keeps each (tenant, user)'s
+	// approximate vector index in a file under IndexDir/<store id>/, so
+	// that a restart loads it and catches it up from the store's change
+	// log instead of building it again (see SaveIndexes). A file is
+	// written after a graph is built, every IndexSaveEvery while it
+	// changes, and on Close; a hard delete or purge removes it. A
+	// directory that cannot be written is logged and the indexes are
+	// built at each start, as without it.
+	IndexDir string
+	// IndexSaveEvery is how often changed indexes are saved; default
+	// DefaultIndexSaveEvery.
+	IndexSaveEvery time.Duration
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -111,7 +123,9 @@ var _ engram.Service = (*Engine)(nil)
 // cannot keep vectors (its transactions lack engram.VectorReader,
 // engram.ChangeLog, engram.MetaReader or engram.Dumper), and with the
 // store's error if it cannot be read. With opts.Vault it fails when the
-// master key does not open the data keys the store holds (another key). Closing the Engine closes the store
+// master key does not open the data keys the store holds (another key).
+// With opts.IndexDir it fails when the store's id cannot be read or
+// recorded (see MetaIndexStore). Closing the Engine closes the store
 // only when opts.CloseStore is set; New never closes it.
 func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error) {
 	if err := checkEmbedder(ctx, store, opts.Embedder); err != nil {
@@ -129,6 +143,14 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
 	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if e.vec != nil && opts.IndexDir != "" {
+		if err := e.vec.setUpIndexFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
+			return nil, err
+		}
+	}
 	e.text = newTexts(opts.TextIndexLimit)
 	if e.former == nil {
 		e.former = DefaultFormer()
@@ -138,9 +160,6 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.retrieval = *opts.Retrieval
 	}
 	e.register(opts.Channels)
-	if e.log == nil {
-		e.log = slog.Default()
-	}
 	e.coverage = newCoverage(e.vec, e.log)
 	if e.now == nil {
 		e.now = time.Now
@@ -152,6 +171,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	e.access = newAccessRecorder(store, flush, e.log)
 	if err := e.setUpJobs(ctx, opts); err != nil {
 		e.access.stop()
+		e.vec.close()
 		return nil, err
 	}
 	return e, nil
@@ -226,6 +246,9 @@ func (e *Engine) Close() error {
 	e.once.Do(func() {
 		e.stopWorkers()
 		e.stopSweeper()
+		if verr := e.vec.close(); verr != nil {
+			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
+		}
 		e.access.stop()
 		if e.closer != nil {
 			err = e.closer()

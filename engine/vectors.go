@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"strings"
@@ -125,16 +126,24 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 }
 
 // vectors keeps one in-memory vector index per (tenant, user): derived
-// data, loaded from the store on first use and kept current by every write
-// the engine commits. A user is the hard isolation boundary, so no search
+// data, loaded on first use and kept current by every write the engine
+// commits, optionally saved to files (annsave.go). A user is the hard isolation boundary, so no search
 // ever scans another user's vectors.
 type vectors struct {
 	emb      engram.Embedder
 	store    engram.Store
 	newIndex func(dim int) vector.Index
 
-	mu    sync.Mutex
-	parts map[partKey]*partition
+	mu     sync.Mutex
+	parts  map[partKey]*partition
+	closed bool // no more background saves start
+
+	// Saved indexes (see annsave.go); files is nil without Options.IndexDir.
+	files  *annFiles
+	log    *slog.Logger
+	saveMu sync.Mutex // one save or file removal at a time
+	stop   chan struct{}
+	wg     sync.WaitGroup
 }
 
 type partKey struct{ org, project, user string }
@@ -145,6 +154,8 @@ type partition struct {
 	seq    int64 // the store's change sequence the index reflects
 	idx    vector.Index
 	ns     map[string]engram.Namespace // memory id -> namespace, for agent/session narrowing
+	dirty  bool                        // changed since it was last saved
+	gone   bool                        // purged: never saved again
 }
 
 func newVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vector.Index) *vectors {
@@ -324,6 +335,7 @@ func (p *partition) applyLocked(c vecChange) {
 		p.idx.Delete(itemID(c.id, f))
 	}
 	delete(p.ns, c.id)
+	p.dirty = true
 	if !c.active {
 		return
 	}
@@ -334,20 +346,33 @@ func (p *partition) applyLocked(c vecChange) {
 	}
 }
 
-// forget drops every loaded index of the scope's tenant and user, so the
-// next search reloads it from the store (after a purge of a whole scope).
+// forget drops the loaded index of the scope's tenant and user, and its
+// saved file, so the next search reloads it from the store (after a purge
+// of a whole scope).
 func (v *vectors) forget(s engram.Scope) {
 	if v == nil {
 		return
 	}
+	k := partKey{s.Org, s.Project, s.User}
 	v.mu.Lock()
-	delete(v.parts, partKey{s.Org, s.Project, s.User})
+	p := v.parts[k]
+	delete(v.parts, k)
 	v.mu.Unlock()
+	if p != nil {
+		p.mu.Lock()
+		p.gone = true
+		p.mu.Unlock()
+	}
+	if err := v.dropFile(s.Namespace()); err != nil {
+		v.log.Warn("engine: removing the saved vector index of a purged scope failed", "tenant", s.Tenant(), "err", err)
+	}
 }
 
 // partition returns the index of one (tenant, user), loaded on first use
-// and brought up to date with every change committed since, by this engine
-// or by another process writing to the same store.
+// (from its saved file when one is usable, see loadFile, else from the
+// store's vectors) and brought up to date with every change committed
+// since, by this engine or by another process writing to the same store.
+// An index loaded from the store is saved once its graph is built.
 func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
 	v.mu.Lock()
 	p := v.parts[k]
@@ -366,6 +391,23 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 		}
 		p.loaded = false // the store forgot changes we missed: reload
 	}
+	if ok, err := v.loadFile(ctx, k, p); ok || err != nil {
+		return p, err
+	}
+	if err := v.load(ctx, k, p); err != nil {
+		return nil, err
+	}
+	if a, ok := p.idx.(*vector.Auto); ok && v.files != nil {
+		p.dirty = true
+		v.saveAfterBuild(k, p, a)
+	}
+	return p, nil
+}
+
+// load fills p from the store's vectors of partition k. The caller holds
+// p.mu.
+func (v *vectors) load(ctx context.Context, k partKey, p *partition) error {
+	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
 	idx := v.newIndex(v.emb.Dim())
 	ns := map[string]engram.Namespace{}
 	var seq int64
@@ -393,10 +435,10 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 		})
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.idx, p.ns, p.seq, p.loaded = idx, ns, seq, true
-	return p, nil
+	return nil
 }
 
 // catchUp applies the store's changes since p.seq to p. The caller holds

@@ -3,6 +3,8 @@ package enginetest
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/vector"
 )
 
 // Files lists every file that holds a store's data, after making sure
@@ -71,6 +74,51 @@ func grep(t *testing.T, files []string, marker string) []string {
 	return hits
 }
 
+// embedded returns the bytes, as stored (little-endian float32), of the
+// vectors of the texts write gives each marker's memory.
+func embedded(t *testing.T, markers ...string) [][]byte {
+	t.Helper()
+	var texts []string
+	for _, m := range markers {
+		texts = append(texts, "Der Wert ist jetzt "+m+" 新的", "abstraction of "+m)
+	}
+	vs, err := (&BagEmbedder{}).Embed(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, v := range vs {
+		b := make([]byte, 0, 4*len(v))
+		for _, x := range v {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// grepAny returns the files holding any of pats.
+func grepAny(t *testing.T, files []string, pats [][]byte) []string {
+	t.Helper()
+	var hits []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("read %s: %v", f, err)
+		}
+		for _, p := range pats {
+			if bytes.Contains(b, p) {
+				hits = append(hits, f)
+				break
+			}
+		}
+	}
+	return hits
+}
+
 // RunResidue writes unique markers into every text field of memories and
 // episodes, hard-deletes one user's and purges another's, and scans every
 // file of the store (files) and of the embedding cache for the markers'
@@ -82,7 +130,12 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(ctx, st, engine.Options{Embedder: cache})
+	// Every index switches to a graph at once, so each user's is saved to
+	// a file under the cache directory the scan covers.
+	e, err := engine.New(ctx, st, engine.Options{
+		Embedder: cache, IndexDir: filepath.Join(cacheDir, "ann"),
+		NewIndex: func(dim int) vector.Index { return vector.NewAuto(dim, vector.AutoConfig{Threshold: 1}) },
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +166,27 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		return ms[0].ID, eps.Episodes[0].ID
 	}
 	memID, epID := write(nsA, hard)
-	write(nsB, purged)
+	purgedID, _ := write(nsB, purged)
 	keptNS := engram.Namespace{Org: "acme", Project: "p", User: "carol"}
-	write(keptNS, kept)
+	keptID, _ := write(keptNS, kept)
+	saveIndexes := func() {
+		t.Helper()
+		for _, ns := range []engram.Namespace{nsA, nsB, keptNS} {
+			if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: "wert", Channels: []string{"dense"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.SaveIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saveIndexes()
+	for _, id := range []string{memID, purgedID, keptID} {
+		if len(grep(t, DirFiles(t, filepath.Join(cacheDir, "ann")), id)) == 0 {
+			t.Fatalf("memory %s is in no saved index before the delete: the scan cannot see the index files", id)
+		}
+	}
+	deletedVecs := embedded(t, hard, purged)
 
 	for _, m := range []string{hard, purged, kept} {
 		if len(grep(t, scan(), m)) == 0 {
@@ -134,6 +205,31 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}
 
 	files2 := scan()
+	annFiles := func() []string { return DirFiles(t, filepath.Join(cacheDir, "ann")) }
+	// Ids are no secret (the audit log keeps them), but an index file
+	// holding one still holds the memory's vector.
+	for what, id := range map[string]string{"hard-deleted": memID, "purged": purgedID} {
+		if hits := grep(t, annFiles(), id); len(hits) > 0 {
+			t.Errorf("the id of the %s memory is still in %s", what, strings.Join(hits, ", "))
+		}
+	}
+	// The store's own files are the backend's business (PostgreSQL only
+	// vacuums its vector table in place); the index files and the
+	// embedding cache beside them must not keep a deleted vector.
+	if hits := grepAny(t, DirFiles(t, cacheDir), deletedVecs); len(hits) > 0 {
+		t.Errorf("a deleted memory's vector is still in %s", strings.Join(hits, ", "))
+	}
+	saveIndexes() // the periodic save writes the indexes again
+	files2 = scan()
+	if hits := grepAny(t, DirFiles(t, cacheDir), deletedVecs); len(hits) > 0 {
+		t.Errorf("after saving the indexes again a deleted memory's vector is in %s", strings.Join(hits, ", "))
+	}
+	if hits := grepAny(t, annFiles(), [][]byte{[]byte(memID), []byte(purgedID)}); len(hits) > 0 {
+		t.Errorf("after saving the indexes again a deleted memory's id is in %s", strings.Join(hits, ", "))
+	}
+	if len(grep(t, annFiles(), keptID)) == 0 {
+		t.Errorf("the memory not deleted is in no file: the scan of the index files went blind")
+	}
 	for what, m := range map[string]string{"hard-deleted": hard, "purged": purged} {
 		if hits := grep(t, files2, m); len(hits) > 0 {
 			t.Errorf("the %s marker is still in %s", what, strings.Join(hits, ", "))

@@ -3,6 +3,7 @@ package vector_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -157,4 +158,84 @@ func heapAlloc() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkGraphFile measures saving a graph of ENGRAM_BENCH_N vectors to
+// a file (WriteTo, then fsync) and loading it back (ReadHNSW), against
+// building it (reported once, from the first build, as build-s), with the
+// file's size per vector. The loaded graph must answer the benchmark
+// queries exactly as the saved one. With ENGRAM_BENCH_LATTICE=1 the graph
+// is vector.LatticeGraph's, of the same shape and size, made in seconds
+// instead of built (hours at a million vectors).
+//
+//	go test -bench BenchmarkGraphFile -run '^$' -benchtime 3x -timeout 1h ./vector/
+//	ENGRAM_BENCH_LATTICE=1 ENGRAM_BENCH_N=1000000 go test -bench BenchmarkGraphFile -run '^$' -benchtime 2x ./vector/
+func BenchmarkGraphFile(b *testing.B) {
+	n := benchN(b)
+	var d *benchData
+	h := annCache[n]
+	var build time.Duration
+	if os.Getenv("ENGRAM_BENCH_LATTICE") != "" {
+		h = vector.LatticeGraph(n, benchDim)
+		d = &benchData{queries: vector.LatticeGraphQueries(20, benchDim)}
+	} else if d = loadBench(n); h == nil {
+		t := time.Now()
+		h = vector.NewHNSW(benchDim, vector.HNSWConfig{Seed: 1})
+		if err := h.AddBatch(d.ids, d.vecs); err != nil {
+			b.Fatal(err)
+		}
+		build = time.Since(t)
+		annCache[n] = h
+	}
+	path := filepath.Join(b.TempDir(), "graph.hnsw")
+	save := func() int64 {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size, err := h.WriteTo(f)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		return size
+	}
+	load := func() *vector.HNSW {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		g, err := vector.ReadHNSW(f, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return g
+	}
+	size := save()
+	g := load()
+	for i, q := range d.queries {
+		if got, want := g.Search(q, 10, nil), h.Search(q, 10, nil); !slices.Equal(got, want) {
+			b.Fatalf("query %d: the loaded graph found %v, the saved one %v", i, got, want)
+		}
+	}
+	b.Run(fmt.Sprintf("save/n=%d", n), func(b *testing.B) {
+		for b.Loop() {
+			save()
+		}
+		b.ReportMetric(float64(size)/float64(n), "file-B/vec")
+	})
+	b.Run(fmt.Sprintf("load/n=%d", n), func(b *testing.B) {
+		for b.Loop() {
+			load()
+		}
+		if build > 0 {
+			b.ReportMetric(build.Seconds(), "build-s")
+		}
+	})
 }

@@ -1,6 +1,7 @@
 // Package vector finds the stored vectors nearest to a query vector. It is
-// engram's dense-retrieval index: derived data, rebuilt from the store at
-// start-up and never persisted.
+// engram's dense-retrieval index: derived data, built from the store on
+// first use. An HNSW graph can be written to a file and read back
+// (HNSW.WriteTo, ReadHNSW), so the engine can skip a rebuild at start-up.
 //
 // Vectors are L2-normalised float32, so cosine similarity is the dot
 // product and a higher Score is better. The indexes share the Index method

@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/storeopen"
 )
 
@@ -266,6 +267,9 @@ func writeRecords(ctx context.Context, tx engram.Tx, recs []engram.DumpRecord) e
 			if vw, err = engram.Need[engram.VectorWriter](tx, needMigrateStore); err == nil {
 				err = vw.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
 			}
+		case r.Type == engram.RecordMeta && r.Meta != nil && r.Meta.Key == engine.MetaIndexStore:
+			// The copy is another store: saved vector indexes of the
+			// source, numbered by its change log, must not match it.
 		case r.Type == engram.RecordMeta && r.Meta != nil:
 			var mw engram.MetaWriter
 			if mw, err = engram.Need[engram.MetaWriter](tx, needMigrateStore); err == nil {
@@ -299,6 +303,9 @@ func (t tally) short() string {
 type summary map[string]tally
 
 func (s summary) add(d engram.DumpRecord) error {
+	if d.Type == engram.RecordMeta && d.Meta != nil && d.Meta.Key == engine.MetaIndexStore {
+		return nil // not copied, see copyStore
+	}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode %s record: %w", d.Type, err)

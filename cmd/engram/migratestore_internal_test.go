@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 )
 
 // TestSummary checks the verification tally: it ignores order but sees a
@@ -36,6 +37,8 @@ func TestSummary(t *testing.T) {
 		{"a record twice instead of another", tally(a, a, c, meta), false},
 		{"a record twice in all", tally(a, b, b, b, c, meta), false},
 		{"meta missing", tally(a, b, c), false},
+		// The index store id is not copied, so it is not tallied either.
+		{"the index store id beside", tally(a, b, c, meta, engram.DumpRecord{Record: engram.Record{Type: engram.RecordMeta}, Meta: &engram.MetaEntry{Key: engine.MetaIndexStore, Value: "x"}}), true},
 	} {
 		same := len(tt.s) == len(base)
 		for k, v := range base {

@@ -103,6 +103,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if err != nil {
 		return err
 	}
+	sf.resolveIndexDir(*data, *store)
 	sweep, err := time.ParseDuration(*sweepEvery)
 	if err != nil || sweep < 0 {
 		return cmdUsageErrorf(cmd, "--sweep-every (env ENGRAM_SWEEP_EVERY) %q is not a duration like 30s or 5m, or 0 for no sweeper", *sweepEvery)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,8 @@ type serveFlags struct {
 	jobLease                     *string
 	vaultKeyFile                 *string
 	mcp                          mcpFlags
+	indexDir                     *string
+	indexPath                    string // indexDir resolved by resolveIndexDir
 }
 
 var timeoutFlags = [4]struct {
@@ -70,6 +73,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"how long a worker holds a background job before another server's may take it over (`duration`, env ENGRAM_JOB_LEASE)")
 	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
 		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
+	f.indexDir = fs.String("index-dir", getenv("ENGRAM_INDEX_DIR"),
+		"`directory` where each user's vector index is saved, so a restart loads it instead of building it; default DATA/ann, with --store the user's cache directory; off to save none (env ENGRAM_INDEX_DIR)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -145,6 +150,26 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.Workers = int(*f.workers)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
+	o.IndexDir = f.indexPath
+}
+
+// resolveIndexDir picks the directory of the saved vector indexes:
+// --index-dir, else DATA/ann beside a data directory's database, else
+// (PostgreSQL) engram/ann in the user's cache directory; none for "off" or
+// when no cache directory is known.
+func (f *serveFlags) resolveIndexDir(data, store string) {
+	switch {
+	case *f.indexDir == "off":
+		f.indexPath = ""
+	case *f.indexDir != "":
+		f.indexPath = *f.indexDir
+	case store == "":
+		f.indexPath = filepath.Join(data, "ann")
+	default:
+		if dir, err := os.UserCacheDir(); err == nil {
+			f.indexPath = filepath.Join(dir, "engram", "ann")
+		}
+	}
 }
 
 // loadCertificate reads the PEM certificate chain in certFile and the

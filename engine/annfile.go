@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/vector"
+)
+
+// An index file keeps the approximate vector index of one (tenant, user)
+// so that a restart loads it instead of building it again. Layout,
+// little-endian:
+//
+//	magic "engrmann", format version (uint32), CRC-32C (uint32) of all
+//	that follows;
+//	dim (uint32), the change-log sequence number the index reflects
+//	(int64), the graph's vector count and the memory count (uint64 each),
+//	then five strings (uint32 length, bytes): the store id, the embedder
+//	name, org, project and user;
+//	per memory: its id, agent and session (strings);
+//	the graph (vector.HNSW.WriteTo).
+//
+// A file is used only if every header field matches what the engine
+// expects for the partition it loads; anything else is rebuilt.
+var annMagic = [8]byte{'e', 'n', 'g', 'r', 'm', 'a', 'n', 'n'}
+
+const (
+	annVersion = 1
+	annExt     = ".hnsw"
+	// MetaIndexStore is the store meta key holding a random id of the
+	// store, written into index files so that a file is only ever loaded
+	// for the store that it was made from (a cache directory may be shared
+	// by servers of several databases). Copying a store (engram
+	// migrate-store) must not copy it.
+	MetaIndexStore = "ann_store_id"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errANNMismatch marks a file made for another store, embedder, dimension
+// or partition.
+var errANNMismatch = errors.New("made for another store, embedder or partition")
+
+// annHeader is what a file says it holds.
+type annHeader struct {
+	dim         int
+	seq         int64
+	items, mems uint64
+	store, emb  string
+	key         partKey
+}
+
+// annFiles reads and writes the index files of one store in one directory.
+type annFiles struct {
+	dir   string // the configured directory joined with the store id
+	store string
+	emb   string
+	dim   int
+}
+
+// path returns the file of partition k: a hash, so that tenant and user
+// names never become file names.
+func (f *annFiles) path(k partKey) string {
+	h := sha256.Sum256([]byte(k.org + "\x00" + k.project + "\x00" + k.user))
+	return filepath.Join(f.dir, hex.EncodeToString(h[:16])+annExt)
+}
+
+// write saves the graph and memory namespaces of partition k, reflecting
+// change sequence seq, atomically: a temporary file is written, synced and
+// renamed over the old one. It fails with the file system's error, leaving
+// the old file in place.
+func (f *annFiles) write(k partKey, seq int64, g *vector.HNSW, ns map[string]engram.Namespace) (err error) {
+	tmp, err := os.CreateTemp(f.dir, ".tmp-*"+annExt)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
+	var pre [16]byte
+	copy(pre[:], annMagic[:])
+	binary.LittleEndian.PutUint32(pre[8:], annVersion)
+	if _, err := tmp.Write(pre[:]); err != nil {
+		return err
+	}
+	h := annHeader{dim: g.Dim(), seq: seq, items: uint64(g.Len()), mems: uint64(len(ns)), store: f.store, emb: f.emb, key: k}
+	if err := writeANNBody(bw, &h, g, ns); err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint32(pre[12:], crc.Sum32())
+	if _, err := tmp.WriteAt(pre[12:], 12); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), f.path(k)); err != nil {
+		return err
+	}
+	return syncDir(f.dir)
+}
+
+func writeANNBody(bw *bufio.Writer, h *annHeader, g *vector.HNSW, ns map[string]engram.Namespace) error {
+	var b []byte
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.dim))
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.seq))
+	b = binary.LittleEndian.AppendUint64(b, h.items)
+	b = binary.LittleEndian.AppendUint64(b, h.mems)
+	for _, s := range []string{h.store, h.emb, h.key.org, h.key.project, h.key.user} {
+		b = appendString(b, s)
+	}
+	bw.Write(b)
+	for id, n := range ns {
+		b = appendString(b[:0], id)
+		b = appendString(b, n.Agent)
+		b = appendString(b, n.Session)
+		bw.Write(b)
+	}
+	if _, err := g.WriteTo(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(s)))
+	return append(b, s...)
+}
+
+// maxANNString bounds a string read from a file, so that a corrupted
+// length cannot make the reader allocate gigabytes.
+const maxANNString = 1 << 20
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// annFile is what read returns: a partition's graph, the namespaces of its
+// memories and the change sequence number they reflect.
+type annFile struct {
+	seq   int64
+	graph *vector.HNSW
+	ns    map[string]engram.Namespace
+}
+
+// read loads partition k's file. It fails with an error wrapping
+// fs.ErrNotExist when there is none, errANNMismatch when it was made for
+// another store, embedder, dimension or partition (or by another format
+// version), and a descriptive error when it is truncated or corrupted.
+func (f *annFiles) read(k partKey, workers int) (*annFile, error) {
+	file, err := os.Open(f.path(k))
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	var pre [16]byte
+	if _, err := io.ReadFull(file, pre[:]); err != nil {
+		return nil, fmt.Errorf("read the file's header: %w", err)
+	}
+	if [8]byte(pre[:8]) != annMagic || binary.LittleEndian.Uint32(pre[8:]) != annVersion {
+		return nil, fmt.Errorf("not an index file of format version %d: %w", annVersion, errANNMismatch)
+	}
+	crc := crc32.New(castagnoli)
+	r := bufio.NewReaderSize(io.TeeReader(file, crc), 1<<20)
+	out, err := f.readBody(r, k, workers)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return nil, err
+	}
+	if got, want := crc.Sum32(), binary.LittleEndian.Uint32(pre[12:]); got != want {
+		return nil, fmt.Errorf("checksum %08x, the header says %08x: the file is corrupted", got, want)
+	}
+	return out, nil
+}
+
+func (f *annFiles) readBody(r *bufio.Reader, k partKey, workers int) (*annFile, error) {
+	h, err := readANNHeader(r)
+	if err != nil {
+		return nil, fmt.Errorf("read the file's header: %w", err)
+	}
+	if h.store != f.store || h.emb != f.emb || h.dim != f.dim || h.key != k {
+		return nil, errANNMismatch
+	}
+	ns := make(map[string]engram.Namespace, min(h.mems, 1<<16))
+	for range h.mems {
+		var s [3]string
+		for i := range s {
+			if s[i], err = readString(r); err != nil {
+				return nil, fmt.Errorf("read the memories: %w", err)
+			}
+		}
+		ns[s[0]] = engram.Namespace{Org: k.org, Project: k.project, User: k.user, Agent: s[1], Session: s[2]}
+	}
+	g, err := vector.ReadHNSW(r, workers)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(g.Len()) != h.items || uint64(len(ns)) != h.mems {
+		return nil, fmt.Errorf("%d vectors of %d memories, the header says %d of %d", g.Len(), len(ns), h.items, h.mems)
+	}
+	return &annFile{seq: h.seq, graph: g, ns: ns}, nil
+}
+
+func readANNHeader(r io.Reader) (*annHeader, error) {
+	var fixed [28]byte
+	if _, err := io.ReadFull(r, fixed[:]); err != nil {
+		return nil, err
+	}
+	h := &annHeader{
+		dim:   int(binary.LittleEndian.Uint32(fixed[0:])),
+		seq:   int64(binary.LittleEndian.Uint64(fixed[4:])),
+		items: binary.LittleEndian.Uint64(fixed[12:]),
+		mems:  binary.LittleEndian.Uint64(fixed[20:]),
+	}
+	var s [5]string
+	for i := range s {
+		var err error
+		if s[i], err = readString(r); err != nil {
+			return nil, err
+		}
+	}
+	h.store, h.emb, h.key = s[0], s[1], partKey{s[2], s[3], s[4]}
+	return h, nil
+}
+
+func readString(r io.Reader) (string, error) {
+	var lb [4]byte
+	if _, err := io.ReadFull(r, lb[:]); err != nil {
+		return "", err
+	}
+	n := binary.LittleEndian.Uint32(lb[:])
+	if n > maxANNString {
+		return "", fmt.Errorf("a string of %d bytes is longer than any the engine writes", n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// remove deletes partition k's file; a missing file is not an error.
+func (f *annFiles) remove(k partKey) error {
+	if err := os.Remove(f.path(k)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// newStoreID returns a random id for MetaIndexStore.
+func newStoreID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
