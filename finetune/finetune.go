@@ -61,7 +61,9 @@ type Asker interface {
 // Options configure Write.
 type Options struct {
 	Format Format
-	// Asker, when set, writes the SFT pairs; nil uses templates only.
+	// Asker, when set, writes the SFT pairs of every memory but the
+	// profile (whose traits and states are their own answer); nil uses
+	// templates only.
 	// Preference pairs always come from templates, so that chosen and
 	// rejected differ only in the value.
 	Asker Asker

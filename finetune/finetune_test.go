@@ -323,3 +323,34 @@ func TestLanguages(t *testing.T) {
 		t.Errorf("cross-language preference = %+v", r)
 	}
 }
+
+// TestPlans: a cancelled plan is taught as off, and preferred to the plan.
+func TestPlans(t *testing.T) {
+	e := mustEngine(t)
+	dan := engram.Namespace{Org: "acme", Project: "app", User: "dan"}
+	say(t, e, dan, day, "I'm going to Lisbon in May.")
+	say(t, e, dan, day.Add(24*time.Hour), "The trip to Lisbon is cancelled.")
+	say(t, e, dan, day.Add(48*time.Hour), "Estoy casada.")
+	sft, _ := export(t, e, dan, finetune.Options{Format: finetune.SFT})
+	pairs := sftPairs(t, sft)
+	for q, want := range map[string]string{
+		"Do you have any travel plans?": "No, the trip to Lisbon is off.",
+		"¿Tienes pareja?":               "Estoy casada.",
+	} {
+		if got := pairs[q]; len(got) != 1 || got[0] != want {
+			t.Errorf("answers to %q = %q, want [%q]\n%s", q, got, want, sft)
+		}
+	}
+	if strings.Contains(sft, "going to Lisbon") {
+		t.Errorf("the cancelled plan is taught as current:\n%s", sft)
+	}
+	dpo, _ := export(t, e, dan, finetune.Options{Format: finetune.DPO})
+	var r finetune.DPORecord
+	if ls := lines(dpo); len(ls) != 1 {
+		t.Fatalf("DPO = %q, want one line", dpo)
+	}
+	decodeStrict(t, lines(dpo)[0], &r)
+	if r.Chosen[0].Content != "No, the trip to Lisbon is off." || r.Rejected[0].Content != "Yes, I'm going to Lisbon." {
+		t.Errorf("plan preference = %+v", r)
+	}
+}

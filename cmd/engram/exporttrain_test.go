@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/engramhq/engram/openai/openaitest"
 )
 
 // TestExportTraining: export --format sft|dpo writes the user's training
@@ -63,4 +65,37 @@ func TestExportTraining(t *testing.T) {
 		t.Errorf("sft over the server differs from the local one:\n%s\n---\n%s", got, sft)
 	}
 	remote.fail(1, append([]string{"export", "--format", "sft", "--user", "bob"}, tenant...)...)
+}
+
+// TestExportTrainingLLM: with --llm-url the model writes the sft pairs; a
+// malformed reply falls back to the templates and is counted; an
+// --llm-url without --llm-model is a usage error.
+func TestExportTrainingLLM(t *testing.T) {
+	t.Parallel()
+	c := localCLI(t, t.TempDir())
+	c.ok("add", "--user", "ann", "--role", "user", "--occurred-at", "2026-03-01T09:00:00Z", "I live in Munich.")
+	c.ok("add", "--user", "ann", "--role", "user", "--occurred-at", "2026-03-02T09:00:00Z", "Ich arbeite bei Siemens.")
+	llm := openaitest.NewServer(t, openaitest.Options{Chat: func(r openaitest.ChatRequest) string {
+		if strings.Contains(r.Messages[len(r.Messages)-1].Content, "Siemens") {
+			return "Sorry, I cannot help with that."
+		}
+		return `{"pairs":[{"question":"Which city is home?","answer":"Munich is home."}]}`
+	}})
+	out := filepath.Join(t.TempDir(), "sft.jsonl")
+	c.ok("export", "--format", "sft", "--user", "ann", "--out", out, "--llm-url", llm.URL(), "--llm-model", "m")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `{"role":"user","content":"Which city is home?"},{"role":"assistant","content":"Munich is home."}`) ||
+		!strings.Contains(string(b), `{"role":"user","content":"Wo arbeitest du?"},{"role":"assistant","content":"Ich arbeite bei Siemens."}`) {
+		t.Errorf("sft with a model:\n%s", b)
+	}
+	r := c.run("export", "--format", "sft", "--user", "ann", "--out", out, "--llm-url", llm.URL(), "--llm-model", "m")
+	if !strings.Contains(r.stderr, "(1 from templates after an unusable model reply)") {
+		t.Errorf("stderr does not count the fallback: %s", r.stderr)
+	}
+	if s := c.fail(2, "export", "--format", "sft", "--user", "ann", "--llm-url", llm.URL()); !strings.Contains(s, "--llm-model") {
+		t.Errorf("--llm-url without a model: %s", s)
+	}
 }
