@@ -100,12 +100,13 @@ func (b *builder) pairs(ctx context.Context, m *engram.Memory) []Pair {
 // replaced one rejected.
 func (b *builder) dpo() []any {
 	var out []any
+	byHead := b.supersededByHead()
 	for i := range b.snap.memories {
 		cur := &b.snap.memories[i]
 		if !b.current(cur) {
 			continue
 		}
-		olds := b.replaced(cur)
+		olds := b.replaced(cur, byHead[cur.ID])
 		n := len(out)
 		out = append(out, b.prefer(cur, olds)...)
 		if len(out) > n {
@@ -115,17 +116,27 @@ func (b *builder) dpo() []any {
 	return out
 }
 
-// replaced lists what cur replaced, oldest first: the memories whose
-// supersede chain ends at cur, and the earlier contents of cur's own
-// versions.
-func (b *builder) replaced(cur *engram.Memory) []*engram.Memory {
-	var out []*engram.Memory
+// supersededByHead groups the superseded memories in the user's voice,
+// in id order, by the id of the memory that ends their supersede chain.
+func (b *builder) supersededByHead() map[string][]*engram.Memory {
+	out := map[string][]*engram.Memory{}
 	for i := range b.snap.memories {
 		m := &b.snap.memories[i]
-		if m.Status == engram.StatusSuperseded && voiced(m) && b.head(m) == cur {
-			out = append(out, m)
+		if m.Status != engram.StatusSuperseded || !voiced(m) {
+			continue
+		}
+		if h := b.head(m); h != nil {
+			out[h.ID] = append(out[h.ID], m)
 		}
 	}
+	return out
+}
+
+// replaced lists what cur replaced: the memories whose supersede chain
+// ends at cur (superseded), then the earlier contents of cur's own
+// versions, oldest first.
+func (b *builder) replaced(cur *engram.Memory, superseded []*engram.Memory) []*engram.Memory {
+	out := slices.Clone(superseded)
 	for _, v := range b.snap.versions[cur.ID] {
 		if v.Old != nil && v.Old.Kind != engram.KindVault {
 			out = append(out, v.Old)
