@@ -83,6 +83,11 @@ func Run(t *testing.T, open Opener) {
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
 		{"ExportPages", testExportPages},
+		{"GraphEntities", testGraphEntities},
+		{"GraphMentions", testGraphMentions},
+		{"GraphRelations", testGraphRelations},
+		{"GraphScope", testGraphScope},
+		{"GraphPurge", testGraphPurge},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}
@@ -225,11 +230,12 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.Dumper](r, need),
 			needErr[engram.KeyReader](r, need),
 			needErr[engram.VaultKeyReader](r, need),
+			needErr[engram.GraphReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
-			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need))
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need), needErr[engram.GraphWriter](tx, need))
 		})
 	}
 	if err != nil {
