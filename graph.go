@@ -207,7 +207,12 @@ func (r *Relation) Validate() error {
 	if len(r.Evidence) > MaxSources {
 		return Errorf(EINVALID, "relation: %d evidence memories, more than the limit of %d", len(r.Evidence), MaxSources)
 	}
-	for _, ev := range r.Evidence {
+	for i, ev := range r.Evidence {
+		for _, o := range r.Evidence[:i] {
+			if o.MemoryID == ev.MemoryID {
+				return Errorf(EINVALID, "relation: evidence memory %s is listed twice", ev.MemoryID)
+			}
+		}
 		if !ValidID(ev.MemoryID) {
 			return Errorf(EINVALID, "relation: evidence memory %q is not a valid id", ev.MemoryID)
 		}
@@ -230,8 +235,26 @@ type EntityFilter struct {
 type RelationFilter struct {
 	// All includes relations that are no longer current (expired in
 	// transaction time); by default only current ones are returned.
-	All   bool
+	All bool
+	// Memory, when set, keeps only relations this memory supports.
+	Memory string
+	// With, when set, keeps only relations whose other end (the end that
+	// is not among the listed entities) is this entity.
+	With string
+	// Label, when set, keeps only relations with this label.
+	Label string
 	Limit int // 0 means the default
+}
+
+// Validate returns an EINVALID error naming the first bad field of f.
+func (f *RelationFilter) Validate() error {
+	if f.Memory != "" && !ValidID(f.Memory) {
+		return Errorf(EINVALID, "relation filter: memory %q is not a valid id", f.Memory)
+	}
+	if f.With != "" && !ValidID(f.With) {
+		return Errorf(EINVALID, "relation filter: with %q is not a valid id", f.With)
+	}
+	return checkText("relation filter: label", f.Label, 64)
 }
 
 // Graph read limits.
@@ -348,4 +371,81 @@ func NameTokens(normalized string) []string {
 		}
 	}
 	return out
+}
+
+// EntityPage is one page of ListEntities.
+type EntityPage struct {
+	Entities []Entity `json:"entities"`
+	Next     string   `json:"next,omitempty"`
+}
+
+// EntityDetail is an entity with what links to it: the memories that name
+// it (active ones the scope sees, newest first), its relations (current
+// and past, heaviest first) and its timeline.
+type EntityDetail struct {
+	Entity    Entity          `json:"entity"`
+	Memories  []Memory        `json:"memories"`
+	Relations []Relation      `json:"relations"`
+	Timeline  []TimelineEntry `json:"timeline"`
+}
+
+// TimelineEntry is one mention of an entity in event-time order.
+type TimelineEntry struct {
+	At          time.Time `json:"at"`
+	MemoryID    string    `json:"memory_id"`
+	Abstraction string    `json:"abstraction,omitempty"`
+	Status      Status    `json:"status"`
+}
+
+// GraphRequest asks for the subgraph of a scope (Entity empty: its
+// heaviest relations and their ends) or around one entity (within Hops
+// relations of it).
+type GraphRequest struct {
+	Entity string `json:"entity,omitempty"`
+	Hops   int    `json:"hops,omitempty"`  // 1 or 2; 0 means 1
+	Limit  int    `json:"limit,omitempty"` // the most edges; 0 means DefaultGraphLimit
+}
+
+// Graph limits.
+const (
+	DefaultGraphLimit = 200
+	MaxGraphHops      = 2
+)
+
+// Validate returns an EINVALID error naming the first bad field of r.
+func (r *GraphRequest) Validate() error {
+	if r.Entity != "" && !ValidID(r.Entity) {
+		return Errorf(EINVALID, "entity %q is not a valid id", r.Entity)
+	}
+	if r.Hops < 0 || r.Hops > MaxGraphHops {
+		return Errorf(EINVALID, "hops %d is outside 1..%d", r.Hops, MaxGraphHops)
+	}
+	if r.Limit < 0 || r.Limit > MaxEntityLimit {
+		return Errorf(EINVALID, "limit %d is outside 1..%d", r.Limit, MaxEntityLimit)
+	}
+	return nil
+}
+
+// Graph is a subgraph: entities and the current relations between them.
+type Graph struct {
+	Nodes []Entity   `json:"nodes"`
+	Edges []Relation `json:"edges"`
+}
+
+// GraphService is an optional capability of a Service: it reads and
+// deletes the entity graph (the engine and the HTTP client implement it).
+// Every method fails with EINVALID for a bad scope or argument, ENOTFOUND
+// for an entity the scope does not hold, and EUNAVAILABLE when the store
+// keeps no graph or is down.
+type GraphService interface {
+	// ListEntities lists the scope's entities by normalised name.
+	ListEntities(ctx context.Context, s Scope, f EntityFilter) (*EntityPage, error)
+	// GetEntity returns an entity with its memories, relations and
+	// timeline.
+	GetEntity(ctx context.Context, s Scope, id string) (*EntityDetail, error)
+	// Graph returns the subgraph r asks for.
+	Graph(ctx context.Context, s Scope, r GraphRequest) (*Graph, error)
+	// DeleteEntity removes an entity, its mentions and its relations; the
+	// memories stay. Writes never widen through IncludeShared.
+	DeleteEntity(ctx context.Context, s Scope, id string) error
 }

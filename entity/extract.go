@@ -37,9 +37,12 @@ var personCues = map[string]bool{
 
 // Extract returns the entities m names: its speaker (a person), its cue
 // anchors that are not dates, and the proper names of its value, each once
-// by normalised name, at most MaxCandidates. A vault memory names nothing:
-// its text is not to be read.
-func Extract(m *engram.Memory) []Candidate {
+// by normalised name, at most MaxCandidates. known holds the name keys
+// (lang.NameKey) of words known to be names, such as those of the user's
+// entities among Openers(m.Value): a capital that starts a sentence says
+// nothing by itself. A vault memory names nothing: its text is not to be
+// read.
+func Extract(m *engram.Memory, known map[string]bool) []Candidate {
 	if m.Kind == engram.KindVault {
 		return nil
 	}
@@ -77,12 +80,31 @@ func Extract(m *engram.Memory) []Candidate {
 	for _, c := range m.Cues {
 		add(c, typeOf(m.Value, c, titles))
 	}
-	for _, n := range lang.Names(tag, m.Value, nil) {
+	for _, n := range lang.Names(tag, m.Value, known) {
+		n = sentenceEnd(n)
 		if !inTitle(engram.NormalizeName(n), titles) {
 			add(n, typeOf(m.Value, n, titles))
 		}
 	}
 	return out
+}
+
+// sentenceEnd cuts a name where a sentence ends inside it: lang.Names
+// lets a name run across ". " for initials and abbreviations ("J. R. R.
+// Tolkien", "St. Louis"), which also joins "Yosemite. Camping".
+func sentenceEnd(n string) string {
+	rest := n
+	for {
+		i := strings.Index(rest, ". ")
+		if i < 0 {
+			return n
+		}
+		before := strings.Fields(rest[:i])
+		if len(before) > 0 && len([]rune(before[len(before)-1])) > 3 {
+			return n[:len(n)-len(rest)+i]
+		}
+		rest = rest[i+2:]
+	}
 }
 
 // inTitle reports whether the words of k are words of a quoted title: a
@@ -143,4 +165,31 @@ func dateLike(k string) bool {
 		}
 	}
 	return strings.IndexFunc(k, unicode.IsDigit) >= 0
+}
+
+// Openers returns the capitalised words of text that start a sentence, or
+// stand where lang.Names would need to know they are names (in German,
+// every capitalised word), each once: the words whose keys a caller looks
+// up among known names before Extract.
+func Openers(text string) []string {
+	var out []string
+	german := lang.Detect(text) == lang.German
+	start := true
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) }) {
+		word := strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if word != "" && (start || german) && unicode.IsUpper([]rune(word)[0]) && !containsStr(out, word) && len(out) < 32 {
+			out = append(out, word)
+		}
+		start = strings.ContainsAny(w[len(w)-1:], ".!?:;") || false
+	}
+	return out
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

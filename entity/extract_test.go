@@ -30,10 +30,25 @@ func TestExtract(t *testing.T) {
 		{"vault memories name nothing", engram.Memory{Kind: engram.KindVault, Value: "Grete's PIN is 1234", Cues: []string{"Grete"}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := entity.Extract(&c.m)
+			got := entity.Extract(&c.m, nil)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("Extract = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestExtractKnownOpener: a known name that starts a sentence is a name;
+// unknown, it is not.
+func TestExtractKnownOpener(t *testing.T) {
+	m := &engram.Memory{Value: "Melanie and I camped in Yosemite. Camping is fun.", Language: "en"}
+	if got := entity.Openers(m.Value); !slices.Equal(got, []string{"Melanie", "Camping"}) {
+		t.Errorf("Openers = %v", got)
+	}
+	if got := entity.Extract(m, nil); !slices.Equal(got, []entity.Candidate{{"Yosemite", engram.EntityPlace}}) {
+		t.Errorf("Extract without known = %v", got)
+	}
+	if got := entity.Extract(m, map[string]bool{"melanie": true}); !slices.Equal(got, []entity.Candidate{{"Melanie", ""}, {"Yosemite", engram.EntityPlace}}) {
+		t.Errorf("Extract with Melanie known = %v", got)
 	}
 }

@@ -235,6 +235,9 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	if err := checkIDs("entity", entityIDs); err != nil {
 		return nil, err
 	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
 	limit, err := entityLimit(f.Limit)
 	if err != nil {
 		return nil, err
@@ -246,7 +249,18 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	q.graph("r.", s)
 	if entityIDs != nil {
 		ids := q.arg(entityIDs)
-		q.where("(r.source = ANY(" + ids + ") OR r.target = ANY(" + ids + "))")
+		if f.With != "" {
+			w := q.arg(f.With)
+			q.where("((r.source = ANY(" + ids + ") AND r.target = " + w + ") OR (r.target = ANY(" + ids + ") AND r.source = " + w + "))")
+		} else {
+			q.where("(r.source = ANY(" + ids + ") OR r.target = ANY(" + ids + "))")
+		}
+	}
+	if f.Memory != "" {
+		q.where("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.tenant = r.tenant AND ev.memory_id = " + q.arg(f.Memory) + ")")
+	}
+	if f.Label != "" {
+		q.where("r.label = " + q.arg(f.Label))
 	}
 	if !f.All {
 		q.where("r.expired_at IS NULL")

@@ -229,6 +229,9 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	if err := checkIDs("entity", entityIDs); err != nil {
 		return nil, err
 	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
 	limit, err := entityLimit(f.Limit)
 	if err != nil {
 		return nil, err
@@ -244,7 +247,17 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 		if err != nil {
 			return nil, err
 		}
-		w.add("(r.source IN (SELECT value FROM json_each(?)) OR r.target IN (SELECT value FROM json_each(?)))", j, j)
+		if f.With != "" {
+			w.add("((r.source IN (SELECT value FROM json_each(?)) AND r.target = ?) OR (r.target IN (SELECT value FROM json_each(?)) AND r.source = ?))", j, f.With, j, f.With)
+		} else {
+			w.add("(r.source IN (SELECT value FROM json_each(?)) OR r.target IN (SELECT value FROM json_each(?)))", j, j)
+		}
+	}
+	if f.Memory != "" {
+		w.add("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.org = ? AND ev.project = ? AND ev.memory_id = ?)", s.Org, s.Project, f.Memory)
+	}
+	if f.Label != "" {
+		w.add("r.label = ?", f.Label)
 	}
 	if !f.All {
 		w.add("r.expired_at IS NULL")

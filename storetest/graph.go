@@ -318,6 +318,28 @@ func testGraphRelations(t *testing.T, open Opener) {
 		if got := relationIDs(rs); !sameSet(got, []string{gh.ID, hm.ID}) {
 			t.Errorf("Relations(scope, current) = %v", got)
 		}
+		for what, c := range map[string]struct {
+			ids  []string
+			f    engram.RelationFilter
+			want []string
+		}{
+			"supported by m2":       {nil, engram.RelationFilter{Memory: m2.ID}, []string{gh.ID}},
+			"supported by m1, all":  {nil, engram.RelationFilter{Memory: m1.ID, All: true}, []string{gh.ID, hm.ID, old.ID}},
+			"hans with munich":      {[]string{hans.ID}, engram.RelationFilter{With: munich.ID}, []string{hm.ID}},
+			"munich with hans":      {[]string{munich.ID}, engram.RelationFilter{With: hans.ID}, []string{hm.ID}},
+			"hans with grete label": {[]string{hans.ID}, engram.RelationFilter{With: grete.ID, Label: engram.RelationCoOccurs}, []string{gh.ID}},
+			"another label":         {[]string{hans.ID}, engram.RelationFilter{Label: "knows"}, nil},
+		} {
+			rs, err := g.Relations(ctx, scU1, c.ids, c.f)
+			if err != nil {
+				return err
+			}
+			if got := relationIDs(rs); !sameSet(got, c.want) {
+				t.Errorf("Relations %s = %v, want %v", what, got, c.want)
+			}
+		}
+		_, err = g.Relations(ctx, scU1, nil, engram.RelationFilter{Memory: "bad id"})
+		wantCode(t, "Relations with a bad memory filter", err, engram.EINVALID)
 		rs, err = g.Relations(ctx, scU1, []string{}, engram.RelationFilter{})
 		if err == nil && len(rs) != 0 {
 			t.Errorf("Relations of no entities = %v", relationIDs(rs))

@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS relations (
     FOREIGN KEY (tenant, source) REFERENCES entities (tenant, id) ON DELETE CASCADE,
     FOREIGN KEY (tenant, target) REFERENCES entities (tenant, id) ON DELETE CASCADE
 );
-CREATE INDEX IF NOT EXISTS relations_by_source ON relations (tenant, source);
+CREATE INDEX IF NOT EXISTS relations_by_source ON relations (tenant, source, target);
 CREATE INDEX IF NOT EXISTS relations_by_target ON relations (tenant, target);
 CREATE INDEX IF NOT EXISTS relations_by_user ON relations (tenant, user_id, id);
 

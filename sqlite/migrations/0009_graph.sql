@@ -69,7 +69,7 @@ CREATE TABLE IF NOT EXISTS relations (
     FOREIGN KEY (org, project, source) REFERENCES entities (org, project, id) ON DELETE CASCADE,
     FOREIGN KEY (org, project, target) REFERENCES entities (org, project, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS relations_by_source ON relations (org, project, source);
+CREATE INDEX IF NOT EXISTS relations_by_source ON relations (org, project, source, target);
 CREATE INDEX IF NOT EXISTS relations_by_target ON relations (org, project, target);
 CREATE INDEX IF NOT EXISTS relations_by_user ON relations (org, project, user_id, id);
 
