@@ -328,6 +328,11 @@ type GraphWriter interface {
 	// ENOTFOUND when an end or an evidence memory does not exist under n's
 	// tenant and user.
 	PutRelation(ctx context.Context, r *Relation) error
+	// AddEvidence adds (or re-weighs) one memory's support of the relation
+	// of n's tenant and user with id, without rewriting the rest.
+	// ENOTFOUND when the relation or the memory does not exist there;
+	// EINVALID for a bad id or weight.
+	AddEvidence(ctx context.Context, n Namespace, relationID string, ev Evidence) error
 }
 
 // NormalizeName folds a name for matching: Unicode case folded, accents

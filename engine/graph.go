@@ -53,11 +53,11 @@ func (e *Engine) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 		if ids, err = g.resolveAll(ctx, entity.Extract(m, known)); err != nil {
 			return err
 		}
-		if err := g.mention(ctx, m, ids); err != nil {
+		if err := g.mention(ctx, m, ids, old == nil); err != nil {
 			return err
 		}
 	}
-	return g.relate(ctx, m, ids)
+	return g.relate(ctx, m, ids, old == nil)
 }
 
 // sameForGraph reports whether a and b read the same to extraction.
@@ -181,11 +181,14 @@ func (g *graphTx) resolve(ctx context.Context, c entity.Candidate, pool *[]engra
 	return &(*pool)[len(*pool)-1], nil
 }
 
-// mention makes m's mentions exactly ids.
-func (g *graphTx) mention(ctx context.Context, m *engram.Memory, ids []string) error {
-	had, err := g.r.MemoryMentions(ctx, g.scope, []string{m.ID})
-	if err != nil {
-		return err
+// mention makes m's mentions exactly ids; fresh says m is new.
+func (g *graphTx) mention(ctx context.Context, m *engram.Memory, ids []string, fresh bool) error {
+	var had []engram.Mention
+	if !fresh { // a new memory has none
+		var err error
+		if had, err = g.r.MemoryMentions(ctx, g.scope, []string{m.ID}); err != nil {
+			return err
+		}
 	}
 	for _, h := range had {
 		if !slices.Contains(ids, h.EntityID) {
@@ -206,18 +209,22 @@ func (g *graphTx) mention(ctx context.Context, m *engram.Memory, ids []string) e
 	return nil
 }
 
-// relate makes the current co-occurrence relations m supports exactly
+// relate makes the current co-occurrence relations m (new when fresh) supports exactly
 // those between the first maxRelationEntities of ids. A relation m no
 // longer supports loses it as evidence; one left with no other is
 // invalidated: its event time ends when m stopped holding (m's valid_to,
 // else now) and it expires now in transaction time, keeping m as its last
 // evidence. Only relations m supports are considered, so invalidation
 // only ever touches relations that share an entity with m.
-func (g *graphTx) relate(ctx context.Context, m *engram.Memory, ids []string) error {
+func (g *graphTx) relate(ctx context.Context, m *engram.Memory, ids []string, fresh bool) error {
 	ids = ids[:min(len(ids), maxRelationEntities)]
-	cur, err := g.r.Relations(ctx, g.scope, nil, engram.RelationFilter{Memory: m.ID, Label: engram.RelationCoOccurs, Limit: engram.MaxEntityLimit})
-	if err != nil {
-		return err
+	var cur []engram.Relation
+	if !fresh { // a new memory supports none
+		var err error
+		cur, err = g.r.Relations(ctx, g.scope, nil, engram.RelationFilter{Memory: m.ID, Label: engram.RelationCoOccurs, Limit: engram.MaxEntityLimit})
+		if err != nil {
+			return err
+		}
 	}
 	covered := map[[2]string]bool{}
 	for i := range cur {
@@ -276,21 +283,23 @@ func (g *graphTx) support(ctx context.Context, p [2]string, m *engram.Memory) er
 		return err
 	}
 	at := eventTime(m)
+	ev := engram.Evidence{MemoryID: m.ID, Weight: 1}
 	var r *engram.Relation
 	if len(rs) > 0 {
 		r = &rs[0]
 		if len(r.Evidence) >= maxEvidence {
 			return nil // enough evidence; the weight saturates
 		}
-		if r.ValidAt == nil || at.Before(*r.ValidAt) {
-			r.ValidAt = &at
+		if r.ValidAt != nil && !at.Before(*r.ValidAt) {
+			return g.w.AddEvidence(ctx, g.owner, r.ID, ev)
 		}
+		r.ValidAt = &at
 	} else {
 		r = &engram.Relation{
 			ID: engram.NewID(), Namespace: g.owner, Source: p[0], Target: p[1], Label: engram.RelationCoOccurs,
 			ValidAt: &at, CreatedAt: g.now,
 		}
 	}
-	r.Evidence = append(r.Evidence, engram.Evidence{MemoryID: m.ID, Weight: 1})
+	r.Evidence = append(r.Evidence, ev)
 	return g.w.PutRelation(ctx, r)
 }

@@ -494,3 +494,35 @@ func (t *tx) pruneGraph(ctx context.Context, tenant, user string) error {
 	}
 	return nil
 }
+
+// AddEvidence implements engram.GraphWriter.
+func (t *tx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs("relation", []string{relationID}); err != nil {
+		return err
+	}
+	if err := checkIDs("memory", []string{ev.MemoryID}); err != nil {
+		return err
+	}
+	if ev.Weight <= 0 || ev.Weight > 1 {
+		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
+	}
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO relation_evidence (tenant, relation_id, memory_id, weight)
+		SELECT $1, $2, $3, $4
+		WHERE EXISTS (SELECT 1 FROM relations WHERE tenant = $1 AND id = $2 AND user_id = $5)
+		AND EXISTS (SELECT 1 FROM memories WHERE tenant = $1 AND id = $3 AND user_id = $5)
+		ON CONFLICT (tenant, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`,
+		n.Tenant(), relationID, ev.MemoryID, ev.Weight, n.User)
+	if err != nil {
+		return t.mapErr(ctx, "add evidence", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "relation %s or memory %s not found", relationID, ev.MemoryID)
+	}
+	return nil
+}

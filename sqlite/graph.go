@@ -53,6 +53,51 @@ func scanEntity(sc scanner) (engram.Entity, error) {
 	return e, nil
 }
 
+const evidenceSQL = `SELECT relation_id, memory_id, weight FROM relation_evidence
+	WHERE org = ? AND project = ? AND relation_id IN (SELECT value FROM json_each(?)) ORDER BY relation_id, memory_id`
+
+// The graph's fixed statements.
+const (
+	ownerOfEntitySQL = "SELECT user_id FROM entities WHERE org = ? AND project = ? AND id = ?"
+	putEntitySQL     = `INSERT INTO entities (org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (org, project, id) DO UPDATE SET name = excluded.name, norm = excluded.norm, type = excluded.type,
+			aliases = excluded.aliases, summary = excluded.summary, status = excluded.status,
+			created_at = excluded.created_at, updated_at = excluded.updated_at`
+	deleteKeysSQL = "DELETE FROM entity_keys WHERE org = ? AND project = ? AND entity_id = ?"
+	insertKeySQL  = `INSERT OR IGNORE INTO entity_keys (org, project, user_id, kind, key, entity_id) VALUES (?, ?, ?, ?, ?, ?)`
+	putMentionSQL = `INSERT INTO entity_mentions (org, project, user_id, entity_id, memory_id, at)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6
+		WHERE EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?3)
+		AND EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3)
+		ON CONFLICT (org, project, entity_id, memory_id) DO UPDATE SET at = excluded.at`
+	deleteMentionSQL   = "DELETE FROM entity_mentions WHERE org = ? AND project = ? AND user_id = ? AND entity_id = ? AND memory_id = ?"
+	relationEndsSQL    = "SELECT count(*) FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id IN (?, ?)"
+	ownerOfRelationSQL = "SELECT user_id FROM relations WHERE org = ? AND project = ? AND id = ?"
+	putRelationSQL     = `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (org, project, id) DO UPDATE SET source = excluded.source, target = excluded.target, label = excluded.label,
+			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at`
+	deleteEvidenceSQL = "DELETE FROM relation_evidence WHERE org = ? AND project = ? AND relation_id = ?"
+	insertEvidenceSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
+			SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
+			ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`
+)
+
+// graphStatements are the graph's queries that the engine runs with every
+// write of a memory, prepared at Open: the owner's scope (no shared
+// records) in the shapes the engine uses.
+func graphStatements() []string {
+	s := engram.Scope{Org: "o", Project: "p", User: "u"}
+	byName, _ := entitiesByKeySQL(s, "n", nil, 1)
+	mentions, _ := mentionsSQL(s, "memory_id", nil, 0)
+	pair, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{With: "x", Label: "l"}, 1)
+	ofMemory, _, _ := relationsSQL(s, nil, engram.RelationFilter{Memory: "x", Label: "l"}, 1)
+	return []string{byName, mentions, pair, ofMemory, evidenceSQL, ownerOfEntitySQL, putEntitySQL, deleteKeysSQL,
+		insertKeySQL, putMentionSQL, deleteMentionSQL, ownerOfRelationSQL, putRelationSQL, relationEndsSQL,
+		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
+}
+
 // checkIDs refuses a malformed id among ids, naming what they are.
 func checkIDs(what string, ids []string) error {
 	for _, id := range ids {
@@ -162,12 +207,7 @@ func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, key
 	if err != nil {
 		return nil, err
 	}
-	ew, eargs := graphWhere("e.", s)
-	kw, kargs := graphWhere("k.", s)
-	q := "SELECT " + entityCols + " FROM entities e WHERE " + ew + ` AND e.id IN (
-		SELECT k.entity_id FROM entity_keys k WHERE ` + kw + ` AND k.kind = ? AND k.key IN (SELECT value FROM json_each(?)))
-		ORDER BY e.norm, e.id LIMIT ?`
-	args := append(append(eargs, kargs...), kind, j, limit)
+	q, args := entitiesByKeySQL(s, kind, j, limit)
 	var out []engram.Entity
 	err = t.each(ctx, "find entities", q, args, func(sc scanner) error {
 		e, err := scanEntity(sc)
@@ -175,6 +215,15 @@ func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, key
 		return err
 	})
 	return out, err
+}
+
+func entitiesByKeySQL(s engram.Scope, kind string, keysJSON any, limit int) (string, []any) {
+	ew, eargs := graphWhere("e.", s)
+	kw, kargs := graphWhere("k.", s)
+	q := "SELECT " + entityCols + " FROM entities e WHERE " + ew + ` AND e.id IN (
+		SELECT k.entity_id FROM entity_keys k WHERE ` + kw + ` AND k.kind = ? AND k.key IN (SELECT value FROM json_each(?)))
+		ORDER BY e.norm, e.id LIMIT ?`
+	return q, append(append(eargs, kargs...), kind, keysJSON, limit)
 }
 
 // EntityMentions implements engram.GraphReader.
@@ -201,14 +250,7 @@ func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []str
 	if err != nil {
 		return nil, err
 	}
-	w, args := graphWhere("m.", s)
-	q := "SELECT m.entity_id, m.memory_id, m.org, m.project, m.user_id, m.at FROM entity_mentions m WHERE " + w +
-		" AND m." + col + " IN (SELECT value FROM json_each(?)) ORDER BY m.at DESC, m.memory_id DESC, m.entity_id"
-	args = append(args, j)
-	if limit > 0 {
-		q += " LIMIT ?"
-		args = append(args, limit)
-	}
+	q, args := mentionsSQL(s, col, j, limit)
 	var out []engram.Mention
 	err = t.each(ctx, "read mentions", q, args, func(sc scanner) error {
 		var m engram.Mention
@@ -219,6 +261,18 @@ func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []str
 		return err
 	})
 	return out, err
+}
+
+func mentionsSQL(s engram.Scope, col string, idsJSON any, limit int) (string, []any) {
+	w, args := graphWhere("m.", s)
+	q := "SELECT m.entity_id, m.memory_id, m.org, m.project, m.user_id, m.at FROM entity_mentions m WHERE " + w +
+		" AND m." + col + " IN (SELECT value FROM json_each(?)) ORDER BY m.at DESC, m.memory_id DESC, m.entity_id"
+	args = append(args, idsJSON)
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
+	}
+	return q, args
 }
 
 // Relations implements engram.GraphReader.
@@ -239,13 +293,39 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	if entityIDs != nil && len(entityIDs) == 0 {
 		return nil, nil
 	}
+	q, args, err := relationsSQL(s, entityIDs, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []engram.Relation
+	err = t.each(ctx, "read relations", q, args, func(sc scanner) error {
+		var (
+			r          engram.Relation
+			va, ia, ea sql.NullInt64
+			created    int64
+		)
+		err := sc.Scan(&r.ID, &r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Source, &r.Target, &r.Label,
+			&va, &ia, &created, &ea, &r.Weight)
+		r.ValidAt, r.InvalidAt, r.CreatedAt, r.ExpiredAt = timePtr(va), timePtr(ia), fromMicros(created), timePtr(ea)
+		out = append(out, r)
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	return out, t.evidence(ctx, s, out)
+}
+
+// relationsSQL builds Relations' query; its text depends only on which
+// filters are set, so the shapes the engine writes with are prepared.
+func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, limit int) (string, []any, error) {
 	var w where
 	cond, args := graphWhere("r.", s)
 	w.add(cond, args...)
 	if entityIDs != nil {
 		j, err := stringsJSON(entityIDs)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		if f.With != "" {
 			w.add("((r.source IN (SELECT value FROM json_each(?)) AND r.target = ?) OR (r.target IN (SELECT value FROM json_each(?)) AND r.source = ?))", j, f.With, j, f.With)
@@ -265,23 +345,7 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	q := `SELECT r.id, r.org, r.project, r.user_id, r.source, r.target, r.label, r.valid_at, r.invalid_at, r.created_at, r.expired_at,
 		(SELECT coalesce(sum(ev.weight), 0) FROM relation_evidence ev WHERE ev.org = r.org AND ev.project = r.project AND ev.relation_id = r.id) AS w
 		FROM relations r WHERE ` + w.String() + " ORDER BY w DESC, r.id LIMIT ?"
-	var out []engram.Relation
-	err = t.each(ctx, "read relations", q, append(w.args, limit), func(sc scanner) error {
-		var (
-			r          engram.Relation
-			va, ia, ea sql.NullInt64
-			created    int64
-		)
-		err := sc.Scan(&r.ID, &r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Source, &r.Target, &r.Label,
-			&va, &ia, &created, &ea, &r.Weight)
-		r.ValidAt, r.InvalidAt, r.CreatedAt, r.ExpiredAt = timePtr(va), timePtr(ia), fromMicros(created), timePtr(ea)
-		out = append(out, r)
-		return err
-	})
-	if err != nil || len(out) == 0 {
-		return out, err
-	}
-	return out, t.evidence(ctx, s, out)
+	return q, append(w.args, limit), nil
 }
 
 // evidence fills the Evidence of rs, read in one query.
@@ -296,17 +360,15 @@ func (t *tx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation)
 	if err != nil {
 		return err
 	}
-	return t.each(ctx, "read evidence", `SELECT relation_id, memory_id, weight FROM relation_evidence
-		WHERE org = ? AND project = ? AND relation_id IN (SELECT value FROM json_each(?)) ORDER BY relation_id, memory_id`,
-		[]any{s.Org, s.Project, j}, func(sc scanner) error {
-			var rid string
-			var ev engram.Evidence
-			if err := sc.Scan(&rid, &ev.MemoryID, &ev.Weight); err != nil {
-				return err
-			}
-			rs[at[rid]].Evidence = append(rs[at[rid]].Evidence, ev)
-			return nil
-		})
+	return t.each(ctx, "read evidence", evidenceSQL, []any{s.Org, s.Project, j}, func(sc scanner) error {
+		var rid string
+		var ev engram.Evidence
+		if err := sc.Scan(&rid, &ev.MemoryID, &ev.Weight); err != nil {
+			return err
+		}
+		rs[at[rid]].Evidence = append(rs[at[rid]].Evidence, ev)
+		return nil
+	})
 }
 
 // PutEntity implements engram.GraphWriter.
@@ -319,7 +381,7 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	}
 	n := e.Namespace
 	var owner string
-	err := t.queryRow(ctx, "SELECT user_id FROM entities WHERE org = ? AND project = ? AND id = ?", n.Org, n.Project, e.ID).Scan(&owner)
+	err := t.queryRow(ctx, ownerOfEntitySQL, n.Org, n.Project, e.ID).Scan(&owner)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -331,20 +393,16 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, `INSERT INTO entities (org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (org, project, id) DO UPDATE SET name = excluded.name, norm = excluded.norm, type = excluded.type,
-			aliases = excluded.aliases, summary = excluded.summary, status = excluded.status,
-			created_at = excluded.created_at, updated_at = excluded.updated_at`,
+	if _, err := t.exec(ctx, putEntitySQL,
 		n.Org, n.Project, n.User, e.ID, e.Name, e.Norm, e.Type, aliases, e.Summary, string(e.Status),
 		micros(e.CreatedAt), micros(e.UpdatedAt)); err != nil {
 		return mapErr(ctx, "put entity", err)
 	}
-	if _, err := t.exec(ctx, "DELETE FROM entity_keys WHERE org = ? AND project = ? AND entity_id = ?", n.Org, n.Project, e.ID); err != nil {
+	if _, err := t.exec(ctx, deleteKeysSQL, n.Org, n.Project, e.ID); err != nil {
 		return mapErr(ctx, "put entity", err)
 	}
 	for _, k := range entityKeys(e) {
-		if _, err := t.exec(ctx, `INSERT OR IGNORE INTO entity_keys (org, project, user_id, kind, key, entity_id) VALUES (?, ?, ?, ?, ?, ?)`,
+		if _, err := t.exec(ctx, insertKeySQL,
 			n.Org, n.Project, n.User, k[0], k[1], e.ID); err != nil {
 			return mapErr(ctx, "put entity", err)
 		}
@@ -395,11 +453,7 @@ func (t *tx) PutMention(ctx context.Context, m engram.Mention) error {
 	if !engram.ValidID(m.MemoryID) {
 		return invalidID("memory", m.MemoryID)
 	}
-	res, err := t.exec(ctx, `INSERT INTO entity_mentions (org, project, user_id, entity_id, memory_id, at)
-		SELECT ?1, ?2, ?3, ?4, ?5, ?6
-		WHERE EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?3)
-		AND EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3)
-		ON CONFLICT (org, project, entity_id, memory_id) DO UPDATE SET at = excluded.at`,
+	res, err := t.exec(ctx, putMentionSQL,
 		n.Org, n.Project, n.User, m.EntityID, m.MemoryID, micros(m.At))
 	if err != nil {
 		return mapErr(ctx, "put mention", err)
@@ -426,7 +480,7 @@ func (t *tx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, me
 	if err := checkIDs("memory", []string{memoryID}); err != nil {
 		return err
 	}
-	_, err := t.exec(ctx, "DELETE FROM entity_mentions WHERE org = ? AND project = ? AND user_id = ? AND entity_id = ? AND memory_id = ?",
+	_, err := t.exec(ctx, deleteMentionSQL,
 		n.Org, n.Project, n.User, entityID, memoryID)
 	return mapErr(ctx, "delete mention", err)
 }
@@ -441,7 +495,7 @@ func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	}
 	n := r.Namespace
 	var ends int
-	if err := t.queryRow(ctx, "SELECT count(*) FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id IN (?, ?)",
+	if err := t.queryRow(ctx, relationEndsSQL,
 		n.Org, n.Project, n.User, r.Source, r.Target).Scan(&ends); err != nil {
 		return mapErr(ctx, "put relation", err)
 	}
@@ -449,7 +503,7 @@ func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
 		return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
 	}
 	var owner string
-	err := t.queryRow(ctx, "SELECT user_id FROM relations WHERE org = ? AND project = ? AND id = ?", n.Org, n.Project, r.ID).Scan(&owner)
+	err := t.queryRow(ctx, ownerOfRelationSQL, n.Org, n.Project, r.ID).Scan(&owner)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -457,21 +511,16 @@ func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	case owner != n.User:
 		return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
 	}
-	if _, err := t.exec(ctx, `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (org, project, id) DO UPDATE SET source = excluded.source, target = excluded.target, label = excluded.label,
-			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at`,
+	if _, err := t.exec(ctx, putRelationSQL,
 		n.Org, n.Project, n.User, r.ID, r.Source, r.Target, r.Label, microsPtr(r.ValidAt), microsPtr(r.InvalidAt),
 		micros(r.CreatedAt), microsPtr(r.ExpiredAt)); err != nil {
 		return mapErr(ctx, "put relation", err)
 	}
-	if _, err := t.exec(ctx, "DELETE FROM relation_evidence WHERE org = ? AND project = ? AND relation_id = ?", n.Org, n.Project, r.ID); err != nil {
+	if _, err := t.exec(ctx, deleteEvidenceSQL, n.Org, n.Project, r.ID); err != nil {
 		return mapErr(ctx, "put relation", err)
 	}
 	for _, ev := range r.Evidence {
-		res, err := t.exec(ctx, `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
-			SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
-			ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`,
+		res, err := t.exec(ctx, insertEvidenceSQL,
 			n.Org, n.Project, r.ID, ev.MemoryID, ev.Weight, n.User)
 		if err != nil {
 			return mapErr(ctx, "put relation", err)
@@ -499,6 +548,49 @@ func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
 		AND NOT EXISTS (SELECT 1 FROM entity_mentions em WHERE em.org = ?1 AND em.project = ?2 AND em.entity_id = entities.id)`,
 		org, project, user); err != nil {
 		return mapErr(ctx, "prune graph", err)
+	}
+	return nil
+}
+
+// AddEvidence implements engram.GraphWriter.
+func (t *tx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := checkEvidence(n, relationID, ev); err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, addEvidenceSQL, n.Org, n.Project, relationID, ev.MemoryID, ev.Weight, n.User)
+	if err != nil {
+		return mapErr(ctx, "add evidence", err)
+	}
+	if k, err := affected(res); err != nil {
+		return mapErr(ctx, "add evidence", err)
+	} else if k == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "relation %s or memory %s not found", relationID, ev.MemoryID)
+	}
+	return nil
+}
+
+const addEvidenceSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
+	SELECT ?1, ?2, ?3, ?4, ?5
+	WHERE EXISTS (SELECT 1 FROM relations WHERE org = ?1 AND project = ?2 AND id = ?3 AND user_id = ?6)
+	AND EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
+	ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`
+
+// checkEvidence refuses a bad namespace, relation id or evidence.
+func checkEvidence(n engram.Namespace, relationID string, ev engram.Evidence) error {
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs("relation", []string{relationID}); err != nil {
+		return err
+	}
+	if err := checkIDs("memory", []string{ev.MemoryID}); err != nil {
+		return err
+	}
+	if ev.Weight <= 0 || ev.Weight > 1 {
+		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
 	}
 	return nil
 }
