@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -36,10 +37,11 @@ func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 			return err
 		}
 		es, next, err := g.ListEntities(ctx, engram.EntityScope(s), f)
-		if es != nil {
-			page.Entities = es
+		if err != nil {
+			return err
 		}
 		page.Next = next
+		page.Entities, err = visibleEntities(ctx, r, g, s, es)
 		return err
 	})
 	if err != nil {
@@ -70,14 +72,18 @@ func (e *Engine) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 		if err != nil {
 			return err
 		}
+		if ok, err := entityVisible(ctx, r, g, s, id); err != nil || !ok {
+			return cmp.Or[error](err, engram.Errorf(engram.ENOTFOUND, "entity %s not found", id))
+		}
 		d.Entity = *ent
 		if err := entityMemories(ctx, r, g, s, id, d); err != nil {
 			return err
 		}
 		rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: engram.DefaultGraphLimit})
-		if rs != nil {
-			d.Relations = rs
+		if err != nil {
+			return err
 		}
+		d.Relations, err = visibleRelations(ctx, r, g, s, rs)
 		return err
 	})
 	if err != nil {
@@ -161,7 +167,13 @@ func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 				}
 			}
 		}
-		out.Nodes, err = entitiesOf(ctx, g, es, seen)
+		if out.Nodes, err = entitiesOf(ctx, g, es, seen); err != nil {
+			return err
+		}
+		if out.Nodes, err = visibleEntities(ctx, r, g, s, out.Nodes); err != nil {
+			return err
+		}
+		out.Edges, err = visibleRelations(ctx, r, g, s, out.Edges)
 		return err
 	})
 	if err != nil {
@@ -235,6 +247,9 @@ func (e *Engine) DeleteEntity(ctx context.Context, s engram.Scope, id string) er
 	if err := engram.CheckID("entity", id); err != nil {
 		return err
 	}
+	if narrowed(s) {
+		return engram.Errorf(engram.EINVALID, "an entity belongs to a user across agents and sessions: delete it with a scope that names neither")
+	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var owner engram.Namespace
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
@@ -260,4 +275,69 @@ func (e *Engine) DeleteEntity(ctx context.Context, s engram.Scope, id string) er
 		e.afterPurge(ctx, owner, nil, false)
 	}
 	return err
+}
+
+// Entities belong to a user, but a scope narrowed to an agent or a session
+// must not learn names said elsewhere: it sees an entity only when one of
+// the memories it can read mentions it.
+
+func narrowed(s engram.Scope) bool { return s.Agent != "" || s.Session != "" }
+
+// entityVisible reports whether s sees the entity id: always in a scope that is
+// not narrowed, else when one of its first maxEntityMemories mentions is
+// of a memory s reads.
+func entityVisible(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) (bool, error) {
+	if !narrowed(s) {
+		return true, nil
+	}
+	ms, err := g.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
+	if err != nil || len(ms) == 0 {
+		return false, err
+	}
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ids[i] = ms[i].MemoryID
+	}
+	mems, err := r.GetMemories(ctx, s, ids)
+	return len(mems) > 0, err
+}
+
+// visibleEntities returns the entities of es that s sees, never nil.
+func visibleEntities(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, es []engram.Entity) ([]engram.Entity, error) {
+	out := make([]engram.Entity, 0, len(es))
+	for _, en := range es {
+		ok, err := entityVisible(ctx, r, g, s, en.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, en)
+		}
+	}
+	return out, nil
+}
+
+// visibleRelations returns the relations of rs both of whose ends s sees,
+// never nil.
+func visibleRelations(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, rs []engram.Relation) ([]engram.Relation, error) {
+	out := make([]engram.Relation, 0, len(rs))
+	seen := map[string]bool{}
+	for _, rel := range rs {
+		keep := true
+		for _, id := range []string{rel.Source, rel.Target} {
+			ok, done := seen[id]
+			if !done {
+				var err error
+				if ok, err = entityVisible(ctx, r, g, s, id); err != nil {
+					return nil, err
+				}
+				seen[id] = ok
+			}
+			keep = keep && ok
+		}
+		if keep {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
 }

@@ -100,6 +100,26 @@ func testGraph(t *testing.T, open Open) {
 		}
 	}
 
+	// A scope narrowed to another session learns no names said in s1;
+	// one narrowed to s1 sees them.
+	other, s1 := scA, scA
+	other.Session, s1.Session = "s2", nsA.Session
+	if p, err := e.ListEntities(ctx, other, engram.EntityFilter{}); err != nil || len(p.Entities) != 0 {
+		t.Errorf("ListEntities in another session = %v, %v", p, err)
+	}
+	if _, err := e.GetEntity(ctx, other, melanie.ID); engram.ErrorCode(err) != engram.ENOTFOUND {
+		t.Errorf("GetEntity in another session: %v", err)
+	}
+	if g, err := e.Graph(ctx, other, engram.GraphRequest{}); err != nil || len(g.Nodes)+len(g.Edges) != 0 {
+		t.Errorf("Graph in another session = %+v, %v", g, err)
+	}
+	if _, err := e.GetEntity(ctx, s1, melanie.ID); err != nil {
+		t.Errorf("GetEntity in the session that named her: %v", err)
+	}
+	if err := e.DeleteEntity(ctx, s1, melanie.ID); engram.ErrorCode(err) != engram.EINVALID {
+		t.Errorf("DeleteEntity in a session scope: %v, want EINVALID", err)
+	}
+
 	// An edit that drops Melanie drops its mention and its support of the
 	// Melanie relations; a soft delete invalidates what only it supported.
 	v := "Caroline camped in Yosemite again."
