@@ -85,25 +85,24 @@ type graphTx struct {
 }
 
 // known returns the name keys of the words of text that only count as
-// names when known (entity.Openers) and are names of the owner's
-// entities.
+// names when known (entity.Openers) and resolve to one of the owner's
+// entities ("Juergen" opening a sentence, when Jürgen is known).
 func (g *graphTx) known(ctx context.Context, text string) (map[string]bool, error) {
 	words := entity.Openers(text)
 	if len(words) == 0 {
 		return nil, nil
 	}
-	keys := make([]string, len(words))
-	for i, w := range words {
-		keys[i] = engram.NormalizeName(w)
+	var toks []string
+	for _, w := range words {
+		toks = append(toks, entity.Tokens(entity.Candidate{Name: w})...)
 	}
-	found, err := g.r.FindEntities(ctx, g.scope, keys)
-	if err != nil || len(found) == 0 {
+	pool, err := g.r.EntitiesByToken(ctx, g.scope, toks, candidatePool)
+	if err != nil || len(pool) == 0 {
 		return nil, err
 	}
 	known := map[string]bool{}
 	for _, w := range words {
-		k := engram.NormalizeName(w)
-		if slices.ContainsFunc(found, func(en engram.Entity) bool { return slices.Contains(en.Keys(), k) }) {
+		if ent, _ := entity.Resolve(entity.Candidate{Name: w}, pool); ent != nil {
 			known[lang.NameKey(w)] = true
 		}
 	}

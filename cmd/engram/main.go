@@ -84,6 +84,7 @@ func init() {
 		migrateStoreCommand,
 		keysCommand,
 		jobsCommand,
+		entitiesCommand,
 		vaultCommand,
 		evalCommand,
 		versionCommand,
