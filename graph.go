@@ -241,6 +241,9 @@ type RelationFilter struct {
 	// With, when set, keeps only relations whose other end (the end that
 	// is not among the listed entities) is this entity.
 	With string
+	// Within keeps only relations both of whose ends are among the listed
+	// entities.
+	Within bool
 	// Label, when set, keeps only relations with this label.
 	Label string
 	Limit int // 0 means the default
@@ -293,7 +296,7 @@ type GraphReader interface {
 	FindEntities(ctx context.Context, s Scope, keys []string) ([]Entity, error)
 	// EntitiesByToken returns up to limit entities one of whose name or
 	// alias words (NameTokens) is among tokens: the candidates of fuzzy
-	// resolution.
+	// resolution. Their Mentions are counted up to 100 only.
 	EntitiesByToken(ctx context.Context, s Scope, tokens []string, limit int) ([]Entity, error)
 	// EntityMentions returns up to limit mentions of the listed entities,
 	// newest At first (a limit below 1 means all).

@@ -236,16 +236,7 @@ func (g *graphTx) relate(ctx context.Context, m *engram.Memory, ids []string, fr
 			return err
 		}
 	}
-	for i, a := range ids {
-		for _, b := range ids[i+1:] {
-			if p := pairOf(a, b); !covered[p] {
-				if err := g.support(ctx, p, m); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	return g.supportAll(ctx, ids, covered, m)
 }
 
 func pairOf(a, b string) [2]string {
@@ -274,18 +265,39 @@ func (g *graphTx) withdraw(ctx context.Context, r *engram.Relation, m *engram.Me
 	return g.w.PutRelation(ctx, r)
 }
 
-// support adds m as evidence of the current relation between the pair,
-// making it when there is none.
-func (g *graphTx) support(ctx context.Context, p [2]string, m *engram.Memory) error {
-	rs, err := g.r.Relations(ctx, g.scope, []string{p[0]}, engram.RelationFilter{With: p[1], Label: engram.RelationCoOccurs, Limit: 1})
+// supportAll adds m as evidence of the current relation between every
+// pair of ids not yet covered, making those there are none of. The
+// existing relations among ids are read in one query.
+func (g *graphTx) supportAll(ctx context.Context, ids []string, covered map[[2]string]bool, m *engram.Memory) error {
+	if len(ids) < 2 {
+		return nil
+	}
+	rs, err := g.r.Relations(ctx, g.scope, ids, engram.RelationFilter{Within: true, Label: engram.RelationCoOccurs, Limit: engram.MaxEntityLimit})
 	if err != nil {
 		return err
 	}
+	byPair := make(map[[2]string]*engram.Relation, len(rs))
+	for i := range rs {
+		byPair[pairOf(rs[i].Source, rs[i].Target)] = &rs[i]
+	}
+	for i, a := range ids {
+		for _, b := range ids[i+1:] {
+			if p := pairOf(a, b); !covered[p] {
+				if err := g.support(ctx, p, byPair[p], m); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// support adds m as evidence of r, the current relation between the pair,
+// or makes it when r is nil.
+func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory) error {
 	at := eventTime(m)
 	ev := engram.Evidence{MemoryID: m.ID, Weight: 1}
-	var r *engram.Relation
-	if len(rs) > 0 {
-		r = &rs[0]
+	if r != nil {
 		if len(r.Evidence) >= maxEvidence {
 			return nil // enough evidence; the weight saturates
 		}

@@ -36,6 +36,12 @@ const entityCols = `e.id, e.org, e.project, e.user_id, e.name, e.norm, e.type, e
 	e.created_at, e.updated_at,
 	(SELECT count(*) FROM entity_mentions em WHERE em.tenant = e.tenant AND em.entity_id = e.id)`
 
+// entityColsCapped counts mentions up to 100 only (see the embedded
+// store's).
+const entityColsCapped = `e.id, e.org, e.project, e.user_id, e.name, e.norm, e.type, e.aliases, e.summary, e.status,
+	e.created_at, e.updated_at,
+	(SELECT count(*) FROM (SELECT 1 FROM entity_mentions em WHERE em.tenant = e.tenant AND em.entity_id = e.id LIMIT 100) c)`
+
 func scanEntity(row pgx.Row) (engram.Entity, error) {
 	var (
 		e        engram.Entity
@@ -167,8 +173,12 @@ func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, key
 	q.args = sub.args
 	q.where("e.id IN (SELECT k.entity_id FROM entity_keys k WHERE " + sub.String() +
 		" AND k.kind = " + q.arg(kind) + " AND k.key = ANY(" + q.arg(keys) + "))")
+	cols := entityCols
+	if kind == "t" {
+		cols = entityColsCapped
+	}
 	var out []engram.Entity
-	err := t.each(ctx, "find entities", "SELECT "+entityCols+" FROM entities e WHERE "+q.String()+
+	err := t.each(ctx, "find entities", "SELECT "+cols+" FROM entities e WHERE "+q.String()+
 		" ORDER BY e.norm, e.id LIMIT "+q.arg(limit), q.args, func(row pgx.Row) error {
 		e, err := scanEntity(row)
 		out = append(out, e)
@@ -249,10 +259,13 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	q.graph("r.", s)
 	if entityIDs != nil {
 		ids := q.arg(entityIDs)
-		if f.With != "" {
+		switch {
+		case f.Within:
+			q.where("r.source = ANY(" + ids + ") AND r.target = ANY(" + ids + ")")
+		case f.With != "":
 			w := q.arg(f.With)
 			q.where("((r.source = ANY(" + ids + ") AND r.target = " + w + ") OR (r.target = ANY(" + ids + ") AND r.source = " + w + "))")
-		} else {
+		default:
 			q.where("(r.source = ANY(" + ids + ") OR r.target = ANY(" + ids + "))")
 		}
 	}

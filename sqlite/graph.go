@@ -90,10 +90,12 @@ const (
 func graphStatements() []string {
 	s := engram.Scope{Org: "o", Project: "p", User: "u"}
 	byName, _ := entitiesByKeySQL(s, "n", nil, 1)
+	byToken, _ := entitiesByKeySQL(s, "t", nil, 1)
 	mentions, _ := mentionsSQL(s, "memory_id", nil, 0)
 	pair, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{With: "x", Label: "l"}, 1)
 	ofMemory, _, _ := relationsSQL(s, nil, engram.RelationFilter{Memory: "x", Label: "l"}, 1)
-	return []string{byName, mentions, pair, ofMemory, evidenceSQL, ownerOfEntitySQL, putEntitySQL, deleteKeysSQL,
+	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l"}, 1)
+	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, ownerOfEntitySQL, putEntitySQL, deleteKeysSQL,
 		insertKeySQL, putMentionSQL, deleteMentionSQL, ownerOfRelationSQL, putRelationSQL, relationEndsSQL,
 		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
 }
@@ -217,10 +219,21 @@ func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, key
 	return out, err
 }
 
+// entityColsCapped is entityCols with the mentions counted up to
+// capMentions: enough to rank candidates of resolution without counting
+// every mention of a popular entity.
+const entityColsCapped = `e.id, e.org, e.project, e.user_id, e.name, e.norm, e.type, e.aliases, e.summary, e.status,
+	e.created_at, e.updated_at,
+	(SELECT count(*) FROM (SELECT 1 FROM entity_mentions em WHERE em.org = e.org AND em.project = e.project AND em.entity_id = e.id LIMIT 100))`
+
 func entitiesByKeySQL(s engram.Scope, kind string, keysJSON any, limit int) (string, []any) {
 	ew, eargs := graphWhere("e.", s)
 	kw, kargs := graphWhere("k.", s)
-	q := "SELECT " + entityCols + " FROM entities e WHERE " + ew + ` AND e.id IN (
+	cols := entityCols
+	if kind == "t" {
+		cols = entityColsCapped
+	}
+	q := "SELECT " + cols + " FROM entities e WHERE " + ew + ` AND e.id IN (
 		SELECT k.entity_id FROM entity_keys k WHERE ` + kw + ` AND k.kind = ? AND k.key IN (SELECT value FROM json_each(?)))
 		ORDER BY e.norm, e.id LIMIT ?`
 	return q, append(append(eargs, kargs...), kind, keysJSON, limit)
@@ -327,9 +340,12 @@ func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, l
 		if err != nil {
 			return "", nil, err
 		}
-		if f.With != "" {
+		switch {
+		case f.Within:
+			w.add("r.source IN (SELECT value FROM json_each(?)) AND r.target IN (SELECT value FROM json_each(?))", j, j)
+		case f.With != "":
 			w.add("((r.source IN (SELECT value FROM json_each(?)) AND r.target = ?) OR (r.target IN (SELECT value FROM json_each(?)) AND r.source = ?))", j, f.With, j, f.With)
-		} else {
+		default:
 			w.add("(r.source IN (SELECT value FROM json_each(?)) OR r.target IN (SELECT value FROM json_each(?)))", j, j)
 		}
 	}
