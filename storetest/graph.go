@@ -8,6 +8,20 @@ import (
 	"github.com/engramhq/engram"
 )
 
+// checkGraphCapabilities fails the suite at once when the store keeps no
+// entity graph (engram.GraphReader, engram.GraphWriter).
+func checkGraphCapabilities(t *testing.T, st engram.Store) {
+	t.Helper()
+	const need = "the conformance suite"
+	err := st.View(ctx, func(r engram.Reader) error { return needErr[engram.GraphReader](r, need) })
+	if err == nil {
+		err = st.Update(ctx, func(tx engram.Tx) error { return needErr[engram.GraphWriter](tx, need) })
+	}
+	if err != nil {
+		t.Fatalf("capabilities: %v", err)
+	}
+}
+
 // Entity returns a new active entity of n's tenant and user named name.
 func Entity(n engram.Namespace, name, typ string, aliases ...string) *engram.Entity {
 	return &engram.Entity{

@@ -25,6 +25,7 @@ type Opener = func(t *testing.T) engram.Store
 // fails at once, naming the first one missing, if the store lacks any.
 func Run(t *testing.T, open Opener) {
 	checkCapabilities(t, open(t))
+	checkGraphCapabilities(t, open(t))
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Opener)
@@ -230,12 +231,11 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.Dumper](r, need),
 			needErr[engram.KeyReader](r, need),
 			needErr[engram.VaultKeyReader](r, need),
-			needErr[engram.GraphReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
-			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need), needErr[engram.GraphWriter](tx, need))
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need))
 		})
 	}
 	if err != nil {
