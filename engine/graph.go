@@ -63,7 +63,14 @@ func (e *Engine) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 // sameForGraph reports whether a and b read the same to extraction.
 func sameForGraph(a, b *engram.Memory) bool {
 	return a.Value == b.Value && a.Kind == b.Kind && a.Status == b.Status && slices.Equal(a.Cues, b.Cues) &&
-		a.Metadata[engram.MetaSpeaker] == b.Metadata[engram.MetaSpeaker] && eventTime(a).Equal(eventTime(b))
+		speaker(a) == speaker(b) && eventTime(a).Equal(eventTime(b))
+}
+
+// speaker is m's speaker, "" when it has none or a client stored
+// something else than a string under the key.
+func speaker(m *engram.Memory) string {
+	s, _ := m.Metadata[engram.MetaSpeaker].(string)
+	return s
 }
 
 // eventTime is when what m says happened: its valid_from, else its

@@ -164,6 +164,16 @@ func testGraph(t *testing.T, open Open) {
 		t.Errorf("graph around Caroline has nodes %v", entityNames(g.Nodes))
 	}
 
+	// A speaker that is not a string names no one and breaks nothing.
+	odd, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{{
+		Value: "Notes from Valencia.", Metadata: map[string]any{engram.MetaSpeaker: map[string]any{"x": 1}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.UpdateMemory(ctx, scA, odd[0].ID, engram.MemoryPatch{Metadata: map[string]any{engram.MetaSpeaker: map[string]any{"y": 2}}}); err != nil {
+		t.Fatalf("update of a memory whose speaker is an object: %v", err)
+	}
+
 	// Deleting an entity takes its relations; its memories stay.
 	if err := e.DeleteEntity(ctx, scA, melanie.ID); err != nil {
 		t.Fatal(err)
