@@ -244,6 +244,9 @@ type RelationFilter struct {
 	// Within keeps only relations both of whose ends are among the listed
 	// entities.
 	Within bool
+	// NoEvidence leaves each relation's Evidence nil (its Weight is
+	// still the sum): a cheaper read when the memories are not needed.
+	NoEvidence bool
 	// Label, when set, keeps only relations with this label.
 	Label string
 	Limit int // 0 means the default

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -20,8 +22,9 @@ import (
 // made between: n of them make n(n-1)/2 pairs.
 const maxRelationEntities = 6
 
-// maxEvidence is the most memories recorded as a relation's evidence: its
-// weight saturates there, and a write never rewrites more.
+// maxEvidence is where a relation's weight saturates: no memory is added
+// to its evidence once the weight reaches it (so it holds at most
+// maxEvidence/weightNextTurn memories, and a write rewrites no more).
 const maxEvidence = 32
 
 // candidatePool is how many entities sharing a word with a memory's names
@@ -57,7 +60,54 @@ func (e *Engine) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 			return err
 		}
 	}
-	return g.relate(ctx, m, ids, old == nil)
+	want, err := g.wanted(ctx, m, ids)
+	if err != nil {
+		return err
+	}
+	return g.relate(ctx, m, want, old == nil)
+}
+
+// Evidence weights: two entities named in one memory, and two named in
+// neighbouring turns of a conversation (the memory and the one its
+// MetaPrev names), a weaker sign.
+const (
+	weightSameMemory = 1
+	weightNextTurn   = 0.25
+	maxNextTurnPairs = 8
+)
+
+// wanted returns the pairs of entities m supports with their weights:
+// every pair of the first maxRelationEntities of ids, and up to
+// maxNextTurnPairs pairs of one of ids with an entity of the turn before
+// (none when ids is empty: m is not live).
+func (g *graphTx) wanted(ctx context.Context, m *engram.Memory, ids []string) (map[[2]string]float64, error) {
+	ids = ids[:min(len(ids), maxRelationEntities)]
+	want := map[[2]string]float64{}
+	for i, a := range ids {
+		for _, b := range ids[i+1:] {
+			want[pairOf(a, b)] = weightSameMemory
+		}
+	}
+	prev, _ := m.Metadata[engram.MetaPrev].(string)
+	if len(ids) == 0 || !engram.ValidID(prev) {
+		return want, nil
+	}
+	ms, err := g.r.MemoryMentions(ctx, g.scope, []string{prev})
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, a := range ids {
+		for _, mn := range ms {
+			p := pairOf(a, mn.EntityID)
+			if _, ok := want[p]; ok || a == mn.EntityID || n >= maxNextTurnPairs {
+				continue
+			}
+			want[p] = weightNextTurn
+			n++
+		}
+	}
+	return want, nil
 }
 
 // sameForGraph reports whether a and b read the same to extraction.
@@ -215,15 +265,14 @@ func (g *graphTx) mention(ctx context.Context, m *engram.Memory, ids []string, f
 	return nil
 }
 
-// relate makes the current co-occurrence relations m (new when fresh) supports exactly
-// those between the first maxRelationEntities of ids. A relation m no
-// longer supports loses it as evidence; one left with no other is
-// invalidated: its event time ends when m stopped holding (m's valid_to,
-// else now) and it expires now in transaction time, keeping m as its last
-// evidence. Only relations m supports are considered, so invalidation
-// only ever touches relations that share an entity with m.
-func (g *graphTx) relate(ctx context.Context, m *engram.Memory, ids []string, fresh bool) error {
-	ids = ids[:min(len(ids), maxRelationEntities)]
+// relate makes the current co-occurrence relations m (new when fresh)
+// supports exactly the pairs of want. A relation m no longer supports
+// loses it as evidence; one left with no other is invalidated: its event
+// time ends when m stopped holding (m's valid_to, else now) and it expires
+// now in transaction time, keeping m as its last evidence. Only relations
+// m supports are considered, so invalidation only ever touches relations
+// that share an entity with m.
+func (g *graphTx) relate(ctx context.Context, m *engram.Memory, want map[[2]string]float64, fresh bool) error {
 	var cur []engram.Relation
 	if !fresh { // a new memory supports none
 		var err error
@@ -235,15 +284,15 @@ func (g *graphTx) relate(ctx context.Context, m *engram.Memory, ids []string, fr
 	covered := map[[2]string]bool{}
 	for i := range cur {
 		r := &cur[i]
-		if slices.Contains(ids, r.Source) && slices.Contains(ids, r.Target) {
-			covered[pairOf(r.Source, r.Target)] = true
+		if p := pairOf(r.Source, r.Target); want[p] > 0 {
+			covered[p] = true
 			continue
 		}
 		if err := g.withdraw(ctx, r, m); err != nil {
 			return err
 		}
 	}
-	return g.supportAll(ctx, ids, covered, m)
+	return g.supportAll(ctx, want, covered, m)
 }
 
 func pairOf(a, b string) [2]string {
@@ -272,14 +321,22 @@ func (g *graphTx) withdraw(ctx context.Context, r *engram.Relation, m *engram.Me
 	return g.w.PutRelation(ctx, r)
 }
 
-// supportAll adds m as evidence of the current relation between every
-// pair of ids not yet covered, making those there are none of. The
-// existing relations among ids are read in one query.
-func (g *graphTx) supportAll(ctx context.Context, ids []string, covered map[[2]string]bool, m *engram.Memory) error {
+// supportAll adds m as evidence of the current relation of every pair of
+// want not yet covered, making those there are none of. The existing
+// relations among the pairs' entities are read in one query.
+func (g *graphTx) supportAll(ctx context.Context, want map[[2]string]float64, covered map[[2]string]bool, m *engram.Memory) error {
+	var ids []string
+	for p := range want {
+		for _, id := range p {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
 	if len(ids) < 2 {
 		return nil
 	}
-	rs, err := g.r.Relations(ctx, g.scope, ids, engram.RelationFilter{Within: true, Label: engram.RelationCoOccurs, Limit: engram.MaxEntityLimit})
+	rs, err := g.r.Relations(ctx, g.scope, ids, engram.RelationFilter{Within: true, Label: engram.RelationCoOccurs, NoEvidence: true, Limit: engram.MaxEntityLimit})
 	if err != nil {
 		return err
 	}
@@ -287,30 +344,35 @@ func (g *graphTx) supportAll(ctx context.Context, ids []string, covered map[[2]s
 	for i := range rs {
 		byPair[pairOf(rs[i].Source, rs[i].Target)] = &rs[i]
 	}
-	for i, a := range ids {
-		for _, b := range ids[i+1:] {
-			if p := pairOf(a, b); !covered[p] {
-				if err := g.support(ctx, p, byPair[p], m); err != nil {
-					return err
-				}
+	pairs := slices.SortedFunc(maps.Keys(want), func(a, b [2]string) int { return cmp.Compare(a[0]+a[1], b[0]+b[1]) })
+	for _, p := range pairs {
+		if !covered[p] {
+			if err := g.support(ctx, p, byPair[p], m, want[p]); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-// support adds m as evidence of r, the current relation between the pair,
-// or makes it when r is nil.
-func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory) error {
+// support adds m as evidence of weight to r, the current relation between
+// the pair, or makes it when r is nil.
+func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory, weight float64) error {
 	at := eventTime(m)
-	ev := engram.Evidence{MemoryID: m.ID, Weight: 1}
+	ev := engram.Evidence{MemoryID: m.ID, Weight: weight}
 	if r != nil {
-		if len(r.Evidence) >= maxEvidence {
+		if r.Weight >= maxEvidence {
 			return nil // enough evidence; the weight saturates
 		}
 		if r.ValidAt != nil && !at.Before(*r.ValidAt) {
 			return g.w.AddEvidence(ctx, g.owner, r.ID, ev)
 		}
+		// An earlier event time: the relation is rewritten, read whole.
+		full, err := g.r.Relations(ctx, g.scope, []string{p[0]}, engram.RelationFilter{With: p[1], Label: engram.RelationCoOccurs, Limit: 1})
+		if err != nil || len(full) == 0 {
+			return err
+		}
+		r = &full[0]
 		r.ValidAt = &at
 	} else {
 		r = &engram.Relation{

@@ -74,6 +74,7 @@ func Run(t *testing.T, open Open) {
 		{"VaultLifecycle", testVaultLifecycle},
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 		{"Graph", testGraph},
+		{"GraphTurns", testGraphTurns},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

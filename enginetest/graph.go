@@ -202,3 +202,28 @@ func testGraph(t *testing.T, open Open) {
 		t.Errorf("after the purge alice has entities %v", entityNames(p.Entities))
 	}
 }
+
+// testGraphTurns: entities named in neighbouring turns of a conversation
+// are related more weakly than those named in one turn.
+func testGraphTurns(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{})
+	ns := engram.Namespace{Org: "acme", Project: "p", User: "dana", Session: "c1"}
+	sc := engram.Scope{Org: "acme", Project: "p", User: "dana"}
+	if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: []engram.EpisodeInput{
+		{Role: "user", Speaker: "Caroline", Content: "I adopted a puppy and named him Oscar."},
+		{Role: "user", Speaker: "Melanie", Content: "So sweet! We just got back from Lisbon."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	caroline, lisbon := entityByName(t, e, sc, "Caroline"), entityByName(t, e, sc, "Lisbon")
+	d, err := e.GetEntity(ctx, sc, lisbon.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := relationTo(d, caroline.ID); r == nil || r.Weight != 0.25 {
+		t.Errorf("Lisbon–Caroline across neighbouring turns = %+v, want weight 0.25", r)
+	}
+	if r := relationTo(d, entityByName(t, e, sc, "Melanie").ID); r == nil || r.Weight != 1 {
+		t.Errorf("Lisbon–Melanie in one turn = %+v, want weight 1", r)
+	}
+}

@@ -290,7 +290,7 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 		out = append(out, r)
 		return err
 	})
-	if err != nil || len(out) == 0 {
+	if err != nil || len(out) == 0 || f.NoEvidence {
 		return out, err
 	}
 	return out, t.evidence(ctx, s, out)

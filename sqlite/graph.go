@@ -94,7 +94,7 @@ func graphStatements() []string {
 	mentions, _ := mentionsSQL(s, "memory_id", nil, 0)
 	pair, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{With: "x", Label: "l"}, 1)
 	ofMemory, _, _ := relationsSQL(s, nil, engram.RelationFilter{Memory: "x", Label: "l"}, 1)
-	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l"}, 1)
+	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l", NoEvidence: true}, 1)
 	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, ownerOfEntitySQL, putEntitySQL, deleteKeysSQL,
 		insertKeySQL, putMentionSQL, deleteMentionSQL, ownerOfRelationSQL, putRelationSQL, relationEndsSQL,
 		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
@@ -323,7 +323,7 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 		out = append(out, r)
 		return err
 	})
-	if err != nil || len(out) == 0 {
+	if err != nil || len(out) == 0 || f.NoEvidence {
 		return out, err
 	}
 	return out, t.evidence(ctx, s, out)

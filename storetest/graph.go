@@ -343,6 +343,7 @@ func testGraphRelations(t *testing.T, open Opener) {
 			"munich with hans":      {[]string{munich.ID}, engram.RelationFilter{With: hans.ID}, []string{hm.ID}},
 			"hans with grete label": {[]string{hans.ID}, engram.RelationFilter{With: grete.ID, Label: engram.RelationCoOccurs}, []string{gh.ID}},
 			"another label":         {[]string{hans.ID}, engram.RelationFilter{Label: "knows"}, nil},
+			"within hans and grete": {[]string{hans.ID, grete.ID}, engram.RelationFilter{Within: true}, []string{gh.ID}},
 		} {
 			rs, err := g.Relations(ctx, scU1, c.ids, c.f)
 			if err != nil {
@@ -351,6 +352,13 @@ func testGraphRelations(t *testing.T, open Opener) {
 			if got := relationIDs(rs); !sameSet(got, c.want) {
 				t.Errorf("Relations %s = %v, want %v", what, got, c.want)
 			}
+		}
+		bare, err := g.Relations(ctx, scU1, []string{grete.ID}, engram.RelationFilter{With: hans.ID, NoEvidence: true})
+		if err != nil {
+			return err
+		}
+		if len(bare) != 1 || bare[0].Evidence != nil || bare[0].Weight != 2 {
+			t.Errorf("Relations without evidence = %+v, want gh with weight 2 and no evidence", bare)
 		}
 		_, err = g.Relations(ctx, scU1, nil, engram.RelationFilter{Memory: "bad id"})
 		wantCode(t, "Relations with a bad memory filter", err, engram.EINVALID)
