@@ -222,6 +222,33 @@ type SearchRequest struct {
 	LLMTokens int `json:"llm_tokens,omitempty"`
 }
 
+// ValidateMode checks the request's Mode and agentic budgets (Steps,
+// LLMCalls, LLMTokens) and returns an EINVALID error naming the field at
+// fault: an unknown mode, agentic with Vault, a budget out of range, or a
+// budget set for a one-shot search.
+func (req SearchRequest) ValidateMode() error {
+	switch req.Mode {
+	case "", ModeOneShot, ModeAgentic:
+	default:
+		return Errorf(EINVALID, "mode %q is not one of %s, %s", req.Mode, ModeOneShot, ModeAgentic)
+	}
+	if req.Mode == ModeAgentic && req.Vault {
+		return Errorf(EINVALID, "mode %s does not apply to a vault search", ModeAgentic)
+	}
+	for _, b := range []struct {
+		name     string
+		v, limit int
+	}{{"steps", req.Steps, MaxSteps}, {"llm_calls", req.LLMCalls, MaxSteps}, {"llm_tokens", req.LLMTokens, MaxLLMTokens}} {
+		switch {
+		case b.v < 0 || b.v > b.limit:
+			return Errorf(EINVALID, "%s %d is outside 0..%d", b.name, b.v, b.limit)
+		case b.v != 0 && req.Mode != ModeAgentic:
+			return Errorf(EINVALID, "%s applies to mode %s only", b.name, ModeAgentic)
+		}
+	}
+	return nil
+}
+
 // Search modes (SearchRequest.Mode).
 const (
 	ModeOneShot = "oneshot"

@@ -296,27 +296,6 @@ func (e *Engine) expanders(cfg AgentConfig, asked bool) []retrieval.Expander {
 // shares are 0.
 const LLMExpandShare = 0.5
 
-// checkMode checks a request's mode and agentic budgets, naming the field
-// at fault in an EINVALID error.
-func checkMode(req engram.SearchRequest) error {
-	switch req.Mode {
-	case "", engram.ModeOneShot, engram.ModeAgentic:
-	default:
-		return engram.Errorf(engram.EINVALID, "mode %q is not one of %s, %s", req.Mode, engram.ModeOneShot, engram.ModeAgentic)
-	}
-	if req.Mode == engram.ModeAgentic && req.Vault {
-		return engram.Errorf(engram.EINVALID, "mode %s does not apply to a vault search", engram.ModeAgentic)
-	}
-	for _, b := range []struct {
-		name     string
-		v, limit int
-	}{{"steps", req.Steps, engram.MaxSteps}, {"llm_calls", req.LLMCalls, engram.MaxSteps}, {"llm_tokens", req.LLMTokens, engram.MaxLLMTokens}} {
-		switch {
-		case b.v < 0 || b.v > b.limit:
-			return engram.Errorf(engram.EINVALID, "%s %d is outside 0..%d", b.name, b.v, b.limit)
-		case b.v != 0 && req.Mode != engram.ModeAgentic:
-			return engram.Errorf(engram.EINVALID, "%s applies to mode %s only", b.name, engram.ModeAgentic)
-		}
-	}
-	return nil
-}
+// checkMode checks a request's mode and agentic budgets (see
+// engram.SearchRequest.ValidateMode).
+func checkMode(req engram.SearchRequest) error { return req.ValidateMode() }

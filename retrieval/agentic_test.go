@@ -74,4 +74,3 @@ func TestPool(t *testing.T) {
 		t.Error("empty rankings gain nothing")
 	}
 }
-

@@ -64,6 +64,9 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	if !*decay {
 		req.Decay = decay
 	}
+	if err := req.ValidateMode(); err != nil {
+		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
+	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
 		res, err := svc.Search(vaultContext(ctx, *asVault), req)
 		if err != nil {
