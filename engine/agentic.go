@@ -60,6 +60,7 @@ type agent struct {
 	pool     retrieval.Pool
 	trace    []engram.AgentStep
 	tried    map[string]bool // the rule policy's moves already made
+	expands  bool            // the rules have an expander to follow
 	steps    int
 	maxSteps int
 	calls    int
@@ -139,6 +140,7 @@ func (e *Engine) newAgent(s *search) *agent {
 	if e.chat == nil {
 		a.maxCalls = 0
 	}
+	a.expands = len(e.expanders(a.cfg, false)) > 0
 	return a
 }
 
@@ -180,7 +182,7 @@ func (a *agent) rules() move {
 			return move{engram.ActionRefine, []string{q.Text + " " + strings.Join(an, " ")}, "rules", "the best hits' anchors: " + strings.Join(an, ", ")}
 		}
 	}
-	if !a.tried[engram.ActionExpand] {
+	if !a.tried[engram.ActionExpand] && a.expands {
 		a.tried[engram.ActionExpand] = true
 		return move{engram.ActionExpand, nil, "rules", "the neighbours and cues of the best hits"}
 	}
