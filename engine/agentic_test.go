@@ -23,7 +23,7 @@ var agentStart = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 // allMoves weighs in every move of the rules, so each path runs.
 func allMoves() *engine.AgentConfig {
 	c := engine.DefaultAgentConfig()
-	c.PartWeight, c.NeighbourShare, c.CueShare, c.MinGain = 0.9, 0.5, 0.5, 0
+	c.PartWeight, c.AnchorWeight, c.NeighbourShare, c.CueShare, c.MinGain = 0.9, 0.8, 0.5, 0.5, 0
 	return &c
 }
 
@@ -137,7 +137,7 @@ func TestAgenticRules(t *testing.T) {
 // next to the best hit, and explains them by the neighbour channel.
 func TestAgenticExpandNeighbours(t *testing.T) {
 	c := engine.DefaultAgentConfig()
-	c.AnchorWeight, c.NeighbourShare, c.ExpandFrom, c.MinGain = 0, 0.9, 1, 0
+	c.NeighbourShare, c.ExpandFrom, c.MinGain = 0.9, 1, 0
 	e := openAgent(t, engine.Options{Agent: &c})
 	ns := engram.Namespace{Org: "acme", Project: "app", User: "u1", Session: "s1"}
 	talk(t, e, ns, annaTurns...)
@@ -191,6 +191,30 @@ func TestOneShotUnchanged(t *testing.T) {
 	}
 	if !slices.Equal(hitIDs(a.Hits), hitIDs(b.Hits)) || a.Trace != nil || b.Trace != nil {
 		t.Errorf("default %v, oneshot %v, traces %v %v", hitIDs(a.Hits), hitIDs(b.Hits), a.Trace, b.Trace)
+	}
+}
+
+// TestAgenticDefaultRules checks that with the measured defaults and no
+// chat model an agentic search stops after its first search and ranks as
+// the one-shot search does.
+func TestAgenticDefaultRules(t *testing.T) {
+	e := openAgent(t, engine.Options{})
+	ns := engram.Namespace{Org: "acme", Project: "app", User: "u1", Session: "s1"}
+	talk(t, e, ns, annaTurns...)
+	now := agentStart.Add(24 * time.Hour)
+	for _, q := range []string{"Where did Anna move and what does Clara play?", "octopus", "Wohin ist Anna gezogen?"} {
+		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, Now: &now, Decay: new(bool)}
+		one, err := e.Search(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ag := agentic(t, e, req)
+		if got := actions(ag.Trace); !slices.Equal(got, []string{"search/rules", "stop/rules"}) || ag.Trace[1].Reason != "nothing left to try" {
+			t.Errorf("%q: trace %+v", q, ag.Trace)
+		}
+		if !slices.Equal(hitIDs(one.Hits), hitIDs(ag.Hits)) {
+			t.Errorf("%q: agentic %v, one-shot %v", q, hitIDs(ag.Hits), hitIDs(one.Hits))
+		}
 	}
 }
 
@@ -328,7 +352,7 @@ func chatEngine(t *testing.T, chat func(openaitest.ChatRequest) string) (*engine
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := openAgent(t, engine.Options{LLM: c})
+	e := openAgent(t, engine.Options{LLM: c, Agent: allMoves()})
 	ns := engram.Namespace{Org: "acme", Project: "app", User: "u1", Session: "s1"}
 	talk(t, e, ns, annaTurns...)
 	return e, srv

@@ -99,8 +99,9 @@ func (q queryModel) Embed(ctx context.Context, texts []string) ([][]float32, err
 func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, "") }
 
 // BenchmarkSearchLoCoMoAgentic is BenchmarkSearchLoCoMo in agentic mode
-// without a chat model (engine.DefaultAgentConfig), for its latency
-// against the one-shot search's.
+// without a chat model, with the anchors' refinement on (a second search
+// of the pipeline; the defaults run none), for its latency against the
+// one-shot search's.
 func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.ModeAgentic) }
 
 func benchSearchLoCoMo(b *testing.B, mode string) {
@@ -115,7 +116,9 @@ func benchSearchLoCoMo(b *testing.B, mode string) {
 		b.Fatal(err)
 	}
 	live := new(atomic.Bool)
-	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
+	agent := engine.DefaultAgentConfig()
+	agent.AnchorWeight = 0.8
+	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: &agent})
 	if err != nil {
 		b.Fatal(err)
 	}
