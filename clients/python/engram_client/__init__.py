@@ -32,6 +32,10 @@ from .errors import (
     UnavailableError,
 )
 from .models import (
+    ENTITY_PERSON,
+    ENTITY_PLACE,
+    ENTITY_THING,
+    ENTITY_WORK,
     KIND_CORE,
     KIND_EPISODIC,
     KIND_PROCEDURAL,
@@ -55,8 +59,12 @@ from .models import (
     Embedding,
     EmbeddingsResponse,
     EmbeddingsUsage,
+    Entity,
+    EntityDetail,
     Episode,
     EpisodeInput,
+    Evidence,
+    Graph,
     Hit,
     ImportResult,
     Job,
@@ -70,10 +78,12 @@ from .models import (
     Profile,
     PurgeCounts,
     Record,
+    Relation,
     Scope,
     SearchResult,
     SupersedeResult,
     Time,
+    TimelineEntry,
     Version,
 )
 

@@ -52,6 +52,10 @@ METHODS = {
     "resolveConflict": "resolve_conflict",
     "listJobs": "list_jobs",
     "getJob": "get_job",
+    "listEntities": "list_entities",
+    "getEntity": "get_entity",
+    "deleteEntity": "delete_entity",
+    "getGraph": "graph",
 }
 
 # Schema → dataclass whose fields must hold every property.
@@ -82,6 +86,12 @@ MODELS = {
     "Conflict": ec.Conflict,
     "ConflictResolution": ec.ConflictResolution,
     "Job": ec.Job,
+    "Entity": ec.Entity,
+    "EntityDetail": ec.EntityDetail,
+    "Relation": ec.Relation,
+    "Evidence": ec.Evidence,
+    "TimelineEntry": ec.TimelineEntry,
+    "Graph": ec.Graph,
 }
 
 # Fields of the memory the client takes as input: what a server-made
