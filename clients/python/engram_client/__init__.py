@@ -52,6 +52,7 @@ from .models import (
     AddEpisodesResult,
     APIKey,
     AuditEntry,
+    AgentStep,
     ChannelHit,
     Conflict,
     ConflictResolution,

@@ -359,9 +359,15 @@ class Client:
         budget: Optional[int] = None,
         decay: Optional[bool] = None,
         vault: Optional[bool] = None,
+        mode: Optional[str] = None,
+        steps: Optional[int] = None,
+        llm_calls: Optional[int] = None,
+        llm_tokens: Optional[int] = None,
     ) -> SearchResult:
         """The k (default 10) memories that best answer query; with budget,
-        also the context assembled from them within that many tokens."""
+        also the context assembled from them within that many tokens. mode
+        "agentic" searches in steps (at most steps, llm_calls and llm_tokens)
+        and returns their trace."""
         body: Dict[str, Any] = {"scope": _scope(scope), "query": query}
         _set(body, "k", k)
         if filter is not None:
@@ -372,6 +378,10 @@ class Client:
         _set(body, "budget", budget)
         _set(body, "decay", decay)
         _set(body, "vault", vault)
+        _set(body, "mode", mode)
+        _set(body, "steps", steps)
+        _set(body, "llm_calls", llm_calls)
+        _set(body, "llm_tokens", llm_tokens)
         return SearchResult.from_dict(self._call("POST", "/v1/search", body=body))
 
     def profile(self, scope: ScopeLike) -> Profile:

@@ -266,12 +266,31 @@ class Hit(Model):
 
 
 @dataclass
+class AgentStep(Model):
+    """One step of an agentic search: its action (search, refine, expand or
+    stop), the queries it ran, the ids it brought into the first places,
+    their share of the score, who chose it (rules or llm) and why."""
+
+    action: str
+    gain: float
+    by: str
+    queries: Optional[List[str]] = None
+    new: Optional[List[str]] = None
+    reason: Optional[str] = None
+
+
+@dataclass
 class SearchResult(Model):
-    """The hits of a search, and the assembled context when it set a budget."""
+    """The hits of a search, the assembled context when it set a budget, and
+    for an agentic search its trace and the chat model calls and tokens it
+    spent."""
 
     hits: List[Hit]
     context: Optional[str] = None
     tokens: Optional[int] = None
+    trace: Optional[List[AgentStep]] = None
+    llm_calls: Optional[int] = None
+    llm_tokens: Optional[int] = None
 
 
 @dataclass

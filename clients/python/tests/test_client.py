@@ -237,6 +237,16 @@ class MemoryTest(unittest.TestCase):
         res = self.c.search(self.scope, "nurse", filter=MemoryFilter(contains="Leeds"))
         self.assertEqual([h.memory.value for h in res.hits], ["Ben works as a nurse in Leeds."])
 
+        res = self.c.search(self.scope, "Fußball", mode="agentic", steps=2, llm_calls=0, llm_tokens=100)
+        self.assertEqual(res.hits[0].memory.value, "Ben spielt jeden Samstag Fußball im Park.")
+        assert res.trace is not None
+        self.assertIsInstance(res.trace[0], ec.AgentStep)
+        self.assertEqual(res.trace[0].action, "search")
+        self.assertEqual(res.trace[-1].action, "stop")
+        with self.assertRaises(ec.InvalidError) as bad:
+            self.c.search(self.scope, "Fußball", mode="agentic", steps=99)
+        self.assertIn("steps", bad.exception.message)
+
     def test_profile(self) -> None:
         (core,) = self.c.add_memories(self.scope, [MemoryInput(value="Hanna ist Vegetarierin.", kind="core", importance=0.9)])
         prof = self.c.profile(self.scope)

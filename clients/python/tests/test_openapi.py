@@ -71,6 +71,7 @@ MODELS = {
     "MemoryFilter": ec.MemoryFilter,
     "Version": ec.Version,
     "AuditEntry": ec.AuditEntry,
+    "AgentStep": ec.AgentStep,
     "ChannelHit": ec.ChannelHit,
     "Hit": ec.Hit,
     "SearchResult": ec.SearchResult,

@@ -815,6 +815,17 @@ export interface components {
             decay?: boolean;
             /** @description Search the vault instead: the scope's memories of kind vault (the newest 1000), decrypted and matched by the query's terms, ranked by the share of terms they hold. Needs an API key with the role admin (403 otherwise); each hit is audited as vault.read. Without it no vault memory is ever a hit. */
             vault?: boolean;
+            /**
+             * @description oneshot (default): one pass of the pipeline. agentic: a loop of steps after the first search, each refining the query (its parts, or the best hits' anchors; with a chat model configured, the model's rewrite), expanding from the best hits (conversation neighbours, shared cues) or stopping; the result carries the trace. Not with vault.
+             * @enum {string}
+             */
+            mode?: "oneshot" | "agentic";
+            /** @description agentic only: most steps after the first search; default 3. */
+            steps?: number;
+            /** @description agentic only: most calls to the server's chat model; default one per step. Without a chat model none are made. */
+            llm_calls?: number;
+            /** @description agentic only: most prompt and completion tokens spent on the chat model; default 8000. The loop stops once they are spent. */
+            llm_tokens?: number;
         };
         ChannelHit: {
             /** @description e.g. bm25 */
@@ -839,6 +850,29 @@ export interface components {
             context?: string;
             /** @description Size of context in cl100k_base tokens, counting one per line break. */
             tokens?: number;
+            /** @description The steps of an agentic search, the last its stop. */
+            trace?: components["schemas"]["AgentStep"][];
+            /** @description Calls an agentic search made to the chat model. */
+            llm_calls?: number;
+            /** @description Tokens an agentic search spent on the chat model. */
+            llm_tokens?: number;
+        };
+        AgentStep: {
+            /** @enum {string} */
+            action: "search" | "refine" | "expand" | "stop";
+            /** @description The texts the step searched. */
+            queries?: string[];
+            /** @description Ids of the memories the step brought into the first places. */
+            new?: string[];
+            /** @description Share of the first places' score the new memories hold. */
+            gain: number;
+            /**
+             * @description Who chose the action.
+             * @enum {string}
+             */
+            by: "rules" | "llm";
+            /** @description Why the action was chosen, or why the search stopped. */
+            reason?: string;
         };
         PurgeCounts: {
             episodes: number;

@@ -146,6 +146,10 @@ describe('EngramClient against engram serve', () => {
     const zh = await c.search({ scope: ns, query: '太极拳', k: 3, budget: 200 });
     assert.equal(zh.hits[0]?.memory.value, '安每天早上在公园里打太极拳。');
     assert.ok(zh.context?.includes('太极拳'), `context: ${zh.context}`);
+    const ag = await c.search({ scope: ns, query: 'Schach Verein', mode: 'agentic', steps: 2, llm_calls: 0 });
+    assert.equal(ag.hits[0]?.memory.value, 'Ann spielt jeden Samstag Schach im Verein.');
+    assert.equal(ag.trace?.[0]?.action, 'search');
+    assert.equal(ag.trace?.at(-1)?.action, 'stop');
   });
 
   test('profile', async () => {
