@@ -41,7 +41,18 @@ type DB struct {
 	read   *sql.DB // query_only connections for View
 	wstmts map[string]*sql.Stmt
 	rstmts map[string]*sql.Stmt
+	wcache *stmtCache
+	rcache *stmtCache
 	closed atomic.Bool
+
+	// The group committer (commit.go): Update hands its fn over queue
+	// (unbuffered, so nothing waits there once the committer stopped);
+	// quit stops it and stopped closes when it has.
+	queue   chan *writeReq
+	quit    chan struct{}
+	stopped chan struct{}
+	batches atomic.Int64 // transactions committed
+	batched atomic.Int64 // updates they held
 }
 
 var (
@@ -117,6 +128,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
 	}
+	db.wcache, db.rcache = newStmtCache(db.write), newStmtCache(db.read)
+	db.queue, db.quit, db.stopped = make(chan *writeReq), make(chan struct{}), make(chan struct{})
+	go db.committer()
 	return db, nil
 }
 
@@ -176,7 +190,16 @@ func (db *DB) Close() error {
 	if db.closed.Swap(true) {
 		return nil
 	}
+	if db.quit != nil {
+		close(db.quit)
+		<-db.stopped // the batch under way is answered first
+	}
 	var errs []error
+	for _, c := range []*stmtCache{db.wcache, db.rcache} {
+		if c != nil {
+			errs = append(errs, c.close())
+		}
+	}
 	for _, m := range []map[string]*sql.Stmt{db.wstmts, db.rstmts} {
 		for _, s := range m {
 			errs = append(errs, s.Close())
@@ -211,35 +234,45 @@ func (db *DB) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Update runs fn in one BEGIN IMMEDIATE transaction on the writer
+// Update runs fn in a BEGIN IMMEDIATE transaction on the writer
 // connection, waiting for earlier updates to finish (fn must not call Update
-// itself: it would wait forever). If fn returns an error (returned as is) or
-// panics, or the commit fails, nothing is written. When Update returns nil
-// the transaction is on disk. A closed database gives EUNAVAILABLE; a done
-// ctx gives an error wrapping ctx.Err().
+// itself: it would wait forever). Updates queued at the same time share one
+// transaction and one sync to disk (group commit), each in its own
+// savepoint: if fn returns an error (returned as is) or panics (the panic
+// is raised again here), or ctx ends before the commit, nothing fn wrote is
+// kept, and the other updates are not affected. When Update returns nil the
+// transaction holding fn's writes is on disk. A closed database gives
+// EUNAVAILABLE; a done ctx gives an error wrapping ctx.Err(). fn runs on
+// another goroutine, and its statements are not interrupted when ctx ends:
+// the next one fails.
 func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
 	if db.closed.Load() {
 		return errClosed()
 	}
-	stx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return mapErr(ctx, "begin", err)
 	}
-	t := &tx{stx: stx, stmts: db.wstmts}
-	done := false
-	defer func() {
-		if !done {
-			_ = stx.Rollback()
+	r := &writeReq{ctx: ctx, fn: fn, done: make(chan writeResult, 1)}
+	select {
+	case db.queue <- r:
+	case <-db.quit:
+		return errClosed()
+	case <-ctx.Done():
+		return mapErr(ctx, "begin", ctx.Err())
+	}
+	var res writeResult
+	select {
+	case res = <-r.done:
+	case <-ctx.Done():
+		if r.state.CompareAndSwap(reqQueued, reqAbandoned) {
+			return mapErr(ctx, "begin", ctx.Err())
 		}
-	}()
-	if err := fn(t); err != nil {
-		return err
+		res = <-r.done // fn runs or ran: its outcome is known after the commit
 	}
-	done = true
-	if err := stx.Commit(); err != nil {
-		return mapErr(ctx, "commit", err)
+	if res.panicked {
+		panic(res.panicVal)
 	}
-	return nil
+	return res.err
 }
 
 // Scrub implements engram.Scrubber. Deletes already leave no trace in the
@@ -290,7 +323,7 @@ func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 		return mapErr(ctx, "begin", err)
 	}
 	defer stx.Rollback()
-	return fn(&tx{stx: stx, stmts: db.rstmts, readOnly: true})
+	return fn(&tx{stx: stx, stmts: db.rstmts, cache: db.rcache, readOnly: true})
 }
 
 // IntegrityCheck runs SQLite's integrity_check and foreign_key_check, FTS5's

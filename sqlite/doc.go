@@ -7,7 +7,10 @@
 // connection, in BEGIN IMMEDIATE transactions, so they are serialised in
 // this process and wait up to ten seconds for a writer in another process
 // before failing with EUNAVAILABLE; reads use a separate pool and never wait
-// for the writer.
+// for the writer. Updates queued while a transaction commits share the next
+// one (group commit), so one sync to disk covers them; each runs in its
+// own savepoint, so a failing update undoes only its own writes, and each
+// returns only after the commit that holds it.
 //
 // Memories and episodes are indexed with FTS5 (unicode61, diacritics
 // removed) and ranked by BM25. Runs of Chinese, Japanese and Korean

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/engramhq/engram"
 )
 
 // TestQueryPlans pins the index use the vector and maintenance queries were
@@ -64,6 +66,17 @@ func TestQueryPlans(t *testing.T) {
 			"memory_vectors USING COVERING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
 		}},
 	)
+	// A search's candidate list, bound as one JSON array, is looked up by
+	// the key, not scanned. (The result is sorted: the list is unordered.)
+	w := &where{}
+	w.addScope("m.", scopeShapes()[0])
+	if err := memoryFilter(w, &engram.MemoryFilter{IDs: []string{engram.NewID(), engram.NewID()}}); err != nil {
+		t.Fatal(err)
+	}
+	idsPlan := plan("SELECT "+memoryCols+" FROM memories m WHERE "+w.String()+" ORDER BY m.id DESC LIMIT ?", append(w.args, 10)...)
+	if want := "AND id=?)"; !strings.Contains(idsPlan, "SEARCH m USING INDEX") || !strings.Contains(idsPlan, want) || strings.Contains(idsPlan, "SCAN m") {
+		t.Errorf("ListMemories by ids: plan\n%s\ndoes not contain %q or scans memories", idsPlan, want)
+	}
 	for _, c := range checks {
 		for _, w := range c.want {
 			if !strings.Contains(c.plan, w) {

@@ -80,19 +80,15 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		w.add("m.kind IN ("+placeholders(len(args))+")", args...)
 	}
 	statusFilter(w, f)
+	// Id lists are bound as one JSON array rather than a placeholder per
+	// id: SQLite parses a search's candidate list of hundreds of ids anew
+	// with every query otherwise, which cost a fifth of a loaded server's
+	// CPU.
 	if len(f.IDs) > 0 {
-		args := make([]any, len(f.IDs))
-		for i, id := range f.IDs {
-			args[i] = id
-		}
-		w.add("m.id IN ("+placeholders(len(args))+")", args...)
+		w.add("m.id IN (SELECT j.value FROM json_each(?) AS j)", jsonList(f.IDs))
 	}
 	if len(f.Sources) > 0 {
-		args := make([]any, len(f.Sources))
-		for i, id := range f.Sources {
-			args[i] = id
-		}
-		w.add("m.id IN (SELECT ms.memory_id FROM memory_sources ms WHERE ms.org = m.org AND ms.project = m.project AND ms.episode_id IN ("+placeholders(len(args))+"))", args...)
+		w.add("m.id IN (SELECT ms.memory_id FROM memory_sources ms WHERE ms.org = m.org AND ms.project = m.project AND ms.episode_id IN (SELECT j.value FROM json_each(?) AS j))", jsonList(f.Sources))
 	}
 	if t := f.CreatedAfter; t != nil {
 		w.add("m.created_at >= ?", micros(*t))
@@ -281,4 +277,10 @@ func metadataEquals(col, key string, v any) (string, []any, error) {
 	default:
 		return typ + " IN ('array', 'object') AND " + val + " = json(?)", []any{path, path, string(b)}, nil
 	}
+}
+
+// jsonList encodes ids as a JSON array of strings for json_each.
+func jsonList(ids []string) string {
+	b, _ := json.Marshal(ids) // strings always encode
+	return string(b)
 }

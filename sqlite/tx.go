@@ -16,8 +16,27 @@ import (
 type tx struct {
 	stx      *sql.Tx
 	stmts    map[string]*sql.Stmt    // prepared on the pool at Open
+	cache    *stmtCache              // the pool's queries built per call
 	bound    map[*sql.Stmt]*sql.Stmt // those statements bound to stx
 	readOnly bool
+	// detached is set in a group-commit transaction: statements run
+	// without their caller's cancellation, since SQLite answers an
+	// interrupted write by rolling back the whole transaction, and with it
+	// the other callers' updates. A caller whose context ended fails at
+	// its next statement instead.
+	detached bool
+}
+
+// stmtCtx returns the context to run a statement with, or ctx's error
+// when the caller of a detached transaction gave up.
+func (t *tx) stmtCtx(ctx context.Context) (context.Context, error) {
+	if !t.detached {
+		return ctx, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 // The store implements every optional capability: both on the same tx.
@@ -36,7 +55,9 @@ var (
 func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	s, ok := t.stmts[q]
 	if !ok {
-		return nil
+		if s = t.cache.get(q); s == nil {
+			return nil
+		}
 	}
 	if b, ok := t.bound[s]; ok {
 		return b
@@ -50,13 +71,22 @@ func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 }
 
 func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	ctx, err := t.stmtCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if s := t.stmt(ctx, q); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
 	return t.stx.QueryContext(ctx, q, args...)
 }
 
+// queryRow does not stop for a caller that gave up: *sql.Row cannot
+// carry the error, and the caller's next query or exec reports it.
 func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if t.detached {
+		ctx = context.WithoutCancel(ctx)
+	}
 	if s := t.stmt(ctx, q); s != nil {
 		return s.QueryRowContext(ctx, args...)
 	}
@@ -64,6 +94,10 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 }
 
 func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx, err := t.stmtCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if s := t.stmt(ctx, q); s != nil {
 		return s.ExecContext(ctx, args...)
 	}

@@ -5,10 +5,13 @@
 // runs a mix of add-episodes and search for a while, and then reads back
 // every episode the server acknowledged. It prints latency percentiles per
 // operation, the error count and the lost writes (both must be 0), and
-// exits 1 when either is not.
+// exits 1 when either is not. It prints the throughput (completed
+// requests per second) too. With --store URL the server keeps its data in
+// that PostgreSQL database instead of a data directory.
 //
 //	go build -o bin/engram ./cmd/engram
 //	go run ./bench/load --engram bin/engram --clients 100 --duration 60s
+//	bash scripts/pg.sh sh -c 'go run ./bench/load --engram bin/engram --store "$ENGRAM_TEST_POSTGRES_URL"'
 package main
 
 import (
@@ -35,12 +38,16 @@ func main() {
 	duration := flag.Duration("duration", 60*time.Second, "how long the clients send requests")
 	addShare := flag.Float64("add-share", 0.5, "share of requests that add an episode; the rest search")
 	embedder := flag.String("embedder", "use-lite", "the server's --embedder (use-lite or none)")
+	store := flag.String("store", "", "PostgreSQL `URL` for the server's --store; empty: SQLite in a fresh data directory")
 	flag.Parse()
-	if err := run(*bin, *clients, *duration, *addShare, *embedder); err != nil {
+	if err := run(*bin, *clients, *duration, *addShare, *embedder, *store); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
 }
+
+// project is the project every client writes to and searches.
+var project = "bench"
 
 // result is what one client saw.
 type result struct {
@@ -51,13 +58,22 @@ type result struct {
 	secret string
 }
 
-func run(bin string, clients int, duration time.Duration, addShare float64, embedder string) error {
+func run(bin string, clients int, duration time.Duration, addShare float64, embedder, store string) error {
 	dir, err := os.MkdirTemp("", "engram-load-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	out, err := exec.Command(bin, "keys", "create", "--data", dir, "--org", "load", "--project", "bench", "--role", "admin", "--name", "load-admin").Output()
+	// where names the store for the engram commands: the fresh data
+	// directory, or the PostgreSQL database (with no saved vector index,
+	// so runs against one database do not share files).
+	where, backend := []string{"--data", dir}, "SQLite"
+	if store != "" {
+		where, backend = []string{"--store", store}, "PostgreSQL"
+		// A database may outlive a run: each run writes to its own project.
+		project = fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	}
+	out, err := exec.Command(bin, append([]string{"keys", "create", "--org", "load", "--project", project, "--role", "admin", "--name", "load-admin"}, where...)...).Output()
 	if err != nil {
 		return fmt.Errorf("engram keys create: %w", err)
 	}
@@ -66,7 +82,11 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 	if err != nil {
 		return err
 	}
-	srv := exec.Command(bin, "serve", "--data", dir, "--addr", addr, "--embedder", embedder, "--log-level", "warn")
+	args := append([]string{"serve", "--addr", addr, "--embedder", embedder, "--log-level", "warn"}, where...)
+	if store != "" {
+		args = append(args, "--index-dir", "off")
+	}
+	srv := exec.Command(bin, args...)
 	srv.Stderr = os.Stderr
 	if err := srv.Start(); err != nil {
 		return err
@@ -82,16 +102,17 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 	for i := range res {
 		r := &result{lat: map[string][]time.Duration{}, user: fmt.Sprintf("user-%03d", i)}
 		var key struct{ Secret string }
-		spec := map[string]any{"namespace": map[string]string{"org": "load", "project": "bench", "user": r.user}, "role": "write", "name": r.user}
+		spec := map[string]any{"namespace": map[string]string{"org": "load", "project": project, "user": r.user}, "role": "write", "name": r.user}
 		if err := call(hc, base, admin, "POST", "/v1/keys", spec, &key, http.StatusCreated); err != nil {
 			return fmt.Errorf("create key %d: %w", i, err)
 		}
 		r.secret = key.Secret
 		res[i] = r
 	}
-	fmt.Printf("server %s (SQLite, auth on, embedder %s); %d clients with their own keys for %v\n", addr, embedder, clients, duration)
+	fmt.Printf("server %s (%s, auth on, embedder %s); %d clients with their own keys for %v\n", addr, backend, embedder, clients, duration)
 
-	deadline := time.Now().Add(duration)
+	start := time.Now()
+	deadline := start.Add(duration)
 	var wg sync.WaitGroup
 	for i, r := range res {
 		wg.Add(1)
@@ -101,8 +122,9 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 		}()
 	}
 	wg.Wait()
+	elapsed := time.Since(start)
 	lost := verify(hc, base, res)
-	return report(res, lost)
+	return report(res, lost, elapsed)
 }
 
 // drive sends requests for one client until deadline.
@@ -120,7 +142,7 @@ func drive(hc *http.Client, base string, r *result, i int, deadline time.Time, a
 				Episodes []struct{ ID string }
 			}
 			body := map[string]any{
-				"namespace": map[string]string{"org": "load", "project": "bench", "user": r.user},
+				"namespace": map[string]string{"org": "load", "project": project, "user": r.user},
 				"episodes":  []map[string]any{{"role": "user", "content": fmt.Sprintf("Message %d of %s: I talked about %s today.", n, r.user, topic)}},
 			}
 			err = call(hc, base, r.secret, "POST", "/v1/episodes", body, &ack, http.StatusCreated)
@@ -130,7 +152,7 @@ func drive(hc *http.Client, base string, r *result, i int, deadline time.Time, a
 				}
 			}
 		} else {
-			body := map[string]any{"scope": map[string]string{"org": "load", "project": "bench", "user": r.user}, "query": "what about " + topic + "?", "k": 5}
+			body := map[string]any{"scope": map[string]string{"org": "load", "project": project, "user": r.user}, "query": "what about " + topic + "?", "k": 5}
 			err = call(hc, base, r.secret, "POST", "/v1/search", body, nil, http.StatusOK)
 		}
 		r.lat[op] = append(r.lat[op], time.Since(start))
@@ -146,7 +168,7 @@ func verify(hc *http.Client, base string, res []*result) int {
 	lost := 0
 	for _, r := range res {
 		for _, id := range r.acked {
-			q := "/v1/episodes/" + id + "?org=load&project=bench&user=" + r.user
+			q := "/v1/episodes/" + id + "?org=load&project=" + project + "&user=" + r.user
 			if err := call(hc, base, r.secret, "GET", q, nil, nil, http.StatusOK); err != nil {
 				fmt.Printf("lost write: episode %s of %s: %v\n", id, r.user, err)
 				lost++
@@ -156,7 +178,7 @@ func verify(hc *http.Client, base string, res []*result) int {
 	return lost
 }
 
-func report(res []*result, lost int) error {
+func report(res []*result, lost int, elapsed time.Duration) error {
 	all := map[string][]time.Duration{}
 	var errs []string
 	acked := 0
@@ -175,6 +197,8 @@ func report(res []*result, lost int) error {
 		}
 		fmt.Printf("%-13s n=%6d  p50=%8v  p95=%8v  p99=%8v  max=%8v\n", op, len(l), pct(l, 50), pct(l, 95), pct(l, 99), l[len(l)-1])
 	}
+	n := len(all["add_episodes"]) + len(all["search"])
+	fmt.Printf("throughput=%.1f ops/s (%d requests in %v)\n", float64(n)/elapsed.Seconds(), n, elapsed.Round(time.Millisecond))
 	fmt.Printf("errors=%d  acknowledged episodes=%d  lost writes=%d\n", len(errs), acked, lost)
 	for i, e := range errs {
 		if i == 10 {

@@ -120,6 +120,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
 	slog.SetDefault(logger) // for packages that log through the default logger
 	opts.Logger = logger
+	servePprof(m.Getenv("ENGRAM_PPROF"), logger)
 	if ef.former, err = lf.former(logger); err != nil {
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
