@@ -28,6 +28,10 @@ type stmtCache struct {
 	stmts   map[string]*sql.Stmt
 	pending map[string]bool
 	closed  bool
+	// preparing counts the prepares under way, which close waits for: a
+	// prepare still holding a connection of a closed pool could keep the
+	// database file locked after Close returned.
+	preparing sync.WaitGroup
 }
 
 func newStmtCache(pool *sql.DB) *stmtCache {
@@ -49,6 +53,7 @@ func (c *stmtCache) get(q string) *sql.Stmt {
 		return nil
 	}
 	c.pending[q] = true
+	c.preparing.Add(1)
 	go c.prepare(q)
 	return nil
 }
@@ -57,6 +62,7 @@ func (c *stmtCache) get(q string) *sql.Stmt {
 // prepare stays pending, so it is not tried again (its callers get the
 // error from the uncached path).
 func (c *stmtCache) prepare(q string) {
+	defer c.preparing.Done()
 	s, err := c.pool.PrepareContext(context.Background(), q)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -71,11 +77,15 @@ func (c *stmtCache) prepare(q string) {
 	c.stmts[q] = s
 }
 
-// close closes the statements kept; later gets return nil.
+// close waits for the prepares under way and closes the statements
+// kept; later gets return nil.
 func (c *stmtCache) close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
+	c.mu.Unlock()
+	c.preparing.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var first error
 	for _, s := range c.stmts {
 		if err := s.Close(); err != nil && first == nil {
