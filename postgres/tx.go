@@ -956,6 +956,9 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
 	c.Episodes = int(tag.RowsAffected())
+	if c.Resources, err = t.purgeScopeResources(ctx, s); err != nil {
+		return c, err
+	}
 
 	// The audit log keeps that each change happened, when and by whom, but
 	// not what the client wrote about it.

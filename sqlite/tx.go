@@ -907,6 +907,9 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if c.Episodes, err = affected(res); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
 	}
+	if c.Resources, err = t.purgeScopeResources(ctx, s); err != nil {
+		return c, err
+	}
 	// The audit log keeps that each change happened, when and by whom, but
 	// not what the client wrote about it.
 	aw, aargs := scopeWhere("audit.", s)
