@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -166,7 +167,9 @@ func sectionMemory(r *engram.Resource, s document.Section, index int) (engram.Me
 	var meta map[string]any // as a store reads it back
 	b, err := json.Marshal(cite)
 	if err == nil {
-		err = json.Unmarshal(b, &meta)
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		err = d.Decode(&meta)
 	}
 	if err != nil {
 		return engram.Memory{}, err
@@ -204,7 +207,9 @@ func (e *Engine) completeResource(ctx context.Context, r *engram.Resource, ms []
 		if err := w.CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, len(ms)); err != nil {
 			return err
 		}
-		detail := fmt.Sprintf("%s (%s, %d bytes, %d memories)", r.Name, r.MIMEType, r.Size, len(ms))
+		// The name is the client's text: the detail, which a purge keeps,
+		// does not hold it.
+		detail := fmt.Sprintf("%s, %d bytes, %d memories", r.MIMEType, r.Size, len(ms))
 		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.add", []string{r.ID}, detail, now))
 	})
 	if err = vb.done(err); err == nil {

@@ -73,6 +73,10 @@ func Run(t *testing.T, open Open) {
 		{"JobActor", testJobActor},
 		{"VaultLifecycle", testVaultLifecycle},
 		{"VaultFirstWritesRace", testVaultFirstWrites},
+		{"ResourceLifecycle", testResourceLifecycle},
+		{"ResourcePDF", testResourcePDF},
+		{"ResourceQuota", testResourceQuota},
+		{"ResourceIsolation", testResourceIsolation},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -144,7 +144,7 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 
 	hard, purged, kept := marker(t), marker(t), marker(t)
 	noForm := false
-	write := func(ns engram.Namespace, m string) (memID, epID string) {
+	write := func(ns engram.Namespace, m string) (memID, epID, resID string) {
 		t.Helper()
 		eps, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Form: &noForm, Episodes: []engram.EpisodeInput{
 			{Role: "user", Content: "Ich habe " + m + " gesagt", Metadata: map[string]any{"note": "meta " + m}},
@@ -163,12 +163,12 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		if _, err := e.UpdateMemory(ctx, engram.Scope{Org: ns.Org, Project: ns.Project, User: ns.User}, ms[0].ID, engram.MemoryPatch{Value: &v, Reason: "corrected " + m}); err != nil {
 			t.Fatal(err)
 		}
-		return ms[0].ID, eps.Episodes[0].ID
+		return ms[0].ID, eps.Episodes[0].ID, addResidueResource(t, e, ns, m)
 	}
-	memID, epID := write(nsA, hard)
-	purgedID, _ := write(nsB, purged)
+	memID, epID, resID := write(nsA, hard)
+	purgedID, _, _ := write(nsB, purged)
 	keptNS := engram.Namespace{Org: "acme", Project: "p", User: "carol"}
-	keptID, _ := write(keptNS, kept)
+	keptID, _, _ := write(keptNS, kept)
 	saveIndexes := func() {
 		t.Helper()
 		for _, ns := range []engram.Namespace{nsA, nsB, keptNS} {
@@ -195,6 +195,9 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}
 
 	if err := e.DeleteMemory(ctx, scA, memID, engram.DeleteOptions{Hard: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.DeleteResource(ctx, scA, resID); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.DeleteEpisode(ctx, scA, epID); err != nil {
@@ -254,4 +257,19 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	if !found {
 		t.Errorf("the audit log lost the purge itself: %+v", page.Entries)
 	}
+}
+
+// addResidueResource uploads a Markdown resource whose name, source and
+// content (over two chunks, so more than one row holds it) carry marker m.
+func addResidueResource(t *testing.T, e *engine.Engine, ns engram.Namespace, m string) string {
+	t.Helper()
+	body := "# Kapitel " + m + "\n\nDer Absatz nennt " + m + ".\n\n" + strings.Repeat("Füllung. ", engram.ResourceChunkBytes/10) + "\n\nEnde " + m + "\n"
+	r, err := e.AddResource(ctx, engram.Resource{Namespace: ns, Name: "notes " + m + ".md", MIMEType: "text/markdown", Source: "src " + m}, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Memories < 2 || r.Size <= engram.ResourceChunkBytes {
+		t.Fatalf("resource of %d bytes made %d memories; want more than a chunk and several memories", r.Size, r.Memories)
+	}
+	return r.ID
 }
