@@ -271,6 +271,9 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"EmbeddingsUsage":    reflect.TypeFor[engramhttp.EmbeddingsUsage](),
 		"APIKey":             reflect.TypeFor[engram.APIKey](),
 		"KeySpec":            reflect.TypeFor[engram.KeySpec](),
+		"Resource":           reflect.TypeFor[engram.Resource](),
+		"ResourcePage":       reflect.TypeFor[engram.ResourcePage](),
+		"ResourceCitation":   reflect.TypeFor[engram.ResourceCitation](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {
