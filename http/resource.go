@@ -1,11 +1,13 @@
 package http
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"path"
 	"strconv"
 
@@ -203,4 +205,96 @@ func (s *Server) handleDeleteResource(w http.ResponseWriter, r *http.Request, q 
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+var _ engram.ResourceService = (*Client)(nil)
+
+// AddResource implements engram.ResourceService with POST /v1/resources,
+// streaming body as the file part of a multipart form (without the
+// client's timeout, which would cut a large upload).
+func (c *Client) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
+	q := scopeValues(engram.ScopeOf(r.Namespace))
+	setString(q, "name", r.Name)
+	setString(q, "source", r.Source)
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", mime.FormatMediaType("form-data", map[string]string{"name": resourceFilePart, "filename": r.Name}))
+		h.Set("Content-Type", r.MIMEType)
+		part, err := mw.CreatePart(h)
+		if err == nil {
+			_, err = io.Copy(part, body)
+		}
+		if err == nil {
+			err = mw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	resp, err := c.send(ctx, ctx, "POST", "/v1/resources", q, pr, mw.FormDataContentType())
+	if err != nil {
+		pr.CloseWithError(err)
+		return nil, err
+	}
+	var out engram.Resource
+	if err := readResponse(resp, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetResource implements engram.ResourceService.
+func (c *Client) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+	p, err := idPath("/v1/resources/", id, "")
+	if err != nil {
+		return nil, err
+	}
+	var out engram.Resource
+	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListResources implements engram.ResourceService.
+func (c *Client) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
+	q := scopeValues(s)
+	setString(q, "cursor", f.Cursor)
+	setInt(q, "limit", f.Limit)
+	var page engram.ResourcePage
+	if err := c.do(ctx, "GET", "/v1/resources", q, nil, &page); err != nil {
+		return nil, err
+	}
+	return &page, nil
+}
+
+// OpenResource implements engram.ResourceService with GET
+// /v1/resources/{id}/content (and the metadata from GET
+// /v1/resources/{id}); the reader streams the response body.
+func (c *Client) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
+	res, err := c.GetResource(ctx, s, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := idPath("/v1/resources/", id, "/content")
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := c.send(ctx, ctx, "GET", p, scopeValues(s), nil, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, readResponse(resp, nil)
+	}
+	return res, resp.Body, nil
+}
+
+// DeleteResource implements engram.ResourceService.
+func (c *Client) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
+	p, err := idPath("/v1/resources/", id, "")
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, "DELETE", p, scopeValues(s), nil, nil)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -165,5 +166,42 @@ func TestResources_HTTPRefusals(t *testing.T) {
 	wantError(t, "no file part", r, 400, engram.EINVALID, `"file"`)
 	if r := upload(t, e, alice, q, "ok.txt", "text/plain", []byte("klein")); r.Status != 201 {
 		t.Errorf("a small upload: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestResources_Client: the Go client uploads (streamed), lists, opens and
+// deletes a resource over the real server, and reports a foreign id as
+// not found.
+func TestResources_Client(t *testing.T) {
+	ctx := context.Background()
+	e := newResourceEnv(t, 0)
+	c := engramhttp.NewClient(e.srv.URL, engramhttp.ClientOptions{Key: e.key(t, "o", "p", "alice", engram.RoleWrite)})
+	ns := engram.Namespace{Org: "o", Project: "p", User: "alice"}
+	content := bytes.Repeat([]byte("长江 Yangtze. "), 100000) // over one chunk
+	res, err := c.AddResource(ctx, engram.Resource{Namespace: ns, Name: "river.txt", MIMEType: "text/plain"}, bytes.NewReader(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Size != int64(len(content)) || res.Memories == 0 {
+		t.Fatalf("resource = %+v", res)
+	}
+	page, err := c.ListResources(ctx, engram.ScopeOf(ns), engram.ResourceFilter{})
+	if err != nil || len(page.Resources) != 1 {
+		t.Fatalf("list: %+v %v", page, err)
+	}
+	_, rc, err := c.OpenResource(ctx, engram.ScopeOf(ns), res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("download: %d bytes, %v", len(got), err)
+	}
+	if err := c.DeleteResource(ctx, engram.ScopeOf(ns), res.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetResource(ctx, engram.ScopeOf(ns), res.ID); engram.ErrorCode(err) != engram.ENOTFOUND {
+		t.Errorf("get after delete: %v", err)
 	}
 }
