@@ -86,6 +86,7 @@ func init() {
 		keysCommand,
 		jobsCommand,
 		vaultCommand,
+		resourcesCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,
