@@ -73,14 +73,14 @@ func (r *Resource) Validate() error {
 // MetaResource), so every search hit carries it.
 type ResourceCitation struct {
 	ResourceID string   `json:"resource_id"`
-	Start      int      `json:"start"`                  // byte offset of the span in the extracted text
-	End        int      `json:"end"`                    // byte offset just after it
-	CharStart  int      `json:"char_start"`             // the same span in characters (code points)
-	CharEnd    int      `json:"char_end"`               //
-	Page       int      `json:"page,omitempty"`         // 1-based page of a PDF
-	Headings   []string `json:"headings,omitempty"`     // the heading path, outermost first
-	Index      int      `json:"index"`                  // 0-based position among the resource's memories
-	Name       string   `json:"name,omitempty"`         // the resource's name
+	Start      int      `json:"start"`              // byte offset of the span in the extracted text
+	End        int      `json:"end"`                // byte offset just after it
+	CharStart  int      `json:"char_start"`         // the same span in characters (code points)
+	CharEnd    int      `json:"char_end"`           //
+	Page       int      `json:"page,omitempty"`     // 1-based page of a PDF
+	Headings   []string `json:"headings,omitempty"` // the heading path, outermost first
+	Index      int      `json:"index"`              // 0-based position among the resource's memories
+	Name       string   `json:"name,omitempty"`     // the resource's name
 }
 
 // Metadata keys of memories made from resources: MetaResourceID holds the
