@@ -68,6 +68,8 @@ from .models import (
     Namespace,
     Page,
     Profile,
+    Resource,
+    ResourceCitation,
     PurgeCounts,
     Record,
     Scope,
