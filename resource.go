@@ -109,6 +109,16 @@ type ResourceReader interface {
 	ResourceBytes(ctx context.Context, tenant Namespace) (int64, error)
 }
 
+// UploadSweeper is the capability of a Reader that finds, across
+// tenants, uploads that never completed (their server stopped mid-way),
+// for the sweeper that removes them; never for serving a client.
+type UploadSweeper interface {
+	// AbandonedUploads returns up to limit resources of any tenant whose
+	// upload started before before and has not completed. A limit below 1
+	// is EINVALID.
+	AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]Resource, error)
+}
+
 // ResourceWriter is the capability of a Tx whose store keeps resources.
 type ResourceWriter interface {
 	// InsertResource stores the metadata of a resource whose upload starts

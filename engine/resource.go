@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
@@ -422,4 +423,44 @@ func clipBytes(s string, max int) string {
 		max--
 	}
 	return s[:max]
+}
+
+// UploadTimeout is how old an upload that never completed must be before
+// SweepUploads removes it.
+const UploadTimeout = time.Hour
+
+// SweepUploads removes, across tenants, uploads that started more than
+// UploadTimeout ago and never completed (their server stopped mid-way),
+// with their chunks, and says how many. A store that keeps no resources
+// has none; the store's error is returned as is.
+func (e *Engine) SweepUploads(ctx context.Context) (int, error) {
+	var stale []engram.Resource
+	err := e.store.View(ctx, func(tx engram.Reader) error {
+		sw, ok := tx.(engram.UploadSweeper)
+		if !ok {
+			return nil
+		}
+		var err error
+		stale, err = sw.AbandonedUploads(ctx, e.clock().Add(-UploadTimeout), DefaultSweepBatch)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range stale {
+		err := e.store.Update(ctx, func(tx engram.Tx) error {
+			w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+			if err != nil {
+				return err
+			}
+			return w.PurgeResource(ctx, r.Namespace, r.ID)
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	if len(stale) > 0 {
+		e.afterPurge(ctx, engram.Namespace{}, nil, false)
+	}
+	return len(stale), nil
 }

@@ -77,6 +77,7 @@ func Run(t *testing.T, open Open) {
 		{"ResourcePDF", testResourcePDF},
 		{"ResourceQuota", testResourceQuota},
 		{"ResourceIsolation", testResourceIsolation},
+		{"ResourceAbandoned", testResourceAbandoned},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-pdf/fpdf"
 
@@ -243,4 +244,46 @@ func num(v any) int {
 		return int(x)
 	}
 	return -1
+}
+
+// testResourceAbandoned: an upload that never completed and is older than
+// engine.UploadTimeout is removed with its chunks by SweepUploads; a
+// recent one and complete resources stay.
+func testResourceAbandoned(t *testing.T, open Open) {
+	now := t0.Add(48 * time.Hour)
+	e := newEngine(t, open, engine.Options{Now: func() time.Time { return now }})
+	ns := engram.Namespace{Org: "ressweep", Project: "p", User: "alice"}
+	done := addResource(t, e, ns, "done.txt", "text/plain", []byte("fertig"))
+	pending := func(age time.Duration) string {
+		r := &engram.Resource{ID: engram.NewID(), Namespace: ns, Name: "half", MIMEType: "text/plain", CreatedAt: now.Add(-age)}
+		err := e.Store().Update(ctx, func(tx engram.Tx) error {
+			w := tx.(engram.ResourceWriter)
+			if err := w.InsertResource(ctx, r); err != nil {
+				return err
+			}
+			return w.PutResourceChunk(ctx, ns, r.ID, 0, []byte("halb"))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	old, recent := pending(engine.UploadTimeout+time.Minute), pending(time.Minute)
+	n, err := e.SweepUploads(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("SweepUploads = %d, %v; want 1", n, err)
+	}
+	for id, want := range map[string]string{old: engram.ENOTFOUND, recent: ""} {
+		err := e.Store().View(ctx, func(r engram.Reader) error {
+			_, err := r.(engram.ResourceReader).ResourceChunk(ctx, ns, id, 0)
+			return err
+		})
+		if code(err) != want {
+			t.Errorf("chunk of upload %s after the sweep: %v, want code %q", id, err, want)
+		}
+	}
+	checkNothingPending(t, e, ns, done.Size+4)
+	if _, err := e.GetResource(ctx, engram.ScopeOf(ns), done.ID); err != nil {
+		t.Errorf("the complete resource after the sweep: %v", err)
+	}
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,6 +11,7 @@ import (
 )
 
 var (
+	_ engram.UploadSweeper  = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -209,4 +211,27 @@ func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, erro
 		chunks AS (DELETE FROM resource_chunks c USING gone WHERE c.tenant = gone.tenant AND c.resource_id = gone.id)
 		SELECT count(*) FROM gone`, q.args...).Scan(&n)
 	return n, t.mapErr(ctx, "purge scope", err)
+}
+
+// AbandonedUploads returns uploads of any tenant started before before and
+// not completed. It reads the whole table: uploads in progress are few.
+func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
+	if limit < 1 {
+		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
+	}
+	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+" FROM resources r WHERE NOT r.complete AND r.created_at < $1 ORDER BY r.created_at LIMIT $2",
+		before, limit)
+	if err != nil {
+		return nil, t.mapErr(ctx, "abandoned uploads", err)
+	}
+	defer rows.Close()
+	var out []engram.Resource
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return nil, t.mapErr(ctx, "abandoned uploads", err)
+		}
+		out = append(out, r)
+	}
+	return out, t.mapErr(ctx, "abandoned uploads", rows.Err())
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/engramhq/engram"
 )
 
 var (
+	_ engram.UploadSweeper  = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -208,4 +210,27 @@ func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, erro
 	}
 	n, err := affected(res)
 	return n, mapErr(ctx, "purge scope", err)
+}
+
+// AbandonedUploads returns uploads of any tenant started before before and
+// not completed. It reads the whole table: uploads in progress are few.
+func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
+	if limit < 1 {
+		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
+	}
+	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE complete = 0 AND created_at < ? ORDER BY created_at LIMIT ?",
+		micros(before), limit)
+	if err != nil {
+		return nil, mapErr(ctx, "abandoned uploads", err)
+	}
+	defer rows.Close()
+	var out []engram.Resource
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return nil, mapErr(ctx, "abandoned uploads", err)
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(ctx, "abandoned uploads", rows.Err())
 }
