@@ -16,7 +16,11 @@ require (
 
 require github.com/blevesearch/snowballstem v0.9.0
 
-require golang.org/x/time v0.16.0
+require (
+	github.com/go-pdf/fpdf v0.9.0
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
+	golang.org/x/time v0.16.0
+)
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect

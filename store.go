@@ -290,6 +290,9 @@ type PurgeCounts struct {
 	Episodes int `json:"episodes"`
 	Memories int `json:"memories"`
 	Versions int `json:"versions"`
+	// Resources counts the resources (with their content) a store that
+	// keeps them removed.
+	Resources int `json:"resources,omitempty"`
 }
 
 // Record is one line of an export: exactly one of its pointers is set,

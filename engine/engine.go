@@ -100,6 +100,10 @@ type Options struct {
 	// async: true) unless the request says otherwise, when the store keeps
 	// a job queue. An engine whose former is slow (an LLM) sets it.
 	AsyncByDefault bool
+	// ResourceQuota is the most bytes of resources (engram.ResourceService)
+	// one tenant may store; an upload that would pass it fails with
+	// ETOOLARGE and keeps nothing. 0 means no quota.
+	ResourceQuota int64
 }
 
 // Engine implements engram.Service over an engram.Store.
@@ -123,6 +127,8 @@ type Engine struct {
 	jobs           *jobRunner
 	hasJobs        bool // the store keeps a job queue
 	once           sync.Once
+
+	resourceQuota int64 // 0: none
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
@@ -149,7 +155,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault}
+	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault, resourceQuota: opts.ResourceQuota}
 	if opts.CloseStore {
 		e.closer = store.Close
 	}

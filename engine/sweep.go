@@ -88,8 +88,8 @@ type sweeper struct {
 	once  sync.Once
 }
 
-// StartSweeper runs Sweep with batches of batch memories every interval in
-// the background until Close; errors are logged, and the next run tries
+// StartSweeper runs SweepUploads and Sweep with batches of batch memories
+// every interval in the background until Close; errors are logged, and the next run tries
 // again. An interval below or at zero starts nothing; a second call is a
 // no-op.
 func (e *Engine) StartSweeper(every time.Duration, batch int) {
@@ -121,6 +121,11 @@ func (e *Engine) StartSweeper(every time.Duration, batch int) {
 				case <-ctx.Done():
 				}
 			}()
+			if u, err := e.SweepUploads(ctx); err != nil && ctx.Err() == nil {
+				e.log.Warn("sweep abandoned uploads", "err", err)
+			} else if u > 0 {
+				e.log.Info("removed abandoned uploads", "uploads", u)
+			}
 			n, err := e.Sweep(ctx, batch)
 			stopped := ctx.Err() != nil
 			cancel()

@@ -75,6 +75,11 @@ func Run(t *testing.T, open Open) {
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
+		{"ResourceLifecycle", testResourceLifecycle},
+		{"ResourcePDF", testResourcePDF},
+		{"ResourceQuota", testResourceQuota},
+		{"ResourceIsolation", testResourceIsolation},
+		{"ResourceAbandoned", testResourceAbandoned},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -144,7 +144,7 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 
 	hard, purged, kept := marker(t), marker(t), marker(t)
 	noForm := false
-	write := func(ns engram.Namespace, m string) (memID, epID string) {
+	write := func(ns engram.Namespace, m string) (memID, epID string, resIDs []string) {
 		t.Helper()
 		eps, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Form: &noForm, Episodes: []engram.EpisodeInput{
 			{Role: "user", Content: "Ich habe " + m + " gesagt", Metadata: map[string]any{"note": "meta " + m}},
@@ -163,12 +163,12 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		if _, err := e.UpdateMemory(ctx, engram.Scope{Org: ns.Org, Project: ns.Project, User: ns.User}, ms[0].ID, engram.MemoryPatch{Value: &v, Reason: "corrected " + m}); err != nil {
 			t.Fatal(err)
 		}
-		return ms[0].ID, eps.Episodes[0].ID
+		return ms[0].ID, eps.Episodes[0].ID, addResidueResource(t, e, ns, m)
 	}
-	memID, epID := write(nsA, hard)
-	purgedID, _ := write(nsB, purged)
+	memID, epID, resIDs := write(nsA, hard)
+	purgedID, _, _ := write(nsB, purged)
 	keptNS := engram.Namespace{Org: "acme", Project: "p", User: "carol"}
-	keptID, _ := write(keptNS, kept)
+	keptID, _, _ := write(keptNS, kept)
 	saveIndexes := func() {
 		t.Helper()
 		for _, ns := range []engram.Namespace{nsA, nsB, keptNS} {
@@ -205,6 +205,11 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 
 	if err := e.DeleteMemory(ctx, scA, memID, engram.DeleteOptions{Hard: true}); err != nil {
 		t.Fatal(err)
+	}
+	for _, id := range resIDs {
+		if err := e.DeleteResource(ctx, scA, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := e.DeleteEpisode(ctx, scA, epID); err != nil {
 		t.Fatal(err)
@@ -263,4 +268,30 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	if !found {
 		t.Errorf("the audit log lost the purge itself: %+v", page.Entries)
 	}
+}
+
+// addResidueResource uploads a Markdown resource whose name, source and
+// content carry marker m (split into a few memories), and a binary one of
+// more than a chunk with m at both ends, so more than one chunk row holds
+// it. The binary one makes no memories: the store's statistics stay those
+// of a small table, as in the rest of this test.
+func addResidueResource(t *testing.T, e *engine.Engine, ns engram.Namespace, m string) []string {
+	t.Helper()
+	doc := "# Kapitel " + m + "\n\nDer Absatz nennt " + m + ".\n\nEnde " + m + "\n"
+	r, err := e.AddResource(ctx, engram.Resource{Namespace: ns, Name: "notes " + m + ".md", MIMEType: "text/markdown", Source: "src " + m}, strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Memories != 2 {
+		t.Fatalf("the document made %d memories, want 2", r.Memories)
+	}
+	blob := m + strings.Repeat("\x00", engram.ResourceChunkBytes) + m
+	b, err := e.AddResource(ctx, engram.Resource{Namespace: ns, Name: "blob " + m, MIMEType: "application/octet-stream"}, strings.NewReader(blob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Size <= engram.ResourceChunkBytes || b.Memories != 0 {
+		t.Fatalf("blob resource = %+v", b)
+	}
+	return []string{r.ID, b.ID}
 }

@@ -581,6 +581,8 @@ func idPath(prefix, id, suffix string) (string, error) {
 		what = "episode"
 	} else if strings.HasPrefix(prefix, "/v1/jobs/") {
 		what = "job"
+	} else if strings.HasPrefix(prefix, "/v1/resources/") {
+		what = "resource"
 	}
 	if err := engram.CheckID(what, id); err != nil {
 		return "", err

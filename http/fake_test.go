@@ -2,6 +2,8 @@ package http_test
 
 import (
 	"context"
+	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -231,4 +233,41 @@ func (f *fakeService) Graph(ctx context.Context, s engram.Scope, r engram.GraphR
 
 func (f *fakeService) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
 	return f.record(ctx, "DeleteEntity", s, id, nil)
+}
+
+func (f *fakeService) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
+	n, err := io.Copy(io.Discard, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.record(ctx, "AddResource", engram.ScopeOf(r.Namespace), "", r); err != nil {
+		return nil, err
+	}
+	r.ID, r.Size = engram.NewID(), n
+	return &r, nil
+}
+
+func (f *fakeService) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+	if err := f.record(ctx, "GetResource", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.Resource{ID: id, Namespace: s.Namespace(), Name: "x", MIMEType: "text/plain"}, nil
+}
+
+func (f *fakeService) ListResources(ctx context.Context, s engram.Scope, fl engram.ResourceFilter) (*engram.ResourcePage, error) {
+	if err := f.record(ctx, "ListResources", s, "", fl); err != nil {
+		return nil, err
+	}
+	return &engram.ResourcePage{Resources: []engram.Resource{}}, nil
+}
+
+func (f *fakeService) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
+	if err := f.record(ctx, "OpenResource", s, id, nil); err != nil {
+		return nil, nil, err
+	}
+	return &engram.Resource{ID: id, Namespace: s.Namespace(), Name: "x", MIMEType: "text/plain", Size: 2}, io.NopCloser(strings.NewReader("hi")), nil
+}
+
+func (f *fakeService) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
+	return f.record(ctx, "DeleteResource", s, id, nil)
 }

@@ -87,7 +87,7 @@ func newSmallEnv(t *testing.T) (*httptest.Server, string) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(engramhttp.NewServer(eng, engramhttp.ServerOptions{
-		Logger: discardLogger(), Keys: keys, MaxBodyBytes: 64, MaxImportBytes: 64, Embedder: &fakeEmbedder{dim: 4},
+		Logger: discardLogger(), Keys: keys, MaxBodyBytes: 64, MaxImportBytes: 64, MaxResourceBytes: 64, Embedder: &fakeEmbedder{dim: 4},
 	}))
 	t.Cleanup(srv.Close)
 	return srv, "Bearer " + secret
@@ -97,6 +97,9 @@ func newSmallEnv(t *testing.T) (*httptest.Server, string) {
 func bodyType(path string) string {
 	if path == "/v1/import" {
 		return engramhttp.NDJSONType
+	}
+	if path == "/v1/resources" {
+		return "multipart/form-data; boundary=x"
 	}
 	return "application/json"
 }

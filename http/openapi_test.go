@@ -278,6 +278,9 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"Evidence":           reflect.TypeFor[engram.Evidence](),
 		"TimelineEntry":      reflect.TypeFor[engram.TimelineEntry](),
 		"Graph":              reflect.TypeFor[engram.Graph](),
+		"Resource":           reflect.TypeFor[engram.Resource](),
+		"ResourcePage":       reflect.TypeFor[engram.ResourcePage](),
+		"ResourceCitation":   reflect.TypeFor[engram.ResourceCitation](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

@@ -116,6 +116,10 @@ type ServerOptions struct {
 	// endpoint or a compatibility API. NewServer panics when two share a
 	// pattern or one clashes with a route.
 	Mounts []Mount
+	// MaxResourceBytes is the largest body of an upload to POST
+	// /v1/resources; default DefaultMaxResourceBytes. A tenant's quota is
+	// the service's (engine.Options.ResourceQuota).
+	MaxResourceBytes int64
 }
 
 // Mount is a handler served by a Server under a ServeMux pattern ("/mcp",
@@ -154,6 +158,7 @@ type Server struct {
 	maxImport       int64
 	maxRecords      int
 	maxEmbed        int64
+	maxResource     int64
 	shutdownTimeout time.Duration
 	timeouts        [4]time.Duration // read header, read, write, idle
 	embedder        engram.Embedder
@@ -187,6 +192,8 @@ type route struct {
 var (
 	jsonBody   = []string{"application/json"}
 	ndjsonBody = []string{NDJSONType, "application/json"}
+	// multipartBody is an upload's: a form with a file part.
+	multipartBody = []string{"multipart/form-data"}
 )
 
 // NewServer returns a Server serving svc.
@@ -199,6 +206,7 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		maxImport:       opts.MaxImportBytes,
 		maxRecords:      opts.MaxImportRecords,
 		maxEmbed:        opts.MaxEmbedBytes,
+		maxResource:     opts.MaxResourceBytes,
 		shutdownTimeout: opts.ShutdownTimeout,
 		embedder:        opts.Embedder,
 		allowedHosts:    opts.AllowedHosts,
@@ -222,6 +230,9 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 	}
 	if s.maxEmbed <= 0 {
 		s.maxEmbed = DefaultMaxEmbedBytes
+	}
+	if s.maxResource <= 0 {
+		s.maxResource = DefaultMaxResourceBytes
 	}
 	if s.shutdownTimeout <= 0 {
 		s.shutdownTimeout = DefaultShutdownTimeout
@@ -341,6 +352,12 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/export", params: withScope(vaultParam), handle: s.handleExport},
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
+
+		{method: "POST", path: "/v1/resources", params: withScope(param{name: "name"}, param{name: "source"}), maxBody: s.maxResource, body: multipartBody, handle: s.handleAddResource},
+		{method: "GET", path: "/v1/resources", params: withScope(pageParams...), handle: s.handleListResources},
+		{method: "GET", path: "/v1/resources/{id}", params: withScope(), handle: s.handleGetResource},
+		{method: "GET", path: "/v1/resources/{id}/content", params: withScope(), handle: s.handleResourceContent},
+		{method: "DELETE", path: "/v1/resources/{id}", params: withScope(), handle: s.handleDeleteResource},
 
 		{method: "POST", path: "/v1/embeddings", body: jsonBody, role: engram.RoleRead, handle: s.handleEmbeddings},
 

@@ -959,6 +959,9 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
 	c.Episodes = int(tag.RowsAffected())
+	if c.Resources, err = t.purgeScopeResources(ctx, s); err != nil {
+		return c, err
+	}
 	// The memories' mentions and evidence went with them; the entities
 	// and relations they leave without any go too.
 	if err := t.pruneGraph(ctx, s.Tenant(), s.User); err != nil {

@@ -76,6 +76,8 @@ func Run(t *testing.T, open Opener) {
 		{"Keys", testKeys},
 		{"KeysRefusals", testKeysRefusals},
 		{"VaultKeys", testVaultKeys},
+		{"Resources", testResources},
+		{"ResourcesPending", testResourcesPending},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
@@ -233,11 +235,12 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.KeyReader](r, need),
 			needErr[engram.VaultKeyReader](r, need),
 			needErr[engram.Locator](r, need),
+			needErr[engram.ResourceReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
-			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need))
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need), needErr[engram.ResourceWriter](tx, need))
 		})
 	}
 	if err != nil {

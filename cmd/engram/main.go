@@ -87,6 +87,7 @@ func init() {
 		jobsCommand,
 		entitiesCommand,
 		vaultCommand,
+		resourcesCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

@@ -36,6 +36,8 @@ type serveFlags struct {
 	mcp                          mcpFlags
 	indexDir                     *string
 	indexPath                    string // indexDir resolved by resolveIndexDir
+	resourceQuota                *int64
+	maxResourceBytes             *int64
 }
 
 var timeoutFlags = [4]struct {
@@ -81,6 +83,10 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"comma-separated `hosts` accepted in the Host header besides the listening address and localhost: name, name:port, or * for any (env ENGRAM_ALLOWED_HOSTS)")
 	f.allowedOrigins = fs.String("allowed-origins", getenv("ENGRAM_ALLOWED_ORIGINS"),
 		"comma-separated browser `origins` (https://app.example.com) allowed to call the API, with CORS; * for any (env ENGRAM_ALLOWED_ORIGINS)")
+	f.resourceQuota = fs.Int64("resource-quota", envInt64(getenv, "ENGRAM_RESOURCE_QUOTA", 0),
+		"most `bytes` of resources (uploaded files) each tenant may store; 0 for no quota (env ENGRAM_RESOURCE_QUOTA)")
+	f.maxResourceBytes = fs.Int64("max-resource-bytes", envInt64(getenv, "ENGRAM_MAX_RESOURCE_BYTES", engramhttp.DefaultMaxResourceBytes),
+		"largest upload to POST /v1/resources, in `bytes` (env ENGRAM_MAX_RESOURCE_BYTES)")
 	f.mcp.register(fs, getenv)
 }
 
@@ -97,6 +103,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	}
 	if *f.maxEmbedBytes <= 0 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-embed-bytes (env ENGRAM_MAX_EMBED_BYTES) must be a positive number of bytes")
+	}
+	if *f.resourceQuota < 0 || *f.maxResourceBytes <= 0 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--resource-quota (env ENGRAM_RESOURCE_QUOTA) must be a number of bytes, 0 for none, and --max-resource-bytes (env ENGRAM_MAX_RESOURCE_BYTES) a positive one")
 	}
 	if *f.maxImportRecords <= 0 || *f.maxImportRecords > 1<<30 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-import-records (env ENGRAM_MAX_IMPORT_RECORDS) must be a number of records from 1 to 1073741824")
@@ -139,6 +148,7 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		MaxConcurrent:     int(*f.maxConcurrent),
 		MaxEmbedBytes:     *f.maxEmbedBytes,
 		MaxImportRecords:  int(*f.maxImportRecords),
+		MaxResourceBytes:  *f.maxResourceBytes,
 		ReadHeaderTimeout: d[0], ReadTimeout: d[1], WriteTimeout: d[2], IdleTimeout: d[3],
 		AllowedHosts:   splitList(*f.allowedHosts),
 		AllowedOrigins: splitList(*f.allowedOrigins),
@@ -151,6 +161,7 @@ func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.Workers = int(*f.workers)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 	o.IndexDir = f.indexPath
+	o.ResourceQuota = *f.resourceQuota
 }
 
 // resolveIndexDir picks the directory of the saved vector indexes:

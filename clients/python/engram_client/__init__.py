@@ -77,6 +77,8 @@ from .models import (
     Namespace,
     Page,
     Profile,
+    Resource,
+    ResourceCitation,
     PurgeCounts,
     Record,
     Relation,

@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from typing import (
     Any,
     Callable,
@@ -50,6 +51,7 @@ from .models import (
     Namespace,
     Page,
     Profile,
+    Resource,
     PurgeCounts,
     Record,
     Scope,
@@ -81,7 +83,7 @@ _Query = List[Tuple[str, str]]
 _MAX_QUERY_IDS = 100
 
 # Where a record id goes in a path, for the message when it is unusable.
-_ID_WHAT = {"/v1/episodes/": "episode", "/v1/jobs/": "job", "/v1/conflicts/": "conflict", "/v1/keys/": "key", "/v1/entities/": "entity"}
+_ID_WHAT = {"/v1/episodes/": "episode", "/v1/jobs/": "job", "/v1/conflicts/": "conflict", "/v1/keys/": "key", "/v1/entities/": "entity", "/v1/resources/": "resource"}
 
 
 class Client:
@@ -619,6 +621,59 @@ class Client:
         q: _Query = [("org", org), ("project", project)]
         _add(q, "user", user)
         self._call("DELETE", _id_path("/v1/keys/", id), q)
+
+    # Resources.
+
+    def add_resource(
+        self,
+        scope: NamespaceLike,
+        content: bytes,
+        *,
+        name: str,
+        mime_type: str = "application/octet-stream",
+        source: Optional[str] = None,
+    ) -> Resource:
+        """Uploads content as a file named name into the namespace scope (a
+        multipart form built in memory). A document (text/plain,
+        text/markdown, text/html, application/pdf) is also split into
+        memories of kind resource that cite it. TooLargeError over the
+        server's upload limit or the tenant's quota; nothing is stored then."""
+        q = _scope_query(scope)
+        _add(q, "name", name)
+        _add(q, "source", source)
+        boundary = "engram-" + uuid.uuid4().hex
+        fname = name.replace("\\", "\\\\").replace('"', '\\"').replace("\r", " ").replace("\n", " ")
+        head = (
+            f"--{boundary}\r\n"
+            f'Content-Disposition: form-data; name="file"; filename="{fname}"\r\n'
+            f"Content-Type: {mime_type}\r\n\r\n"
+        ).encode("utf-8")
+        data = head + bytes(content) + f"\r\n--{boundary}--\r\n".encode("ascii")
+        raw = (data, "multipart/form-data; boundary=" + boundary)
+        return Resource.from_dict(self._call("POST", "/v1/resources", q, raw=raw))
+
+    def list_resources(
+        self, scope: ScopeLike, *, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> Page[Resource]:
+        """One page of the scope's resources, newest first."""
+        q = _scope_query(scope)
+        _add(q, "limit", limit)
+        _add(q, "cursor", cursor)
+        return _page(self._call("GET", "/v1/resources", q), "resources", Resource)
+
+    def get_resource(self, scope: ScopeLike, id: str) -> Resource:
+        """The resource's metadata; NotFoundError when the scope has none."""
+        return Resource.from_dict(self._call("GET", _id_path("/v1/resources/", id), _scope_query(scope)))
+
+    def download_resource(self, scope: ScopeLike, id: str) -> bytes:
+        """The resource's content; NotFoundError when the scope has none."""
+        with self._open("GET", _id_path("/v1/resources/", id, "/content"), _scope_query(scope), accept="*/*") as resp:
+            return bytes(resp.read())
+
+    def delete_resource(self, scope: ScopeLike, id: str) -> None:
+        """Deletes the resource, its content and its memories; NotFoundError
+        when the scope has none."""
+        self._call("DELETE", _id_path("/v1/resources/", id), _scope_query(scope))
 
     # Transport.
 

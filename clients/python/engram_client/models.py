@@ -325,6 +325,7 @@ class PurgeCounts(Model):
     episodes: int
     memories: int
     versions: int
+    resources: Optional[int] = None
 
 
 @dataclass
@@ -513,3 +514,37 @@ class Page(Generic[T]):
 
     items: List[T]
     next: Optional[str] = None
+
+
+@dataclass
+class Resource(Model):
+    """A stored file: its name, MIME type, size and SHA-256 (the
+    download's ETag), and how many memories of kind resource its document
+    made."""
+
+    id: str
+    namespace: Namespace
+    name: str
+    mime_type: str
+    size: int
+    sha256: str
+    memories: int
+    created_at: str
+    source: Optional[str] = None
+
+
+@dataclass
+class ResourceCitation(Model):
+    """Where a memory of kind resource comes from (its metadata under
+    "resource"): the span in the document's extracted text, in bytes and
+    in characters, the page of a PDF and the heading path."""
+
+    resource_id: str
+    start: int
+    end: int
+    char_start: int
+    char_end: int
+    index: int
+    page: Optional[int] = None
+    headings: Optional[List[str]] = None
+    name: Optional[str] = None

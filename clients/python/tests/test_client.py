@@ -132,6 +132,32 @@ class EpisodeTest(unittest.TestCase):
             self.c.get_job(self.scope, fake_id(1))
 
 
+class ResourceTest(unittest.TestCase):
+    def test_upload_search_download_delete(self) -> None:
+        c = client()
+        scope = Scope("acme", "app", user="resources-py")
+        doc = "# Rezepte\n\nDer Teig ruht über Nacht im Kühlschrank.\n\n## 面条\n\n面条要煮八分钟。\n".encode("utf-8")
+        r = c.add_resource(scope, doc, name="rezepte.md", mime_type="text/markdown", source="kochbuch")
+        self.assertEqual(r.size, len(doc))
+        self.assertEqual(r.memories, 2)
+        self.assertEqual(r.source, "kochbuch")
+        self.assertEqual(c.get_resource(scope, r.id).sha256, r.sha256)
+        self.assertIn(r.id, [x.id for x in c.list_resources(scope).items])
+        self.assertEqual(c.download_resource(scope, r.id), doc)
+        hits = c.search(scope, "Teig Kühlschrank").hits
+        self.assertTrue(hits)
+        meta = hits[0].memory.metadata or {}
+        self.assertEqual(meta.get("resource_id"), r.id)
+        span = meta["resource"]
+        self.assertEqual(doc[span["start"]:span["end"]].decode("utf-8"), hits[0].memory.value)
+        with self.assertRaises(ec.NotFoundError):
+            c.get_resource(Scope("acme", "app", user="someone-else"), r.id)
+        c.delete_resource(scope, r.id)
+        with self.assertRaises(ec.NotFoundError):
+            c.download_resource(scope, r.id)
+        self.assertEqual(c.search(scope, "Teig Kühlschrank").hits, [])
+
+
 class MemoryTest(unittest.TestCase):
     def setUp(self) -> None:
         self.c = client()

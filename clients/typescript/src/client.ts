@@ -71,7 +71,8 @@ export interface ClientOptions {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The list methods that page with cursor and next. */
-export type PagedMethod = 'listEpisodes' | 'listMemories' | 'listJobs' | 'audit' | 'listEntities';
+export type PagedMethod = 'listEpisodes' | 'listMemories' | 'listJobs' | 'listResources' | 'audit' | 'listEntities';
+
 
 const actorHeader = 'X-Engram-Actor';
 const ndjson = 'application/x-ndjson';
@@ -80,6 +81,8 @@ interface Request {
   query?: object;
   json?: unknown;
   body?: string;
+  /** A multipart form; fetch sets its Content-Type with the boundary. */
+  form?: FormData;
   contentType?: string;
   /** Export and import run as long as they need unless the call sets a timeout. */
   unbounded?: boolean;
@@ -272,6 +275,48 @@ export class EngramClient {
     return this.#json('GET', '/v1/graph', { query }, opts);
   }
 
+  // --- resources ---
+
+  /**
+   * POST /v1/resources: uploads file as a multipart form. A document
+   * (text/plain, text/markdown, text/html, application/pdf, by the Blob's
+   * type) is also split into memories of kind resource that cite it.
+   * Throws an EngramError (too_large) over the server's limit or the
+   * tenant's quota; nothing is stored then.
+   */
+  addResource(query: QueryOf<'addResource'> & { name: string }, file: Blob, opts?: CallOptions): Promise<Ok<'addResource', 201>> {
+    const form = new FormData();
+    form.append('file', file, query.name);
+    return this.#json('POST', '/v1/resources', { query, form, unbounded: true }, opts);
+  }
+
+  /** GET /v1/resources: one page of a scope's resources, newest first. */
+  listResources(query: QueryOf<'listResources'>, opts?: CallOptions): Promise<Ok<'listResources'>> {
+    return this.#json('GET', '/v1/resources', { query }, opts);
+  }
+
+  /** GET /v1/resources/{id}: a resource's metadata. */
+  getResource(id: string, scope: QueryOf<'getResource'>, opts?: CallOptions): Promise<Ok<'getResource'>> {
+    return this.#json('GET', `/v1/resources/${seg(id)}`, { query: scope }, opts);
+  }
+
+  /** GET /v1/resources/{id}/content: a resource's content. */
+  async downloadResource(id: string, scope: QueryOf<'downloadResource'>, opts?: CallOptions): Promise<Uint8Array> {
+    const call = await this.#send('GET', `/v1/resources/${seg(id)}/content`, { query: scope, unbounded: true }, opts);
+    try {
+      return new Uint8Array(await call.res.arrayBuffer());
+    } catch (err) {
+      throw call.fail(err);
+    } finally {
+      call.done();
+    }
+  }
+
+  /** DELETE /v1/resources/{id}: the resource, its content and its memories. */
+  async deleteResource(id: string, scope: QueryOf<'deleteResource'>, opts?: CallOptions): Promise<void> {
+    await this.#json('DELETE', `/v1/resources/${seg(id)}`, { query: scope }, opts);
+  }
+
   // --- scope: export, import, audit, purge ---
 
   /**
@@ -374,9 +419,10 @@ export class EngramClient {
     if (this.#apiKey) headers['Authorization'] = `Bearer ${this.#apiKey}`;
     const actor = opts?.actor || this.#actor;
     if (actor) headers[actorHeader] = utf8Header(actor);
-    let body: string | undefined = req.body;
+    let body: string | FormData | undefined = req.body;
     if (req.json !== undefined) body = JSON.stringify(req.json);
     if (body !== undefined) headers['Content-Type'] = req.contentType ?? 'application/json';
+    if (req.form !== undefined) body = req.form;
 
     const timeoutMs = opts?.timeoutMs ?? (req.unbounded ? 0 : this.#timeoutMs);
     const call = new Call(`${method} ${path}`, opts?.signal, timeoutMs);

@@ -535,6 +535,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the resources in the scope, newest first. */
+        get: operations["listResources"];
+        put?: never;
+        /**
+         * Upload a file. A document (text/plain, text/markdown, text/html, application/pdf) is also split by its headings and paragraphs into memories of kind resource that cite it.
+         * @description The body is multipart/form-data with one part named file (its filename and Content-Type give the resource's name and MIME type unless the query's name overrides the name; an absent or generic Content-Type is guessed from the file name's extension). The part is streamed into the store one chunk (1 MiB) at a time. The body may be at most engram serve --max-resource-bytes (default 256 MiB), and the tenant's resources together at most --resource-quota: more is 413 naming the limit, and nothing is stored. A document that cannot be read (a PDF that is not one, text that is not UTF-8) is 400 and nothing is stored. Each memory made from a document has metadata resource_id (the resource's id) and resource (a ResourceCitation: the span in the extracted text in bytes and characters, the page of a PDF, the heading path), so search hits cite the resource.
+         */
+        post: operations["addResource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/resources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Get a resource's metadata. */
+        get: operations["getResource"];
+        put?: never;
+        post?: never;
+        /** Purge a resource: its content and every memory made from it. */
+        delete: operations["deleteResource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/resources/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Download a resource's content, streamed, with its Content-Type, Content-Length and an ETag that is its SHA-256 in quotes. A request whose If-None-Match names that ETag gets 304. */
+        get: operations["downloadResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -878,6 +940,8 @@ export interface components {
             episodes: number;
             memories: number;
             versions: number;
+            /** @description Resources removed with their content; absent when none. */
+            resources?: number;
         };
         /** @description One line of an export or import: exactly one payload, matching type. */
         Record: {
@@ -1120,6 +1184,47 @@ export interface components {
         Graph: {
             nodes: components["schemas"]["Entity"][];
             edges: components["schemas"]["Relation"][];
+        };
+        Resource: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            /** @description The file name the client gave. */
+            name: string;
+            mime_type: string;
+            /** @description Where it came from. */
+            source?: string;
+            /** @description Bytes of content. */
+            size: number;
+            /** @description Hex SHA-256 of the content; the download's ETag. */
+            sha256: string;
+            /** @description Memories of kind resource made from the document. */
+            memories: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ResourcePage: {
+            resources: components["schemas"]["Resource"][];
+            /** @description Cursor of the next page; absent on the last page. */
+            next?: string;
+        };
+        /** @description Where a memory of kind resource comes from, in its metadata under the key resource. Spans are in the extracted text: for text and Markdown the file itself; for HTML the text between the tags, entities decoded, blocks separated by blank lines; for PDF the pages' text separated by blank lines. */
+        ResourceCitation: {
+            resource_id: string;
+            /** @description Byte offset of the span. */
+            start: number;
+            /** @description Byte offset just after the span. */
+            end: number;
+            /** @description The span's start in characters (code points). */
+            char_start: number;
+            char_end: number;
+            /** @description 1-based page of a PDF. */
+            page?: number;
+            /** @description The heading path, outermost first. */
+            headings?: string[];
+            /** @description 0-based position among the resource's memories. */
+            index: number;
+            /** @description The resource's name. */
+            name?: string;
         };
     };
     responses: {
@@ -2746,6 +2851,249 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Graph"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listResources: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+                /** @description Page size; default 50, at most 1000. */
+                limit?: components["parameters"]["limit"];
+                /** @description The next value of the previous page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourcePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addResource: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+                /** @description The resource's name; default the file part's filename. */
+                name?: string;
+                /** @description Where the file came from: a URL, a path, an application. */
+                source?: string;
+            };
+            header?: {
+                /** @description Who makes the change, recorded in history and the audit log; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file's content.
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored resource. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getResource: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteResource: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in history and the audit log; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    downloadResource: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description The ETag a client holds. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content, in the resource's MIME type. */
+            200: {
+                headers: {
+                    /** @description The SHA-256 of the content, in quotes. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description The content has the ETag in If-None-Match. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

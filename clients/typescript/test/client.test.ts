@@ -193,6 +193,22 @@ describe('EngramClient against engram serve', () => {
     await rejects(c.getJob(job.id, { ...ns, user: 'bob' }), 404, 'not_found');
   });
 
+  test('resources: upload a German and Chinese document, search, download, delete', async () => {
+    const ns = { ...ann, session: 'resources' };
+    const doc = '# Reise\n\nDer Zug nach Wien fährt um acht.\n\n## 行程\n\n我们明天去上海。\n';
+    const bytes = new TextEncoder().encode(doc);
+    const r = await c.addResource({ ...ns, name: 'reise.md', source: 'notes' }, new Blob([bytes], { type: 'text/markdown' }));
+    assert.equal(r.size, bytes.length);
+    assert.equal(r.memories, 2);
+    assert.equal((await c.getResource(r.id, ns)).sha256, r.sha256);
+    assert.ok((await c.listResources(ns)).resources.some((x) => x.id === r.id));
+    assert.deepEqual(await c.downloadResource(r.id, ns), bytes);
+    const hits = (await c.search({ scope: ns, query: 'Zug Wien' })).hits;
+    assert.equal(hits[0]?.memory.metadata?.['resource_id'], r.id);
+    await c.deleteResource(r.id, ns);
+    await rejects(c.getResource(r.id, ns), 404, 'not_found');
+  });
+
   test('export, delete scope, import back', async () => {
     const ns = { org: 'acme', project: 'app', user: 'dora' };
     await c.addEpisodes({ namespace: ns, episodes: [{ role: 'user', content: 'Ich heiße Dora und mag Käsespätzle.' }] });

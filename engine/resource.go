@@ -1,0 +1,466 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/document"
+)
+
+var _ engram.ResourceService = (*Engine)(nil)
+
+const resourceNeed = "storing resources"
+
+// AddResource implements engram.ResourceService. The content is read and
+// stored one chunk at a time, each chunk in its own short transaction
+// under a resource that reads cannot see yet; the memories of a document
+// and the resource's completion are committed together at the end. On
+// any error the partial upload is removed.
+func (e *Engine) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
+	if err := e.newResource(&r); err != nil {
+		return nil, err
+	}
+	if err := e.checkQuota(ctx, r.Namespace, 0); err != nil {
+		return nil, err
+	}
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		return w.InsertResource(ctx, &r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err = e.fillResource(ctx, &r, body); err != nil {
+		e.dropResource(ctx, r)
+		return nil, err
+	}
+	return &r, nil
+}
+
+// newResource validates r and gives it an id and a creation time.
+func (e *Engine) newResource(r *engram.Resource) error {
+	s, err := writeScope(engram.ScopeOf(r.Namespace))
+	if err != nil {
+		return err
+	}
+	r.Namespace = s.Namespace()
+	r.ID, r.CreatedAt, r.Size, r.SHA256, r.Memories = engram.NewID(), e.clock(), 0, "", 0
+	return r.Validate()
+}
+
+// fillResource stores body's content under the pending resource r, makes
+// memories of a document's sections and completes r.
+func (e *Engine) fillResource(ctx context.Context, r *engram.Resource, body io.Reader) error {
+	sum, err := e.storeContent(ctx, r, body)
+	if err != nil {
+		return err
+	}
+	r.SHA256 = sum
+	ms, err := e.resourceMemories(ctx, r)
+	if err != nil {
+		return err
+	}
+	r.Memories = len(ms)
+	return e.completeResource(ctx, r, ms)
+}
+
+// storeContent copies body into chunks of r and returns the hex SHA-256
+// of the content; ETOOLARGE as soon as the tenant's quota would be passed.
+func (e *Engine) storeContent(ctx context.Context, r *engram.Resource, body io.Reader) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, engram.ResourceChunkBytes)
+	for seq := 0; ; seq++ {
+		n, err := io.ReadFull(body, buf)
+		if n > 0 {
+			if err := e.putChunk(ctx, r, h, seq, buf[:n]); err != nil {
+				return "", err
+			}
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return hex.EncodeToString(h.Sum(nil)), nil
+		case err != nil:
+			return "", fmt.Errorf("resource: read the upload: %w", err)
+		}
+	}
+}
+
+// putChunk checks the quota and stores one chunk.
+func (e *Engine) putChunk(ctx context.Context, r *engram.Resource, h hash.Hash, seq int, data []byte) error {
+	if err := e.checkQuota(ctx, r.Namespace, int64(len(data))); err != nil {
+		return err
+	}
+	h.Write(data)
+	r.Size += int64(len(data))
+	return e.store.Update(ctx, func(tx engram.Tx) error {
+		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		return w.PutResourceChunk(ctx, r.Namespace, r.ID, seq, data)
+	})
+}
+
+// checkQuota returns ETOOLARGE naming the quota when adding more bytes
+// would take the tenant of n over it.
+func (e *Engine) checkQuota(ctx context.Context, n engram.Namespace, more int64) error {
+	var used int64
+	err := e.store.View(ctx, func(tx engram.Reader) error {
+		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		used, err = rr.ResourceBytes(ctx, n)
+		return err
+	})
+	if err != nil || e.resourceQuota <= 0 {
+		return err
+	}
+	if used+more > e.resourceQuota || (more == 0 && used >= e.resourceQuota) {
+		return engram.Errorf(engram.ETOOLARGE, "resource: tenant %s stores %d bytes of resources; this upload would pass its quota of %d bytes (engram serve --resource-quota)",
+			n.Tenant(), used, e.resourceQuota)
+	}
+	return nil
+}
+
+// resourceMemories splits a document resource into memories of kind
+// resource; other resources make none.
+func (e *Engine) resourceMemories(ctx context.Context, r *engram.Resource) ([]engram.Memory, error) {
+	format := document.Format(r.MIMEType, r.Name)
+	if format == "" || r.Size == 0 {
+		return nil, nil
+	}
+	var ms []engram.Memory
+	ra := &chunkReaderAt{ctx: ctx, store: e.store, tenant: r.Namespace, id: r.ID, size: r.Size, cached: -1}
+	err := document.Split(ctx, format, ra, r.Size, func(s document.Section) error {
+		m, err := sectionMemory(r, s, len(ms))
+		if err == nil {
+			ms = append(ms, m)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, prefixed("resource "+r.Name, err)
+	}
+	return ms, nil
+}
+
+// sectionMemory makes the memory of one section of a document.
+func sectionMemory(r *engram.Resource, s document.Section, index int) (engram.Memory, error) {
+	cite := engram.ResourceCitation{
+		ResourceID: r.ID, Start: s.Start, End: s.End, CharStart: s.CharStart, CharEnd: s.CharEnd,
+		Page: s.Page, Headings: s.Headings, Index: index, Name: r.Name,
+	}
+	var meta map[string]any // as a store reads it back
+	b, err := json.Marshal(cite)
+	if err == nil {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		err = d.Decode(&meta)
+	}
+	if err != nil {
+		return engram.Memory{}, err
+	}
+	abstraction := strings.Join(append([]string{r.Name}, s.Headings...), " › ")
+	return engram.Memory{
+		Namespace: r.Namespace, Kind: engram.KindResource, Value: s.Text,
+		Abstraction: clipBytes(abstraction, engram.MaxShortBytes),
+		Metadata:    map[string]any{engram.MetaResourceID: r.ID, engram.MetaResource: meta},
+	}, nil
+}
+
+// completeResource stores the memories of r and makes r visible, in one
+// transaction.
+func (e *Engine) completeResource(ctx context.Context, r *engram.Resource, ms []engram.Memory) error {
+	ops := make([]engram.MemoryOp, len(ms))
+	for i, m := range ms {
+		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
+	}
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, ms); err != nil {
+		return err
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		if len(ops) > 0 {
+			if _, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(r.Namespace), ops, actor, now); err != nil {
+				return err
+			}
+		}
+		if err := w.CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, len(ms)); err != nil {
+			return err
+		}
+		// The name is the client's text: the detail, which a purge keeps,
+		// does not hold it.
+		detail := fmt.Sprintf("%s, %d bytes, %d memories", r.MIMEType, r.Size, len(ms))
+		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.add", []string{r.ID}, detail, now))
+	})
+	if err = vb.done(err); err == nil {
+		e.coverage.note(r.Namespace, ms)
+	}
+	return err
+}
+
+// dropResource removes what a failed upload stored, whatever ctx's state.
+func (e *Engine) dropResource(ctx context.Context, r engram.Resource) {
+	ctx = context.WithoutCancel(ctx)
+	err := e.store.Update(ctx, func(tx engram.Tx) error {
+		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		return w.PurgeResource(ctx, r.Namespace, r.ID)
+	})
+	if err != nil {
+		e.log.WarnContext(ctx, "engine: removing a failed upload failed", "tenant", r.Namespace.Tenant(), "resource", r.ID, "err", err)
+		return
+	}
+	e.afterPurge(ctx, r.Namespace, nil, false)
+}
+
+// GetResource implements engram.ResourceService.
+func (e *Engine) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := engram.CheckID("resource", id); err != nil {
+		return nil, err
+	}
+	var r *engram.Resource
+	err = e.store.View(ctx, func(tx engram.Reader) error {
+		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		r, err = rr.GetResource(ctx, s, id)
+		return err
+	})
+	return r, err
+}
+
+// ListResources implements engram.ResourceService.
+func (e *Engine) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	page := &engram.ResourcePage{}
+	err = e.store.View(ctx, func(tx engram.Reader) error {
+		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		page.Resources, page.Next, err = rr.ListResources(ctx, s, f)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if page.Resources == nil {
+		page.Resources = []engram.Resource{}
+	}
+	return page, nil
+}
+
+// OpenResource implements engram.ResourceService.
+func (e *Engine) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
+	r, err := e.GetResource(ctx, s, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ra := &chunkReaderAt{ctx: ctx, store: e.store, tenant: r.Namespace, id: r.ID, size: r.Size, cached: -1}
+	return r, io.NopCloser(io.NewSectionReader(ra, 0, r.Size)), nil
+}
+
+// DeleteResource implements engram.ResourceService: the resource, its
+// content, and every memory made from it (with their versions and
+// vectors) are purged in one transaction, then the store is scrubbed.
+func (e *Engine) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
+	s, err := writeScope(s)
+	if err != nil {
+		return err
+	}
+	if err := engram.CheckID("resource", id); err != nil {
+		return err
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	vb := e.vec.batch()
+	var r *engram.Resource
+	var texts []string
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		if r, err = rr.GetResource(ctx, s, id); err != nil {
+			return err
+		}
+		if texts, err = purgeResourceMemories(ctx, tx, vb, r); err != nil {
+			return err
+		}
+		if err := w.PurgeResource(ctx, r.Namespace, id); err != nil {
+			return err
+		}
+		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.purge", []string{id}, "", now))
+	})
+	if err = vb.done(err); err == nil {
+		e.afterPurge(ctx, r.Namespace, texts, false)
+	}
+	return err
+}
+
+// purgeResourceMemories purges every memory, in any status, that cites r,
+// and returns the texts they held (for the embedding cache to forget).
+func purgeResourceMemories(ctx context.Context, tx engram.Tx, vb *vecBatch, r *engram.Resource) ([]string, error) {
+	f := engram.MemoryFilter{
+		Statuses: []engram.Status{engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired},
+		Metadata: map[string]any{engram.MetaResourceID: r.ID}, Limit: engram.MaxLimit,
+	}
+	s := engram.ScopeOf(r.Namespace)
+	var texts []string
+	for {
+		ms, next, err := tx.ListMemories(ctx, s, f)
+		if err != nil {
+			return nil, err
+		}
+		for i := range ms {
+			t, err := historyTexts(ctx, tx, s, &ms[i])
+			if err != nil {
+				return nil, err
+			}
+			texts = append(texts, t...)
+			if err := tx.PurgeMemory(ctx, ms[i].Namespace, ms[i].ID); err != nil {
+				return nil, err
+			}
+			vb.purged(ms[i].Namespace, ms[i].ID)
+		}
+		if next == "" {
+			return texts, nil
+		}
+		f.Cursor = next
+	}
+}
+
+// chunkReaderAt reads a stored resource's content at any offset, one
+// chunk (one short read transaction) at a time, keeping the last chunk.
+type chunkReaderAt struct {
+	ctx    context.Context
+	store  engram.Store
+	tenant engram.Namespace
+	id     string
+	size   int64
+	cached int
+	chunk  []byte
+}
+
+// ReadAt implements io.ReaderAt; a chunk missing from the store (deleted
+// meanwhile) is an error.
+func (c *chunkReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n := 0
+	for n < len(p) {
+		if off >= c.size {
+			return n, io.EOF
+		}
+		seq := int(off / engram.ResourceChunkBytes)
+		if seq != c.cached {
+			if err := c.load(seq); err != nil {
+				return n, err
+			}
+		}
+		k := copy(p[n:], c.chunk[off%engram.ResourceChunkBytes:])
+		if k == 0 {
+			return n, io.ErrUnexpectedEOF
+		}
+		n += k
+		off += int64(k)
+	}
+	return n, nil
+}
+
+func (c *chunkReaderAt) load(seq int) error {
+	return c.store.View(c.ctx, func(tx engram.Reader) error {
+		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
+		if err != nil {
+			return err
+		}
+		if c.chunk, err = rr.ResourceChunk(c.ctx, c.tenant, c.id, seq); err != nil {
+			return err
+		}
+		c.cached = seq
+		return nil
+	})
+}
+
+// clipBytes cuts s to at most max bytes on a character boundary.
+func clipBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
+}
+
+// UploadTimeout is how old an upload that never completed must be before
+// SweepUploads removes it.
+const UploadTimeout = time.Hour
+
+// SweepUploads removes, across tenants, uploads that started more than
+// UploadTimeout ago and never completed (their server stopped mid-way),
+// with their chunks, and says how many. A store that keeps no resources
+// has none; the store's error is returned as is.
+func (e *Engine) SweepUploads(ctx context.Context) (int, error) {
+	var stale []engram.Resource
+	err := e.store.View(ctx, func(tx engram.Reader) error {
+		sw, ok := tx.(engram.UploadSweeper)
+		if !ok {
+			return nil
+		}
+		var err error
+		stale, err = sw.AbandonedUploads(ctx, e.clock().Add(-UploadTimeout), DefaultSweepBatch)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range stale {
+		err := e.store.Update(ctx, func(tx engram.Tx) error {
+			w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
+			if err != nil {
+				return err
+			}
+			return w.PurgeResource(ctx, r.Namespace, r.ID)
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	if len(stale) > 0 {
+		e.afterPurge(ctx, engram.Namespace{}, nil, false)
+	}
+	return len(stale), nil
+}

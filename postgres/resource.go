@@ -1,0 +1,237 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/engramhq/engram"
+)
+
+var (
+	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceReader = (*tx)(nil)
+	_ engram.ResourceWriter = (*tx)(nil)
+)
+
+const resourceCols = `r.org, r.project, r.user_id, r.agent, r.session, r.id, r.name, r.mime_type, r.source, r.size, r.sha256, r.memories, r.created_at`
+
+func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {
+	var r engram.Resource
+	err := sc.Scan(&r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Namespace.Agent, &r.Namespace.Session,
+		&r.ID, &r.Name, &r.MIMEType, &r.Source, &r.Size, &r.SHA256, &r.Memories, &r.CreatedAt)
+	r.CreatedAt = r.CreatedAt.UTC()
+	return r, err
+}
+
+// GetResource returns a completed resource in s, or ENOTFOUND.
+func (t *tx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	none := engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
+	if !engram.ValidID(id) || storable("scope", s.Tenant()+s.User+s.Agent+s.Session) != nil {
+		return nil, none
+	}
+	q := &query{}
+	q.scope("r.", s)
+	q.where("r.id = " + q.arg(id) + " AND r.complete")
+	r, err := scanResource(t.ptx.QueryRow(ctx, "SELECT "+resourceCols+" FROM resources r WHERE "+q.String(), q.args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, none
+	} else if err != nil {
+		return nil, t.mapErr(ctx, "get resource", err)
+	}
+	return &r, nil
+}
+
+// ListResources returns the completed resources in s, newest first.
+func (t *tx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	limit, err := resourceLimit(f)
+	if err != nil {
+		return nil, "", err
+	}
+	q := &query{}
+	q.scope("r.", s)
+	q.where("r.complete")
+	if f.Cursor != "" {
+		q.where("r.id < " + q.arg(f.Cursor))
+	}
+	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+" FROM resources r WHERE "+q.String()+" ORDER BY r.id DESC LIMIT "+q.arg(limit+1), q.args...)
+	if err != nil {
+		return nil, "", t.mapErr(ctx, "list resources", err)
+	}
+	defer rows.Close()
+	var out []engram.Resource
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return nil, "", t.mapErr(ctx, "list resources", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", t.mapErr(ctx, "list resources", err)
+	}
+	next := ""
+	if len(out) > limit {
+		out, next = out[:limit], out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+// resourceLimit returns the page size of f; EINVALID for a bad cursor or
+// limit.
+func resourceLimit(f engram.ResourceFilter) (int, error) {
+	if f.Cursor != "" && !engram.ValidID(f.Cursor) {
+		return 0, engram.Errorf(engram.EINVALID, "cursor %q is not a resource cursor", f.Cursor)
+	}
+	switch {
+	case f.Limit < 0 || f.Limit > engram.MaxLimit:
+		return 0, engram.Errorf(engram.EINVALID, "limit %d is not between 1 and %d", f.Limit, engram.MaxLimit)
+	case f.Limit == 0:
+		return engram.DefaultLimit, nil
+	}
+	return f.Limit, nil
+}
+
+// ResourceChunk returns chunk seq of a resource of the tenant, or ENOTFOUND.
+func (t *tx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int) ([]byte, error) {
+	var data []byte
+	err := t.ptx.QueryRow(ctx, `SELECT data FROM resource_chunks WHERE tenant = $1 AND resource_id = $2 AND seq = $3`,
+		tenant.Tenant(), id, seq).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "resource %s has no chunk %d", id, seq)
+	}
+	return data, t.mapErr(ctx, "read resource chunk", err)
+}
+
+// ResourceBytes returns the content bytes the tenant stores.
+func (t *tx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64, error) {
+	var n int64
+	err := t.ptx.QueryRow(ctx, `SELECT coalesce(sum(size), 0)::bigint FROM resources WHERE tenant = $1`, tenant.Tenant()).Scan(&n)
+	return n, t.mapErr(ctx, "sum resource bytes", err)
+}
+
+// InsertResource stores the metadata of a resource being uploaded.
+func (t *tx) InsertResource(ctx context.Context, r *engram.Resource) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(r.ID) {
+		return engram.Errorf(engram.EINVALID, "resource: id %q is not a valid id", r.ID)
+	}
+	for _, f := range []struct{ name, v string }{{"name", r.Name}, {"mime_type", r.MIMEType}, {"source", r.Source}} {
+		if err := storable("resource: "+f.name, f.v); err != nil {
+			return err
+		}
+	}
+	n := r.Namespace
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO resources (tenant, org, project, user_id, agent, session, id, name, mime_type, source, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, r.ID, r.Name, r.MIMEType, r.Source, r.CreatedAt)
+	if err != nil {
+		return t.mapErr(ctx, "insert resource", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ECONFLICT, "resource %s already exists", r.ID)
+	}
+	return nil
+}
+
+// PutResourceChunk stores one chunk and grows the resource's size.
+func (t *tx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int, data []byte) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(data) == 0 || len(data) > engram.ResourceChunkBytes {
+		return engram.Errorf(engram.EINVALID, "resource chunk: %d bytes, want 1 to %d", len(data), engram.ResourceChunkBytes)
+	}
+	tag, err := t.ptx.Exec(ctx, `UPDATE resources SET size = size + $1 WHERE tenant = $2 AND id = $3`, len(data), tenant.Tenant(), id)
+	if err != nil {
+		return t.mapErr(ctx, "put resource chunk", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
+	}
+	tag, err = t.ptx.Exec(ctx, `INSERT INTO resource_chunks (tenant, resource_id, seq, data) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+		tenant.Tenant(), id, seq, data)
+	if err != nil {
+		return t.mapErr(ctx, "put resource chunk", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ECONFLICT, "resource %s already has chunk %d", id, seq)
+	}
+	return nil
+}
+
+// CompleteResource makes an uploaded resource visible.
+func (t *tx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, sha256 string, memories int) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	tag, err := t.ptx.Exec(ctx, `UPDATE resources SET sha256 = $1, memories = $2, complete = true WHERE tenant = $3 AND id = $4`,
+		sha256, memories, tenant.Tenant(), id)
+	if err != nil {
+		return t.mapErr(ctx, "complete resource", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
+	}
+	return nil
+}
+
+// PurgeResource removes a resource and its chunks.
+func (t *tx) PurgeResource(ctx context.Context, tenant engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.ptx.Exec(ctx, `DELETE FROM resource_chunks WHERE tenant = $1 AND resource_id = $2`, tenant.Tenant(), id); err != nil {
+		return t.mapErr(ctx, "purge resource", err)
+	}
+	_, err := t.ptx.Exec(ctx, `DELETE FROM resources WHERE tenant = $1 AND id = $2`, tenant.Tenant(), id)
+	return t.mapErr(ctx, "purge resource", err)
+}
+
+// purgeScopeResources removes the resources of s (a write scope) with
+// their chunks and says how many resources it removed.
+func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
+	q := &query{}
+	q.scope("r.", s)
+	var n int
+	err := t.ptx.QueryRow(ctx, `WITH gone AS (DELETE FROM resources r WHERE `+q.String()+` RETURNING r.tenant, r.id),
+		chunks AS (DELETE FROM resource_chunks c USING gone WHERE c.tenant = gone.tenant AND c.resource_id = gone.id)
+		SELECT count(*) FROM gone`, q.args...).Scan(&n)
+	return n, t.mapErr(ctx, "purge scope", err)
+}
+
+// AbandonedUploads returns uploads of any tenant started before before and
+// not completed. It reads the whole table: uploads in progress are few.
+func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
+	if limit < 1 {
+		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
+	}
+	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+" FROM resources r WHERE NOT r.complete AND r.created_at < $1 ORDER BY r.created_at LIMIT $2",
+		before, limit)
+	if err != nil {
+		return nil, t.mapErr(ctx, "abandoned uploads", err)
+	}
+	defer rows.Close()
+	var out []engram.Resource
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return nil, t.mapErr(ctx, "abandoned uploads", err)
+		}
+		out = append(out, r)
+	}
+	return out, t.mapErr(ctx, "abandoned uploads", rows.Err())
+}

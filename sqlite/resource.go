@@ -1,0 +1,236 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+var (
+	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceReader = (*tx)(nil)
+	_ engram.ResourceWriter = (*tx)(nil)
+)
+
+const resourceCols = `org, project, user_id, agent, session, id, name, mime_type, source, size, sha256, memories, created_at`
+
+func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {
+	var r engram.Resource
+	var created int64
+	err := sc.Scan(&r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Namespace.Agent, &r.Namespace.Session,
+		&r.ID, &r.Name, &r.MIMEType, &r.Source, &r.Size, &r.SHA256, &r.Memories, &created)
+	r.CreatedAt = fromMicros(created)
+	return r, err
+}
+
+// GetResource returns a completed resource in s, or ENOTFOUND.
+func (t *tx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	none := engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
+	if !engram.ValidID(id) {
+		return nil, none
+	}
+	w, args := scopeWhere("", s)
+	r, err := scanResource(t.queryRow(ctx, "SELECT "+resourceCols+" FROM resources WHERE "+w+" AND id = ? AND complete = 1",
+		append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, none
+	} else if err != nil {
+		return nil, mapErr(ctx, "get resource", err)
+	}
+	return &r, nil
+}
+
+// ListResources returns the completed resources in s, newest first.
+func (t *tx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	limit, err := resourceLimit(f)
+	if err != nil {
+		return nil, "", err
+	}
+	w, args := scopeWhere("", s)
+	if f.Cursor != "" {
+		w += " AND id < ?"
+		args = append(args, f.Cursor)
+	}
+	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE "+w+" AND complete = 1 ORDER BY id DESC LIMIT ?",
+		append(args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "list resources", err)
+	}
+	defer rows.Close()
+	var out []engram.Resource
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "list resources", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "list resources", err)
+	}
+	next := ""
+	if len(out) > limit {
+		out, next = out[:limit], out[limit-1].ID
+	}
+	return out, next, nil
+}
+
+// resourceLimit returns the page size of f; EINVALID for a bad cursor or
+// limit.
+func resourceLimit(f engram.ResourceFilter) (int, error) {
+	if f.Cursor != "" && !engram.ValidID(f.Cursor) {
+		return 0, engram.Errorf(engram.EINVALID, "cursor %q is not a resource cursor", f.Cursor)
+	}
+	switch {
+	case f.Limit < 0 || f.Limit > engram.MaxLimit:
+		return 0, engram.Errorf(engram.EINVALID, "limit %d is not between 1 and %d", f.Limit, engram.MaxLimit)
+	case f.Limit == 0:
+		return engram.DefaultLimit, nil
+	}
+	return f.Limit, nil
+}
+
+// ResourceChunk returns chunk seq of a resource of the tenant, or ENOTFOUND.
+func (t *tx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int) ([]byte, error) {
+	var data []byte
+	err := t.queryRow(ctx, `SELECT data FROM resource_chunks WHERE org = ? AND project = ? AND resource_id = ? AND seq = ?`,
+		tenant.Org, tenant.Project, id, seq).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "resource %s has no chunk %d", id, seq)
+	}
+	return data, mapErr(ctx, "read resource chunk", err)
+}
+
+// ResourceBytes returns the content bytes the tenant stores.
+func (t *tx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64, error) {
+	var n int64
+	err := t.queryRow(ctx, `SELECT coalesce(sum(size), 0) FROM resources WHERE org = ? AND project = ?`,
+		tenant.Org, tenant.Project).Scan(&n)
+	return n, mapErr(ctx, "sum resource bytes", err)
+}
+
+// InsertResource stores the metadata of a resource being uploaded.
+func (t *tx) InsertResource(ctx context.Context, r *engram.Resource) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(r.ID) {
+		return engram.Errorf(engram.EINVALID, "resource: id %q is not a valid id", r.ID)
+	}
+	n := r.Namespace
+	_, err := t.exec(ctx, "INSERT INTO resources ("+resourceCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '', 0, ?)",
+		n.Org, n.Project, n.User, n.Agent, n.Session, r.ID, r.Name, r.MIMEType, r.Source, micros(r.CreatedAt))
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "resource %s already exists", r.ID)
+	}
+	return mapErr(ctx, "insert resource", err)
+}
+
+// PutResourceChunk stores one chunk and grows the resource's size.
+func (t *tx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int, data []byte) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if len(data) == 0 || len(data) > engram.ResourceChunkBytes {
+		return engram.Errorf(engram.EINVALID, "resource chunk: %d bytes, want 1 to %d", len(data), engram.ResourceChunkBytes)
+	}
+	res, err := t.exec(ctx, `UPDATE resources SET size = size + ? WHERE org = ? AND project = ? AND id = ?`,
+		len(data), tenant.Org, tenant.Project, id)
+	if err != nil {
+		return mapErr(ctx, "put resource chunk", err)
+	}
+	if n, err := affected(res); err != nil {
+		return mapErr(ctx, "put resource chunk", err)
+	} else if n == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
+	}
+	_, err = t.exec(ctx, `INSERT INTO resource_chunks (org, project, resource_id, seq, data) VALUES (?, ?, ?, ?, ?)`,
+		tenant.Org, tenant.Project, id, seq, data)
+	if isConstraint(err) {
+		return engram.Errorf(engram.ECONFLICT, "resource %s already has chunk %d", id, seq)
+	}
+	return mapErr(ctx, "put resource chunk", err)
+}
+
+// CompleteResource makes an uploaded resource visible.
+func (t *tx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, sha256 string, memories int) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, `UPDATE resources SET sha256 = ?, memories = ?, complete = 1 WHERE org = ? AND project = ? AND id = ?`,
+		sha256, memories, tenant.Org, tenant.Project, id)
+	if err != nil {
+		return mapErr(ctx, "complete resource", err)
+	}
+	if n, err := affected(res); err != nil {
+		return mapErr(ctx, "complete resource", err)
+	} else if n == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
+	}
+	return nil
+}
+
+// PurgeResource removes a resource and its chunks.
+func (t *tx) PurgeResource(ctx context.Context, tenant engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, `DELETE FROM resource_chunks WHERE org = ? AND project = ? AND resource_id = ?`,
+		tenant.Org, tenant.Project, id); err != nil {
+		return mapErr(ctx, "purge resource", err)
+	}
+	_, err := t.exec(ctx, `DELETE FROM resources WHERE org = ? AND project = ? AND id = ?`, tenant.Org, tenant.Project, id)
+	return mapErr(ctx, "purge resource", err)
+}
+
+// purgeScopeResources removes the resources of s (a write scope) with
+// their chunks and says how many.
+func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
+	w, args := scopeWhere("r.", s)
+	if _, err := t.exec(ctx, `DELETE FROM resource_chunks WHERE org = ? AND project = ? AND resource_id IN
+		(SELECT r.id FROM resources r WHERE `+w+`)`, append([]any{s.Org, s.Project}, args...)...); err != nil {
+		return 0, mapErr(ctx, "purge scope", err)
+	}
+	w, args = scopeWhere("", s)
+	res, err := t.exec(ctx, "DELETE FROM resources WHERE "+w, args...)
+	if err != nil {
+		return 0, mapErr(ctx, "purge scope", err)
+	}
+	n, err := affected(res)
+	return n, mapErr(ctx, "purge scope", err)
+}
+
+// AbandonedUploads returns uploads of any tenant started before before and
+// not completed. It reads the whole table: uploads in progress are few.
+func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
+	if limit < 1 {
+		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
+	}
+	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE complete = 0 AND created_at < ? ORDER BY created_at LIMIT ?",
+		micros(before), limit)
+	if err != nil {
+		return nil, mapErr(ctx, "abandoned uploads", err)
+	}
+	defer rows.Close()
+	var out []engram.Resource
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return nil, mapErr(ctx, "abandoned uploads", err)
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(ctx, "abandoned uploads", rows.Err())
+}
