@@ -71,6 +71,8 @@ from .models import (
     PurgeCounts,
     Record,
     Scope,
+    ScopeCount,
+    ScopeList,
     SearchResult,
     SupersedeResult,
     Time,

@@ -52,6 +52,7 @@ METHODS = {
     "resolveConflict": "resolve_conflict",
     "listJobs": "list_jobs",
     "getJob": "get_job",
+    "listScopes": "list_scopes",
 }
 
 # Schema → dataclass whose fields must hold every property.
@@ -82,6 +83,8 @@ MODELS = {
     "Conflict": ec.Conflict,
     "ConflictResolution": ec.ConflictResolution,
     "Job": ec.Job,
+    "ScopeCount": ec.ScopeCount,
+    "ScopeList": ec.ScopeList,
 }
 
 # Fields of the memory the client takes as input: what a server-made
