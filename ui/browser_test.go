@@ -44,7 +44,7 @@ func TestBrowser(t *testing.T) {
 	} else if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv := startServer(t)
+	srv := startServer(t, false)
 	ids := seed(t, srv)
 
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
@@ -274,6 +274,36 @@ func TestBrowser(t *testing.T) {
 	t.Logf("screenshots in %s", shots)
 }
 
+// Without API keys (--no-auth on loopback) the sign-in names the tenant
+// only, and the pages work.
+func TestBrowser_NoAuth(t *testing.T) {
+	chrome := findChromium(t)
+	srv := startServer(t, true)
+	carol := map[string]any{"org": "acme", "project": "app", "user": "carol"}
+	srv.call(t, "POST", "/v1/memories", map[string]any{"namespace": carol, "memories": []map[string]any{{"value": "Carol fährt Rad"}}})
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU)...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	sctx, cancelS := context.WithTimeout(ctx, time.Minute)
+	defer cancelS()
+	err := chromedp.Do(sctx, chromedp.Navigate(srv.url+"/ui/"), chromedp.WaitVisible(chromedp.CSS(`#org`)),
+		chromedp.SendKeys(chromedp.CSS(`#org`), "acme"), chromedp.SendKeys(chromedp.CSS(`#project`), "app"),
+		chromedp.Click(chromedp.CSS(`#signin-submit`)), chromedp.WaitVisible(chromedp.CSS(`main[data-page="scopes"] #scopes`)))
+	if err != nil {
+		t.Fatalf("sign in without a key: %v", err)
+	}
+	text, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`#scopes tbody`)))
+	if err != nil || !strings.Contains(text, "carol") {
+		t.Fatalf("scopes without a key = %q, %v; want carol listed", text, err)
+	}
+}
+
 // findChromium returns chromium's path, skipping the test without it
 // unless ENGRAM_REQUIRE_CHROMIUM=1.
 func findChromium(t *testing.T) string {
@@ -304,7 +334,7 @@ type server struct {
 // startServer builds the engram command (or takes ENGRAM_BIN) and serves
 // a fresh data directory with API keys, without the embedding model
 // (BM25 and time are enough for the pages).
-func startServer(t *testing.T) *server {
+func startServer(t *testing.T, noAuth bool) *server {
 	t.Helper()
 	bin := os.Getenv("ENGRAM_BIN")
 	if bin == "" {
@@ -315,11 +345,17 @@ func startServer(t *testing.T) *server {
 		}
 	}
 	data := t.TempDir()
-	key, err := exec.Command(bin, "keys", "create", "--data", data, "--org", "acme", "--project", "app", "--role", "admin").Output()
-	if err != nil {
-		t.Fatalf("keys create: %v", err)
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--embedder", "none", "--rate-limit", "0", "--max-concurrent", "0"}
+	var key []byte
+	if noAuth {
+		args = append(args, "--no-auth")
+	} else {
+		var err error
+		if key, err = exec.Command(bin, "keys", "create", "--data", data, "--org", "acme", "--project", "app", "--role", "admin").Output(); err != nil {
+			t.Fatalf("keys create: %v", err)
+		}
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--embedder", "none", "--rate-limit", "0", "--max-concurrent", "0")
+	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +397,9 @@ func (s *server) call(t *testing.T, method, path string, body any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+s.key)
+	if s.key != "" {
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
