@@ -203,6 +203,89 @@ type SearchRequest struct {
 	// scope, decrypted and matched by their terms (see engine.searchVault).
 	// The context must carry WithVault, else it is EFORBIDDEN.
 	Vault bool `json:"vault,omitempty"`
+	// Mode is how the search runs: ModeOneShot ("" too), one pass of the
+	// pipeline, or ModeAgentic, a loop of steps that refine the query,
+	// expand from the best hits and stop (see engine.searchAgentic). Any
+	// other value, or agentic with Vault, is an EINVALID error.
+	Mode string `json:"mode,omitempty"`
+	// Steps is the most steps an agentic search takes after its first
+	// search; 0 means DefaultSteps, above MaxSteps is EINVALID.
+	Steps int `json:"steps,omitempty"`
+	// LLMCalls is the most calls an agentic search makes to the engine's
+	// chat model; 0 means one per step, above MaxSteps is EINVALID. Without
+	// a chat model none are made.
+	LLMCalls int `json:"llm_calls,omitempty"`
+	// LLMTokens is the most prompt and completion tokens an agentic search
+	// spends on the chat model, as the server reports them; 0 means
+	// DefaultLLMTokens, above MaxLLMTokens is EINVALID. The loop stops
+	// once they are spent.
+	LLMTokens int `json:"llm_tokens,omitempty"`
+}
+
+// ValidateMode checks the request's Mode and agentic budgets (Steps,
+// LLMCalls, LLMTokens) and returns an EINVALID error naming the field at
+// fault: an unknown mode, agentic with Vault, a budget out of range, or a
+// budget set for a one-shot search.
+func (req SearchRequest) ValidateMode() error {
+	switch req.Mode {
+	case "", ModeOneShot, ModeAgentic:
+	default:
+		return Errorf(EINVALID, "mode %q is not one of %s, %s", req.Mode, ModeOneShot, ModeAgentic)
+	}
+	if req.Mode == ModeAgentic && req.Vault {
+		return Errorf(EINVALID, "mode %s does not apply to a vault search", ModeAgentic)
+	}
+	for _, b := range []struct {
+		name     string
+		v, limit int
+	}{{"steps", req.Steps, MaxSteps}, {"llm_calls", req.LLMCalls, MaxSteps}, {"llm_tokens", req.LLMTokens, MaxLLMTokens}} {
+		switch {
+		case b.v < 0 || b.v > b.limit:
+			return Errorf(EINVALID, "%s %d is outside 0..%d", b.name, b.v, b.limit)
+		case b.v != 0 && req.Mode != ModeAgentic:
+			return Errorf(EINVALID, "%s applies to mode %s only", b.name, ModeAgentic)
+		}
+	}
+	return nil
+}
+
+// Search modes (SearchRequest.Mode).
+const (
+	ModeOneShot = "oneshot"
+	ModeAgentic = "agentic"
+)
+
+// Budgets of an agentic search.
+const (
+	DefaultSteps     = 3
+	MaxSteps         = 8
+	DefaultLLMTokens = 8000
+	MaxLLMTokens     = 100000
+)
+
+// Actions of an agentic search step (AgentStep.Action).
+const (
+	ActionSearch = "search" // the first search, of the query as asked
+	ActionRefine = "refine" // search again with a rewritten query or its parts
+	ActionExpand = "expand" // follow cues and neighbours from the best hits
+	ActionStop   = "stop"   // the context suffices or a budget is spent
+)
+
+// AgentStep is one step of an agentic search, as its trace shows it.
+type AgentStep struct {
+	Action string `json:"action"`
+	// Queries are the texts searched in the step: the query, its rewrite
+	// or the parts of a compound question.
+	Queries []string `json:"queries,omitempty"`
+	// New are the ids of the memories the step added to the first places
+	// (the k best) of the merged ranking.
+	New []string `json:"new,omitempty"`
+	// Gain is the share of the first places' score that New brought.
+	Gain float64 `json:"gain"`
+	// By says who chose the action: "rules", or "llm".
+	By string `json:"by"`
+	// Reason says why the action was chosen, or why the search stopped.
+	Reason string `json:"reason,omitempty"`
 }
 
 // MaxK is the most hits one search returns.
@@ -220,6 +303,12 @@ type SearchResult struct {
 	// Tokens is the size of Context in cl100k_base tokens, counting one
 	// per line break.
 	Tokens int `json:"tokens,omitempty"`
+	// Trace lists the steps of an agentic search, the last one its stop.
+	Trace []AgentStep `json:"trace,omitempty"`
+	// LLMCalls and LLMTokens are what an agentic search spent on the
+	// chat model.
+	LLMCalls  int `json:"llm_calls,omitempty"`
+	LLMTokens int `json:"llm_tokens,omitempty"`
 }
 
 // Hit is one search result.

@@ -14,7 +14,7 @@ import (
 // serve reads and writes without vectors. The rest are optional
 // capabilities, small interfaces that a backend's Reader or Tx implements
 // beside the core (VectorReader, VectorWriter, ChangeLog, MetaReader,
-// MetaWriter, Dumper, Expirer). Callers discover them with a type assertion, or with
+// MetaWriter, Dumper, Expirer, GraphReader, GraphWriter). Callers discover them with a type assertion, or with
 // Need, which gives the coded error to return when one is missing. A
 // backend whose Reader implements a reading capability implements the
 // matching writing one on its Tx.
@@ -266,12 +266,17 @@ type Tx interface {
 	InsertAudit(ctx context.Context, a *AuditEntry) error
 	// PurgeMemory removes a memory with its versions, text index entries and
 	// vectors, and clears the detail of its user's audit entries that name
-	// it. It is not an error if there is nothing to remove.
+	// it. A store that keeps the entity graph also removes the memory's
+	// mentions and relation evidence, and the entities and relations of
+	// its user left with none. It is not an error if there is nothing to
+	// remove.
 	PurgeMemory(ctx context.Context, n Namespace, id string) error
 	// PurgeEpisode removes an episode and its text index entries.
 	PurgeEpisode(ctx context.Context, n Namespace, id string) error
 	// PurgeScope removes every episode, memory, version, index entry and
-	// vector in the scope and says how many of each. Its audit entries stay
+	// vector in the scope and says how many of each; a store that keeps the
+	// entity graph also removes the entities and relations of the scope's
+	// user that its memories alone supported. Its audit entries stay
 	// as tombstones: op, actor, time and ids, with the detail cleared.
 	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
 	// Touch records accesses to memories: access_count grows by the number

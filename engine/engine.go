@@ -65,6 +65,16 @@ type Options struct {
 	// IndexSaveEvery is how often changed indexes are saved; default
 	// DefaultIndexSaveEvery.
 	IndexSaveEvery time.Duration
+	// LLM, when set, is the chat model an agentic search asks to choose
+	// its steps (see searchAgentic); without it rules choose.
+	LLM Chat
+	// Agent weighs the steps of agentic searches; nil means
+	// DefaultAgentConfig().
+	Agent *AgentConfig
+	// Expanders are followed by an agentic search's EXPAND step after the
+	// built-in conversation neighbours and shared cues (a graph of
+	// entities and relations plugs in here).
+	Expanders []retrieval.Expander
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -100,16 +110,19 @@ type Engine struct {
 	now    func() time.Time
 	closer func() error
 
-	vec       *vectors     // nil without an embedder
-	coverage  *coverage    // nil unless the embedder declares its languages
-	vault     *vault.Vault // nil: vault memories cannot be written or read
-	retrieval retrieval.Config
-	channels  []retrieval.Channel // in the order they gather
-	text      *texts              // nil when the store's full-text index serves
-	access    *accessRecorder
-	jobs      *jobRunner
-	hasJobs   bool // the store keeps a job queue
-	once      sync.Once
+	vec            *vectors     // nil without an embedder
+	coverage       *coverage    // nil unless the embedder declares its languages
+	vault          *vault.Vault // nil: vault memories cannot be written or read
+	retrieval      retrieval.Config
+	chat           Chat        // nil: agentic searches follow rules
+	agentCfg       AgentConfig // weighs agentic searches
+	extraExpanders []retrieval.Expander
+	channels       []retrieval.Channel // in the order they gather
+	text           *texts              // nil when the store's full-text index serves
+	access         *accessRecorder
+	jobs           *jobRunner
+	hasJobs        bool // the store keeps a job queue
+	once           sync.Once
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
@@ -160,6 +173,10 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.retrieval = *opts.Retrieval
 	}
 	e.register(opts.Channels)
+	e.chat, e.agentCfg, e.extraExpanders = opts.LLM, DefaultAgentConfig(), opts.Expanders
+	if opts.Agent != nil {
+		e.agentCfg = *opts.Agent
+	}
 	e.coverage = newCoverage(e.vec, e.log)
 	if e.now == nil {
 		e.now = time.Now

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -72,7 +74,7 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 	res := &engram.ImportResult{}
 	entry := e.audit(s.Namespace(), engram.ActorFrom(ctx), "import", nil, "", e.clock())
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}}
+		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}, e: e, now: entry.At}
 		if err := im.run(ctx, recs); err != nil {
 			return err
 		}
@@ -198,6 +200,8 @@ type importer struct {
 	eps, mems, audits, ids map[string]string
 	held                   map[string]bool // ids of the scope's audit entries, loaded on first need
 	imported               map[string]bool // ids of the memories among the records
+	e                      *Engine         // for the entity graph of imported memories
+	now                    time.Time
 }
 
 // Memory records go through two passes: the first settles each id, the
@@ -361,7 +365,12 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 		}
 	}
 	im.res.Memories++
-	return im.vb.stage(ctx, im.tx, c)
+	if err := im.vb.stage(ctx, im.tx, c); err != nil {
+		return err
+	}
+	// The graph is derived, so it is rebuilt from the imported memories
+	// rather than carried in the export.
+	return im.e.stageGraph(ctx, im.tx, nil, c, im.now)
 }
 
 // rewrite returns m with the ids this import renamed replaced, or m itself

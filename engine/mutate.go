@@ -86,6 +86,9 @@ func (e *Engine) writeVersion(ctx context.Context, tx engram.Tx, vb *vecBatch, o
 	if err := vb.stage(ctx, tx, m); err != nil {
 		return err
 	}
+	if err := e.stageGraph(ctx, tx, old, m, now); err != nil {
+		return err
+	}
 	nm := *m
 	if err := tx.InsertVersion(ctx, &engram.Version{
 		MemoryID: m.ID, Namespace: m.Namespace, Version: m.Version, Op: op,

@@ -60,24 +60,42 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 	if err != nil {
 		return nil, err
 	}
-	s.query = retrieval.Analyze(req.Query, s.now)
-	e.weighLanguage(s)
-	if err := e.gather(ctx, s); err != nil {
+	if req.Mode == engram.ModeAgentic {
+		return e.searchAgentic(ctx, s)
+	}
+	if err := e.rank(ctx, s); err != nil {
 		return nil, err
 	}
-	retrieval.Fuse(s.cands, s.cfg)
-	retrieval.Rerank(s.query, s.cands, s.cfg, s.now)
-	retrieval.Spread(s.query, s.cands, s.cfg.SpreadPool, s.cfg.SpreadDepth, s.cfg.Spread)
 	res, err := s.result()
 	if err != nil {
 		return nil, err
 	}
+	e.recordHits(s, res)
+	return res, nil
+}
+
+// rank runs one pass of the pipeline for a planned search: the query
+// analysed, the channels' candidates gathered, fused, reranked and spread
+// into s.cands, best first.
+func (e *Engine) rank(ctx context.Context, s *search) error {
+	s.query = retrieval.Analyze(s.req.Query, s.now)
+	e.weighLanguage(s)
+	if err := e.gather(ctx, s); err != nil {
+		return err
+	}
+	retrieval.Fuse(s.cands, s.cfg)
+	retrieval.Rerank(s.query, s.cands, s.cfg, s.now)
+	retrieval.Spread(s.query, s.cands, s.cfg.SpreadPool, s.cfg.SpreadDepth, s.cfg.Spread)
+	return nil
+}
+
+// recordHits counts every hit of a search's result as an access.
+func (e *Engine) recordHits(s *search, res *engram.SearchResult) {
 	ids := make([]string, len(res.Hits))
 	for i := range res.Hits {
 		ids[i] = res.Hits[i].Memory.ID
 	}
 	e.access.record(s.scope.Namespace(), e.clock(), ids...)
-	return res, nil
 }
 
 // plan checks a request and settles what the search will do: its scope,
@@ -96,6 +114,9 @@ func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
 	}
 	k, err := searchK(req)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkMode(req); err != nil {
 		return nil, err
 	}
 	if err := req.Filter.Validate(); err != nil {

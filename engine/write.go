@@ -473,6 +473,9 @@ func (e *Engine) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *e
 	if err := vb.stage(ctx, tx, st); err != nil {
 		return err
 	}
+	if err := e.stageGraph(ctx, tx, nil, m, now); err != nil {
+		return err
+	}
 	nm := *st
 	return tx.InsertVersion(ctx, &engram.Version{
 		MemoryID: m.ID, Namespace: m.Namespace, Version: 1, Op: engram.OpAdd,

@@ -73,6 +73,8 @@ func Run(t *testing.T, open Open) {
 		{"JobActor", testJobActor},
 		{"VaultLifecycle", testVaultLifecycle},
 		{"VaultFirstWritesRace", testVaultFirstWrites},
+		{"Graph", testGraph},
+		{"GraphTurns", testGraphTurns},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -188,6 +188,15 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}
 	deletedVecs := embedded(t, hard, purged)
 
+	// Each marker's cue is also an entity's name: the graph must go too.
+	for _, c := range []struct {
+		s engram.Scope
+		m string
+	}{{scA, hard}, {scB, purged}, {engram.ScopeOf(keptNS), kept}} {
+		if p, err := e.ListEntities(ctx, c.s, engram.EntityFilter{Prefix: "cue " + c.m}); err != nil || len(p.Entities) != 1 {
+			t.Fatalf("the cue of %s made entities %+v (%v), want one: the scan cannot see the graph", c.m, p, err)
+		}
+	}
 	for _, m := range []string{hard, purged, kept} {
 		if len(grep(t, scan(), m)) == 0 {
 			t.Fatalf("marker %s is in no file before the delete: the scan cannot see the store's data", m)

@@ -16,13 +16,15 @@ import (
 
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
-                   [--former rules|llm]
+                   [--former rules|llm] [--mode oneshot|agentic]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
 Ingests a benchmark (JSON or gzip-compressed JSON as distributed) into a
 fresh engine, asks every question of each system and reports retrieval
 recall, token cost, latency and ingest throughput. With --out it writes
 report.json, report.md, questions.jsonl and SVG plots to DIR.
+
+--mode agentic runs every search as an agentic one (see engram search).
 
 --limit N keeps the first N haystacks (LoCoMo conversations, LongMemEval
 questions). --only RANGE keeps the haystacks at the given 0-based indexes
@@ -75,6 +77,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.IntVar(&llm.Budget, "llm-budget", 2000, "context tokens given to the LLM")
 	former := fs.String("former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fs.StringVar(&cfg.Mode, "mode", "", "search mode: oneshot (default) or agentic")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
 	if len(args) == 0 {
@@ -102,6 +105,10 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	if cfg.Data == "" {
 		fmt.Fprintln(stderr, "engram eval: --data FILE is required")
+		return 2
+	}
+	if cfg.Mode != "" && cfg.Mode != engram.ModeOneShot && cfg.Mode != engram.ModeAgentic {
+		fmt.Fprintf(stderr, "engram eval: --mode %q is not one of oneshot, agentic\n", cfg.Mode)
 		return 2
 	}
 	if only != "" {

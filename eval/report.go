@@ -84,6 +84,7 @@ type RunInfo struct {
 	Limit      int                       `json:"limit"`
 	Only       []int                     `json:"only,omitempty"` // haystack indexes kept, when selected
 	Now        string                    `json:"now"`            // what searches passed as SearchRequest.Now
+	Mode       string                    `json:"mode,omitempty"` // the search mode, when not one-shot
 	Haystacks  int                       `json:"haystacks"`
 	Episodes   int                       `json:"episodes"`
 	Questions  int                       `json:"questions"`
@@ -239,6 +240,9 @@ func (r *Report) Summary() string {
 		r.Bench, r.Run.Questions, r.Run.Haystacks, r.Run.Episodes, r.Run.DurationS)
 	if r.Run.Now != "" {
 		fmt.Fprintf(&sb, "search \"now\": %s\n", r.Run.Now)
+	}
+	if r.Run.Mode != "" {
+		fmt.Fprintf(&sb, "search mode: %s\n", r.Run.Mode)
 	}
 	if f := r.Run.Former; f != nil {
 		fmt.Fprintf(&sb, "former: %s", f.Name)

@@ -77,6 +77,9 @@ type Config struct {
 	// PoolK is the depth of the search whose hits fill the token budgets;
 	// default engram.MaxK.
 	PoolK int
+	// Mode is the search mode of every question's searches
+	// (engram.SearchRequest.Mode): "" or oneshot, or agentic.
+	Mode string
 	// TurnAtATime adds every turn in a call of its own, as a chat client
 	// does, instead of a session per call.
 	TurnAtATime bool
@@ -294,7 +297,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Run = RunInfo{
 		Date: start.UTC().Truncate(time.Second), DataFile: filepath.Base(cfg.Data), DataSHA256: sum,
-		Limit: cfg.Limit, Only: cfg.Only, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
+		Limit: cfg.Limit, Only: cfg.Only, Mode: cfg.Mode, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
 		Scored: r.scored, Skipped: r.skipped, Parse: ds.notes,
 		K: cfg.K, PoolK: cfg.PoolK, Ks: recallKs, Budgets: budgets, Tokenizer: "cl100k_base",
 		Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
@@ -518,7 +521,7 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 		if s.unavailable != "" {
 			continue
 		}
-		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now}
+		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now, Mode: r.cfg.Mode}
 		t0 := time.Now()
 		res, err := r.svc.Search(ctx, req)
 		lat := time.Since(t0)

@@ -224,3 +224,28 @@ func (f *fakeService) Profile(ctx context.Context, s engram.Scope) (*engram.Prof
 	}
 	return &engram.Profile{Traits: []string{}, States: []string{}, Memories: []engram.Memory{}}, nil
 }
+
+func (f *fakeService) ListEntities(ctx context.Context, s engram.Scope, fl engram.EntityFilter) (*engram.EntityPage, error) {
+	if err := f.record(ctx, "ListEntities", s, "", fl); err != nil {
+		return nil, err
+	}
+	return &engram.EntityPage{Entities: []engram.Entity{}}, nil
+}
+
+func (f *fakeService) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
+	if err := f.record(ctx, "GetEntity", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.EntityDetail{Entity: engram.Entity{ID: id}}, nil
+}
+
+func (f *fakeService) Graph(ctx context.Context, s engram.Scope, r engram.GraphRequest) (*engram.Graph, error) {
+	if err := f.record(ctx, "Graph", s, r.Entity, r); err != nil {
+		return nil, err
+	}
+	return &engram.Graph{}, nil
+}
+
+func (f *fakeService) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
+	return f.record(ctx, "DeleteEntity", s, id, nil)
+}

@@ -271,6 +271,13 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"EmbeddingsUsage":    reflect.TypeFor[engramhttp.EmbeddingsUsage](),
 		"APIKey":             reflect.TypeFor[engram.APIKey](),
 		"KeySpec":            reflect.TypeFor[engram.KeySpec](),
+		"Entity":             reflect.TypeFor[engram.Entity](),
+		"EntityPage":         reflect.TypeFor[engram.EntityPage](),
+		"EntityDetail":       reflect.TypeFor[engram.EntityDetail](),
+		"Relation":           reflect.TypeFor[engram.Relation](),
+		"Evidence":           reflect.TypeFor[engram.Evidence](),
+		"TimelineEntry":      reflect.TypeFor[engram.TimelineEntry](),
+		"Graph":              reflect.TypeFor[engram.Graph](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

@@ -353,6 +353,11 @@ func (s *Server) routeTable() []route {
 
 		{method: "POST", path: "/v1/embeddings", body: jsonBody, role: engram.RoleRead, handle: s.handleEmbeddings},
 
+		{method: "GET", path: "/v1/entities", params: entityList, handle: s.handleListEntities},
+		{method: "GET", path: "/v1/entities/{id}", params: withScope(), handle: s.handleGetEntity},
+		{method: "DELETE", path: "/v1/entities/{id}", params: withScope(), handle: s.handleDeleteEntity},
+		{method: "GET", path: "/v1/graph", params: graphParams, handle: s.handleGraph},
+
 		{method: "POST", path: "/v1/keys", body: jsonBody, role: engram.RoleAdmin, handle: s.handleCreateKey},
 		{method: "GET", path: "/v1/keys", params: keyParams, role: engram.RoleAdmin, handle: s.handleListKeys},
 		{method: "DELETE", path: "/v1/keys/{id}", params: keyParams, role: engram.RoleAdmin, handle: s.handleRevokeKey},

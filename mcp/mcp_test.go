@@ -178,7 +178,10 @@ type rememberOut struct {
 type recallOut struct {
 	Context string `json:"context"`
 	Tokens  int    `json:"tokens"`
-	Hits    []struct {
+	Trace   []struct {
+		Action string `json:"action"`
+	} `json:"trace"`
+	Hits []struct {
 		ID    string  `json:"id"`
 		Value string  `json:"value"`
 		Score float64 `json:"score"`
@@ -222,6 +225,12 @@ func TestRememberRecall(t *testing.T) {
 		}
 	}
 
+	// An agentic recall finds the same answer and says how it searched.
+	ag := ok[recallOut](t, cs, "recall", map[string]any{"query": "what is the name of Ann's dog, the greyhound?", "mode": "agentic", "steps": 2})
+	if !strings.Contains(ag.Context, "Biscuit") || len(ag.Trace) < 2 || ag.Trace[0].Action != "search" || ag.Trace[len(ag.Trace)-1].Action != "stop" {
+		t.Errorf("agentic recall = %+v, want Biscuit and a trace from search to stop", ag)
+	}
+
 	// The scope defaults to the server's; another user named in the
 	// arguments sees none of Ann's memories.
 	other := ok[recallOut](t, cs, "recall", map[string]any{"query": "greyhound Biscuit", "user": "bob"})
@@ -254,6 +263,9 @@ func TestInvalidCalls(t *testing.T) {
 		{"recall", map[string]any{"query": "  "}, "query"},
 		{"recall", map[string]any{"query": "x", "k": 500}, "k"},
 		{"recall", map[string]any{"query": "x", "budget": -1}, "budget"},
+		{"recall", map[string]any{"query": "x", "mode": "deep"}, "mode"},
+		{"recall", map[string]any{"query": "x", "mode": "agentic", "steps": 9}, "steps"},
+		{"recall", map[string]any{"query": "x", "steps": 2}, "steps"},
 		{"get", map[string]any{"id": ""}, "id"},
 		{"get", map[string]any{"id": "01ARZ3NDEKTSV4RRFFQ69G5FAV"}, "not found"},
 		{"list", map[string]any{"kinds": []string{"dream"}}, "kinds[0]"},

@@ -193,6 +193,8 @@ type RecallInput struct {
 	K      int        `json:"k,omitempty" jsonschema:"most memories to return, 1 to 200; default: as many as fit the budget"`
 	Budget int        `json:"budget,omitempty" jsonschema:"most tokens (cl100k_base) of context to assemble; default 1000"`
 	Now    *time.Time `json:"now,omitempty" jsonschema:"when the question is asked (RFC 3339), for 'last week' and recency; default now"`
+	Mode   string     `json:"mode,omitempty" jsonschema:"oneshot (default): one search; agentic: search in steps that refine the query, expand from the best hits and stop when a step adds little, returning the trace"`
+	Steps  int        `json:"steps,omitempty" jsonschema:"agentic only: most steps after the first search, 1 to 8; default 3"`
 }
 
 // RecallOutput is the assembled context and the memories in it.
@@ -202,6 +204,8 @@ type RecallOutput struct {
 	Context string `json:"context"`
 	Tokens  int    `json:"tokens"`
 	Hits    []Hit  `json:"hits"`
+	// Trace is an agentic recall's steps, the last its stop.
+	Trace []engram.AgentStep `json:"trace,omitempty"`
 }
 
 // Hit is one recalled memory: cite it by its id.
@@ -225,16 +229,22 @@ func (c *caller) recall(ctx context.Context, in RecallInput) (any, error) {
 		return nil, invalid("k %d is outside 1..%d", in.K, engram.MaxK)
 	case in.Budget < 0 || in.Budget > engram.MaxBudget:
 		return nil, invalid("budget %d is outside 1..%d tokens", in.Budget, engram.MaxBudget)
+	case in.Mode != "" && in.Mode != engram.ModeOneShot && in.Mode != engram.ModeAgentic:
+		return nil, invalid("mode %q is not one of %s, %s", in.Mode, engram.ModeOneShot, engram.ModeAgentic)
+	case in.Steps < 0 || in.Steps > engram.MaxSteps:
+		return nil, invalid("steps %d is outside 1..%d", in.Steps, engram.MaxSteps)
+	case in.Steps != 0 && in.Mode != engram.ModeAgentic:
+		return nil, invalid("steps is for mode agentic only")
 	}
 	budget := in.Budget
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	res, err := c.svc.Search(ctx, engram.SearchRequest{Scope: sc, Query: in.Query, K: in.K, Budget: budget, Now: in.Now})
+	res, err := c.svc.Search(ctx, engram.SearchRequest{Scope: sc, Query: in.Query, K: in.K, Budget: budget, Now: in.Now, Mode: in.Mode, Steps: in.Steps})
 	if err != nil {
 		return nil, err
 	}
-	out := RecallOutput{Context: res.Context, Tokens: res.Tokens, Hits: make([]Hit, len(res.Hits))}
+	out := RecallOutput{Context: res.Context, Tokens: res.Tokens, Hits: make([]Hit, len(res.Hits)), Trace: res.Trace}
 	for i, h := range res.Hits {
 		out.Hits[i] = Hit{ID: h.Memory.ID, Kind: string(h.Memory.Kind), Value: h.Memory.Value, Score: h.Score, ValidFrom: h.Memory.ValidFrom}
 	}

@@ -21,7 +21,7 @@ const scrubLockTimeout = 2 * time.Second
 // The tables whose rows hold text a client wrote are rewritten; the vectors
 // are vacuumed in place.
 const (
-	scrubFull  = "memories, memory_versions, episodes, audit"
+	scrubFull  = "memories, memory_versions, episodes, audit, entities, entity_keys, relations"
 	scrubPlain = "memory_vectors"
 )
 
@@ -46,7 +46,7 @@ var _ engram.Scrubber = (*DB)(nil)
 // row in place: a plain VACUUM marks its space free but leaves its bytes in
 // the page, and a GIN index keeps the words of deleted rows. So the rewrite
 // runs VACUUM FULL on the tables that hold text (memories, memory_versions,
-// episodes, audit), which writes each with its indexes and TOAST to new
+// episodes, audit, and the graph's entities, entity_keys and relations), which writes each with its indexes and TOAST to new
 // files and truncates the old ones, and a plain VACUUM on memory_vectors.
 // It takes each table's exclusive lock for as long as that table takes to
 // copy, so it runs in the background, at most once per

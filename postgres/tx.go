@@ -885,6 +885,9 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 			AND detail <> '' AND $3 = ANY (ids)`, n.Tenant(), u, id); err != nil {
 			return t.mapErr(ctx, "purge memory", err)
 		}
+		if err := t.pruneGraph(ctx, n.Tenant(), u); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -956,6 +959,11 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
 	c.Episodes = int(tag.RowsAffected())
+	// The memories' mentions and evidence went with them; the entities
+	// and relations they leave without any go too.
+	if err := t.pruneGraph(ctx, s.Tenant(), s.User); err != nil {
+		return c, err
+	}
 
 	// The audit log keeps that each change happened, when and by whom, but
 	// not what the client wrote about it.

@@ -96,7 +96,15 @@ func (q queryModel) Embed(ctx context.Context, texts []string) ([][]float32, err
 // embedding, BM25, dense, fusion, rerank) over one LoCoMo conversation
 // (about 420 memories with their embeddings), asking its questions in
 // turn. It reports the 50th, 95th and 99th percentile of one search.
-func BenchmarkSearchLoCoMo(b *testing.B) {
+func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, "") }
+
+// BenchmarkSearchLoCoMoAgentic is BenchmarkSearchLoCoMo in agentic mode
+// without a chat model, with the anchors' refinement on (a second search
+// of the pipeline; the defaults run none), for its latency against the
+// one-shot search's.
+func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.ModeAgentic) }
+
+func benchSearchLoCoMo(b *testing.B, mode string) {
 	ctx := context.Background()
 	eps, qs := locomoConversation(b)
 	model, err := uselite.Load(uselite.DefaultDir())
@@ -108,7 +116,9 @@ func BenchmarkSearchLoCoMo(b *testing.B) {
 		b.Fatal(err)
 	}
 	live := new(atomic.Bool)
-	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
+	agent := engine.DefaultAgentConfig()
+	agent.AnchorWeight = 0.8
+	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: &agent})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +129,7 @@ func BenchmarkSearchLoCoMo(b *testing.B) {
 	}
 	search := func(q string) time.Duration {
 		start := time.Now()
-		if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 20}); err != nil {
+		if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 20, Mode: mode}); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)

@@ -164,12 +164,12 @@ func readStatements() []string {
 }
 
 func writeStatements() []string {
-	return append(readStatements(),
+	return append(append(readStatements(),
 		insertEpisodeSQL, insertEpisodeFTSSQL, deleteEpisodeSQL, deleteEpisodeFTSSQL,
 		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertMemoryFTSSQL,
 		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL, scrubMemoryAuditSQL,
 		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL, memoryExistsSQL,
-		deleteEmbeddingsSQL, insertVectorSQL, deleteVectorsExceptSQL, setMetaSQL, deleteMetaSQL)
+		deleteEmbeddingsSQL, insertVectorSQL, deleteVectorsExceptSQL, setMetaSQL, deleteMetaSQL), graphStatements()...)
 }
 
 type scanner interface{ Scan(dest ...any) error }

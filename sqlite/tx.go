@@ -821,6 +821,9 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 		if _, err := t.exec(ctx, scrubMemoryAuditSQL, n.Org, n.Project, r.user, id); err != nil {
 			return mapErr(ctx, "purge memory", err)
 		}
+		if err := t.pruneGraph(ctx, n.Org, n.Project, r.user); err != nil {
+			return err
+		}
 	}
 	if _, err := t.exec(ctx, deleteVersionsSQL, n.Org, n.Project, id); err != nil {
 		return mapErr(ctx, "purge memory", err)
@@ -906,6 +909,11 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	}
 	if c.Episodes, err = affected(res); err != nil {
 		return c, mapErr(ctx, "purge scope", err)
+	}
+	// The memories' mentions and evidence went with them; the entities
+	// and relations they leave without any go too.
+	if err := t.pruneGraph(ctx, s.Org, s.Project, s.User); err != nil {
+		return c, err
 	}
 	// The audit log keeps that each change happened, when and by whom, but
 	// not what the client wrote about it.

@@ -25,6 +25,7 @@ type Opener = func(t *testing.T) engram.Store
 // fails at once, naming the first one missing, if the store lacks any.
 func Run(t *testing.T, open Opener) {
 	checkCapabilities(t, open(t))
+	checkGraphCapabilities(t, open(t))
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Opener)
@@ -84,6 +85,11 @@ func Run(t *testing.T, open Opener) {
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
 		{"ExportPages", testExportPages},
+		{"GraphEntities", testGraphEntities},
+		{"GraphMentions", testGraphMentions},
+		{"GraphRelations", testGraphRelations},
+		{"GraphScope", testGraphScope},
+		{"GraphPurge", testGraphPurge},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

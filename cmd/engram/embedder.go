@@ -37,6 +37,9 @@ type embedFlags struct {
 	// vault, when set (ENGRAM_VAULT_KEY or --vault-key-file), is the
 	// engine's vault.
 	vault *vault.Vault
+	// llm, when set (engram serve --llm-url), is the chat model agentic
+	// searches ask to choose their steps.
+	llm engine.Chat
 }
 
 func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -114,7 +117,7 @@ func openEngineAt(ctx context.Context, dataDir, storeURL, cacheDir string, ef *e
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault}
+	opts := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault, LLM: ef.llm}
 	for _, t := range tune {
 		t(&opts)
 	}

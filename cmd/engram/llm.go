@@ -9,8 +9,9 @@ import (
 	"github.com/engramhq/engram/openai"
 )
 
-// llmFlags choose the chat model that forms and consolidates memories;
-// without --llm-url the rule-based former is used.
+// llmFlags choose the chat model that forms and consolidates memories
+// and chooses the steps of agentic searches; without --llm-url the
+// rule-based former is used and rules choose the steps.
 type llmFlags struct {
 	url, model, key string
 }
@@ -31,9 +32,15 @@ func (c *llmFlags) former(logger *slog.Logger) (engram.Former, error) {
 	if c.model == "" {
 		return nil, engram.Errorf(engram.EINVALID, "--llm-url needs --llm-model (env ENGRAM_LLM_MODEL)")
 	}
-	chat, err := openai.NewChat(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger})
+	chat, err := c.chat(logger)
 	if err != nil {
 		return nil, err
 	}
 	return llmformer.New(llmformer.Config{LLM: chat, Logger: logger})
+}
+
+// chat returns the chat client of --llm-url and --llm-model, which also
+// chooses the steps of agentic searches, or the client's EINVALID error.
+func (c *llmFlags) chat(logger *slog.Logger) (*openai.Chat, error) {
+	return openai.NewChat(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger})
 }

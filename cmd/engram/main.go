@@ -85,6 +85,7 @@ func init() {
 		migrateStoreCommand,
 		keysCommand,
 		jobsCommand,
+		entitiesCommand,
 		vaultCommand,
 		evalCommand,
 		versionCommand,

@@ -17,7 +17,10 @@ Usage: engram search [flags] QUERY...
 
 Prints the best memories for QUERY (several arguments are joined with
 spaces), best first: score, id, kind, status, version and a summary. With
---explain each hit is followed by how every retrieval channel ranked it.`,
+--explain each hit is followed by how every retrieval channel ranked it.
+With --mode agentic the search takes up to --steps more steps, each
+refining the query, expanding from the best hits or stopping; --explain
+then prints the trace of steps first.`,
 	Run: runSearch,
 }
 
@@ -31,6 +34,10 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	asVault := fs.Bool("vault", false, "search the vault instead (see the README, Vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
 	var now timeFlag
 	fs.Var(&now, "now", "the `time` the question is asked at, for \"last week\" and recency (default: the present)")
+	mode := fs.String("mode", "", "search mode: oneshot (default) or agentic")
+	steps := fs.Int("steps", 0, "agentic: most steps after the first search (default 3, at most 8)")
+	llmCalls := fs.Int("llm-calls", 0, "agentic: most calls to the server's chat model (default one per step)")
+	llmTokens := fs.Int("llm-tokens", 0, "agentic: most chat-model tokens to spend (default 8000)")
 	decay := fs.Bool("decay", true, "rank with the signals that change with time (recency, decayed access counts); --decay=false turns them off")
 	var ff memoryFilterFlags
 	ff.register(fs)
@@ -42,16 +49,23 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		return cmdUsageErrorf(cmd, "search needs a QUERY")
 	}
 	req := engram.SearchRequest{
-		Scope:   sf.scope(),
-		Query:   strings.Join(pos, " "),
-		K:       *k,
-		Filter:  ff.filter(),
-		Explain: *explain,
-		Now:     now.t,
-		Vault:   *asVault,
+		Scope:     sf.scope(),
+		Query:     strings.Join(pos, " "),
+		K:         *k,
+		Filter:    ff.filter(),
+		Explain:   *explain,
+		Now:       now.t,
+		Vault:     *asVault,
+		Mode:      *mode,
+		Steps:     *steps,
+		LLMCalls:  *llmCalls,
+		LLMTokens: *llmTokens,
 	}
 	if !*decay {
 		req.Decay = decay
+	}
+	if err := req.ValidateMode(); err != nil {
+		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
 		res, err := svc.Search(vaultContext(ctx, *asVault), req)
@@ -60,6 +74,9 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		}
 		if *asJSON {
 			return writeJSON(m.Stdout, res)
+		}
+		if *explain {
+			printTrace(m, res)
 		}
 		for i := range res.Hits {
 			h := &res.Hits[i]
@@ -102,4 +119,25 @@ func (f *memoryFilterFlags) filter() engram.MemoryFilter {
 	mf.Metadata = f.meta
 	mf.ValidAt = f.validAt.t
 	return mf
+}
+
+// printTrace prints the steps of an agentic search, one per line, with
+// the queries each searched and the new hits it brought to the first
+// places.
+func printTrace(m *Main, res *engram.SearchResult) {
+	for i, st := range res.Trace {
+		fmt.Fprintf(m.Stdout, "step %d  %-6s by %-5s gain %.3f  %s\n", i+1, st.Action, st.By, st.Gain, st.Reason)
+		for _, q := range st.Queries {
+			fmt.Fprintf(m.Stdout, "          query %q\n", q)
+		}
+		if len(st.New) > 0 {
+			fmt.Fprintf(m.Stdout, "          new   %s\n", strings.Join(st.New, " "))
+		}
+	}
+	if res.LLMCalls > 0 {
+		fmt.Fprintf(m.Stdout, "llm: %d calls, %d tokens\n", res.LLMCalls, res.LLMTokens)
+	}
+	if len(res.Trace) > 0 {
+		fmt.Fprintln(m.Stdout)
+	}
 }

@@ -128,6 +128,13 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		return err
 	}
 	proxy := proxyMounts(proxyCfg)
+	if ef.former != nil {
+		chat, err := lf.chat(logger)
+		if err != nil {
+			return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
+		}
+		ef.llm = chat
+	}
 
 	tune := sf.tuneEngine
 	if ef.former != nil {
@@ -214,7 +221,7 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 		}
 	}()
 	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		eo := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault}
+		eo := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault, LLM: ef.llm}
 		tune(&eo)
 		eng, closeEng, err := openEngineOn(ctx, storeURL, eo)
 		if err == nil {

@@ -36,8 +36,11 @@ from .models import (
     ConflictResolution,
     CreatedKey,
     EmbeddingsResponse,
+    Entity,
+    EntityDetail,
     Episode,
     EpisodeInput,
+    Graph,
     ImportResult,
     Job,
     Memory,
@@ -79,7 +82,7 @@ _Query = List[Tuple[str, str]]
 _MAX_QUERY_IDS = 100
 
 # Where a record id goes in a path, for the message when it is unusable.
-_ID_WHAT = {"/v1/episodes/": "episode", "/v1/jobs/": "job", "/v1/conflicts/": "conflict", "/v1/keys/": "key"}
+_ID_WHAT = {"/v1/episodes/": "episode", "/v1/jobs/": "job", "/v1/conflicts/": "conflict", "/v1/keys/": "key", "/v1/entities/": "entity"}
 
 
 class Client:
@@ -357,9 +360,15 @@ class Client:
         budget: Optional[int] = None,
         decay: Optional[bool] = None,
         vault: Optional[bool] = None,
+        mode: Optional[str] = None,
+        steps: Optional[int] = None,
+        llm_calls: Optional[int] = None,
+        llm_tokens: Optional[int] = None,
     ) -> SearchResult:
         """The k (default 10) memories that best answer query; with budget,
-        also the context assembled from them within that many tokens."""
+        also the context assembled from them within that many tokens. mode
+        "agentic" searches in steps (at most steps, llm_calls and llm_tokens)
+        and returns their trace."""
         body: Dict[str, Any] = {"scope": _scope(scope), "query": query}
         _set(body, "k", k)
         if filter is not None:
@@ -370,6 +379,10 @@ class Client:
         _set(body, "budget", budget)
         _set(body, "decay", decay)
         _set(body, "vault", vault)
+        _set(body, "mode", mode)
+        _set(body, "steps", steps)
+        _set(body, "llm_calls", llm_calls)
+        _set(body, "llm_tokens", llm_tokens)
         return SearchResult.from_dict(self._call("POST", "/v1/search", body=body))
 
     def profile(self, scope: ScopeLike) -> Profile:
@@ -463,6 +476,60 @@ class Client:
                     0, errors.UNAVAILABLE, f"job {id} is still {job.state} after {timeout:g}s"
                 )
             time.sleep(interval)
+
+    # The entity graph.
+
+    def list_entities(
+        self,
+        scope: ScopeLike,
+        *,
+        type: Optional[str] = None,
+        prefix: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Page[Entity]:
+        """One page of the entities (people, places, things) named in the
+        scope's memories, by normalised name; type keeps one entity type,
+        prefix the names that start with it (case and accents folded).
+        UnavailableError when the server keeps no entity graph."""
+        q = _scope_query(scope)
+        _add(q, "type", type)
+        _add(q, "prefix", prefix)
+        _add(q, "limit", limit)
+        _add(q, "cursor", cursor)
+        return _page(self._call("GET", "/v1/entities", q), "entities", Entity)
+
+    def iter_entities(self, scope: ScopeLike, **filters: Any) -> Iterator[Entity]:
+        """Every entity list_entities(scope, **filters) pages through."""
+        return _iterate(lambda cursor: self.list_entities(scope, cursor=cursor, **filters))
+
+    def get_entity(self, scope: ScopeLike, id: str) -> EntityDetail:
+        """The entity with the memories that name it, its relations and its
+        timeline; NotFoundError when the scope has no such entity."""
+        return EntityDetail.from_dict(self._call("GET", _id_path("/v1/entities/", id), _scope_query(scope)))
+
+    def delete_entity(self, scope: ScopeLike, id: str) -> None:
+        """Deletes the entity, its mentions and its relations (the memories
+        stay); NotFoundError when the scope has no such entity. The scope
+        must name neither an agent nor a session."""
+        self._call("DELETE", _id_path("/v1/entities/", id), _scope_query(scope))
+
+    def graph(
+        self,
+        scope: ScopeLike,
+        *,
+        entity: Optional[str] = None,
+        hops: Optional[int] = None,
+        limit: Optional[int] = None,
+    ) -> Graph:
+        """The scope's heaviest current relations and their ends or, with
+        entity, the current relations within hops (1 or 2) of it; limit
+        caps the edges. NotFoundError when the scope has no such entity."""
+        q = _scope_query(scope)
+        _add(q, "entity", entity)
+        _add(q, "hops", hops)
+        _add(q, "limit", limit)
+        return Graph.from_dict(self._call("GET", "/v1/graph", q))
 
     # Scopes, export and import, audit.
 

@@ -266,12 +266,31 @@ class Hit(Model):
 
 
 @dataclass
+class AgentStep(Model):
+    """One step of an agentic search: its action (search, refine, expand or
+    stop), the queries it ran, the ids it brought into the first places,
+    their share of the score, who chose it (rules or llm) and why."""
+
+    action: str
+    gain: float
+    by: str
+    queries: Optional[List[str]] = None
+    new: Optional[List[str]] = None
+    reason: Optional[str] = None
+
+
+@dataclass
 class SearchResult(Model):
-    """The hits of a search, and the assembled context when it set a budget."""
+    """The hits of a search, the assembled context when it set a budget, and
+    for an agentic search its trace and the chat model calls and tokens it
+    spent."""
 
     hits: List[Hit]
     context: Optional[str] = None
     tokens: Optional[int] = None
+    trace: Optional[List[AgentStep]] = None
+    llm_calls: Optional[int] = None
+    llm_tokens: Optional[int] = None
 
 
 @dataclass
@@ -415,6 +434,91 @@ class CreatedKey(Model):
 
     key: APIKey
     secret: str
+
+
+# Entity types the server's extractor sets.
+ENTITY_PERSON = "person"
+ENTITY_PLACE = "place"
+ENTITY_WORK = "work"
+ENTITY_THING = "thing"
+
+
+@dataclass
+class Entity(Model):
+    """A person, place or thing named in memories of one user; its
+    namespace has only org, project and user. normalized is the name case-
+    and accent-folded, as names are matched; mentions is how many memories
+    name it."""
+
+    id: str
+    namespace: Namespace
+    name: str
+    normalized: str
+    type: str
+    status: str
+    created_at: str
+    updated_at: str
+    mentions: int
+    aliases: Optional[List[str]] = None
+    summary: Optional[str] = None
+
+
+@dataclass
+class Evidence(Model):
+    """One memory's support of a relation, with a weight in (0, 1]."""
+
+    memory_id: str
+    weight: float
+
+
+@dataclass
+class Relation(Model):
+    """A labelled edge between two entities (ids in source and target),
+    with validity in event time (valid_at, invalid_at) and transaction time
+    (created_at, expired_at: set once it is no longer current). weight is
+    the sum of its evidence's weights."""
+
+    id: str
+    namespace: Namespace
+    source: str
+    target: str
+    label: str
+    weight: float
+    created_at: str
+    evidence: List[Evidence]
+    valid_at: Optional[str] = None
+    invalid_at: Optional[str] = None
+    expired_at: Optional[str] = None
+
+
+@dataclass
+class TimelineEntry(Model):
+    """One mention of an entity, in event-time order."""
+
+    at: str
+    memory_id: str
+    status: str
+    abstraction: Optional[str] = None
+
+
+@dataclass
+class EntityDetail(Model):
+    """An entity with the active memories that name it (newest first), its
+    relations (current and past, heaviest first) and its timeline (every
+    mention, oldest first)."""
+
+    entity: Entity
+    memories: List[Memory]
+    relations: List[Relation]
+    timeline: List[TimelineEntry]
+
+
+@dataclass
+class Graph(Model):
+    """A subgraph: entities (nodes) and the current relations between them (edges)."""
+
+    nodes: List[Entity]
+    edges: List[Relation]
 
 
 T = TypeVar("T")

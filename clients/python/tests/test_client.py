@@ -6,7 +6,7 @@ import base64
 import datetime as dt
 import struct
 import unittest
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import engram_client as ec
 from engram_client import Client, EpisodeInput, MemoryFilter, MemoryInput, MemoryPatch, Namespace, Scope
@@ -237,6 +237,16 @@ class MemoryTest(unittest.TestCase):
         res = self.c.search(self.scope, "nurse", filter=MemoryFilter(contains="Leeds"))
         self.assertEqual([h.memory.value for h in res.hits], ["Ben works as a nurse in Leeds."])
 
+        res = self.c.search(self.scope, "Fußball", mode="agentic", steps=2, llm_calls=0, llm_tokens=100)
+        self.assertEqual(res.hits[0].memory.value, "Ben spielt jeden Samstag Fußball im Park.")
+        assert res.trace is not None
+        self.assertIsInstance(res.trace[0], ec.AgentStep)
+        self.assertEqual(res.trace[0].action, "search")
+        self.assertEqual(res.trace[-1].action, "stop")
+        with self.assertRaises(ec.InvalidError) as bad:
+            self.c.search(self.scope, "Fußball", mode="agentic", steps=99)
+        self.assertIn("steps", bad.exception.message)
+
     def test_profile(self) -> None:
         (core,) = self.c.add_memories(self.scope, [MemoryInput(value="Hanna ist Vegetarierin.", kind="core", importance=0.9)])
         prof = self.c.profile(self.scope)
@@ -450,6 +460,134 @@ class KeyTest(unittest.TestCase):
         self.assertEqual(unauth.exception.status, 401)
         with self.assertRaises(ec.NotFoundError):
             admin.revoke_key("acme", "app", "no-such-key")
+
+
+class GraphTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.c = client()
+        self.scope = Scope("acme", "app", user="graph-" + self.id().rsplit(".", 1)[-1])
+
+    def seed(self) -> List[ec.Memory]:
+        return self.c.add_memories(
+            self.scope,
+            [
+                MemoryInput(value="Ann moved to Porto with Bob", kind="episodic"),
+                MemoryInput(value="Bob und Jürgen wohnen zusammen", kind="semantic"),
+            ],
+        )
+
+    def by_name(self) -> Dict[str, ec.Entity]:
+        return {e.name: e for e in self.c.iter_entities(self.scope)}
+
+    def test_list_get_graph_delete(self) -> None:
+        porto_mem, german_mem = self.seed()
+        ents = self.by_name()
+        self.assertTrue({"Bob", "Porto", "Jürgen"} <= set(ents), f"entities: {sorted(ents)}")
+        bob, porto, jurgen = ents["Bob"], ents["Porto"], ents["Jürgen"]
+        self.assertIsInstance(bob, ec.Entity)
+        self.assertEqual((bob.type, bob.mentions, bob.status), (ec.ENTITY_PERSON, 2, "active"))
+        self.assertEqual(bob.namespace.user, self.scope.user)
+        self.assertEqual(porto.type, ec.ENTITY_PLACE)
+        self.assertEqual(jurgen.normalized, "jurgen")
+
+        self.assertEqual([e.name for e in self.c.list_entities(self.scope, type=ec.ENTITY_PLACE).items], ["Porto"])
+        # The prefix is folded like the names: no umlaut matches one.
+        self.assertEqual([e.id for e in self.c.list_entities(self.scope, prefix="JUR").items], [jurgen.id])
+        first = self.c.list_entities(self.scope, limit=1)
+        self.assertEqual(len(first.items), 1)
+        self.assertIsNotNone(first.next)
+        paged = [e.id for e in self.c.iter_entities(self.scope, limit=1)]
+        self.assertEqual(paged, [e.id for e in self.c.list_entities(self.scope).items])
+        self.assertEqual(len(paged), len(set(paged)))
+
+        d = self.c.get_entity(self.scope, bob.id)
+        self.assertIsInstance(d, ec.EntityDetail)
+        self.assertEqual(d.entity.id, bob.id)
+        self.assertEqual({m.id for m in d.memories}, {porto_mem.id, german_mem.id})
+        self.assertIn("Bob und Jürgen wohnen zusammen", [m.value for m in d.memories])
+        self.assertEqual({t.memory_id for t in d.timeline}, {porto_mem.id, german_mem.id})
+        self.assertTrue(all(t.status == ec.STATUS_ACTIVE and t.at for t in d.timeline))
+        others = {r.target if r.source == bob.id else r.source for r in d.relations}
+        self.assertEqual(others, {porto.id, jurgen.id})
+        for r in d.relations:
+            self.assertIsInstance(r, ec.Relation)
+            self.assertEqual(r.label, "co_occurs")
+            self.assertIsNone(r.expired_at)
+            self.assertTrue(r.evidence and all(isinstance(ev, ec.Evidence) for ev in r.evidence))
+            self.assertAlmostEqual(r.weight, sum(ev.weight for ev in r.evidence))
+        german = [r for r in d.relations if jurgen.id in (r.source, r.target)][0]
+        self.assertEqual([ev.memory_id for ev in german.evidence], [german_mem.id])
+
+        one = self.c.graph(self.scope, entity=porto.id)
+        self.assertEqual({n.id for n in one.nodes}, {porto.id, bob.id})
+        self.assertEqual(len(one.edges), 1)
+        two = self.c.graph(self.scope, entity=porto.id, hops=2)
+        self.assertEqual({n.id for n in two.nodes}, {porto.id, bob.id, jurgen.id})
+        self.assertEqual(len(two.edges), 2)
+        whole = self.c.graph(self.scope)
+        self.assertTrue({porto.id, bob.id, jurgen.id} <= {n.id for n in whole.nodes})
+        self.assertEqual(len(self.c.graph(self.scope, limit=1).edges), 1)
+
+        self.c.delete_entity(self.scope, jurgen.id)
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_entity(self.scope, jurgen.id)
+        self.assertNotIn("Jürgen", self.by_name())
+        d = self.c.get_entity(self.scope, bob.id)
+        self.assertEqual({r.target if r.source == bob.id else r.source for r in d.relations}, {porto.id})
+        self.assertEqual(self.c.get_memory(self.scope, german_mem.id).value, "Bob und Jürgen wohnen zusammen")
+        self.assertEqual({n.id for n in self.c.graph(self.scope, entity=porto.id, hops=2).nodes}, {porto.id, bob.id})
+        with self.assertRaises(ec.NotFoundError):
+            self.c.delete_entity(self.scope, jurgen.id)
+
+    def test_bad_arguments(self) -> None:
+        self.seed()
+        bob = self.by_name()["Bob"]
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_entity(self.scope, fake_id(7))
+        with self.assertRaises(ec.NotFoundError):
+            self.c.graph(self.scope, entity=fake_id(7))
+        with self.assertRaises(ec.InvalidError) as cm:
+            self.c.graph(self.scope, entity=bob.id, hops=3)
+        self.assertEqual(cm.exception.status, 400)
+        self.assertIn("hops", cm.exception.message)
+        with self.assertRaises(ec.InvalidError) as cm:
+            self.c.get_entity(self.scope, " ")
+        self.assertEqual(cm.exception.status, 0)
+        self.assertIn("entity id", cm.exception.message)
+        agent_scope = Scope("acme", "app", user=self.scope.user, agent="helper")
+        with self.assertRaises(ec.InvalidError):
+            self.c.delete_entity(agent_scope, bob.id)
+        self.assertEqual(self.c.get_entity(self.scope, bob.id).entity.name, "Bob")
+
+    def test_user_bound_key_sees_only_its_users_entities(self) -> None:
+        admin = self.c
+        ann_scope = Scope("acme", "app", user="graph-ann")
+        bob_scope = Scope("acme", "app", user="graph-bob")
+        admin.add_memories(ann_scope, [MemoryInput(value="Ann moved to Porto with Bob", kind="episodic")])
+        admin.add_memories(bob_scope, [MemoryInput(value="Bob met Carla in Lisbon", kind="episodic")])
+        bobs = {e.name: e for e in admin.iter_entities(bob_scope)}
+        self.assertIn("Carla", bobs)
+        carla = bobs["Carla"]
+
+        created = admin.create_key(Namespace("acme", "app", user="graph-ann"), ec.ROLE_WRITE)
+        ann = Client(admin.base_url, created.secret)
+        mine = {e.id for e in ann.iter_entities(ann_scope)}
+        self.assertTrue(mine)
+        self.assertFalse(mine & {e.id for e in bobs.values()})
+        self.assertFalse({n.id for n in ann.graph(ann_scope).nodes} & {e.id for e in bobs.values()})
+        for attempt in (
+            lambda: ann.list_entities(bob_scope),
+            lambda: ann.get_entity(bob_scope, carla.id),
+            lambda: ann.get_entity(ann_scope, carla.id),
+            lambda: ann.graph(bob_scope),
+            lambda: ann.graph(ann_scope, entity=carla.id),
+            lambda: ann.delete_entity(bob_scope, carla.id),
+            lambda: ann.delete_entity(ann_scope, carla.id),
+        ):
+            with self.assertRaises(ec.EngramError) as cm:
+                attempt()
+            self.assertIn(cm.exception.code, (ec.FORBIDDEN, ec.NOT_FOUND))
+        self.assertEqual(admin.get_entity(bob_scope, carla.id).entity.name, "Carla")
 
 
 if __name__ == "__main__":

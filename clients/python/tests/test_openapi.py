@@ -53,6 +53,10 @@ METHODS = {
     "listJobs": "list_jobs",
     "getJob": "get_job",
     "listScopes": "list_scopes",
+    "listEntities": "list_entities",
+    "getEntity": "get_entity",
+    "deleteEntity": "delete_entity",
+    "getGraph": "graph",
 }
 
 # Schema → dataclass whose fields must hold every property.
@@ -68,6 +72,7 @@ MODELS = {
     "MemoryFilter": ec.MemoryFilter,
     "Version": ec.Version,
     "AuditEntry": ec.AuditEntry,
+    "AgentStep": ec.AgentStep,
     "ChannelHit": ec.ChannelHit,
     "Hit": ec.Hit,
     "SearchResult": ec.SearchResult,
@@ -85,6 +90,12 @@ MODELS = {
     "Job": ec.Job,
     "ScopeCount": ec.ScopeCount,
     "ScopeList": ec.ScopeList,
+    "Entity": ec.Entity,
+    "EntityDetail": ec.EntityDetail,
+    "Relation": ec.Relation,
+    "Evidence": ec.Evidence,
+    "TimelineEntry": ec.TimelineEntry,
+    "Graph": ec.Graph,
 }
 
 # Fields of the memory the client takes as input: what a server-made

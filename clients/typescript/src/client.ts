@@ -71,7 +71,7 @@ export interface ClientOptions {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The list methods that page with cursor and next. */
-export type PagedMethod = 'listEpisodes' | 'listMemories' | 'listJobs' | 'audit';
+export type PagedMethod = 'listEpisodes' | 'listMemories' | 'listJobs' | 'audit' | 'listEntities';
 
 const actorHeader = 'X-Engram-Actor';
 const ndjson = 'application/x-ndjson';
@@ -241,6 +241,35 @@ export class EngramClient {
   /** GET /v1/jobs/{id}. */
   getJob(id: string, scope: QueryOf<'getJob'>, opts?: CallOptions): Promise<Ok<'getJob'>> {
     return this.#json('GET', `/v1/jobs/${seg(id)}`, { query: scope }, opts);
+  }
+
+  // --- the entity graph ---
+
+  /**
+   * GET /v1/entities: one page of the people, places and things named in a
+   * scope's memories, by normalised name; unavailable when the server keeps
+   * no entity graph.
+   */
+  listEntities(query: QueryOf<'listEntities'>, opts?: CallOptions): Promise<Ok<'listEntities'>> {
+    return this.#json('GET', '/v1/entities', { query }, opts);
+  }
+
+  /** GET /v1/entities/{id}: the entity with its memories, relations and timeline; not_found outside the scope. */
+  getEntity(id: string, scope: QueryOf<'getEntity'>, opts?: CallOptions): Promise<Ok<'getEntity'>> {
+    return this.#json('GET', `/v1/entities/${seg(id)}`, { query: scope }, opts);
+  }
+
+  /** DELETE /v1/entities/{id}: deletes the entity, its mentions and its relations; the memories stay. */
+  async deleteEntity(id: string, scope: QueryOf<'deleteEntity'>, opts?: CallOptions): Promise<void> {
+    await this.#json('DELETE', `/v1/entities/${seg(id)}`, { query: scope }, opts);
+  }
+
+  /**
+   * GET /v1/graph: the scope's heaviest current relations and their ends,
+   * or, with entity, the current relations within hops (1 or 2) of it.
+   */
+  graph(query: QueryOf<'getGraph'>, opts?: CallOptions): Promise<Ok<'getGraph'>> {
+    return this.#json('GET', '/v1/graph', { query }, opts);
   }
 
   // --- scope: export, import, audit, purge ---

@@ -38,3 +38,11 @@ export type Version = S['Version'];
 export type Job = S['Job'];
 /** An API key (without its secret). */
 export type APIKey = S['APIKey'];
+/** A person, place or thing named in memories of one user. */
+export type Entity = S['Entity'];
+/** An entity with the memories that name it, its relations and its timeline. */
+export type EntityDetail = S['EntityDetail'];
+/** A labelled edge between two entities, with the memories that support it. */
+export type Relation = S['Relation'];
+/** Entities (nodes) and the current relations between them (edges). */
+export type Graph = S['Graph'];

@@ -468,6 +468,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the entities (people, places, things) named in the scope's memories, by normalised name.
+         * @description Entities are extracted from every memory written, without an LLM, and resolved against the user's existing entities (same normalised name or alias, then spelling variants, short forms of given names, a given name or surname alone). Entities belong to a tenant's user: a scope's agent and session do not narrow them, except that a scope naming an agent or a session sees only the entities that its own memories mention. 503 when the server keeps no entity graph.
+         */
+        get: operations["listEntities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/entities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an entity with the memories that name it, its relations and its timeline.
+         * @description Memories are the active ones the scope reads, newest first; the timeline lists every mention the scope reads, in any status, oldest first; relations include those no longer current (expired_at set). Entities belong to a tenant's user: a scope's agent and session do not narrow them, except that a scope naming an agent or a session sees only the entities that its own memories mention. 503 when the server keeps no entity graph.
+         */
+        get: operations["getEntity"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an entity with its mentions and every relation it is an end of. The memories stay.
+         * @description The scope must name neither an agent nor a session: an entity belongs to the user. A later write of a memory that names it may make it again.
+         */
+        delete: operations["deleteEntity"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entity graph of the scope, or around one entity: nodes and current relations, for a dashboard.
+         * @description Without entity: the scope's heaviest current relations and their ends. With entity: the current relations within hops of it, breadth first. Entities belong to a tenant's user: a scope's agent and session do not narrow them, except that a scope naming an agent or a session sees only the entities that its own memories mention. 503 when the server keeps no entity graph.
+         */
+        get: operations["getGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scopes": {
         parameters: {
             query?: never;
@@ -768,6 +835,17 @@ export interface components {
             decay?: boolean;
             /** @description Search the vault instead: the scope's memories of kind vault (the newest 1000), decrypted and matched by the query's terms, ranked by the share of terms they hold. Needs an API key with the role admin (403 otherwise); each hit is audited as vault.read. Without it no vault memory is ever a hit. */
             vault?: boolean;
+            /**
+             * @description oneshot (default): one pass of the pipeline. agentic: a loop of steps after the first search, each refining the query (its parts, or the best hits' anchors; with a chat model configured, the model's rewrite), expanding from the best hits (conversation neighbours, shared cues) or stopping; the result carries the trace. Not with vault.
+             * @enum {string}
+             */
+            mode?: "oneshot" | "agentic";
+            /** @description agentic only: most steps after the first search; default 3. */
+            steps?: number;
+            /** @description agentic only: most calls to the server's chat model; default one per step. Without a chat model none are made. */
+            llm_calls?: number;
+            /** @description agentic only: most prompt and completion tokens spent on the chat model; default 8000. The loop stops once they are spent. */
+            llm_tokens?: number;
         };
         ChannelHit: {
             /** @description e.g. bm25 */
@@ -792,6 +870,29 @@ export interface components {
             context?: string;
             /** @description Size of context in cl100k_base tokens, counting one per line break. */
             tokens?: number;
+            /** @description The steps of an agentic search, the last its stop. */
+            trace?: components["schemas"]["AgentStep"][];
+            /** @description Calls an agentic search made to the chat model. */
+            llm_calls?: number;
+            /** @description Tokens an agentic search spent on the chat model. */
+            llm_tokens?: number;
+        };
+        AgentStep: {
+            /** @enum {string} */
+            action: "search" | "refine" | "expand" | "stop";
+            /** @description The texts the step searched. */
+            queries?: string[];
+            /** @description Ids of the memories the step brought into the first places. */
+            new?: string[];
+            /** @description Share of the first places' score the new memories hold. */
+            gain: number;
+            /**
+             * @description Who chose the action.
+             * @enum {string}
+             */
+            by: "rules" | "llm";
+            /** @description Why the action was chosen, or why the search stopped. */
+            reason?: string;
         };
         PurgeCounts: {
             episodes: number;
@@ -972,6 +1073,73 @@ export interface components {
             jobs: components["schemas"]["Job"][];
             /** @description Cursor of the next page; absent on the last page. */
             next?: string;
+        };
+        /** @description A person, place or thing named in memories of one user. Its namespace has only org, project and user. */
+        Entity: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            name: string;
+            /** @description The name case- and accent-folded, as names are matched. */
+            normalized: string;
+            /** @description person, place, work (a quoted title), thing, or empty when not known. */
+            type: string;
+            /** @description Other names it was found under. */
+            aliases?: string[];
+            summary?: string;
+            /** @enum {string} */
+            status: "active";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description How many memories name it. */
+            mentions: number;
+        };
+        EntityPage: {
+            entities: components["schemas"]["Entity"][];
+            /** @description Cursor of the next page; absent on the last page. */
+            next?: string;
+        };
+        Evidence: {
+            memory_id: string;
+            /** @description This memory's support, in (0, 1]. */
+            weight: number;
+        };
+        /** @description A labelled edge between two entities of one user, with validity in event time (valid_at, invalid_at) and transaction time (created_at, expired_at). Without an LLM, co_occurs: the two are named in one memory; a relation whose last supporting memory stops holding is invalidated, not removed. */
+        Relation: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            source: string;
+            target: string;
+            label: string;
+            /** @description The sum of its evidence's weights. */
+            weight: number;
+            /** Format: date-time */
+            valid_at?: string;
+            /** Format: date-time */
+            invalid_at?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expired_at?: string;
+            evidence: components["schemas"]["Evidence"][];
+        };
+        TimelineEntry: {
+            /** Format: date-time */
+            at: string;
+            memory_id: string;
+            abstraction?: string;
+            status: string;
+        };
+        EntityDetail: {
+            entity: components["schemas"]["Entity"];
+            memories: components["schemas"]["Memory"][];
+            relations: components["schemas"]["Relation"][];
+            timeline: components["schemas"]["TimelineEntry"][];
+        };
+        Graph: {
+            nodes: components["schemas"]["Entity"][];
+            edges: components["schemas"]["Relation"][];
         };
         ScopeList: {
             tenant: components["schemas"]["Namespace"];
@@ -2428,6 +2596,186 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEntities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+                /** @description Keep entities of this type: person, place, work, thing, or another a client set. */
+                type?: string;
+                /** @description Keep entities whose normalised name (case and accents folded) starts with this one's. */
+                prefix?: string;
+                /** @description Page size; default 50, at most 1000. */
+                limit?: components["parameters"]["limit"];
+                /** @description The next value of the previous page. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entities, ordered by normalised name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEntity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entity and what links to it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteEntity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the audit log; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getGraph: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+                /** @description The id of the entity to start from; 404 when the scope holds none such. */
+                entity?: string;
+                /** @description How many relations away from entity to go: 1 (default) or 2. */
+                hops?: number;
+                /** @description The most edges; default 200, at most 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Nodes and edges. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Graph"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -3,7 +3,7 @@
 // import, and German and Chinese text.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngramClient, EngramError, type ErrorCode, type Memory } from '../src/index.js';
+import { EngramClient, EngramError, type Entity, type ErrorCode, type Graph, type Memory, type Relation } from '../src/index.js';
 import { startEngram, type Engram } from './server.js';
 
 const ann = { org: 'acme', project: 'app', user: 'ann' };
@@ -146,6 +146,10 @@ describe('EngramClient against engram serve', () => {
     const zh = await c.search({ scope: ns, query: '太极拳', k: 3, budget: 200 });
     assert.equal(zh.hits[0]?.memory.value, '安每天早上在公园里打太极拳。');
     assert.ok(zh.context?.includes('太极拳'), `context: ${zh.context}`);
+    const ag = await c.search({ scope: ns, query: 'Schach Verein', mode: 'agentic', steps: 2, llm_calls: 0 });
+    assert.equal(ag.hits[0]?.memory.value, 'Ann spielt jeden Samstag Schach im Verein.');
+    assert.equal(ag.trace?.[0]?.action, 'search');
+    assert.equal(ag.trace?.at(-1)?.action, 'stop');
   });
 
   test('profile', async () => {
@@ -269,6 +273,87 @@ describe('EngramClient against engram serve', () => {
     await c.revokeKey(created.key.id, { org: 'acme', project: 'app', user: 'ann' });
     const err = await rejects(ac.getMemory(mine.memories[0]!.id, ann), 401, 'unauthorized');
     assert.equal(err.retryAfter, undefined);
+  });
+
+  test('entity graph: list, page, get, graph around an entity, delete, in German too', async () => {
+    const me = { org: 'acme', project: 'app', user: 'graph-ts' };
+    const mem = await c.addMemories({
+      namespace: me,
+      memories: [
+        { kind: 'episodic', value: 'Ann moved to Porto with Bob' },
+        { kind: 'semantic', value: 'Bob und Jürgen wohnen zusammen' },
+      ],
+    });
+    const [portoMem, germanMem] = mem.memories.map((m) => m.id);
+    const all: Entity[] = [];
+    for await (const page of c.pages('listEntities', { ...me, limit: 1 })) {
+      assert.ok(page.entities.length <= 1);
+      all.push(...page.entities);
+    }
+    const byName = new Map(all.map((en) => [en.name, en]));
+    const bob = byName.get('Bob');
+    const porto = byName.get('Porto');
+    const jurgen = byName.get('Jürgen');
+    assert.ok(bob && porto && jurgen, `entities: ${[...byName.keys()].join(', ')}`);
+    assert.deepEqual(all.map((en) => en.id), (await c.listEntities(me)).entities.map((en) => en.id));
+    assert.equal(bob.type, 'person');
+    assert.equal(bob.mentions, 2);
+    assert.equal(bob.namespace.user, 'graph-ts');
+    assert.deepEqual((await c.listEntities({ ...me, type: 'place' })).entities.map((en) => en.name), ['Porto']);
+    assert.deepEqual((await c.listEntities({ ...me, prefix: 'JUR' })).entities.map((en) => en.id), [jurgen.id]);
+
+    const d = await c.getEntity(bob.id, me);
+    assert.equal(d.entity.id, bob.id);
+    assert.deepEqual(new Set(d.memories.map((m) => m.id)), new Set([portoMem, germanMem]));
+    assert.deepEqual(new Set(d.timeline.map((t) => t.memory_id)), new Set([portoMem, germanMem]));
+    const other = (r: Relation) => (r.source === bob.id ? r.target : r.source);
+    assert.deepEqual(new Set(d.relations.map(other)), new Set([porto.id, jurgen.id]));
+    const german = d.relations.find((r) => other(r) === jurgen.id)!;
+    assert.equal(german.label, 'co_occurs');
+    assert.deepEqual(german.evidence.map((ev) => ev.memory_id), [germanMem]);
+
+    const one: Graph = await c.graph({ ...me, entity: porto.id });
+    assert.deepEqual(new Set(one.nodes.map((n) => n.id)), new Set([porto.id, bob.id]));
+    assert.equal(one.edges.length, 1);
+    const two = await c.graph({ ...me, entity: porto.id, hops: 2 });
+    assert.deepEqual(new Set(two.nodes.map((n) => n.id)), new Set([porto.id, bob.id, jurgen.id]));
+    assert.equal(two.edges.length, 2);
+    assert.equal((await c.graph({ ...me, limit: 1 })).edges.length, 1);
+    await rejects(c.graph({ ...me, entity: porto.id, hops: 3 }), 400, 'invalid', 'hops');
+    await rejects(c.getEntity('01HZY3V7Q8X2M4N6P800000007', me), 404, 'not_found');
+
+    await c.deleteEntity(jurgen.id, me);
+    await rejects(c.getEntity(jurgen.id, me), 404, 'not_found');
+    await rejects(c.deleteEntity(jurgen.id, me), 404, 'not_found');
+    assert.ok(!(await c.listEntities(me)).entities.some((en) => en.id === jurgen.id));
+    assert.deepEqual((await c.getEntity(bob.id, me)).relations.map(other), [porto.id]);
+    assert.equal((await c.getMemory(germanMem!, me)).value, 'Bob und Jürgen wohnen zusammen');
+  });
+
+  test('a key bound to user ann sees none of bob\'s entities', async () => {
+    const annG = { org: 'acme', project: 'app', user: 'graph-ann' };
+    const bobG = { org: 'acme', project: 'app', user: 'graph-bob' };
+    await c.addMemories({ namespace: annG, memories: [{ kind: 'episodic', value: 'Ann moved to Porto with Bob' }] });
+    await c.addMemories({ namespace: bobG, memories: [{ kind: 'episodic', value: 'Bob met Carla in Lisbon' }] });
+    const bobs = (await c.listEntities(bobG)).entities;
+    const carla = bobs.find((en) => en.name === 'Carla');
+    assert.ok(carla, `bob's entities: ${bobs.map((en) => en.name).join(', ')}`);
+    const bobIDs = new Set(bobs.map((en) => en.id));
+
+    const created = await c.createKey({ namespace: annG, role: 'write' });
+    const ac = new EngramClient({ baseUrl: e.url, apiKey: created.secret });
+    const mine = (await ac.listEntities(annG)).entities;
+    assert.ok(mine.length > 0);
+    assert.ok(!mine.some((en) => bobIDs.has(en.id)));
+    assert.ok(!(await ac.graph(annG)).nodes.some((n) => bobIDs.has(n.id)));
+    await rejects(ac.listEntities(bobG), 403, 'forbidden');
+    await rejects(ac.getEntity(carla.id, bobG), 403, 'forbidden');
+    await rejects(ac.getEntity(carla.id, annG), 404, 'not_found');
+    await rejects(ac.graph(bobG), 403, 'forbidden');
+    await rejects(ac.graph({ ...annG, entity: carla.id }), 404, 'not_found');
+    await rejects(ac.deleteEntity(carla.id, bobG), 403, 'forbidden');
+    await rejects(ac.deleteEntity(carla.id, annG), 404, 'not_found');
+    assert.equal((await c.getEntity(carla.id, bobG)).entity.name, 'Carla');
   });
 
   test('bad input: EngramError with code invalid naming the field, nothing stored', async () => {

@@ -29,6 +29,10 @@ export type Checks = [
   Assert<Equal<Result<'audit'>, S['AuditPage']>>,
   Assert<Equal<Result<'listScopes'>, S['ScopeList']>>,
   Assert<Equal<Result<'health'>, S['HealthStatus']>>,
+  Assert<Equal<Result<'listEntities'>, S['EntityPage']>>,
+  Assert<Equal<Result<'getEntity'>, S['EntityDetail']>>,
+  Assert<Equal<Result<'graph'>, S['Graph']>>,
+  Assert<Equal<Result<'deleteEntity'>, void>>,
   Assert<Equal<QueryOf<'listMemories'>['kind'], S['Kind'][] | undefined>>,
 ];
 

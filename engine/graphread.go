@@ -1,0 +1,343 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/engramhq/engram"
+)
+
+var _ engram.GraphService = (*Engine)(nil)
+
+// maxEntityMemories bounds the memories and timeline an entity's detail
+// lists.
+const maxEntityMemories = 200
+
+// graphOf returns r's graph capability, or EUNAVAILABLE when the store
+// keeps no graph.
+func graphOf(r engram.Reader) (engram.GraphReader, error) {
+	g, ok := r.(engram.GraphReader)
+	if !ok {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no entity graph")
+	}
+	return g, nil
+}
+
+// ListEntities implements engram.GraphService.
+func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	page := &engram.EntityPage{Entities: []engram.Entity{}}
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		g, err := graphOf(r)
+		if err != nil {
+			return err
+		}
+		es, next, err := g.ListEntities(ctx, engram.EntityScope(s), f)
+		if err != nil {
+			return err
+		}
+		page.Next = next
+		page.Entities, err = visibleEntities(ctx, r, g, s, es)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// GetEntity implements engram.GraphService. The memories and the timeline
+// are those of the entity's mentions that s itself sees (a session scope
+// sees its session's).
+func (e *Engine) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := engram.CheckID("entity", id); err != nil {
+		return nil, err
+	}
+	d := &engram.EntityDetail{Memories: []engram.Memory{}, Relations: []engram.Relation{}, Timeline: []engram.TimelineEntry{}}
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		g, err := graphOf(r)
+		if err != nil {
+			return err
+		}
+		es := engram.EntityScope(s)
+		ent, err := g.GetEntity(ctx, es, id)
+		if err != nil {
+			return err
+		}
+		if ok, err := entityVisible(ctx, r, g, s, id); err != nil || !ok {
+			return cmp.Or[error](err, engram.Errorf(engram.ENOTFOUND, "entity %s not found", id))
+		}
+		d.Entity = *ent
+		if err := entityMemories(ctx, r, g, s, id, d); err != nil {
+			return err
+		}
+		rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: engram.DefaultGraphLimit})
+		if err != nil {
+			return err
+		}
+		d.Relations, err = visibleRelations(ctx, r, g, s, rs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// entityMemories fills d's memories (active, newest first) and timeline
+// (every status, oldest first) from the entity's mentions that s sees.
+func entityMemories(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string, d *engram.EntityDetail) error {
+	ms, err := g.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ids[i] = ms[i].MemoryID
+	}
+	mems, err := r.GetMemories(ctx, s, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*engram.Memory, len(mems))
+	for i := range mems {
+		if mems[i].Kind != engram.KindVault {
+			byID[mems[i].ID] = &mems[i]
+		}
+	}
+	for _, mn := range ms { // newest first
+		m := byID[mn.MemoryID]
+		if m == nil {
+			continue
+		}
+		if m.Status == engram.StatusActive {
+			d.Memories = append(d.Memories, *m)
+		}
+		d.Timeline = append(d.Timeline, engram.TimelineEntry{At: mn.At, MemoryID: m.ID, Abstraction: m.Abstraction, Status: m.Status})
+	}
+	slices.Reverse(d.Timeline)
+	return nil
+}
+
+// Graph implements engram.GraphService: around an entity, the relations
+// within req.Hops of it, breadth first; else the scope's heaviest
+// relations. Nodes are the ends of the edges (and the entity asked
+// about).
+func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequest) (*engram.Graph, error) {
+	s, err := readScope(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	limit, hops := req.Limit, max(req.Hops, 1)
+	if limit == 0 {
+		limit = engram.DefaultGraphLimit
+	}
+	out := &engram.Graph{Nodes: []engram.Entity{}, Edges: []engram.Relation{}}
+	err = e.store.View(ctx, func(r engram.Reader) error {
+		g, err := graphOf(r)
+		if err != nil {
+			return err
+		}
+		es := engram.EntityScope(s)
+		var seen []string
+		if req.Entity == "" {
+			out.Edges, err = g.Relations(ctx, es, nil, engram.RelationFilter{Limit: limit})
+		} else {
+			seen = []string{req.Entity}
+			out.Edges, err = around(ctx, g, es, req.Entity, hops, limit)
+		}
+		if err != nil {
+			return err
+		}
+		for _, r := range out.Edges {
+			for _, id := range []string{r.Source, r.Target} {
+				if !slices.Contains(seen, id) {
+					seen = append(seen, id)
+				}
+			}
+		}
+		if out.Nodes, err = entitiesOf(ctx, g, es, seen); err != nil {
+			return err
+		}
+		if out.Nodes, err = visibleEntities(ctx, r, g, s, out.Nodes); err != nil {
+			return err
+		}
+		out.Edges, err = visibleRelations(ctx, r, g, s, out.Edges)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.Edges == nil {
+		out.Edges = []engram.Relation{}
+	}
+	return out, nil
+}
+
+// around returns the current relations within hops of id, at most limit;
+// ENOTFOUND when the scope holds no entity id.
+func around(ctx context.Context, g engram.GraphReader, es engram.Scope, id string, hops, limit int) ([]engram.Relation, error) {
+	if _, err := g.GetEntity(ctx, es, id); err != nil {
+		return nil, err
+	}
+	var edges []engram.Relation
+	visited := []string{id}
+	frontier := []string{id}
+	for range hops {
+		if len(frontier) == 0 || len(edges) >= limit {
+			break
+		}
+		rs, err := g.Relations(ctx, es, frontier, engram.RelationFilter{Limit: limit - len(edges)})
+		if err != nil {
+			return nil, err
+		}
+		var next []string
+		for _, r := range rs {
+			if slices.ContainsFunc(edges, func(x engram.Relation) bool { return x.ID == r.ID }) {
+				continue
+			}
+			edges = append(edges, r)
+			for _, end := range []string{r.Source, r.Target} {
+				if !slices.Contains(visited, end) {
+					visited = append(visited, end)
+					next = append(next, end)
+				}
+			}
+		}
+		frontier = next
+	}
+	return edges, nil
+}
+
+// entitiesOf reads the entities with ids, skipping any that are gone.
+func entitiesOf(ctx context.Context, g engram.GraphReader, es engram.Scope, ids []string) ([]engram.Entity, error) {
+	out := make([]engram.Entity, 0, len(ids))
+	for _, id := range ids {
+		ent, err := g.GetEntity(ctx, es, id)
+		if engram.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, *ent)
+	}
+	return out, nil
+}
+
+// DeleteEntity implements engram.GraphService. The entity's name leaves
+// the store with it (the store is scrubbed afterwards, as after a hard
+// delete); the memories that named it stay, and a later write of one of
+// them may name it again.
+func (e *Engine) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
+	s, err := writeScope(s)
+	if err != nil {
+		return err
+	}
+	if err := engram.CheckID("entity", id); err != nil {
+		return err
+	}
+	if narrowed(s) {
+		return engram.Errorf(engram.EINVALID, "an entity belongs to a user across agents and sessions: delete it with a scope that names neither")
+	}
+	actor, now := engram.ActorFrom(ctx), e.clock()
+	var owner engram.Namespace
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		g, err := graphOf(tx)
+		if err != nil {
+			return err
+		}
+		gw, ok := tx.(engram.GraphWriter)
+		if !ok {
+			return engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no entity graph")
+		}
+		ent, err := g.GetEntity(ctx, engram.EntityScope(s), id)
+		if err != nil {
+			return err
+		}
+		owner = ent.Namespace
+		if err := gw.DeleteEntity(ctx, owner, id); err != nil {
+			return err
+		}
+		return tx.InsertAudit(ctx, e.audit(owner, actor, "entity.delete", []string{id}, "", now))
+	})
+	if err == nil {
+		e.afterPurge(ctx, owner, nil, false)
+	}
+	return err
+}
+
+// Entities belong to a user, but a scope narrowed to an agent or a session
+// must not learn names said elsewhere: it sees an entity only when one of
+// the memories it can read mentions it.
+
+func narrowed(s engram.Scope) bool { return s.Agent != "" || s.Session != "" }
+
+// entityVisible reports whether s sees the entity id: always in a scope that is
+// not narrowed, else when one of its first maxEntityMemories mentions is
+// of a memory s reads.
+func entityVisible(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) (bool, error) {
+	if !narrowed(s) {
+		return true, nil
+	}
+	ms, err := g.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
+	if err != nil || len(ms) == 0 {
+		return false, err
+	}
+	ids := make([]string, len(ms))
+	for i := range ms {
+		ids[i] = ms[i].MemoryID
+	}
+	mems, err := r.GetMemories(ctx, s, ids)
+	return len(mems) > 0, err
+}
+
+// visibleEntities returns the entities of es that s sees, never nil.
+func visibleEntities(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, es []engram.Entity) ([]engram.Entity, error) {
+	out := make([]engram.Entity, 0, len(es))
+	for _, en := range es {
+		ok, err := entityVisible(ctx, r, g, s, en.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, en)
+		}
+	}
+	return out, nil
+}
+
+// visibleRelations returns the relations of rs both of whose ends s sees,
+// never nil.
+func visibleRelations(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, rs []engram.Relation) ([]engram.Relation, error) {
+	out := make([]engram.Relation, 0, len(rs))
+	seen := map[string]bool{}
+	for _, rel := range rs {
+		keep := true
+		for _, id := range []string{rel.Source, rel.Target} {
+			ok, done := seen[id]
+			if !done {
+				var err error
+				if ok, err = entityVisible(ctx, r, g, s, id); err != nil {
+					return nil, err
+				}
+				seen[id] = ok
+			}
+			keep = keep && ok
+		}
+		if keep {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}

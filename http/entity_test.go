@@ -1,0 +1,107 @@
+package http_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/engramhq/engram"
+)
+
+// TestEntities: the entity endpoints over a real engine, scoped by the
+// caller's key: alice's entities, their detail and graph; another tenant's
+// key sees none of them (404, or 403 outside its binding); bad parameters
+// are 400 naming the field; a delete is 204 and cascades.
+func TestEntities(t *testing.T) {
+	e := newAuthEnv(t)
+	alice := e.key(t, "acme", "app", "alice", engram.RoleWrite)
+	bob := e.key(t, "globex", "app", "bob", engram.RoleWrite)
+	addMemory(t, e, alice, "acme", "alice", "Last summer I hiked in Yosemite with Melanie.")
+	addMemory(t, e, alice, "acme", "alice", "Am Samstag fahre ich mit Jürgen nach Lissabon.")
+	addMemory(t, e, bob, "globex", "bob", "Bob met Melanie in Boston.")
+
+	const scope = "?org=acme&project=app&user=alice"
+	r := e.call(t, alice, "GET", "/v1/entities"+scope+"&prefix=mel", "")
+	if r.Status != http.StatusOK {
+		t.Fatalf("list: %d %s", r.Status, r.Body)
+	}
+	var page engram.EntityPage
+	if err := json.Unmarshal(r.Body, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Entities) != 1 || page.Entities[0].Name != "Melanie" || page.Entities[0].Namespace.User != "alice" {
+		t.Fatalf("alice's entities with prefix mel = %+v", page.Entities)
+	}
+	mel := page.Entities[0].ID
+
+	r = e.call(t, alice, "GET", "/v1/entities/"+mel+scope, "")
+	var d engram.EntityDetail
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &d) != nil {
+		t.Fatalf("get: %d %s", r.Status, r.Body)
+	}
+	if len(d.Memories) != 1 || len(d.Relations) != 1 || len(d.Timeline) != 1 {
+		t.Errorf("Melanie's detail: %d memories, %d relations, %d timeline entries; want 1 each", len(d.Memories), len(d.Relations), len(d.Timeline))
+	}
+	r = e.call(t, alice, "GET", "/v1/graph"+scope+"&entity="+mel+"&hops=2", "")
+	var g engram.Graph
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &g) != nil || len(g.Nodes) != 2 || len(g.Edges) != 1 {
+		t.Errorf("graph around Melanie: %d %s", r.Status, r.Body)
+	}
+	r = e.call(t, alice, "GET", "/v1/entities"+scope+"&type=place", "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || len(page.Entities) != 2 {
+		t.Errorf("alice's places: %d %s", r.Status, r.Body)
+	}
+
+	// Bob: his own Melanie only; alice's id is unknown to him; alice's
+	// scope is outside his key.
+	for _, c := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/v1/entities/" + mel + "?org=globex&project=app&user=bob", http.StatusNotFound},
+		{"GET", "/v1/graph?org=globex&project=app&user=bob&entity=" + mel, http.StatusNotFound},
+		{"DELETE", "/v1/entities/" + mel + "?org=globex&project=app&user=bob", http.StatusNotFound},
+		{"GET", "/v1/entities" + scope, http.StatusForbidden},
+		{"GET", "/v1/entities/" + mel + scope, http.StatusForbidden},
+	} {
+		if r := e.call(t, bob, c.method, c.path, ""); r.Status != c.want {
+			t.Errorf("bob %s %s = %d %s, want %d", c.method, c.path, r.Status, r.Body, c.want)
+		}
+	}
+	r = e.call(t, bob, "GET", "/v1/entities?org=globex&project=app&user=bob&prefix=mel", "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || len(page.Entities) != 1 || page.Entities[0].ID == mel {
+		t.Errorf("bob's Melanie: %d %s", r.Status, r.Body)
+	}
+
+	// Bad input names the field.
+	for path, field := range map[string]string{
+		"/v1/graph" + scope + "&hops=3":          "hops",
+		"/v1/graph" + scope + "&hops=x":          "hops",
+		"/v1/entities" + scope + "&limit=5000":   "limit",
+		"/v1/entities" + scope + "&cursor=zz":    "cursor",
+		"/v1/entities/not!an!id" + scope:         "entity",
+		"/v1/graph" + scope + "&entity=not!anid": "entity",
+	} {
+		r := e.call(t, alice, "GET", path, "")
+		if r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), field) {
+			t.Errorf("GET %s = %d %s, want 400 naming %s", path, r.Status, r.Body, field)
+		}
+	}
+
+	if r := e.call(t, alice, "DELETE", "/v1/entities/"+mel+scope, ""); r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	if r := e.call(t, alice, "GET", "/v1/entities/"+mel+scope, ""); r.Status != http.StatusNotFound {
+		t.Errorf("get after delete: %d", r.Status)
+	}
+	r = e.call(t, alice, "GET", "/v1/graph"+scope, "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &g) != nil || len(g.Edges) != 1 {
+		t.Fatalf("graph after the delete: %d %s", r.Status, r.Body)
+	}
+	for _, ed := range g.Edges {
+		if ed.Source == mel || ed.Target == mel {
+			t.Errorf("graph after the delete still has Melanie's relation: %s", r.Body)
+		}
+	}
+}
