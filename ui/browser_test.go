@@ -142,6 +142,7 @@ func TestBrowser(t *testing.T) {
 		{"search", "#/search?user=bulk"},
 		{"memory", "#/memory/" + ids.bulkOne + "?user=bulk"},
 		{"timeline", "#/timeline?user=bulk"},
+		{"graph", "#/graph?user=alice"},
 		{"jobs", "#/jobs?user=bulk"},
 		{"audit", "#/audit?user=bulk"},
 		{"purge", "#/purge"},
@@ -205,6 +206,15 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("timeline shows no closed fact; alice's superseded colour should be")
 	}
 	shot("timeline")
+	open("graph", "#/graph?user=alice")
+	if n := count("#graph-edges tbody a"); n == 0 {
+		t.Errorf("graph page lists no relations for alice")
+	}
+	run("graph layout", chromedp.WaitVisible(chromedp.CSS(`#graph-canvas[data-settled]`)))
+	shot("graph")
+	// Recentre on the first entity of the table.
+	run("graph around an entity", chromedp.Click(chromedp.CSS(`#graph-edges tbody a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#graph-summary a`)))
 	open("jobs", "#/jobs?user=alice")
 	shot("jobs")
 	open("audit", "#/audit?user=alice")
@@ -462,6 +472,7 @@ func seed(t *testing.T, s *server) seeded {
 		{"role": "user", "speaker": "Alice", "content": "Ich wohne jetzt in München.", "occurred_at": "2026-03-02T10:01:00Z"},
 		{"role": "user", "speaker": "Alice", "content": "Me gusta el café con leche.", "occurred_at": "2026-03-02T10:02:00Z"},
 		{"role": "user", "speaker": "Alice", "content": "我喜欢喝绿茶。", "occurred_at": "2026-03-02T10:03:00Z"},
+		{"role": "user", "speaker": "Alice", "content": "I went to Paris with Bob and Carol.", "occurred_at": "2026-03-03T09:00:00Z"},
 	}})
 	var added struct {
 		Memories []struct{ ID string } `json:"memories"`

@@ -3,7 +3,7 @@
 import { api, session, saveSession, clearSession, h, status, showError, scopeHash, APIError } from "./lib.js";
 
 const pages = {
-  scopes: "Scopes", memories: "Memories", search: "Search", timeline: "Timeline",
+  scopes: "Scopes", memories: "Memories", search: "Search", timeline: "Timeline", graph: "Graph",
   jobs: "Jobs", audit: "Audit log", purge: "Purge",
 };
 const hidden = { memory: true, signin: true };
