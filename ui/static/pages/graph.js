@@ -6,13 +6,14 @@ import { h, api, scopeQuery, scopeLabel, scopeHash, showError } from "../lib.js"
 
 // layout runs a force simulation over nodes (with x, y) and edges (with
 // s, t indexes) for at most ticks steps, calling draw between frames.
-function layout(nodes, edges, w, hgt, draw, done) {
+// stats, when given, gets the longest frame's work in ms (maxWork).
+export function layout(nodes, edges, w, hgt, draw, done, stats) {
   const n = nodes.length;
   const cell = Math.max(24, Math.sqrt((w * hgt) / Math.max(1, n)));
   const k = Math.min(cell * 0.6, 120);
   nodes.forEach((p, i) => {
     // Phyllotaxis start: even spacing, no overlaps.
-    const r = cell * 0.5 * Math.sqrt(i + 0.5), a = i * 2.39996;
+    const r = Math.min(w, hgt) * 0.45 * Math.sqrt((i + 0.5) / Math.max(1, n)), a = i * 2.39996;
     p.x = w / 2 + r * Math.cos(a); p.y = hgt / 2 + r * Math.sin(a); p.vx = 0; p.vy = 0;
   });
   let tick = 0, temp = cell;
@@ -59,6 +60,7 @@ function layout(nodes, edges, w, hgt, draw, done) {
     const t0 = performance.now();
     while (tick < 300 && performance.now() - t0 < 12) { step(); tick++; }
     draw();
+    if (stats) stats.maxWork = Math.max(stats.maxWork || 0, performance.now() - t0);
     if (tick < 300) requestAnimationFrame(frame);
     else done();
   };
