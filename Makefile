@@ -22,10 +22,12 @@ run: deps model
 ## side-by-side benchmark, so neither can rot; the tests with the real
 ## clients agents use (integrations/run.sh: MCP, Mem0 and OpenAI SDKs, the
 ## Python and TypeScript clients); last, a short run of every fuzz target
-## (fuzz-smoke).
+## (fuzz-smoke). The dashboard's browser test needs chromium, installed
+## from Debian if missing (scripts/chromium.sh).
 test: deps model
 	$(GO) vet ./...
-	ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
+	bash scripts/chromium.sh
+	ENGRAM_REQUIRE_CHROMIUM=1 ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestRealData' ./eval/
 	bash integrations/run.sh
 	bash bench/mem0/run.sh --smoke

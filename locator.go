@@ -1,6 +1,9 @@
 package engram
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Locator is the capability of a Reader that answers, within one tenant,
 // the two questions a client that names memories by id alone asks (Mem0's
@@ -22,8 +25,9 @@ type Locator interface {
 }
 
 // NamespaceCount is one namespace of a tenant with the number of its
-// active memories.
+// active memories and the latest update time among them (transaction time).
 type NamespaceCount struct {
-	Namespace Namespace `json:"namespace"`
-	Memories  int       `json:"memories"`
+	Namespace    Namespace `json:"namespace"`
+	Memories     int       `json:"memories"`
+	LastActivity time.Time `json:"last_activity"`
 }

@@ -203,6 +203,23 @@ func (f *fakeService) ListJobs(ctx context.Context, s engram.Scope, fl engram.Jo
 	return &engram.JobPage{}, nil
 }
 
+// Namespaces validates the tenant and limit as the stores do and lists
+// one scope.
+func (f *fakeService) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
+	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := engram.ClampLimit(limit); err != nil {
+		return nil, err
+	}
+	if err := f.record(ctx, "Namespaces", engram.Scope{Org: n.Org, Project: n.Project}, "", limit); err != nil {
+		return nil, err
+	}
+	n.User = "u1"
+	return []engram.NamespaceCount{{Namespace: n, Memories: 1}}, nil
+}
+
 func (f *fakeService) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
 	if err := f.record(ctx, "Profile", s, "", nil); err != nil {
 		return nil, err

@@ -67,6 +67,21 @@ func splitHost(hp string) (host, port string) {
 	return strings.TrimSuffix(strings.ToLower(host), "."), port
 }
 
+// sameOrigin reports whether origin is the scheme and host the request was
+// sent to. With "*" in AllowedHosts no origin is taken as the server's own:
+// any name passes the Host check then, so a page on a DNS name rebound to
+// the server would count as same-origin.
+func (s *Server) sameOrigin(r *http.Request, origin string) bool {
+	if slices.Contains(s.allowedHosts, "*") {
+		return false
+	}
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return r.Host != "" && strings.EqualFold(origin, scheme+r.Host)
+}
+
 func hasPort(hp string) bool {
 	_, _, err := net.SplitHostPort(hp)
 	return err == nil
@@ -74,10 +89,13 @@ func hasPort(hp string) bool {
 
 // checkOrigin returns an EFORBIDDEN error when the request carries an Origin
 // header that is not allowed. For an allowed origin it sets the CORS
-// headers, and answers a preflight itself, reporting done.
+// headers, and answers a preflight itself, reporting done. A page of the
+// server's own origin (the dashboard at /ui/, whose module scripts and
+// writes carry Origin) is always allowed: its Host passed checkHost, so a
+// rebound DNS name cannot pose as it.
 func (s *Server) checkOrigin(w http.ResponseWriter, r *http.Request) (done bool, err error) {
 	origin := r.Header.Get("Origin")
-	if origin == "" {
+	if origin == "" || s.sameOrigin(r, origin) {
 		return false, nil
 	}
 	w.Header().Add("Vary", "Origin")

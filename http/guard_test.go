@@ -151,6 +151,39 @@ func TestOriginCheck(t *testing.T) {
 		t.Errorf("refused origins reached the service %d times", n-calls)
 	}
 
+	// A page of the server's own origin (the dashboard) may call it, with
+	// no CORS headers needed; the same host with another scheme or port
+	// is another origin.
+	own := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	r = do(t, "POST", own+"/v1/search", body, "Origin", own, "Content-Type", "application/json")
+	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("own origin: %d, headers %v, body %s", r.Status, r.Header, r.Body)
+	}
+	for _, o := range []string{strings.Replace(own, "http://", "https://", 1), "http://localhost:1"} {
+		if r = do(t, "GET", own+"/v1/memories?org=o&project=p", "", "Origin", o); r.Status != 403 {
+			t.Errorf("origin %s on %s: %d, want 403", o, own, r.Status)
+		}
+	}
+
+	// With every Host allowed, a page on a name rebound to the server
+	// would be its "own" origin: only listed origins pass then.
+	wild, _ := newFakeServer(t, svc, engramhttp.ServerOptions{AllowedHosts: []string{"*"}})
+	rebound := strings.Replace(wild.URL, "127.0.0.1", "evil.example", 1)
+	req, err := http.NewRequest("GET", wild.URL+"/v1/memories?org=o&project=p", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = strings.TrimPrefix(rebound, "http://")
+	req.Header.Set("Origin", rebound)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("rebound origin %s with --allowed-hosts '*': %d, want 403", rebound, resp.StatusCode)
+	}
+
 	// Without an Origin header (not a browser) nothing changes.
 	r = do(t, "GET", list, "")
 	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "" {

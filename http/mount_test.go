@@ -59,3 +59,35 @@ func TestMount_Checks(t *testing.T) {
 		t.Fatalf("got %d %q, want 200 \"bot ann hi\"", r.Status, r.Body)
 	}
 }
+
+// A Static mount's GET and HEAD are served without an API key (the
+// dashboard's sign-in page loads), its other methods and every REST route
+// still need one.
+func TestMount_Static(t *testing.T) {
+	eng, err := storeopen.Engine(context.Background(), t.TempDir(), engine.Options{Logger: discardLogger(), AccessFlush: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	keys := engram.Keys{Store: eng.Store()}
+	files := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "page "+r.URL.Path)
+	})
+	srv := httptest.NewServer(engramhttp.NewServer(eng, engramhttp.ServerOptions{
+		Logger: discardLogger(), Keys: keys,
+		Mounts: []engramhttp.Mount{{Pattern: "/ui/", Handler: files, Static: true}, {Pattern: "/y/", Handler: files}},
+	}))
+	t.Cleanup(srv.Close)
+	e := &authEnv{srv: srv, keys: keys}
+	if r := e.call(t, "", "GET", "/ui/app.js", ""); r.Status != 200 || string(r.Body) != "page /ui/app.js" {
+		t.Fatalf("GET /ui/app.js without a key: %d %q, want 200", r.Status, r.Body)
+	}
+	if r := e.call(t, "", "HEAD", "/ui/", ""); r.Status != 200 {
+		t.Fatalf("HEAD /ui/ without a key: %d, want 200", r.Status)
+	}
+	wantError(t, "POST to a static mount", e.call(t, "", "POST", "/ui/x", "hi"), http.StatusUnauthorized, engram.EUNAUTHORIZED, "API key")
+	wantError(t, "a mount not static", e.call(t, "", "GET", "/y/x", ""), http.StatusUnauthorized, engram.EUNAUTHORIZED, "API key")
+	wantError(t, "a REST route", e.call(t, "", "GET", "/v1/memories?org=acme&project=app", ""), http.StatusUnauthorized, engram.EUNAUTHORIZED, "API key")
+	wantError(t, "scopes", e.call(t, "", "GET", "/v1/scopes", ""), http.StatusUnauthorized, engram.EUNAUTHORIZED, "API key")
+	wantError(t, "a path beside the mount", e.call(t, "", "GET", "/uix", ""), http.StatusUnauthorized, engram.EUNAUTHORIZED, "API key")
+}

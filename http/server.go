@@ -139,6 +139,11 @@ type Mount struct {
 	// one method sets RoleRead and checks writes itself with APIKey.Allows.
 	Role    string
 	MaxBody int64
+	// Static marks a handler of static files that hold no data (the
+	// dashboard's pages): its GET and HEAD requests are served without an
+	// API key, so a browser can load the sign-in page. Never set it on a
+	// handler that reads the store.
+	Static bool
 }
 
 // Default limits per client of the engram command; see ServerOptions.RateLimit.
@@ -170,6 +175,7 @@ type Server struct {
 
 	mux    *http.ServeMux
 	routes []route
+	static map[string]bool // patterns of Static mounts
 }
 
 // route is one endpoint. The table of routes is data so that tests can
@@ -254,8 +260,10 @@ func NewServer(svc engram.Service, opts ServerOptions) *Server {
 		}
 		s.mux.Handle(rt.method+" "+rt.path, s.endpoint(rt))
 	}
+	s.static = make(map[string]bool)
 	for _, m := range opts.Mounts {
 		s.mux.Handle(m.Pattern, s.mounted(m))
+		s.static[m.Pattern] = m.Static
 	}
 	return s
 }
@@ -352,6 +360,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/export", params: withScope(vaultParam), handle: s.handleExport},
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
+		{method: "GET", path: "/v1/scopes", params: scopesParams, handle: s.handleScopes},
 
 		{method: "POST", path: "/v1/resources", params: withScope(param{name: "name"}, param{name: "source"}), maxBody: s.maxResource, body: multipartBody, handle: s.handleAddResource},
 		{method: "GET", path: "/v1/resources", params: withScope(pageParams...), handle: s.handleListResources},
@@ -518,7 +527,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	} else if done {
 		return
 	}
-	if s.keys != nil && !probe {
+	if s.keys != nil && !probe && !s.isStatic(r) {
 		ar, err := s.authenticate(r)
 		if err != nil {
 			s.writeError(sw, r, err)
@@ -541,6 +550,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 		return
 	}
 	s.mux.ServeHTTP(sw, r)
+}
+
+// isStatic reports whether r reads a Static mount's files.
+func (s *Server) isStatic(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	_, pattern := s.mux.Handler(r)
+	return s.static[pattern]
 }
 
 // serveUnrouted lets the mux decide between 404 and 405 (it knows which

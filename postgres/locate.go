@@ -40,14 +40,15 @@ func (t *tx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int)
 		return nil, err
 	}
 	out := []engram.NamespaceCount{}
-	err = t.each(ctx, "list namespaces", `SELECT user_id, agent, session, count(*) FROM memories
+	err = t.each(ctx, "list namespaces", `SELECT user_id, agent, session, count(*), max(updated_at) FROM memories
 		WHERE tenant = $1 AND status = $2
 		GROUP BY user_id, agent, session ORDER BY user_id, agent, session LIMIT $3`,
 		[]any{n.Tenant(), string(engram.StatusActive), limit}, func(row pgx.Row) error {
 			c := engram.NamespaceCount{Namespace: n}
-			if err := row.Scan(&c.Namespace.User, &c.Namespace.Agent, &c.Namespace.Session, &c.Memories); err != nil {
+			if err := row.Scan(&c.Namespace.User, &c.Namespace.Agent, &c.Namespace.Session, &c.Memories, &c.LastActivity); err != nil {
 				return err
 			}
+			c.LastActivity = c.LastActivity.UTC()
 			out = append(out, c)
 			return nil
 		})

@@ -38,7 +38,7 @@ func (t *tx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := t.query(ctx, `SELECT user_id, agent, session, count(*) FROM memories
+	rows, err := t.query(ctx, `SELECT user_id, agent, session, count(*), max(updated_at) FROM memories
 		WHERE org = ? AND project = ? AND status = ?
 		GROUP BY user_id, agent, session ORDER BY user_id, agent, session LIMIT ?`,
 		n.Org, n.Project, string(engram.StatusActive), limit)
@@ -49,9 +49,11 @@ func (t *tx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int)
 	out := []engram.NamespaceCount{}
 	for rows.Next() {
 		c := engram.NamespaceCount{Namespace: n}
-		if err := rows.Scan(&c.Namespace.User, &c.Namespace.Agent, &c.Namespace.Session, &c.Memories); err != nil {
+		var last int64
+		if err := rows.Scan(&c.Namespace.User, &c.Namespace.Agent, &c.Namespace.Session, &c.Memories, &last); err != nil {
 			return nil, mapErr(ctx, "list namespaces", err)
 		}
+		c.LastActivity = fromMicros(last)
 		out = append(out, c)
 	}
 	if err := rows.Err(); err != nil {

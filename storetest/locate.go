@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -14,6 +15,7 @@ func testLocate(t *testing.T, open Opener) {
 	tenant := engram.Namespace{Org: "acme", Project: "app"}
 	agent := engram.Namespace{Org: "acme", Project: "app", User: "u1", Agent: "bot", Session: "s1"}
 	m1, m2, m3 := Memory(nsU1, "one"), Memory(nsU1, "two"), Memory(agent, "three")
+	m2.UpdatedAt = m2.UpdatedAt.Add(time.Hour) // the latest of u1's
 	gone := Memory(nsU2, "deleted")
 	gone.Status = engram.StatusDeleted
 	other := Memory(nsOther, "other tenant")
@@ -49,8 +51,20 @@ func testLocate(t *testing.T, open Opener) {
 		}
 		return nil
 	})
-	want := []engram.NamespaceCount{{Namespace: nsU1, Memories: 2}, {Namespace: agent, Memories: 1}}
-	if len(counts) != len(want) || counts[0] != want[0] || counts[1] != want[1] {
+	latest := m1.UpdatedAt
+	if m2.UpdatedAt.After(latest) {
+		latest = m2.UpdatedAt
+	}
+	want := []engram.NamespaceCount{
+		{Namespace: nsU1, Memories: 2, LastActivity: latest.Truncate(time.Microsecond)},
+		{Namespace: agent, Memories: 1, LastActivity: m3.UpdatedAt.Truncate(time.Microsecond)},
+	}
+	if len(counts) != len(want) {
 		t.Fatalf("Namespaces = %+v, want %+v (active memories of the tenant only)", counts, want)
+	}
+	for i := range want {
+		if counts[i].Namespace != want[i].Namespace || counts[i].Memories != want[i].Memories || !counts[i].LastActivity.Equal(want[i].LastActivity) {
+			t.Errorf("Namespaces[%d] = %+v, want %+v (last activity: the latest update)", i, counts[i], want[i])
+		}
 	}
 }

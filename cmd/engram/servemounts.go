@@ -8,6 +8,7 @@ import (
 	"github.com/engramhq/engram"
 	engramhttp "github.com/engramhq/engram/http"
 	"github.com/engramhq/engram/mcp"
+	"github.com/engramhq/engram/ui"
 )
 
 // mcpFlags name the default scope of MCP calls served without API keys
@@ -38,12 +39,17 @@ func (f *mcpFlags) check(cmd *Command) error {
 
 // mounts are the handlers engram serve serves beside the REST API over
 // svc: the MCP endpoint at /mcp (streamable HTTP; read keys may call the
-// read tools, write tools check the key's role per call).
+// read tools, write tools check the key's role per call) and the dashboard
+// at /ui/ (static files served without a key; its pages call the REST API
+// with the key the user signs in with).
 func (f *serveFlags) mounts(svc engram.Service) []engramhttp.Mount {
 	h := mcp.Handler(svc, mcp.Options{
 		Scope:   engram.Namespace{Org: f.mcp.org, Project: f.mcp.project, User: f.mcp.user}.Normalize(),
 		Version: buildVersion().Version,
 		Logger:  slog.Default(), // engram serve's logger
 	})
-	return []engramhttp.Mount{{Pattern: "/mcp", Handler: h, Role: engram.RoleRead}}
+	return []engramhttp.Mount{
+		{Pattern: "/mcp", Handler: h, Role: engram.RoleRead},
+		{Pattern: ui.Prefix, Handler: ui.Handler(), Static: true},
+	}
 }

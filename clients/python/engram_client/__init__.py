@@ -83,6 +83,8 @@ from .models import (
     Record,
     Relation,
     Scope,
+    ScopeCount,
+    ScopeList,
     SearchResult,
     SupersedeResult,
     Time,

@@ -55,6 +55,7 @@ from .models import (
     PurgeCounts,
     Record,
     Scope,
+    ScopeList,
     SearchResult,
     SupersedeResult,
     Time,
@@ -409,6 +410,19 @@ class Client:
         return EmbeddingsResponse.from_dict(self._call("POST", "/v1/embeddings", body=body))
 
     # Conflicts.
+
+    def list_scopes(
+        self, *, org: Optional[str] = None, project: Optional[str] = None, limit: Optional[int] = None
+    ) -> ScopeList:
+        """The users, agents and sessions of a tenant that hold active
+        memories, with counts and last activity. org and project default to
+        the API key's (required without keys); a key bound to a user sees
+        that user's scopes; ForbiddenError for another tenant."""
+        q: _Query = []
+        _add(q, "org", org)
+        _add(q, "project", project)
+        _add(q, "limit", limit)
+        return ScopeList.from_dict(self._call("GET", "/v1/scopes", q))
 
     def list_conflicts(self, scope: ScopeLike) -> List[Conflict]:
         """The scope's open conflicts, newest first."""

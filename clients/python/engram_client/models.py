@@ -311,6 +311,24 @@ class Conflict(Model):
 
 
 @dataclass
+class ScopeCount(Model):
+    """A scope of a tenant with its active memories and the latest update
+    among them."""
+
+    namespace: Namespace
+    memories: int
+    last_activity: str
+
+
+@dataclass
+class ScopeList(Model):
+    """The tenant listed and its scopes that hold active memories."""
+
+    tenant: Namespace
+    scopes: List[ScopeCount]
+
+
+@dataclass
 class ConflictResolution(Model):
     """The kept memory and the other one after resolving a conflict."""
 

@@ -388,6 +388,18 @@ class ScopeTest(unittest.TestCase):
         self.assertEqual(self.c.list_memories(scope).items, [])
         self.assertEqual(len(self.c.list_episodes(keep).items), 2)
 
+    def test_list_scopes(self) -> None:
+        self.fill(Scope("acme", "app", user="listed-Jürgen"))
+        self.fill(Scope("acme", "app", user="listed-王芳", session="s1"))
+        res = self.c.list_scopes()
+        self.assertEqual((res.tenant.org, res.tenant.project), ("acme", "app"))
+        mine = {(s.namespace.user, s.namespace.session): s for s in res.scopes if (s.namespace.user or "").startswith("listed-")}
+        self.assertEqual(set(mine), {("listed-Jürgen", None), ("listed-王芳", "s1")})
+        self.assertGreaterEqual(mine[("listed-王芳", "s1")].memories, 3)
+        self.assertTrue(mine[("listed-王芳", "s1")].last_activity)
+        with self.assertRaises(ec.ForbiddenError):
+            self.c.list_scopes(org="globex")
+
     def test_audit(self) -> None:
         scope = Scope("acme", "app", user="audited")
         self.fill(scope)

@@ -351,6 +351,15 @@ export class EngramClient {
     return this.#json('GET', '/v1/audit', { query }, opts);
   }
 
+  /**
+   * GET /v1/scopes: the users, agents and sessions of a tenant that hold
+   * active memories, with counts and last activity. org and project default
+   * to the API key's (required without keys).
+   */
+  listScopes(query: QueryOf<'listScopes'> = {}, opts?: CallOptions): Promise<Ok<'listScopes'>> {
+    return this.#json('GET', '/v1/scopes', { query }, opts);
+  }
+
   /** DELETE /v1/scope: deletes everything of the scope for good (admin keys only). */
   deleteScope(scope: QueryOf<'deleteScope'>, opts?: CallOptions): Promise<Ok<'deleteScope'>> {
     return this.#json('DELETE', '/v1/scope', { query: scope }, opts);

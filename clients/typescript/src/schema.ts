@@ -597,6 +597,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the scopes (user, agent, session) of a tenant that hold active memories, with how many and their last activity.
+         * @description org and project default to the API key's; a key bound to a user sees only that user's scopes. Ordered by user, agent and session.
+         */
+        get: operations["listScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1225,6 +1245,17 @@ export interface components {
             index: number;
             /** @description The resource's name. */
             name?: string;
+        };
+        ScopeList: {
+            tenant: components["schemas"]["Namespace"];
+            scopes: components["schemas"]["ScopeCount"][];
+        };
+        /** @description One namespace of a tenant with the number of its active memories and the latest update among them. */
+        ScopeCount: {
+            namespace: components["schemas"]["Namespace"];
+            memories: number;
+            /** Format: date-time */
+            last_activity: string;
         };
     };
     responses: {
@@ -3099,6 +3130,39 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listScopes: {
+        parameters: {
+            query?: {
+                /** @description Organisation of the tenant (required without an API key; defaults to the key's). */
+                org?: string;
+                /** @description Project of the tenant (required without an API key; defaults to the key's). */
+                project?: string;
+                /** @description Page size; default 50, at most 1000. */
+                limit?: components["parameters"]["limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant and its scopes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooMany"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -248,6 +248,18 @@ describe('EngramClient against engram serve', () => {
     assert.equal(page.entries[0]?.actor, actor);
   });
 
+  test('listScopes lists the tenant of the key with counts, German and Chinese users included', async () => {
+    for (const user of ['scopes-Jürgen', 'scopes-王芳']) {
+      await c.addMemories({ namespace: { ...ann, user }, memories: [{ kind: 'semantic', value: 'Grüße 你好' }, { kind: 'semantic', value: 'zwei' }] });
+    }
+    const res = await c.listScopes();
+    assert.deepEqual([res.tenant.org, res.tenant.project], ['acme', 'app']);
+    const mine = res.scopes.filter((s) => s.namespace.user?.startsWith('scopes-'));
+    assert.deepEqual(mine.map((s) => [s.namespace.user, s.memories]), [['scopes-Jürgen', 2], ['scopes-王芳', 2]]);
+    assert.ok(Date.parse(mine[0]!.last_activity) > 0);
+    await rejects(c.listScopes({ org: 'globex' }), 403, 'forbidden', 'org');
+  });
+
   test('embeddings', async () => {
     const out = await c.embeddings({ input: ['Grüße', '你好'], encoding_format: 'float' });
     assert.equal(out.data.length, 2);

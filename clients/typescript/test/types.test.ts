@@ -27,6 +27,7 @@ export type Checks = [
   Assert<Equal<Result<'resolveConflict'>, S['ConflictResolution']>>,
   Assert<Equal<Result<'getJob'>, S['Job']>>,
   Assert<Equal<Result<'audit'>, S['AuditPage']>>,
+  Assert<Equal<Result<'listScopes'>, S['ScopeList']>>,
   Assert<Equal<Result<'health'>, S['HealthStatus']>>,
   Assert<Equal<Result<'listEntities'>, S['EntityPage']>>,
   Assert<Equal<Result<'getEntity'>, S['EntityDetail']>>,

@@ -1,0 +1,62 @@
+package http
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/engramhq/engram"
+)
+
+// scopesParams are the parameters of GET /v1/scopes. org and project may
+// be left out with an API key: they default to the key's.
+var scopesParams = []param{{name: "org"}, {name: "project"}, {name: "limit"}}
+
+// namespaceLister is the capability GET /v1/scopes needs (the engine
+// implements it; see engram.Locator).
+type namespaceLister interface {
+	Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error)
+}
+
+// scopesResponse is the body of GET /v1/scopes.
+type scopesResponse struct {
+	Tenant engram.Namespace        `json:"tenant"`
+	Scopes []engram.NamespaceCount `json:"scopes"`
+}
+
+// handleScopes lists the namespaces of a tenant that hold active memories,
+// with counts and last activity; a key bound to a user sees that user's.
+func (s *Server) handleScopes(w http.ResponseWriter, r *http.Request, q query) error {
+	l, ok := s.svc.(namespaceLister)
+	if !ok {
+		return engram.Errorf(engram.EINVALID, "this server's store cannot list its scopes")
+	}
+	tenant := engram.Namespace{Org: q.str("org"), Project: q.str("project")}
+	if q.key != nil {
+		if tenant.Org == "" {
+			tenant.Org = q.key.Org
+		}
+		if tenant.Project == "" {
+			tenant.Project = q.key.Project
+		}
+	}
+	tenant = tenant.Normalize()
+	if q.key != nil {
+		bound := tenant
+		bound.User = q.key.User
+		if err := checkBinding(q.key, bound); err != nil {
+			return err
+		}
+	}
+	limit, err := q.int("limit")
+	if err != nil {
+		return err
+	}
+	all, err := l.Namespaces(r.Context(), tenant, limit)
+	if err != nil {
+		return err
+	}
+	all = slices.DeleteFunc(nonNil(all), func(c engram.NamespaceCount) bool { return checkBinding(q.key, c.Namespace) != nil })
+	writeJSON(w, http.StatusOK, scopesResponse{Tenant: tenant, Scopes: all})
+	return nil
+}
