@@ -12,10 +12,12 @@ import (
 	"strings"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/retrieval"
 )
 
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
+                   [--graph pagerank|spread]
                    [--former rules|llm]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
@@ -38,6 +40,9 @@ haystack ids reach the engine only as opaque hashes.
 type Command struct {
 	// NewEngine opens the engine under test; nil means DefaultEngine.
 	NewEngine EngineFactory
+	// NewEngineWith opens the engine under test with extra retrieval
+	// channels (--graph); nil means the default engine with them.
+	NewEngineWith func(channels []retrieval.Channel) EngineFactory
 }
 
 // Main runs `engram eval` with the default engine; see Command.Main.
@@ -59,6 +64,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		llmSystems string
 		quiet      bool
 		only       string
+		graph      string
 	)
 	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
 	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
@@ -75,6 +81,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.IntVar(&llm.Budget, "llm-budget", 2000, "context tokens given to the LLM")
 	former := fs.String("former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
+	fs.StringVar(&graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
 	if len(args) == 0 {
@@ -121,6 +128,17 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		cfg.Progress = stderr
 	}
 	cfg.NewEngine = c.NewEngine
+	if graph != "" {
+		walk, ok := GraphWalks[graph]
+		if !ok {
+			fmt.Fprintf(stderr, "engram eval: --graph %q is not one of pagerank, spread\n", graph)
+			return 2
+		}
+		channels := []retrieval.Channel{retrieval.Graph{Walk: walk}}
+		if cfg.NewEngine = GraphEngine(channels); c.NewEngineWith != nil {
+			cfg.NewEngine = c.NewEngineWith(channels)
+		}
+	}
 	switch *former {
 	case "rules":
 	case "llm":

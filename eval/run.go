@@ -14,6 +14,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
 	"github.com/schollz/progressbar/v3"
 )
@@ -94,6 +95,25 @@ func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() erro
 		return nil, nil, err
 	}
 	return flushingService{e, e}, e.Close, nil
+}
+
+// GraphWalks are the walks of the graph channel that --graph names.
+var GraphWalks = map[string]func(map[string]float64, []retrieval.Edge) map[string]float64{
+	"pagerank": retrieval.PageRank,
+	"spread":   retrieval.SpreadActivation,
+}
+
+// GraphEngine returns a factory of the default engine with extra channels
+// (the entity graph's). It fails as DefaultEngine does.
+func GraphEngine(channels []retrieval.Channel) EngineFactory {
+	return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
+		opts := engine.Options{Logger: slog.New(slog.DiscardHandler), Channels: channels}
+		e, err := storeopen.Engine(ctx, dir, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return flushingService{e, e}, e.Close, nil
+	}
 }
 
 // DefaultCacheDir is a stable directory, under the user's cache directory,

@@ -19,6 +19,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
 	"github.com/engramhq/engram/uselite"
 )
@@ -96,7 +97,17 @@ func (q queryModel) Embed(ctx context.Context, texts []string) ([][]float32, err
 // embedding, BM25, dense, fusion, rerank) over one LoCoMo conversation
 // (about 420 memories with their embeddings), asking its questions in
 // turn. It reports the 50th, 95th and 99th percentile of one search.
-func BenchmarkSearchLoCoMo(b *testing.B) {
+func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, nil) }
+
+// BenchmarkSearchLoCoMoGraph is BenchmarkSearchLoCoMo with the entity-graph
+// channel added.
+func BenchmarkSearchLoCoMoGraph(b *testing.B) {
+	benchSearchLoCoMo(b, []retrieval.Channel{retrieval.Graph{}})
+}
+
+// benchSearchLoCoMo measures search latency on one LoCoMo conversation
+// with the default channels and extra.
+func benchSearchLoCoMo(b *testing.B, extra []retrieval.Channel) {
 	ctx := context.Background()
 	eps, qs := locomoConversation(b)
 	model, err := uselite.Load(uselite.DefaultDir())
@@ -108,7 +119,7 @@ func BenchmarkSearchLoCoMo(b *testing.B) {
 		b.Fatal(err)
 	}
 	live := new(atomic.Bool)
-	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
+	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Channels: extra})
 	if err != nil {
 		b.Fatal(err)
 	}
