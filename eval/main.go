@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/retrieval"
 )
 
@@ -40,9 +41,9 @@ haystack ids reach the engine only as opaque hashes.
 type Command struct {
 	// NewEngine opens the engine under test; nil means DefaultEngine.
 	NewEngine EngineFactory
-	// NewEngineWith opens the engine under test with extra retrieval
-	// channels (--graph); nil means the default engine with them.
-	NewEngineWith func(channels []retrieval.Channel) EngineFactory
+	// NewEngineWith opens the engine under test with its options changed
+	// by tune (--graph); nil means the default engine so changed.
+	NewEngineWith func(tune func(*engine.Options)) EngineFactory
 }
 
 // Main runs `engram eval` with the default engine; see Command.Main.
@@ -58,13 +59,14 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	var (
-		cfg        Config
-		systems    string
-		llm        LLMConfig
-		llmSystems string
-		quiet      bool
-		only       string
-		graph      string
+		cfg         Config
+		systems     string
+		llm         LLMConfig
+		llmSystems  string
+		quiet       bool
+		only        string
+		graph       string
+		graphWeight float64
 	)
 	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
 	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
@@ -82,6 +84,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	former := fs.String("former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
+	fs.Float64Var(&graphWeight, "graph-weight", retrieval.DefaultConfig().Weights[retrieval.ChannelGraph], "the graph channel's weight in fusion")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
 	if len(args) == 0 {
@@ -134,9 +137,9 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 			fmt.Fprintf(stderr, "engram eval: --graph %q is not one of pagerank, spread\n", graph)
 			return 2
 		}
-		channels := []retrieval.Channel{retrieval.Graph{Walk: walk}}
-		if cfg.NewEngine = GraphEngine(channels); c.NewEngineWith != nil {
-			cfg.NewEngine = c.NewEngineWith(channels)
+		tune := GraphTune(walk, graphWeight)
+		if cfg.NewEngine = GraphEngine(tune); c.NewEngineWith != nil {
+			cfg.NewEngine = c.NewEngineWith(tune)
 		}
 	}
 	switch *former {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -103,11 +104,27 @@ var GraphWalks = map[string]func(map[string]float64, []retrieval.Edge) map[strin
 	"spread":   retrieval.SpreadActivation,
 }
 
-// GraphEngine returns a factory of the default engine with extra channels
-// (the entity graph's). It fails as DefaultEngine does.
-func GraphEngine(channels []retrieval.Channel) EngineFactory {
+// GraphTune adds the graph channel, walking with walk and weighed weight
+// in fusion, to engine options.
+func GraphTune(walk func(map[string]float64, []retrieval.Edge) map[string]float64, weight float64) func(*engine.Options) {
+	return func(o *engine.Options) {
+		cfg := retrieval.DefaultConfig()
+		if o.Retrieval != nil {
+			cfg = *o.Retrieval
+		}
+		cfg.Weights = maps.Clone(cfg.Weights)
+		cfg.Weights[retrieval.ChannelGraph] = weight
+		o.Retrieval = &cfg
+		o.Channels = append(o.Channels, retrieval.Graph{Walk: walk})
+	}
+}
+
+// GraphEngine returns a factory of the default engine with its options
+// changed by tune. It fails as DefaultEngine does.
+func GraphEngine(tune func(*engine.Options)) EngineFactory {
 	return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
-		opts := engine.Options{Logger: slog.New(slog.DiscardHandler), Channels: channels}
+		opts := engine.Options{Logger: slog.New(slog.DiscardHandler)}
+		tune(&opts)
 		e, err := storeopen.Engine(ctx, dir, opts)
 		if err != nil {
 			return nil, nil, err

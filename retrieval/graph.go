@@ -42,14 +42,21 @@ type Edge struct {
 }
 
 // Graph channel limits: the entities taken from the query and from each
-// hop, the relations read per hop, and the mentions read per entity.
+// hop, the relations read per hop, and the entities whose memories are
+// read.
 const (
 	graphSeeds     = 16
 	graphFrontier  = 24
 	graphRelations = 200
-	graphMentions  = 60
 	graphEntities  = 32 // entities whose memories are read
 )
+
+// GraphHub is the most mentions an entity may have and still lead the
+// graph channel anywhere: one named in more memories (the speakers of a
+// conversation, the user) is linked to nearly everything, and its memories
+// and neighbours say nothing about any one question. It is neither a seed
+// nor are its memories read (the walk still passes through it).
+const GraphHub = 50
 
 // Name implements Channel.
 func (Graph) Name() string { return ChannelGraph }
@@ -100,7 +107,7 @@ func querySeeds(ctx context.Context, gr engram.GraphReader, s engram.Scope, q *Q
 	seeds := map[string]float64{}
 	for i := range found {
 		e := &found[i]
-		if e.Status != "" && e.Status != engram.EntityActive {
+		if e.Status != "" && e.Status != engram.EntityActive || e.Mentions > GraphHub {
 			continue
 		}
 		seeds[e.ID] = 1 / math.Log2(2+float64(e.Mentions))
@@ -273,7 +280,8 @@ func SpreadActivation(seeds map[string]float64, edges []Edge) map[string]float64
 	return act
 }
 
-// memoryScores reads the mentions of the most activated entities and
+// memoryScores reads the mentions of the most activated entities (but
+// hubs, see GraphHub) and
 // scores each memory by the activation of the entities it names, each
 // divided by the square root of the entity's mentions read, times a
 // recency factor between 0.8 and 1 relative to the newest mention read.
@@ -283,9 +291,12 @@ func memoryScores(ctx context.Context, gr engram.GraphReader, s engram.Scope, ac
 	at := map[string]time.Time{}
 	var newest, oldest time.Time
 	for id, a := range top {
-		ms, err := gr.EntityMentions(ctx, s, []string{id}, graphMentions)
+		ms, err := gr.EntityMentions(ctx, s, []string{id}, GraphHub+1)
 		if err != nil {
 			return nil, err
+		}
+		if len(ms) > GraphHub {
+			continue
 		}
 		share := a / math.Sqrt(float64(max(len(ms), 1)))
 		for _, m := range ms {
