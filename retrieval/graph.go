@@ -27,8 +27,8 @@ const ChannelGraph = "graph"
 // the query but names something linked to what the query names. A store
 // without the graph capability gives no candidates.
 type Graph struct {
-	// Walk spreads activation over the local subgraph: PageRank (the
-	// default, when nil) or SpreadActivation.
+	// Walk spreads activation over the local subgraph: SpreadActivation
+	// (the default, when nil) or PageRank.
 	Walk func(seeds map[string]float64, edges []Edge) map[string]float64
 	// Hops is how many relations from the query's entities are followed
 	// (0 means 2).
@@ -78,7 +78,7 @@ func (c Graph) Gather(ctx context.Context, g *Gathering) error {
 	}
 	walk := c.Walk
 	if walk == nil {
-		walk = PageRank
+		walk = SpreadActivation
 	}
 	act := walk(seeds, edges)
 	scores, err := memoryScores(ctx, gr, s, act)
