@@ -75,6 +75,7 @@ func Run(t *testing.T, open Open) {
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
+		{"GraphChannel", testGraphChannel},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
