@@ -80,6 +80,7 @@ func Run(t *testing.T, open Open) {
 		{"ResourceQuota", testResourceQuota},
 		{"ResourceIsolation", testResourceIsolation},
 		{"ResourceAbandoned", testResourceAbandoned},
+		{"GraphChannel", testGraphChannel},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

@@ -12,10 +12,13 @@ import (
 	"strings"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/retrieval"
 )
 
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
+                   [--graph pagerank|spread]
                    [--former rules|llm] [--mode oneshot|agentic]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
@@ -40,6 +43,9 @@ haystack ids reach the engine only as opaque hashes.
 type Command struct {
 	// NewEngine opens the engine under test; nil means DefaultEngine.
 	NewEngine EngineFactory
+	// NewEngineWith opens the engine under test with its options changed
+	// by tune (--graph); nil means the default engine so changed.
+	NewEngineWith func(tune func(*engine.Options)) EngineFactory
 }
 
 // Main runs `engram eval` with the default engine; see Command.Main.
@@ -55,12 +61,14 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	var (
-		cfg        Config
-		systems    string
-		llm        LLMConfig
-		llmSystems string
-		quiet      bool
-		only       string
+		cfg         Config
+		systems     string
+		llm         LLMConfig
+		llmSystems  string
+		quiet       bool
+		only        string
+		graph       string
+		graphWeight float64
 	)
 	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
 	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
@@ -78,6 +86,8 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	former := fs.String("former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&cfg.Mode, "mode", "", "search mode: oneshot (default) or agentic")
+	fs.StringVar(&graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
+	fs.Float64Var(&graphWeight, "graph-weight", retrieval.DefaultConfig().Weights[retrieval.ChannelGraph], "the graph channel's weight in fusion")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
 	if len(args) == 0 {
@@ -128,6 +138,17 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		cfg.Progress = stderr
 	}
 	cfg.NewEngine = c.NewEngine
+	if graph != "" {
+		walk, ok := GraphWalks[graph]
+		if !ok {
+			fmt.Fprintf(stderr, "engram eval: --graph %q is not one of pagerank, spread\n", graph)
+			return 2
+		}
+		tune := GraphTune(walk, graphWeight)
+		if cfg.NewEngine = GraphEngine(tune); c.NewEngineWith != nil {
+			cfg.NewEngine = c.NewEngineWith(tune)
+		}
+	}
 	switch *former {
 	case "rules":
 	case "llm":

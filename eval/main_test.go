@@ -71,6 +71,7 @@ func TestMainUsage(t *testing.T) {
 		{"only not a number", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "a"}, 2, "--only"},
 		{"only and limit", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "1", "--limit", "2"}, 2, "give one"},
 		{"only past the end", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "2-9"}, 2, "holds 4 records"},
+		{"bad graph walk", []string{"locomo", "--data", "testdata/locomo_mini.json", "--graph", "dijkstra"}, 2, "--graph"},
 		{"help", []string{"locomo", "-h"}, 0, "usage"},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
 	"github.com/schollz/progressbar/v3"
 )
@@ -97,6 +99,41 @@ func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() erro
 		return nil, nil, err
 	}
 	return flushingService{e, e}, e.Close, nil
+}
+
+// GraphWalks are the walks of the graph channel that --graph names.
+var GraphWalks = map[string]func(map[string]float64, []retrieval.Edge) map[string]float64{
+	"pagerank": retrieval.PageRank,
+	"spread":   retrieval.SpreadActivation,
+}
+
+// GraphTune adds the graph channel, walking with walk and weighed weight
+// in fusion, to engine options.
+func GraphTune(walk func(map[string]float64, []retrieval.Edge) map[string]float64, weight float64) func(*engine.Options) {
+	return func(o *engine.Options) {
+		cfg := retrieval.DefaultConfig()
+		if o.Retrieval != nil {
+			cfg = *o.Retrieval
+		}
+		cfg.Weights = maps.Clone(cfg.Weights)
+		cfg.Weights[retrieval.ChannelGraph] = weight
+		o.Retrieval = &cfg
+		o.Channels = append(o.Channels, retrieval.Graph{Walk: walk})
+	}
+}
+
+// GraphEngine returns a factory of the default engine with its options
+// changed by tune. It fails as DefaultEngine does.
+func GraphEngine(tune func(*engine.Options)) EngineFactory {
+	return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
+		opts := engine.Options{Logger: slog.New(slog.DiscardHandler)}
+		tune(&opts)
+		e, err := storeopen.Engine(ctx, dir, opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return flushingService{e, e}, e.Close, nil
+	}
 }
 
 // DefaultCacheDir is a stable directory, under the user's cache directory,

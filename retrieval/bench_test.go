@@ -19,6 +19,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
 	"github.com/engramhq/engram/uselite"
 )
@@ -96,15 +97,23 @@ func (q queryModel) Embed(ctx context.Context, texts []string) ([][]float32, err
 // embedding, BM25, dense, fusion, rerank) over one LoCoMo conversation
 // (about 420 memories with their embeddings), asking its questions in
 // turn. It reports the 50th, 95th and 99th percentile of one search.
-func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, "") }
+func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, "", nil) }
 
 // BenchmarkSearchLoCoMoAgentic is BenchmarkSearchLoCoMo in agentic mode
 // without a chat model, with the anchors' refinement on (a second search
 // of the pipeline; the defaults run none), for its latency against the
 // one-shot search's.
-func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.ModeAgentic) }
+func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.ModeAgentic, nil) }
 
-func benchSearchLoCoMo(b *testing.B, mode string) {
+// BenchmarkSearchLoCoMoGraph is BenchmarkSearchLoCoMo with the entity-graph
+// channel added.
+func BenchmarkSearchLoCoMoGraph(b *testing.B) {
+	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Graph{}})
+}
+
+// benchSearchLoCoMo measures search latency on one LoCoMo conversation
+// in mode with the default channels and extra.
+func benchSearchLoCoMo(b *testing.B, mode string, extra []retrieval.Channel) {
 	ctx := context.Background()
 	eps, qs := locomoConversation(b)
 	model, err := uselite.Load(uselite.DefaultDir())
@@ -118,7 +127,7 @@ func benchSearchLoCoMo(b *testing.B, mode string) {
 	live := new(atomic.Bool)
 	agent := engine.DefaultAgentConfig()
 	agent.AnchorWeight = 0.8
-	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: &agent})
+	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: &agent, Channels: extra})
 	if err != nil {
 		b.Fatal(err)
 	}

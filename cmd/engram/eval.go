@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/eval"
 )
 
@@ -28,14 +29,17 @@ choose the embedder as for serve; embeddings are cached across runs.`,
 func runEval(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	var ef embedFlags
 	ef.register(flag.NewFlagSet("eval", flag.ContinueOnError), m.Getenv) // environment only: eval parses its own flags
-	c := eval.Command{NewEngine: func(ctx context.Context, dir string) (engram.Service, func() error, error) {
-		logger := slog.New(slog.DiscardHandler)
-		eng, closeFn, err := openEngine(ctx, dir, eval.DefaultCacheDir(), &ef, logger)
-		if err != nil {
-			return nil, nil, err
+	with := func(tune func(*engine.Options)) eval.EngineFactory {
+		return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
+			logger := slog.New(slog.DiscardHandler)
+			eng, closeFn, err := openEngineAt(ctx, dir, "", eval.DefaultCacheDir(), &ef, logger, tune)
+			if err != nil {
+				return nil, nil, err
+			}
+			return eng, closeFn, nil
 		}
-		return eng, closeFn, nil
-	}}
+	}
+	c := eval.Command{NewEngine: with(func(*engine.Options) {}), NewEngineWith: with}
 	if code := c.Main(ctx, args, m.Stdout, m.Stderr); code != 0 {
 		return exitCode(code)
 	}
