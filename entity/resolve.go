@@ -172,9 +172,10 @@ func stripTitles(n string) string {
 
 // fold spells German transliterations and "ph" one way: "mueller" and
 // "muller" (from "Müller") both become "muller", "stephan" "stefan".
-func fold(n string) string {
-	return strings.NewReplacer("ae", "a", "oe", "o", "ue", "u", "ph", "f").Replace(n)
-}
+func fold(n string) string { return folder.Replace(n) }
+
+// folder is built once: a Replacer is dear to build and safe to share.
+var folder = strings.NewReplacer("ae", "a", "oe", "o", "ue", "u", "ph", "f")
 
 // shortForms are common short forms of given names in English, German and
 // Spanish, by full name.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -58,26 +59,35 @@ const evidenceSQL = `SELECT relation_id, memory_id, weight FROM relation_evidenc
 
 // The graph's fixed statements.
 const (
-	ownerOfEntitySQL = "SELECT user_id FROM entities WHERE org = ? AND project = ? AND id = ?"
-	putEntitySQL     = `INSERT INTO entities (org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
+	putEntitySQL = `INSERT INTO entities (org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (org, project, id) DO UPDATE SET name = excluded.name, norm = excluded.norm, type = excluded.type,
 			aliases = excluded.aliases, summary = excluded.summary, status = excluded.status,
-			created_at = excluded.created_at, updated_at = excluded.updated_at`
+			created_at = excluded.created_at, updated_at = excluded.updated_at
+		WHERE entities.user_id = excluded.user_id`
 	deleteKeysSQL = "DELETE FROM entity_keys WHERE org = ? AND project = ? AND entity_id = ?"
-	insertKeySQL  = `INSERT OR IGNORE INTO entity_keys (org, project, user_id, kind, key, entity_id) VALUES (?, ?, ?, ?, ?, ?)`
+	// insertKeysSQL inserts an entity's keys, given as a JSON array of
+	// [kind, key] pairs, in one statement.
+	insertKeysSQL = `INSERT OR IGNORE INTO entity_keys (org, project, user_id, kind, key, entity_id)
+		SELECT ?1, ?2, ?3, j.value ->> 0, j.value ->> 1, ?4 FROM json_each(?5) AS j`
 	putMentionSQL = `INSERT INTO entity_mentions (org, project, user_id, entity_id, memory_id, at)
 		SELECT ?1, ?2, ?3, ?4, ?5, ?6
 		WHERE EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?3)
 		AND EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3)
 		ON CONFLICT (org, project, entity_id, memory_id) DO UPDATE SET at = excluded.at`
-	deleteMentionSQL   = "DELETE FROM entity_mentions WHERE org = ? AND project = ? AND user_id = ? AND entity_id = ? AND memory_id = ?"
-	relationEndsSQL    = "SELECT count(*) FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id IN (?, ?)"
-	ownerOfRelationSQL = "SELECT user_id FROM relations WHERE org = ? AND project = ? AND id = ?"
-	putRelationSQL     = `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	deleteMentionSQL = "DELETE FROM entity_mentions WHERE org = ? AND project = ? AND user_id = ? AND entity_id = ? AND memory_id = ?"
+	// relationCheckSQL counts a relation's ends among the user's entities
+	// and reads who owns its id, if anyone: one statement for both.
+	relationCheckSQL = `SELECT (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (?4, ?5)),
+		(SELECT user_id FROM relations WHERE org = ?1 AND project = ?2 AND id = ?6)`
+	// putRelationSQL writes a relation whose ends are both entities of its
+	// user, over one of the same user's only.
+	putRelationSQL = `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+		WHERE (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (?5, ?6)) = 2
 		ON CONFLICT (org, project, id) DO UPDATE SET source = excluded.source, target = excluded.target, label = excluded.label,
-			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at`
+			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at
+		WHERE relations.user_id = excluded.user_id`
 	deleteEvidenceSQL = "DELETE FROM relation_evidence WHERE org = ? AND project = ? AND relation_id = ?"
 	insertEvidenceSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
 			SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
@@ -95,8 +105,8 @@ func graphStatements() []string {
 	pair, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{With: "x", Label: "l"}, 1)
 	ofMemory, _, _ := relationsSQL(s, nil, engram.RelationFilter{Memory: "x", Label: "l"}, 1)
 	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l", NoEvidence: true}, 1)
-	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, ownerOfEntitySQL, putEntitySQL, deleteKeysSQL,
-		insertKeySQL, putMentionSQL, deleteMentionSQL, ownerOfRelationSQL, putRelationSQL, relationEndsSQL,
+	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, putEntitySQL, deleteKeysSQL,
+		insertKeysSQL, putMentionSQL, deleteMentionSQL, putRelationSQL, relationCheckSQL,
 		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
 }
 
@@ -219,24 +229,27 @@ func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, key
 	return out, err
 }
 
-// entityColsCapped is entityCols with the mentions counted up to
-// capMentions: enough to rank candidates of resolution without counting
-// every mention of a popular entity.
-const entityColsCapped = `e.id, e.org, e.project, e.user_id, e.name, e.norm, e.type, e.aliases, e.summary, e.status,
-	e.created_at, e.updated_at,
-	(SELECT count(*) FROM (SELECT 1 FROM entity_mentions em WHERE em.org = e.org AND em.project = e.project AND em.entity_id = e.id LIMIT 100))`
+// entityColsBare is entityCols without the mention count.
+const entityColsBare = `e.id, e.org, e.project, e.user_id, e.name, e.norm, e.type, e.aliases, e.summary, e.status,
+	e.created_at, e.updated_at`
 
 func entitiesByKeySQL(s engram.Scope, kind string, keysJSON any, limit int) (string, []any) {
-	ew, eargs := graphWhere("e.", s)
 	kw, kargs := graphWhere("k.", s)
-	cols := entityCols
+	count := `(SELECT count(*) FROM entity_mentions em WHERE em.org = page.org AND em.project = page.project AND em.entity_id = page.id)`
 	if kind == "t" {
-		cols = entityColsCapped
+		count = `(SELECT count(*) FROM (SELECT 1 FROM entity_mentions em WHERE em.org = page.org AND em.project = page.project AND em.entity_id = page.id LIMIT 100))`
 	}
-	q := "SELECT " + cols + " FROM entities e WHERE " + ew + ` AND e.id IN (
-		SELECT k.entity_id FROM entity_keys k WHERE ` + kw + ` AND k.kind = ? AND k.key IN (SELECT value FROM json_each(?)))
-		ORDER BY e.norm, e.id LIMIT ?`
-	return q, append(append(eargs, kargs...), kind, keysJSON, limit)
+	// The keys drive the plan (CROSS JOIN fixes SQLite's join order): left
+	// to itself the planner walked every entity of the user in name order
+	// and tested each against the keys, so that every write's resolution
+	// cost grew with the graph. Mentions are counted for the page only.
+	q := `SELECT page.*, ` + count + ` FROM (
+		SELECT ` + entityColsBare + ` FROM (
+			SELECT DISTINCT k.org, k.project, k.entity_id FROM json_each(?) AS j CROSS JOIN entity_keys k
+			WHERE ` + kw + ` AND k.kind = ? AND k.key = j.value) AS hit
+		CROSS JOIN entities e ON e.org = hit.org AND e.project = hit.project AND e.id = hit.entity_id
+		ORDER BY e.norm, e.id LIMIT ?) AS page ORDER BY page.norm, page.id`
+	return q, append(append([]any{keysJSON}, kargs...), kind, limit)
 }
 
 // EntityMentions implements engram.GraphReader.
@@ -278,9 +291,16 @@ func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []str
 
 func mentionsSQL(s engram.Scope, col string, idsJSON any, limit int) (string, []any) {
 	w, args := graphWhere("m.", s)
-	q := "SELECT m.entity_id, m.memory_id, m.org, m.project, m.user_id, m.at FROM entity_mentions m WHERE " + w +
-		" AND m." + col + " IN (SELECT value FROM json_each(?)) ORDER BY m.at DESC, m.memory_id DESC, m.entity_id"
-	args = append(args, idsJSON)
+	// The ids drive the plan (see entitiesByKeySQL). By memory, the index
+	// must be named: SQLite otherwise judges the lookups from a secondary
+	// index of a WITHOUT ROWID table dearer than scanning the tenant.
+	hint := ""
+	if col == "memory_id" {
+		hint = " INDEXED BY entity_mentions_by_memory"
+	}
+	q := "SELECT m.entity_id, m.memory_id, m.org, m.project, m.user_id, m.at FROM json_each(?) AS j CROSS JOIN entity_mentions m" + hint + " WHERE " + w +
+		" AND m." + col + " = j.value ORDER BY m.at DESC, m.memory_id DESC, m.entity_id"
+	args = append([]any{idsJSON}, args...)
 	if limit > 0 {
 		q += " LIMIT ?"
 		args = append(args, limit)
@@ -340,13 +360,20 @@ func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, l
 		if err != nil {
 			return "", nil, err
 		}
+		// The ids drive the plan through the end indexes (see
+		// entitiesByKeySQL): left to itself the planner scanned every
+		// relation of the tenant.
+		from := func(end, cond string) string {
+			return "SELECT x.id FROM json_each(?) AS j CROSS JOIN relations x WHERE x.org = ? AND x.project = ? AND x." + end + " = j.value" + cond
+		}
 		switch {
 		case f.Within:
-			w.add("r.source IN (SELECT value FROM json_each(?)) AND r.target IN (SELECT value FROM json_each(?))", j, j)
+			w.add("r.id IN ("+from("source", " AND x.target IN (SELECT value FROM json_each(?))")+")", j, s.Org, s.Project, j)
 		case f.With != "":
-			w.add("((r.source IN (SELECT value FROM json_each(?)) AND r.target = ?) OR (r.target IN (SELECT value FROM json_each(?)) AND r.source = ?))", j, f.With, j, f.With)
+			w.add("r.id IN ("+from("source", " AND x.target = ?")+" UNION ALL "+from("target", " AND x.source = ?")+")",
+				j, s.Org, s.Project, f.With, j, s.Org, s.Project, f.With)
 		default:
-			w.add("(r.source IN (SELECT value FROM json_each(?)) OR r.target IN (SELECT value FROM json_each(?)))", j, j)
+			w.add("r.id IN ("+from("source", "")+" UNION ALL "+from("target", "")+")", j, s.Org, s.Project, j, s.Org, s.Project)
 		}
 	}
 	if f.Memory != "" {
@@ -396,32 +423,30 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 		return err
 	}
 	n := e.Namespace
-	var owner string
-	err := t.queryRow(ctx, ownerOfEntitySQL, n.Org, n.Project, e.ID).Scan(&owner)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return mapErr(ctx, "put entity", err)
-	case owner != n.User:
-		return engram.Errorf(engram.ECONFLICT, "entity %s already exists", e.ID)
-	}
 	aliases, err := stringsJSON(e.Aliases)
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, putEntitySQL,
+	res, err := t.exec(ctx, putEntitySQL,
 		n.Org, n.Project, n.User, e.ID, e.Name, e.Norm, e.Type, aliases, e.Summary, string(e.Status),
-		micros(e.CreatedAt), micros(e.UpdatedAt)); err != nil {
+		micros(e.CreatedAt), micros(e.UpdatedAt))
+	if err != nil {
 		return mapErr(ctx, "put entity", err)
+	}
+	if k, err := affected(res); err != nil {
+		return mapErr(ctx, "put entity", err)
+	} else if k == 0 { // the id is another user's
+		return engram.Errorf(engram.ECONFLICT, "entity %s already exists", e.ID)
 	}
 	if _, err := t.exec(ctx, deleteKeysSQL, n.Org, n.Project, e.ID); err != nil {
 		return mapErr(ctx, "put entity", err)
 	}
-	for _, k := range entityKeys(e) {
-		if _, err := t.exec(ctx, insertKeySQL,
-			n.Org, n.Project, n.User, k[0], k[1], e.ID); err != nil {
-			return mapErr(ctx, "put entity", err)
-		}
+	keys, err := json.Marshal(entityKeys(e))
+	if err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, insertKeysSQL, n.Org, n.Project, n.User, e.ID, string(keys)); err != nil {
+		return mapErr(ctx, "put entity", err)
 	}
 	return nil
 }
@@ -510,27 +535,18 @@ func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
 		return err
 	}
 	n := r.Namespace
-	var ends int
-	if err := t.queryRow(ctx, relationEndsSQL,
-		n.Org, n.Project, n.User, r.Source, r.Target).Scan(&ends); err != nil {
-		return mapErr(ctx, "put relation", err)
-	}
-	if ends != 2 {
-		return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
-	}
-	var owner string
-	err := t.queryRow(ctx, ownerOfRelationSQL, n.Org, n.Project, r.ID).Scan(&owner)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return mapErr(ctx, "put relation", err)
-	case owner != n.User:
-		return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
-	}
-	if _, err := t.exec(ctx, putRelationSQL,
+	// The write checks the ends and the owner itself; only when it writes
+	// nothing are they read, to say which failed.
+	res, err := t.exec(ctx, putRelationSQL,
 		n.Org, n.Project, n.User, r.ID, r.Source, r.Target, r.Label, microsPtr(r.ValidAt), microsPtr(r.InvalidAt),
-		micros(r.CreatedAt), microsPtr(r.ExpiredAt)); err != nil {
+		micros(r.CreatedAt), microsPtr(r.ExpiredAt))
+	if err != nil {
 		return mapErr(ctx, "put relation", err)
+	}
+	if k, err := affected(res); err != nil {
+		return mapErr(ctx, "put relation", err)
+	} else if k == 0 {
+		return t.relationRefused(ctx, r)
 	}
 	if _, err := t.exec(ctx, deleteEvidenceSQL, n.Org, n.Project, r.ID); err != nil {
 		return mapErr(ctx, "put relation", err)
@@ -548,6 +564,25 @@ func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
 		}
 	}
 	return nil
+}
+
+// relationRefused says why putRelationSQL wrote nothing for r: an end
+// that is not an entity of r's user (ENOTFOUND), or r's id taken by
+// another user (ECONFLICT).
+func (t *tx) relationRefused(ctx context.Context, r *engram.Relation) error {
+	n := r.Namespace
+	var (
+		ends  int
+		owner sql.NullString
+	)
+	if err := t.queryRow(ctx, relationCheckSQL,
+		n.Org, n.Project, n.User, r.Source, r.Target, r.ID).Scan(&ends, &owner); err != nil {
+		return mapErr(ctx, "put relation", err)
+	}
+	if ends != 2 {
+		return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
+	}
+	return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
 }
 
 // pruneGraph removes the relations of a tenant's user left without
