@@ -59,7 +59,7 @@ const evidenceSQL = `SELECT relation_id, memory_id, weight FROM relation_evidenc
 
 // The graph's fixed statements.
 const (
-	putEntitySQL     = `INSERT INTO entities (org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
+	putEntitySQL = `INSERT INTO entities (org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (org, project, id) DO UPDATE SET name = excluded.name, norm = excluded.norm, type = excluded.type,
 			aliases = excluded.aliases, summary = excluded.summary, status = excluded.status,
