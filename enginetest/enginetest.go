@@ -75,6 +75,7 @@ func Run(t *testing.T, open Open) {
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
+		{"GraphMergeSplit", testGraphMergeSplit},
 		{"ResourceLifecycle", testResourceLifecycle},
 		{"ResourcePDF", testResourcePDF},
 		{"ResourceQuota", testResourceQuota},
