@@ -60,7 +60,7 @@ func (s *Server) handleSplitEntity(w http.ResponseWriter, r *http.Request, q que
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, ent)
+	writeJSON(w, http.StatusOK, ent)
 	return nil
 }
 
