@@ -76,6 +76,7 @@ func Run(t *testing.T, open Open) {
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
 		{"GraphMergeSplit", testGraphMergeSplit},
+		{"GraphFormer", testGraphFormer},
 		{"ResourceLifecycle", testResourceLifecycle},
 		{"ResourcePDF", testResourcePDF},
 		{"ResourceQuota", testResourceQuota},
