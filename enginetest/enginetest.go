@@ -75,6 +75,8 @@ func Run(t *testing.T, open Open) {
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
+		{"GraphMergeSplit", testGraphMergeSplit},
+		{"GraphFormer", testGraphFormer},
 		{"ResourceLifecycle", testResourceLifecycle},
 		{"ResourcePDF", testResourcePDF},
 		{"ResourceQuota", testResourceQuota},

@@ -25,11 +25,12 @@ type Name struct {
 	Norm    string   // engram.NormalizeName of the name
 	Type    string   // "" when not known
 	Aliases []string // normalised
+	Summary string   // what is known of it; only the costlier stages (Resolver) read it
 }
 
 // NameOf returns the Name of an entity.
 func NameOf(e *engram.Entity) Name {
-	n := Name{Norm: e.Norm, Type: e.Type}
+	n := Name{Norm: e.Norm, Type: e.Type, Summary: e.Summary}
 	for _, k := range e.Keys()[1:] {
 		n.Aliases = append(n.Aliases, k)
 	}

@@ -252,6 +252,27 @@ func (f *fakeService) DeleteEntity(ctx context.Context, s engram.Scope, id strin
 	return f.record(ctx, "DeleteEntity", s, id, nil)
 }
 
+func (f *fakeService) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
+	if err := f.record(ctx, "MergeEntities", s, id, from); err != nil {
+		return nil, err
+	}
+	return &engram.Entity{ID: id}, nil
+}
+
+func (f *fakeService) SplitEntity(ctx context.Context, s engram.Scope, id string, r engram.SplitRequest) (*engram.Entity, error) {
+	if err := f.record(ctx, "SplitEntity", s, id, r); err != nil {
+		return nil, err
+	}
+	return &engram.Entity{ID: engram.NewID(), Name: r.Name}, nil
+}
+
+func (f *fakeService) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+	if err := f.record(ctx, "EntityHistory", s, id, nil); err != nil {
+		return nil, err
+	}
+	return []engram.EntityVersion{}, nil
+}
+
 func (f *fakeService) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
 	n, err := io.Copy(io.Discard, body)
 	if err != nil {

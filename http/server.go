@@ -373,6 +373,9 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/entities", params: entityList, handle: s.handleListEntities},
 		{method: "GET", path: "/v1/entities/{id}", params: withScope(), handle: s.handleGetEntity},
 		{method: "DELETE", path: "/v1/entities/{id}", params: withScope(), handle: s.handleDeleteEntity},
+		{method: "POST", path: "/v1/entities/{id}/merge", params: withScope(), body: jsonBody, handle: s.handleMergeEntities},
+		{method: "POST", path: "/v1/entities/{id}/split", params: withScope(), body: jsonBody, handle: s.handleSplitEntity},
+		{method: "GET", path: "/v1/entities/{id}/history", params: withScope(), handle: s.handleEntityHistory},
 		{method: "GET", path: "/v1/graph", params: graphParams, handle: s.handleGraph},
 
 		{method: "POST", path: "/v1/keys", body: jsonBody, role: engram.RoleAdmin, handle: s.handleCreateKey},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/entity"
 	"github.com/engramhq/engram/lang"
 )
 
@@ -37,18 +38,24 @@ memories: every durable fact, event, preference, plan or instruction in the NEW 
 - "confidence", "importance": numbers from 0 to 1.
 - "profile": "trait" for a stable trait of the user, "state" for a transient state of the user (mood, current project, temporary situation), "" otherwise.
 - "sources": the numbers of the NEW turns it comes from.
+- "entities": the people, places, works and things it names, each {"name": as written, "type": person, place, work or thing}; [] when none.
+- "relations": facts it states between two of those entities, each {"source": a name from entities, "label": a short snake_case predicate such as lives_in, works_at, sister_of, "target": a name from entities, "valid_from", "valid_to": when the relation holds, as above, "" when unknown}; [] when none.
 When the user asks to forget something, add a memory with kind semantic, abstraction "forget request" and value naming what is to be forgotten.`
 
 var extractSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["episodes","memories"],"properties":{
 "episodes":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["turns","title","summary"],"properties":{
  "turns":{"type":"array","items":{"type":"integer"}},"title":{"type":"string"},"summary":{"type":"string"}}}},
 "memories":{"type":"array","items":{"type":"object","additionalProperties":false,
- "required":["kind","abstraction","cues","value","language","about","valid_from","valid_to","foresight","confidence","importance","profile","sources"],
+ "required":["kind","abstraction","cues","value","language","about","valid_from","valid_to","foresight","confidence","importance","profile","sources","entities","relations"],
  "properties":{"kind":{"type":"string","enum":["core","episodic","semantic","procedural","resource","vault"]},
  "abstraction":{"type":"string"},"cues":{"type":"array","items":{"type":"string"}},"value":{"type":"string"},
  "language":{"type":"string"},"about":{"type":"string"},"valid_from":{"type":"string"},"valid_to":{"type":"string"},
  "foresight":{"type":"boolean"},"confidence":{"type":"number"},"importance":{"type":"number"},
- "profile":{"type":"string","enum":["trait","state",""]},"sources":{"type":"array","items":{"type":"integer"}}}}}}}`)
+ "profile":{"type":"string","enum":["trait","state",""]},"sources":{"type":"array","items":{"type":"integer"}},
+ "entities":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","type"],"properties":{
+  "name":{"type":"string"},"type":{"type":"string","enum":["person","place","work","thing"]}}}},
+ "relations":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["source","label","target","valid_from","valid_to"],"properties":{
+  "source":{"type":"string"},"label":{"type":"string"},"target":{"type":"string"},"valid_from":{"type":"string"},"valid_to":{"type":"string"}}}}}}}}}`)
 
 type extractReply struct {
 	Episodes []struct {
@@ -73,6 +80,10 @@ type candidateReply struct {
 	Importance  *float64 `json:"importance"`
 	Profile     string   `json:"profile"`
 	Sources     []int    `json:"sources"`
+	// Entities and Relations are kept on the memory for the entity graph
+	// (entity.FromFormer reads them); a reply without them forms the same.
+	Entities  []map[string]any `json:"entities"`
+	Relations []map[string]any `json:"relations"`
 }
 
 // extraction is a validated extraction reply: memory candidates still to
@@ -191,6 +202,7 @@ func candidate(c candidateReply, eps []engram.Episode) (engram.Memory, error) {
 	if src.Speaker != "" {
 		m.Metadata[engram.MetaSpeaker] = src.Speaker
 	}
+	graphMetadata(&m, c, src.OccurredAt)
 	return m, m.Validate()
 }
 
@@ -304,4 +316,42 @@ func summary(ns []int, title, text string, eps []engram.Episode) (engram.MemoryO
 		return engram.MemoryOp{}, err
 	}
 	return engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "episode summary"}, nil
+}
+
+// graphMetadata keeps the reply's entities and relations on m under
+// entity.MetaEntities and entity.MetaRelations, as lists of string-valued
+// objects, with relative dates resolved against ref like the memory's own
+// and unreadable ones dropped. Entries of another shape are left out;
+// entity.FromFormer judges the rest.
+func graphMetadata(m *engram.Memory, c candidateReply, ref time.Time) {
+	keep := func(x map[string]any, keys ...string) map[string]any {
+		out := map[string]any{}
+		for _, k := range keys {
+			s, _ := x[k].(string)
+			out[k] = s
+		}
+		return out
+	}
+	var ents, rels []any
+	for _, x := range c.Entities {
+		ents = append(ents, keep(x, "name", "type"))
+	}
+	for _, x := range c.Relations {
+		r := keep(x, "source", "label", "target", "valid_from", "valid_to")
+		for _, k := range []string{"valid_from", "valid_to"} {
+			t, err := parseDate(k, r[k].(string), ref)
+			if err != nil || t == nil {
+				r[k] = ""
+			} else {
+				r[k] = t.UTC().Format(time.RFC3339)
+			}
+		}
+		rels = append(rels, r)
+	}
+	if len(ents) > 0 {
+		m.Metadata[entity.MetaEntities] = ents
+	}
+	if len(rels) > 0 {
+		m.Metadata[entity.MetaRelations] = rels
+	}
 }

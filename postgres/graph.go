@@ -341,7 +341,8 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 		return err
 	}
 	n := e.Namespace
-	if err := t.checkOwner(ctx, "entities", "entity", n, e.ID); err != nil {
+	old, err := t.oldEntity(ctx, n, e.ID)
+	if err != nil {
 		return err
 	}
 	if _, err := t.ptx.Exec(ctx, `INSERT INTO entities (tenant, org, project, user_id, id, name, norm, type, aliases, summary, status, created_at, updated_at)
@@ -368,7 +369,7 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 		n.Tenant(), n.User, e.ID, kinds, keys); err != nil {
 		return t.mapErr(ctx, "put entity", err)
 	}
-	return nil
+	return t.recordEntityVersion(ctx, n, e.ID, engram.EntityChangeOf(ctx, old, e), e, e.UpdatedAt)
 }
 
 // DeleteEntity implements engram.GraphWriter.
@@ -382,8 +383,27 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	if !engram.ValidID(id) {
 		return invalidID("entity", id)
 	}
-	_, err := t.ptx.Exec(ctx, "DELETE FROM entities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id)
-	return t.mapErr(ctx, "delete entity", err)
+	snap, err := t.GetEntity(ctx, engram.ScopeOf(n), id)
+	if engram.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if _, err := t.ptx.Exec(ctx, "DELETE FROM entities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id); err != nil {
+		return t.mapErr(ctx, "delete entity", err)
+	}
+	c := engram.DeleteChangeOf(ctx)
+	at := c.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if c.Op != engram.EntityMerged {
+		if err := t.forgetEntityHistory(ctx, n, id); err != nil {
+			return err
+		}
+		return t.recordEntityVersion(ctx, n, id, c, nil, at)
+	}
+	return t.recordEntityVersion(ctx, n, id, c, snap, at)
 }
 
 // PutMention implements engram.GraphWriter.
@@ -505,7 +525,7 @@ func (t *tx) pruneGraph(ctx context.Context, tenant, user string) error {
 		AND NOT EXISTS (SELECT 1 FROM entity_mentions em WHERE em.tenant = $1 AND em.entity_id = e.id)`, tenant, user); err != nil {
 		return t.mapErr(ctx, "prune graph", err)
 	}
-	return nil
+	return t.pruneEntityHistory(ctx, tenant, user)
 }
 
 // AddEvidence implements engram.GraphWriter.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
@@ -105,7 +106,7 @@ func graphStatements() []string {
 	pair, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{With: "x", Label: "l"}, 1)
 	ofMemory, _, _ := relationsSQL(s, nil, engram.RelationFilter{Memory: "x", Label: "l"}, 1)
 	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l", NoEvidence: true}, 1)
-	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, putEntitySQL, deleteKeysSQL,
+	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, oldEntitySQL, insertEntityVersionSQL, putEntitySQL, deleteKeysSQL,
 		insertKeysSQL, putMentionSQL, deleteMentionSQL, putRelationSQL, relationCheckSQL,
 		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
 }
@@ -423,6 +424,13 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 		return err
 	}
 	n := e.Namespace
+	old, err := t.oldEntity(ctx, n, e.ID)
+	switch {
+	case err != nil:
+		return mapErr(ctx, "put entity", err)
+	case old != nil && old.Namespace.User != n.User:
+		return engram.Errorf(engram.ECONFLICT, "entity %s already exists", e.ID)
+	}
 	aliases, err := stringsJSON(e.Aliases)
 	if err != nil {
 		return err
@@ -448,7 +456,7 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if _, err := t.exec(ctx, insertKeysSQL, n.Org, n.Project, n.User, e.ID, string(keys)); err != nil {
 		return mapErr(ctx, "put entity", err)
 	}
-	return nil
+	return t.recordEntityVersion(ctx, n, e.ID, engram.EntityChangeOf(ctx, old, e), e, e.UpdatedAt)
 }
 
 // entityKeys returns the (kind, key) pairs e is found under: "n" for each
@@ -475,8 +483,28 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	if !engram.ValidID(id) {
 		return invalidID("entity", id)
 	}
-	_, err := t.exec(ctx, "DELETE FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id = ?", n.Org, n.Project, n.User, id)
-	return mapErr(ctx, "delete entity", err)
+	w, args := graphWhere("e.", engram.ScopeOf(n))
+	snap, err := scanEntity(t.queryRow(ctx, "SELECT "+entityCols+" FROM entities e WHERE "+w+" AND e.id = ?", append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	} else if err != nil {
+		return mapErr(ctx, "delete entity", err)
+	}
+	if _, err := t.exec(ctx, "DELETE FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id = ?", n.Org, n.Project, n.User, id); err != nil {
+		return mapErr(ctx, "delete entity", err)
+	}
+	c := engram.DeleteChangeOf(ctx)
+	at := c.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if c.Op != engram.EntityMerged {
+		if err := t.forgetEntityHistory(ctx, n, id); err != nil {
+			return err
+		}
+		return t.recordEntityVersion(ctx, n, id, c, nil, at)
+	}
+	return t.recordEntityVersion(ctx, n, id, c, &snap, at)
 }
 
 // PutMention implements engram.GraphWriter.
@@ -600,7 +628,7 @@ func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
 		org, project, user); err != nil {
 		return mapErr(ctx, "prune graph", err)
 	}
-	return nil
+	return t.pruneEntityHistory(ctx, org, project, user)
 }
 
 // AddEvidence implements engram.GraphWriter.

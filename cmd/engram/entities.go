@@ -14,6 +14,9 @@ var entitiesCommand = &Command{
 	Usage: `
 Usage: engram entities list [flags]
        engram entities get [flags] ID
+       engram entities merge [flags] ID --from ID [--from ID ...]
+       engram entities split [flags] ID --name NAME --memory ID [--memory ID ...]
+       engram entities history [flags] ID
 
 Every memory written names entities: its speaker, its cue anchors and the
 proper names in it, resolved against the user's entities (the same name
@@ -21,8 +24,12 @@ with case and accents folded, an alias, a spelling variant, a short form).
 
 list prints the scope's entities by name, one per line (id, type,
 mentions, name and aliases); --type and --prefix narrow it. get prints
-one entity with the memories that name it and its relations. Both work on
-the data directory, --store or, with --server, a running server.`,
+one entity with the memories that name it and its relations. merge moves
+the --from entities' mentions, relations and names into ID; split moves the
+mentions of the --memory memories (and their share of the relations) to a
+new entity --name; history prints every version of an entity (a merged or
+deleted one's too) with its actor. All work on the data directory, --store
+or, with --server, a running server.`,
 	Run: runEntities,
 }
 
@@ -32,15 +39,21 @@ func runEntities(ctx context.Context, m *Main, cmd *Command, args []string) erro
 			fmt.Fprintln(m.Stdout, cmd.Usage[1:])
 			return nil
 		}
-		return cmdUsageErrorf(cmd, "entities needs a subcommand: list or get")
+		return cmdUsageErrorf(cmd, "entities needs a subcommand: list, get, merge, split or history")
 	}
 	switch args[0] {
 	case "list":
 		return runEntitiesList(ctx, m, cmd, args[1:])
 	case "get":
 		return runEntitiesGet(ctx, m, cmd, args[1:])
+	case "merge":
+		return runEntitiesMerge(ctx, m, cmd, args[1:])
+	case "split":
+		return runEntitiesSplit(ctx, m, cmd, args[1:])
+	case "history":
+		return runEntitiesHistory(ctx, m, cmd, args[1:])
 	}
-	return cmdUsageErrorf(cmd, "unknown entities subcommand %q; it is one of list, get", args[0])
+	return cmdUsageErrorf(cmd, "unknown entities subcommand %q; it is one of list, get, merge, split, history", args[0])
 }
 
 // graphOf returns svc's graph capability, or EUNAVAILABLE.

@@ -36,3 +36,41 @@ func TestEntitiesCLI(t *testing.T) {
 	}
 	local.fail(2, "entities", "merge")
 }
+
+// TestEntitiesEditCLI: entities split, merge and history, with a
+// usage error (exit 2) for missing flags.
+func TestEntitiesEditCLI(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	local := localCLI(t, dir)
+	local.ok("add", "--user", "ann", "Ich war mit Jürgen in Lissabon.")
+	local.ok("add", "--user", "ann", "Juergen hat gestern angerufen.")
+	var page engram.EntityPage
+	local.json(&page, "entities", "list", "--user", "ann", "--prefix", "JUR")
+	if len(page.Entities) != 1 {
+		t.Fatalf("entities list --prefix JUR = %+v", page)
+	}
+	id := page.Entities[0].ID
+	var d engram.EntityDetail
+	local.json(&d, "entities", "get", id, "--user", "ann")
+	if len(d.Timeline) != 2 {
+		t.Fatalf("Jürgen's timeline: %+v", d.Timeline)
+	}
+	local.fail(2, "entities", "split", id, "--user", "ann", "--name", "Jürgen B")
+	local.fail(2, "entities", "merge", id, "--user", "ann")
+	var split engram.Entity
+	local.json(&split, "entities", "split", id, "--user", "ann", "--name", "Jürgen B", "--memory", d.Timeline[1].MemoryID)
+	if split.Mentions != 1 || split.Name != "Jürgen B" {
+		t.Fatalf("split = %+v", split)
+	}
+	if out := local.ok("entities", "merge", id, "--user", "ann", "--from", split.ID); !strings.Contains(out, "Jürgen B") {
+		t.Errorf("merge prints %q, want the merged name among the aliases", out)
+	}
+	out := local.ok("entities", "history", split.ID, "--user", "ann")
+	if !strings.Contains(out, "split") || !strings.Contains(out, "merged") || !strings.Contains(out, id) {
+		t.Errorf("history of the merged entity prints %q", out)
+	}
+	if r := local.run("entities", "history", id, "--user", "bob"); r.code == 0 || !strings.Contains(r.stderr, "not found") {
+		t.Errorf("another user's entities history: exit %d, %q", r.code, r.stderr)
+	}
+}

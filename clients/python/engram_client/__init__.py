@@ -62,6 +62,7 @@ from .models import (
     EmbeddingsUsage,
     Entity,
     EntityDetail,
+    EntityVersion,
     Episode,
     EpisodeInput,
     Evidence,

@@ -39,6 +39,7 @@ from .models import (
     EmbeddingsResponse,
     Entity,
     EntityDetail,
+    EntityVersion,
     Episode,
     EpisodeInput,
     Graph,
@@ -515,6 +516,32 @@ class Client:
         stay); NotFoundError when the scope has no such entity. The scope
         must name neither an agent nor a session."""
         self._call("DELETE", _id_path("/v1/entities/", id), _scope_query(scope))
+
+    def merge_entities(self, scope: ScopeLike, id: str, from_: Sequence[str]) -> Entity:
+        """Merges the entities from_ into id (their mentions, relations and
+        names move to it; they are gone but for their history) and returns
+        it. BadRequestError names a bad field; NotFoundError when the scope
+        lacks one of them. The scope must name neither an agent nor a
+        session."""
+        path = _id_path("/v1/entities/", id, "/merge")
+        return Entity.from_dict(self._call("POST", path, _scope_query(scope), body={"from": list(from_)}))
+
+    def split_entity(
+        self, scope: ScopeLike, id: str, name: str, memories: Sequence[str], *, type: Optional[str] = None
+    ) -> Entity:
+        """Moves the mentions of memories off the entity id to a new entity
+        called name, with their share of its relations, and returns the new
+        entity. BadRequestError names a bad field."""
+        body: Dict[str, Any] = {"name": name, "memories": list(memories)}
+        _set(body, "type", type)
+        path = _id_path("/v1/entities/", id, "/split")
+        return Entity.from_dict(self._call("POST", path, _scope_query(scope), body=body))
+
+    def entity_history(self, scope: ScopeLike, id: str) -> List[EntityVersion]:
+        """Every version of the entity, oldest first; a merged or deleted
+        entity's too."""
+        res = self._call("GET", _id_path("/v1/entities/", id, "/history"), _scope_query(scope))
+        return [EntityVersion.from_dict(v) for v in res.get("versions") or []]
 
     def graph(
         self,

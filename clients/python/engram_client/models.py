@@ -465,6 +465,23 @@ class Entity(Model):
 
 
 @dataclass
+class EntityVersion(Model):
+    """One recorded change of an entity: op is create, rename, alias,
+    type, update, merge, merged, split or delete; entity is the entity as
+    the change left it (absent for a delete); related lists the other
+    entities of a merge or a split."""
+
+    entity_id: str
+    namespace: Namespace
+    version: int
+    op: str
+    at: str
+    entity: Optional[Entity] = None
+    related: Optional[List[str]] = None
+    actor: Optional[str] = None
+
+
+@dataclass
 class Evidence(Model):
     """One memory's support of a relation, with a weight in (0, 1]."""
 

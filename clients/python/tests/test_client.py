@@ -565,6 +565,29 @@ class GraphTest(unittest.TestCase):
         with self.assertRaises(ec.NotFoundError):
             self.c.delete_entity(self.scope, jurgen.id)
 
+    def test_split_merge_history(self) -> None:
+        _, german_mem = self.seed()
+        bob = self.by_name()["Bob"]
+        with self.assertRaises(ec.InvalidError) as cm:
+            self.c.split_entity(self.scope, bob.id, "Robert", [])
+        self.assertIn("memories", str(cm.exception))
+        new = self.c.split_entity(self.scope, bob.id, "Robert", [german_mem.id])
+        self.assertEqual((new.name, new.mentions, new.type), ("Robert", 1, ec.ENTITY_PERSON))
+        self.assertEqual(self.c.get_entity(self.scope, bob.id).entity.mentions, 1)
+        with self.assertRaises(ec.InvalidError) as cm:
+            self.c.merge_entities(self.scope, bob.id, [bob.id])
+        self.assertIn("from", str(cm.exception))
+        merged = self.c.merge_entities(self.scope, bob.id, [new.id])
+        self.assertEqual(merged.mentions, 2)
+        self.assertIn("Robert", merged.aliases or [])
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_entity(self.scope, new.id)
+        gone = self.c.entity_history(self.scope, new.id)
+        self.assertEqual([v.op for v in gone], ["split", "merged"])
+        self.assertIsInstance(gone[0], ec.EntityVersion)
+        self.assertEqual(gone[1].related, [bob.id])
+        self.assertEqual([v.op for v in self.c.entity_history(self.scope, bob.id)][-2:], ["split", "merge"])
+
     def test_bad_arguments(self) -> None:
         self.seed()
         bob = self.by_name()["Bob"]

@@ -56,6 +56,9 @@ METHODS = {
     "listEntities": "list_entities",
     "getEntity": "get_entity",
     "deleteEntity": "delete_entity",
+    "mergeEntities": "merge_entities",
+    "splitEntity": "split_entity",
+    "entityHistory": "entity_history",
     "getGraph": "graph",
     "addResource": "add_resource",
     "listResources": "list_resources",
@@ -76,6 +79,7 @@ MODELS = {
     "SupersedeResult": ec.SupersedeResult,
     "MemoryFilter": ec.MemoryFilter,
     "Version": ec.Version,
+    "EntityVersion": ec.EntityVersion,
     "AuditEntry": ec.AuditEntry,
     "AgentStep": ec.AgentStep,
     "ChannelHit": ec.ChannelHit,
@@ -114,7 +118,7 @@ MEMORY_SET_BY_SERVER = {
 
 # Request bodies: where each property goes in (a parameter of the method,
 # renamed where Python needs it).
-RENAMED = {"async": "async_"}
+RENAMED = {"async": "async_", "from": "from_"}
 
 # Query parameters: the parameter or filter field that sends each.
 QUERY_ALIASES = {

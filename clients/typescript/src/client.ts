@@ -267,6 +267,21 @@ export class EngramClient {
     await this.#json('DELETE', `/v1/entities/${seg(id)}`, { query: scope }, opts);
   }
 
+  /** POST /v1/entities/{id}/merge: merges the entities of req.from into this one; returns it. */
+  mergeEntities(id: string, scope: QueryOf<'mergeEntities'>, req: BodyOf<'mergeEntities'>, opts?: CallOptions): Promise<Ok<'mergeEntities'>> {
+    return this.#json('POST', `/v1/entities/${seg(id)}/merge`, { query: scope, json: req }, opts);
+  }
+
+  /** POST /v1/entities/{id}/split: moves the mentions of req.memories to a new entity; returns it. */
+  splitEntity(id: string, scope: QueryOf<'splitEntity'>, req: BodyOf<'splitEntity'>, opts?: CallOptions): Promise<Ok<'splitEntity'>> {
+    return this.#json('POST', `/v1/entities/${seg(id)}/split`, { query: scope, json: req }, opts);
+  }
+
+  /** GET /v1/entities/{id}/history: every version of the entity, oldest first; a merged or deleted one's too. */
+  entityHistory(id: string, scope: QueryOf<'entityHistory'>, opts?: CallOptions): Promise<Ok<'entityHistory'>> {
+    return this.#json('GET', `/v1/entities/${seg(id)}/history`, { query: scope }, opts);
+  }
+
   /**
    * GET /v1/graph: the scope's heaviest current relations and their ends,
    * or, with entity, the current relations within hops (1 or 2) of it.

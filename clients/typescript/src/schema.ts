@@ -515,6 +515,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/entities/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge entities into this one: their mentions and relations move to it, their names become its aliases.
+         * @description In one transaction: every memory that mentions one of from then mentions this entity; their relations are re-pointed to it, a relation that would join it to itself is dropped, and two current relations with the same ends and label become one with the union of their evidence. The merged entities are gone from lists and reads; their history stays readable by id while this entity exists. The scope must name neither an agent nor a session. 400 names the bad field; 404 when this entity or one of from is not in the scope.
+         */
+        post: operations["mergeEntities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/entities/{id}/split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Split the mentions of some memories off this entity into a new entity.
+         * @description In one transaction: a new entity named name (of type, else this entity's type) takes the mentions of the listed memories, and the relations those memories support are divided: their evidence goes to relations of the new entity, and a relation left with no other evidence moves whole. Every listed memory must mention this entity, and at least one of its mentions must stay. The scope must name neither an agent nor a session. 400 names the bad field; 404 when the entity is not in the scope.
+         */
+        post: operations["splitEntity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/entities/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * An entity's versions, oldest first: create, rename, alias, type, update, merge, merged, split and delete, each with actor and time.
+         * @description A merged entity's history is read by its id while the entity it was merged into exists. A delete leaves one version without the entity's names. An entity written before history was kept lists none.
+         */
+        get: operations["entityHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/graph": {
         parameters: {
             query?: never;
@@ -1256,6 +1325,36 @@ export interface components {
             memories: number;
             /** Format: date-time */
             last_activity: string;
+        };
+        MergeRequest: {
+            /** @description The ids of the entities to merge into this one; not this one. */
+            from: string[];
+        };
+        SplitRequest: {
+            /** @description The new entity's name. */
+            name: string;
+            /** @description The new entity's type; default the split entity's. */
+            type?: string;
+            /** @description The memories whose mentions move to the new entity. */
+            memories: string[];
+        };
+        /** @description One recorded change of an entity. */
+        EntityVersion: {
+            entity_id: string;
+            namespace: components["schemas"]["Namespace"];
+            version: number;
+            /** @enum {string} */
+            op: "create" | "rename" | "alias" | "type" | "update" | "merge" | "merged" | "split" | "delete";
+            /** @description The entity as the change left it; absent for a delete. */
+            entity?: components["schemas"]["Entity"];
+            /** @description The other entities of a merge or a split. */
+            related?: string[];
+            actor?: string;
+            /** Format: date-time */
+            at: string;
+        };
+        EntityVersionsResponse: {
+            versions: components["schemas"]["EntityVersion"][];
         };
     };
     responses: {
@@ -2836,6 +2935,153 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    mergeEntities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the entity's history and the audit log; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MergeRequest"];
+            };
+        };
+        responses: {
+            /** @description The entity after the merge. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    splitEntity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the entity's history and the audit log; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SplitRequest"];
+            };
+        };
+        responses: {
+            /** @description The new entity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    entityHistory: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityVersionsResponse"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -346,6 +346,30 @@ describe('EngramClient against engram serve', () => {
     assert.equal((await c.getMemory(germanMem!, me)).value, 'Bob und Jürgen wohnen zusammen');
   });
 
+  test('entity split, merge and history', async () => {
+    const me = { org: 'acme', project: 'app', user: 'graph-ts-edit' };
+    const mem = await c.addMemories({
+      namespace: me,
+      memories: [
+        { kind: 'episodic', value: 'Ann moved to Porto with Bob' },
+        { kind: 'semantic', value: 'Bob und Jürgen wohnen zusammen' },
+      ],
+    });
+    const germanMem = mem.memories[1]!.id;
+    const bob = (await c.listEntities(me)).entities.find((en) => en.name === 'Bob')!;
+    await rejects(c.splitEntity(bob.id, me, { name: 'Robert', memories: [] }), 400, 'invalid', 'memories');
+    const robert = await c.splitEntity(bob.id, me, { name: 'Robert', memories: [germanMem] });
+    assert.equal(robert.mentions, 1);
+    await rejects(c.mergeEntities(bob.id, me, { from: [bob.id] }), 400, 'invalid', 'from');
+    const merged = await c.mergeEntities(bob.id, me, { from: [robert.id] });
+    assert.equal(merged.mentions, 2);
+    assert.ok(merged.aliases?.includes('Robert'));
+    await rejects(c.getEntity(robert.id, me), 404, 'not_found');
+    const h = await c.entityHistory(robert.id, me);
+    assert.deepEqual(h.versions.map((v) => v.op), ['split', 'merged']);
+    assert.deepEqual(h.versions[1]!.related, [bob.id]);
+  });
+
   test('a key bound to user ann sees none of bob\'s entities', async () => {
     const annG = { org: 'acme', project: 'app', user: 'graph-ann' };
     const bobG = { org: 'acme', project: 'app', user: 'graph-bob' };

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/engramhq/engram"
+)
+
+// editorOf returns svc's graph editing capability, or EUNAVAILABLE.
+func editorOf(svc engram.Service) (engram.GraphEditor, error) {
+	g, ok := svc.(engram.GraphEditor)
+	if !ok {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "this service cannot edit the entity graph")
+	}
+	return g, nil
+}
+
+// runEntitiesMerge is engram entities merge ID --from ID [--from ID …].
+func runEntitiesMerge(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the merged entity as JSON")
+	var from stringList
+	fs.Var(&from, "from", "an entity `ID` to merge into ID (repeat for several)")
+	id, err := m.parseID(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(from) == 0 {
+		return cmdUsageErrorf(cmd, "entities merge needs --from: the entities to merge into %s", id)
+	}
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		g, err := editorOf(svc)
+		if err != nil {
+			return err
+		}
+		ent, err := g.MergeEntities(ctx, sf.scope(), id, from)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(m.Stdout, ent)
+		}
+		fmt.Fprintln(m.Stdout, entityLine(ent))
+		return nil
+	})
+}
+
+// runEntitiesSplit is engram entities split ID --name NAME --memory ID
+// [--memory ID …].
+func runEntitiesSplit(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the new entity as JSON")
+	var req engram.SplitRequest
+	fs.StringVar(&req.Name, "name", "", "the new entity's `name`")
+	fs.StringVar(&req.Type, "type", "", "the new entity's `type` (default the split entity's)")
+	var mems stringList
+	fs.Var(&mems, "memory", "a memory `ID` whose mention moves to the new entity (repeat for several)")
+	id, err := m.parseID(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(req.Name) == "" || len(mems) == 0 {
+		return cmdUsageErrorf(cmd, "entities split needs --name and at least one --memory")
+	}
+	req.Memories = mems
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		g, err := editorOf(svc)
+		if err != nil {
+			return err
+		}
+		ent, err := g.SplitEntity(ctx, sf.scope(), id, req)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(m.Stdout, ent)
+		}
+		fmt.Fprintln(m.Stdout, entityLine(ent))
+		return nil
+	})
+}
+
+// runEntitiesHistory is engram entities history ID.
+func runEntitiesHistory(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	asJSON := fs.Bool("json", false, "print the versions as JSON")
+	id, err := m.parseID(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		g, err := editorOf(svc)
+		if err != nil {
+			return err
+		}
+		vs, err := g.EntityHistory(ctx, sf.scope(), id)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(m.Stdout, map[string]any{"versions": append([]engram.EntityVersion{}, vs...)})
+		}
+		for _, v := range vs {
+			line := fmt.Sprintf("%3d  %s  %-7s", v.Version, formatTime(v.At), v.Op)
+			if v.Entity != nil {
+				line += "  " + v.Entity.Name
+				if len(v.Entity.Aliases) > 0 {
+					line += " (" + strings.Join(v.Entity.Aliases, ", ") + ")"
+				}
+			}
+			if len(v.Related) > 0 {
+				line += "  [" + strings.Join(v.Related, ", ") + "]"
+			}
+			if v.Actor != "" {
+				line += "  by " + v.Actor
+			}
+			fmt.Fprintln(m.Stdout, line)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,128 @@
+package http
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/engramhq/engram"
+)
+
+// graphEditor returns the server's service as an engram.GraphEditor, or
+// EUNAVAILABLE when it cannot edit the graph.
+func (s *Server) graphEditor() (engram.GraphEditor, error) {
+	g, ok := s.svc.(engram.GraphEditor)
+	if !ok {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service cannot edit the entity graph")
+	}
+	return g, nil
+}
+
+// mergeRequest is the body of POST /v1/entities/{id}/merge.
+type mergeRequest struct {
+	From []string `json:"from"`
+}
+
+func (s *Server) handleMergeEntities(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "entity")
+	if err != nil {
+		return err
+	}
+	var req mergeRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	g, err := s.graphEditor()
+	if err != nil {
+		return err
+	}
+	ent, err := g.MergeEntities(r.Context(), sc, id, req.From)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ent)
+	return nil
+}
+
+func (s *Server) handleSplitEntity(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "entity")
+	if err != nil {
+		return err
+	}
+	var req engram.SplitRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	g, err := s.graphEditor()
+	if err != nil {
+		return err
+	}
+	ent, err := g.SplitEntity(r.Context(), sc, id, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, ent)
+	return nil
+}
+
+// entityHistoryResponse is the body of GET /v1/entities/{id}/history.
+type entityHistoryResponse struct {
+	Versions []engram.EntityVersion `json:"versions"`
+}
+
+func (s *Server) handleEntityHistory(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "entity")
+	if err != nil {
+		return err
+	}
+	g, err := s.graphEditor()
+	if err != nil {
+		return err
+	}
+	vs, err := g.EntityHistory(r.Context(), sc, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, entityHistoryResponse{Versions: nonNil(vs)})
+	return nil
+}
+
+var _ engram.GraphEditor = (*Client)(nil)
+
+// MergeEntities implements engram.GraphEditor with POST
+// /v1/entities/{id}/merge.
+func (c *Client) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
+	if err := engram.CheckID("entity", id); err != nil {
+		return nil, err
+	}
+	var ent engram.Entity
+	if err := c.do(ctx, "POST", "/v1/entities/"+id+"/merge", scopeValues(s), mergeRequest{From: from}, &ent); err != nil {
+		return nil, err
+	}
+	return &ent, nil
+}
+
+// SplitEntity implements engram.GraphEditor with POST
+// /v1/entities/{id}/split.
+func (c *Client) SplitEntity(ctx context.Context, s engram.Scope, id string, r engram.SplitRequest) (*engram.Entity, error) {
+	if err := engram.CheckID("entity", id); err != nil {
+		return nil, err
+	}
+	var ent engram.Entity
+	if err := c.do(ctx, "POST", "/v1/entities/"+id+"/split", scopeValues(s), r, &ent); err != nil {
+		return nil, err
+	}
+	return &ent, nil
+}
+
+// EntityHistory implements engram.GraphEditor with GET
+// /v1/entities/{id}/history.
+func (c *Client) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+	if err := engram.CheckID("entity", id); err != nil {
+		return nil, err
+	}
+	var out entityHistoryResponse
+	if err := c.do(ctx, "GET", "/v1/entities/"+id+"/history", scopeValues(s), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Versions, nil
+}
