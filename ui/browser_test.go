@@ -377,8 +377,9 @@ type server struct {
 
 // startServer builds the engram command (or takes ENGRAM_BIN) and serves
 // a fresh data directory with API keys, without the embedding model
-// (BM25 and time are enough for the pages).
-func startServer(t *testing.T, noAuth bool) *server {
+// (BM25 and time are enough for the pages). Each prepare function gets the
+// data directory before the server opens it (to seed it directly).
+func startServer(t *testing.T, noAuth bool, prepare ...func(data string)) *server {
 	t.Helper()
 	bin := os.Getenv("ENGRAM_BIN")
 	if bin == "" {
@@ -398,6 +399,9 @@ func startServer(t *testing.T, noAuth bool) *server {
 		if key, err = exec.Command(bin, "keys", "create", "--data", data, "--org", "acme", "--project", "app", "--role", "admin").Output(); err != nil {
 			t.Fatalf("keys create: %v", err)
 		}
+	}
+	for _, p := range prepare {
+		p(data)
 	}
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
