@@ -76,6 +76,7 @@ type graphMetrics struct {
 	Ticks          int     // the layout's ticks, and their mean ms
 	TickMs         float64
 	DrawMs         float64 // a drawing's mean ms
+	Keys           string  // which of zoom, pan, wheel and focusable worked
 	ClickedName    string
 	SelectedDetail string
 }
@@ -136,6 +137,9 @@ func TestBrowser_Graph2000(t *testing.T) {
 	if m.Click < 0 || m.Click > 500 {
 		t.Errorf("a click on a node took %.0f ms to be handled and drawn, want under 500 ms", m.Click)
 	}
+	if m.Keys != "zoom pan wheel focusable" {
+		t.Errorf("graph canvas: of zoom, pan, wheel and focusable only %q work", m.Keys)
+	}
 	if m.ClickedName == "" || m.SelectedDetail == "" {
 		t.Errorf("a click on a node showed no detail (clicked %q, detail %q)", m.ClickedName, m.SelectedDetail)
 	}
@@ -193,8 +197,30 @@ const graphTimingJS = `(async () => {
 		detail = (document.getElementById("graph-selected") || {}).textContent || "";
 	}
 	const st = cv.graphStats || {};
+	// Keys zoom around the centre and pan; a wheel zooms at the pointer.
+	const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+	const key = async (k) => { cv.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true })); await frame(); };
+	let keys = "";
+	if (cv.graphScreenOf) {
+		const d = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+		const i = Math.floor(Number(counts[1]) / 3), mid = [cv.clientWidth / 2, cv.clientHeight / 2];
+		const p0 = cv.graphScreenOf(i);
+		await key("+");
+		const p1 = cv.graphScreenOf(i);
+		if (d(p1, mid) > d(p0, mid) * 1.2) keys += "zoom ";
+		await key("ArrowLeft");
+		const p2 = cv.graphScreenOf(i);
+		if (Math.abs(p2[0] - p1[0] - 60) < 1 && p2[1] === p1[1]) keys += "pan ";
+		const r = cv.getBoundingClientRect();
+		cv.dispatchEvent(new WheelEvent("wheel", { deltaY: 300, clientX: r.left + 10, clientY: r.top + 10, bubbles: true, cancelable: true }));
+		await frame();
+		const p3 = cv.graphScreenOf(i);
+		if (d(p3, [10, 10]) < d(p2, [10, 10]) * 0.9) keys += "wheel ";
+		await key("0");
+		if (cv.tabIndex === 0) keys += "focusable";
+	}
 	return { Nodes: Number(counts[1]), Edges: Number(counts[2]), FirstDraw: firstDraw - t0, Frames: during.length,
-		Median: q(0.5), P95: q(0.95), Settled: settled - t0, Click: click, ClickedName: name, SelectedDetail: detail,
+		Median: q(0.5), P95: q(0.95), Settled: settled - t0, Click: click, ClickedName: name, SelectedDetail: detail, Keys: keys,
 		Ticks: st.ticks || 0, TickMs: st.ticks ? st.tickMs / st.ticks : 0, DrawMs: st.draws ? st.drawMs / st.draws : 0 };
 })()`
 

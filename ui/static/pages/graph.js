@@ -209,7 +209,19 @@ export async function render(main, params) {
   nodes.forEach((p, i) => { radius[i] = 3 + Math.min(6, Math.log2(1 + (p.mentions || 0) + degree[i])); });
   // view maps world to screen: screen = world * scale + (tx, ty).
   const view = { scale: 1, tx: 0, ty: 0 };
-  const fitView = () => { view.scale = Math.min(W, H) / sim.size; view.tx = (W - sim.size * view.scale) / 2; view.ty = (H - sim.size * view.scale) / 2; };
+  // fitView frames the nodes' bounding box; until the user zooms or pans,
+  // every drawing of the running layout does.
+  let userMoved = false;
+  const fitView = () => {
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (let i = 0; i < nodes.length; i++) {
+      x0 = Math.min(x0, sim.x[i]); x1 = Math.max(x1, sim.x[i]); y0 = Math.min(y0, sim.y[i]); y1 = Math.max(y1, sim.y[i]);
+    }
+    if (!nodes.length) { x0 = y0 = 0; x1 = y1 = 1; }
+    const pad = 24, w = Math.max(x1 - x0, sim.k), hh = Math.max(y1 - y0, sim.k);
+    view.scale = Math.min(4, Math.min((W - 2 * pad) / w, (H - 2 * pad) / hh));
+    view.tx = W / 2 - ((x0 + x1) / 2) * view.scale; view.ty = H / 2 - ((y0 + y1) / 2) * view.scale;
+  };
   fitView();
   let sel = entity && byId.has(entity) ? byId.get(entity) : -1, hover = -1;
   const maxW = edges.reduce((m, e) => Math.max(m, e.weight), 1e-9);
@@ -266,7 +278,7 @@ export async function render(main, params) {
 
   // The layout's work, for the browser test (canvas.graphStats).
   canvas.graphStats = {};
-  const stop = run(sim, draw, () => { sim.grid.build(sim.x, sim.y, nodes.length, 1.5 * sim.k); canvas.dataset.settled = "1"; }, canvas.graphStats);
+  const stop = run(sim, () => { if (!userMoved) fitView(); draw(); }, () => { sim.grid.build(sim.x, sim.y, nodes.length, 1.5 * sim.k); canvas.dataset.settled = "1"; }, canvas.graphStats);
 
   // nearest returns the node under a screen point (within its radius plus
   // a few pixels), looked up through the simulation's grid, or -1.
@@ -297,7 +309,7 @@ export async function render(main, params) {
   const zoom = (f, sx = W / 2, sy = H / 2) => {
     const s = Math.min(40, Math.max(0.05, view.scale * f));
     view.tx = sx - ((sx - view.tx) * s) / view.scale; view.ty = sy - ((sy - view.ty) * s) / view.scale;
-    view.scale = s;
+    view.scale = s; userMoved = true;
     redraw();
   };
   canvas.addEventListener("wheel", (ev) => { ev.preventDefault(); const [x, y] = at(ev); zoom(Math.exp(-ev.deltaY * 0.0015), x, y); }, { passive: false });
@@ -307,7 +319,7 @@ export async function render(main, params) {
     if (drag) {
       const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
-      if (drag.moved) { view.tx = drag.tx + dx; view.ty = drag.ty + dy; redraw(); }
+      if (drag.moved) { view.tx = drag.tx + dx; view.ty = drag.ty + dy; userMoved = true; redraw(); }
       return;
     }
     const [x, y] = at(ev), i = nearest(x, y);
@@ -323,9 +335,9 @@ export async function render(main, params) {
   canvas.addEventListener("keydown", (ev) => {
     const pan = 60;
     const keys = {
-      "+": () => zoom(1.25), "=": () => zoom(1.25), "-": () => zoom(0.8), "0": () => { fitView(); redraw(); },
-      ArrowLeft: () => { view.tx += pan; redraw(); }, ArrowRight: () => { view.tx -= pan; redraw(); },
-      ArrowUp: () => { view.ty += pan; redraw(); }, ArrowDown: () => { view.ty -= pan; redraw(); },
+      "+": () => zoom(1.25), "=": () => zoom(1.25), "-": () => zoom(0.8), "0": () => { fitView(); userMoved = false; redraw(); },
+      ArrowLeft: () => { view.tx += pan; userMoved = true; redraw(); }, ArrowRight: () => { view.tx -= pan; userMoved = true; redraw(); },
+      ArrowUp: () => { view.ty += pan; userMoved = true; redraw(); }, ArrowDown: () => { view.ty -= pan; userMoved = true; redraw(); },
       Enter: () => { if (sel >= 0) { stop(); window.location.hash = link(nodes[sel].id); } },
       Escape: () => select(-1),
     };
