@@ -206,7 +206,10 @@ export async function render(main, params) {
 
   const sim = new Simulation(nodes.length, Int32Array.from(edges, (e) => e.s), Int32Array.from(edges, (e) => e.t));
   const radius = new Float32Array(nodes.length);
-  nodes.forEach((p, i) => { radius[i] = 3 + Math.min(6, Math.log2(1 + (p.mentions || 0) + degree[i])); });
+  // radius is a node's size in screen pixels at scale 1; zoom changes it
+  // only by its square root, so small graphs fitted large do not balloon.
+  nodes.forEach((p, i) => { radius[i] = 2.5 + Math.min(5, Math.log2(1 + (p.mentions || 0) + degree[i])); });
+  const worldRadius = (i) => (radius[i] * Math.min(1.6, Math.max(0.5, Math.sqrt(view.scale)))) / view.scale;
   // view maps world to screen: screen = world * scale + (tx, ty).
   const view = { scale: 1, tx: 0, ty: 0 };
   // fitView frames the nodes' bounding box; until the user zooms or pans,
@@ -245,14 +248,15 @@ export async function render(main, params) {
     }
     c2.beginPath();
     for (let i = 0; i < nodes.length; i++) {
-      c2.moveTo(sim.x[i] + radius[i], sim.y[i]);
-      c2.arc(sim.x[i], sim.y[i], radius[i], 0, 6.2832);
+      const r = worldRadius(i);
+      c2.moveTo(sim.x[i] + r, sim.y[i]);
+      c2.arc(sim.x[i], sim.y[i], r, 0, 6.2832);
     }
     c2.fillStyle = "#1651b5";
     c2.fill();
     for (const [i, colour] of [[hover, "#0b7a3b"], [sel, "#b4590b"]]) {
       if (i < 0) continue;
-      c2.beginPath(); c2.arc(sim.x[i], sim.y[i], radius[i] + 2 / scale, 0, 6.2832);
+      c2.beginPath(); c2.arc(sim.x[i], sim.y[i], worldRadius(i) + 2 / scale, 0, 6.2832);
       c2.fillStyle = colour; c2.fill();
     }
     // Names when they fit: few nodes, or zoomed in (only those on screen).
@@ -287,7 +291,7 @@ export async function render(main, params) {
     let best = -1, bd = Infinity;
     sim.grid.near(wx, wy, (j) => {
       const d = Math.hypot(sim.x[j] - wx, sim.y[j] - wy);
-      if (d <= radius[j] + slack && d < bd) { bd = d; best = j; }
+      if (d <= worldRadius(j) + slack && d < bd) { bd = d; best = j; }
     });
     return best;
   };
