@@ -66,7 +66,8 @@ class Grid {
 // Simulation is the force layout of n nodes and the edges (es, et) in a
 // square world of side size: spring edges, repulsion between nodes closer
 // than two ideal lengths (found through the grid), a pull to the centre,
-// and a temperature that caps each move and cools every tick.
+// and a temperature that caps each move and cools every tick. pairs
+// counts the pairs of nodes whose distance the ticks have compared.
 class Simulation {
   constructor(n, es, et) {
     this.n = n; this.es = es; this.et = et;
@@ -83,6 +84,7 @@ class Simulation {
     }
     this.temp = this.size / 10;
     this.ticks = 0;
+    this.pairs = 0;
     this.grid.build(this.x, this.y, n, 1.5 * this.k);
   }
 
@@ -97,7 +99,9 @@ class Simulation {
     // itself (j after i) and with its right, lower-left, lower and
     // lower-right neighbours.
     const { cols, rows, cellStart: start, order } = grid;
+    let pairs = 0;
     const repel = (i, j) => {
+      pairs++;
       let dx = x[i] - x[j], dy = y[i] - y[j], d2 = dx * dx + dy * dy;
       if (d2 > cut2) return;
       if (d2 < 0.01) { dx = 0.1 * ((i % 7) - 3) || 0.1; dy = 0.1 * ((j % 5) - 2) || 0.1; d2 = dx * dx + dy * dy; }
@@ -131,6 +135,7 @@ class Simulation {
     }
     this.temp *= 0.97;
     this.ticks++;
+    this.pairs += pairs;
   }
 }
 
@@ -148,11 +153,12 @@ export function layout(nodes, edges, w, hgt, draw, done, stats) {
 
 // run ticks sim a frame's budget at a time, calling draw after each frame
 // and done when it has cooled; it returns a function that stops it.
-// stats, when given, gets the ticks and their total ms (ticks, tickMs),
+// stats, when given, gets the ticks, their total ms and the pairs of
+// nodes they compared (ticks, tickMs, pairs),
 // the drawings and their total ms (draws, drawMs) and the longest frame's
 // work in ms (maxWork).
 function run(sim, draw, done, stats = {}) {
-  Object.assign(stats, { ticks: 0, tickMs: 0, draws: 0, drawMs: 0, maxWork: 0 });
+  Object.assign(stats, { ticks: 0, tickMs: 0, pairs: 0, draws: 0, drawMs: 0, maxWork: 0 });
   let stopped = false;
   const frame = () => {
     if (stopped) return;
@@ -161,7 +167,7 @@ function run(sim, draw, done, stats = {}) {
     const t1 = performance.now();
     draw();
     const t2 = performance.now();
-    stats.tickMs += t1 - t0; stats.draws++; stats.drawMs += t2 - t1;
+    stats.tickMs += t1 - t0; stats.pairs = sim.pairs; stats.draws++; stats.drawMs += t2 - t1;
     stats.maxWork = Math.max(stats.maxWork, t2 - t0);
     if (!sim.done()) requestAnimationFrame(frame);
     else done();
