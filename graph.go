@@ -417,11 +417,26 @@ type GraphRequest struct {
 	Limit  int    `json:"limit,omitempty"` // the most edges; 0 means DefaultGraphLimit
 }
 
-// Graph limits.
+// Graph limits. MaxGraphLimit bounds a subgraph's edges (and so its
+// nodes, at most twice as many): enough for the dashboard's drawing of
+// 2,000 entities.
 const (
 	DefaultGraphLimit = 200
+	MaxGraphLimit     = 2000
 	MaxGraphHops      = 2
 )
+
+// RelationLimit returns the most relations a read asking for n returns:
+// DefaultEntityLimit for 0; EINVALID outside 0..MaxGraphLimit.
+func RelationLimit(n int) (int, error) {
+	switch {
+	case n == 0:
+		return DefaultEntityLimit, nil
+	case n < 0 || n > MaxGraphLimit:
+		return 0, Errorf(EINVALID, "limit %d is outside 1..%d", n, MaxGraphLimit)
+	}
+	return n, nil
+}
 
 // Validate returns an EINVALID error naming the first bad field of r.
 func (r *GraphRequest) Validate() error {
@@ -431,8 +446,8 @@ func (r *GraphRequest) Validate() error {
 	if r.Hops < 0 || r.Hops > MaxGraphHops {
 		return Errorf(EINVALID, "hops %d is outside 1..%d", r.Hops, MaxGraphHops)
 	}
-	if r.Limit < 0 || r.Limit > MaxEntityLimit {
-		return Errorf(EINVALID, "limit %d is outside 1..%d", r.Limit, MaxEntityLimit)
+	if r.Limit < 0 || r.Limit > MaxGraphLimit {
+		return Errorf(EINVALID, "limit %d is outside 1..%d", r.Limit, MaxGraphLimit)
 	}
 	return nil
 }

@@ -320,7 +320,7 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
-	limit, err := entityLimit(f.Limit)
+	limit, err := engram.RelationLimit(f.Limit)
 	if err != nil {
 		return nil, err
 	}

@@ -155,6 +155,10 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		timings[p.name] = best
+		// Every control of the page has an accessible name.
+		if bare := value("labels of "+p.name, chromedp.Evaluate[string](unlabelledJS)); bare != "" {
+			t.Errorf("page %s has controls without an accessible name: %s", p.name, bare)
+		}
 	}
 	// The route's time (its module loaded, its API calls answered, its
 	// DOM built) must stay within 300 ms (ENGRAM_UI_ROUTE_MS); the time
@@ -201,6 +205,12 @@ func TestBrowser(t *testing.T) {
 	shot("scopes")
 	open("memories", "#/memories?user=alice")
 	shot("memories")
+	// The metadata filter keeps the one memory with source onboarding.
+	run("metadata filter", chromedp.SendKeys(chromedp.CSS(`#f-meta`), "source=onboarding"), chromedp.Click(chromedp.CSS(`#f-apply`)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#memories tbody tr").length === 1`))
+	if got := value("filtered memories", chromedp.Text(chromedp.CSS(`#memories tbody`))); !strings.Contains(got, "Alice: favourite colour") {
+		t.Errorf("memories with metadata source=onboarding = %q, want alice's favourite colour only", got)
+	}
 	open("timeline", "#/timeline?user=alice")
 	if count("#timeline li.closed") == 0 {
 		t.Errorf("timeline shows no closed fact; alice's superseded colour should be")
@@ -215,9 +225,10 @@ func TestBrowser(t *testing.T) {
 	// Recentre on the first entity of the table.
 	run("graph around an entity", chromedp.Click(chromedp.CSS(`#graph-edges tbody a`)),
 		chromedp.WaitVisible(chromedp.CSS(`#graph-summary a`)))
-	// The layout at 2,000 nodes and 1,000 relations (the most /v1/graph
-	// answers): the longest frame (simulation steps plus a full redraw of
-	// the page's canvas) shows whether the page stays responsive.
+	// The layout alone at 2,000 nodes and 1,000 relations: the longest
+	// frame (simulation steps plus a full redraw of a canvas) shows whether
+	// the page stays responsive (TestBrowser_Graph2000 times the page
+	// itself over a seeded graph).
 	var frames struct {
 		Max    float64 `json:"max"`
 		Work   float64 `json:"work"`
@@ -303,10 +314,29 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("bob still holds %d memories after the purge", n)
 	}
 
-	// Phone width.
+	// Phone width: every page fits 390 px without scrolling sideways (wide
+	// tables scroll inside their box), with a screenshot.
 	run("phone", chromedp.EmulateViewport(390, 844))
-	open("memories", "#/memories?user=alice")
-	shot("memories-phone")
+	for _, p := range []struct{ name, hash string }{
+		{"scopes", "#/scopes"},
+		{"memories", "#/memories?user=alice"},
+		{"search", "#/search?user=alice&q=greyhound"},
+		{"memory", "#/memory/" + ids.colour + "?user=alice"},
+		{"timeline", "#/timeline?user=alice"},
+		{"graph", "#/graph?user=alice"},
+		{"jobs", "#/jobs?user=alice"},
+		{"audit", "#/audit?user=alice"},
+		{"purge", "#/purge"},
+	} {
+		open(p.name, p.hash)
+		if p.name == "graph" {
+			run("graph layout at phone width", chromedp.WaitVisible(chromedp.CSS(`#graph-canvas[data-settled]`)))
+		}
+		if wide := value("width of "+p.name, chromedp.Evaluate[string](`(() => { const w = document.documentElement.scrollWidth; return w > window.innerWidth ? String(w) : ""; })()`)); wide != "" {
+			t.Errorf("page %s is %s px wide at a phone's 390 px", p.name, wide)
+		}
+		shot(p.name + "-phone")
+	}
 
 	stopConsole()
 	<-consoleDone
@@ -377,8 +407,9 @@ type server struct {
 
 // startServer builds the engram command (or takes ENGRAM_BIN) and serves
 // a fresh data directory with API keys, without the embedding model
-// (BM25 and time are enough for the pages).
-func startServer(t *testing.T, noAuth bool) *server {
+// (BM25 and time are enough for the pages). Each prepare function gets the
+// data directory before the server opens it (to seed it directly).
+func startServer(t *testing.T, noAuth bool, prepare ...func(data string)) *server {
 	t.Helper()
 	bin := os.Getenv("ENGRAM_BIN")
 	if bin == "" {
@@ -398,6 +429,9 @@ func startServer(t *testing.T, noAuth bool) *server {
 		if key, err = exec.Command(bin, "keys", "create", "--data", data, "--org", "acme", "--project", "app", "--role", "admin").Output(); err != nil {
 			t.Fatalf("keys create: %v", err)
 		}
+	}
+	for _, p := range prepare {
+		p(data)
 	}
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()
@@ -512,7 +546,7 @@ func seed(t *testing.T, s *server) seeded {
 		Memories []struct{ ID string } `json:"memories"`
 	}
 	if err := json.Unmarshal(s.call(t, "POST", "/v1/memories", map[string]any{"namespace": alice, "memories": []map[string]any{
-		{"value": colourV1, "abstraction": "Alice: favourite colour", "kind": "semantic", "cues": []string{"colour"}},
+		{"value": colourV1, "abstraction": "Alice: favourite colour", "kind": "semantic", "cues": []string{"colour"}, "metadata": map[string]any{"source": "onboarding"}},
 		{"value": "Alice works at Initech", "abstraction": "Alice: employer", "kind": "semantic", "valid_from": "2025-01-01T00:00:00Z"},
 	}}), &added); err != nil || len(added.Memories) != 2 {
 		t.Fatalf("add alice's memories: %v", err)
@@ -544,3 +578,9 @@ func seed(t *testing.T, s *server) seeded {
 	}
 	return seeded{colour: colour, bulkOne: one}
 }
+
+// unlabelledJS lists the page's form controls and buttons that have no
+// accessible name (no label, aria-label, aria-labelledby, title or text).
+const unlabelledJS = `[...document.querySelectorAll("main input, main select, main textarea, main button, main canvas, dialog input, dialog button")]
+	.filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") && !el.title && !(el.textContent || "").trim())
+	.map((el) => el.outerHTML.slice(0, 100)).join(" | ")`

@@ -3111,7 +3111,7 @@ export interface operations {
                 entity?: string;
                 /** @description How many relations away from entity to go: 1 (default) or 2. */
                 hops?: number;
-                /** @description The most edges; default 200, at most 1000. */
+                /** @description The most edges; default 200, at most 2000. */
                 limit?: number;
             };
             header?: never;

@@ -1,4 +1,4 @@
-// Memories of a scope: filters (kind, status, text, time), paging and bulk
+// Memories of a scope: filters (kind, status, text, time, metadata), paging and bulk
 // soft delete with confirmation.
 import { h, api, scopeQuery, scopeLabel, scopeHash, fmtTime, tags, pager, confirmDialog, status, showError } from "../lib.js";
 
@@ -14,6 +14,7 @@ export async function render(main, params) {
   const text = h("input", { type: "search" });
   const after = h("input", { type: "date" });
   const before = h("input", { type: "date" });
+  const meta = h("input", { type: "text", placeholder: "key=value; key=value", "aria-describedby": "f-meta-help", spellcheck: false });
   const tbody = h("tbody");
   const all = h("input", { type: "checkbox", "aria-label": "Select every memory on this page" });
   const del = h("button", { type: "button", class: "danger", disabled: true, id: "bulk-delete" }, "Delete selected");
@@ -27,10 +28,11 @@ export async function render(main, params) {
   const syncDel = () => { const n = selected().length; del.disabled = n === 0; del.textContent = n ? `Delete selected (${n})` : "Delete selected"; };
 
   async function load(c, back) {
+    const metaQuery = metaParams(meta.value);
     if (!back && c !== undefined) stack.push(cursor);
     cursor = c || "";
     const res = await api("GET", "/v1/memories", { query: {
-      ...scope, kind: kind.value, status: st.value, contains: text.value.trim(),
+      ...scope, ...metaQuery, kind: kind.value, status: st.value, contains: text.value.trim(),
       created_after: after.value ? after.value + "T00:00:00Z" : "", created_before: before.value ? before.value + "T23:59:59Z" : "",
       limit: 50, cursor,
     } });
@@ -69,7 +71,9 @@ export async function render(main, params) {
   const form = h("form", { class: "filters", role: "search", onsubmit: (e) => { e.preventDefault(); stack.length = 0; load("", true).catch(showError); } },
     field("f-kind", "Kind", kind), field("f-status", "Status", st), field("f-text", "Text", text),
     field("f-after", "Created from", after), field("f-before", "Created until", before),
-    h("button", { type: "submit" }, "Apply"));
+    field("f-meta", "Metadata", meta),
+    h("button", { type: "submit", id: "f-apply" }, "Apply"),
+    h("p", { class: "muted", id: "f-meta-help" }, "Metadata: key=value pairs separated by semicolons; a value that reads as JSON (a number, true) is compared as such."));
   main.replaceChildren(
     h("h1", {}, "Memories · " + scopeLabel(ns)),
     form,
@@ -80,4 +84,17 @@ export async function render(main, params) {
       tbody)),
     pagerBox);
   await load("", true);
+}
+
+// metaParams turns "key=value; key=value" into meta.key query
+// parameters; it throws, naming the filter, for a pair without a key.
+export function metaParams(text) {
+  const out = {};
+  for (const pair of text.split(";").map((p) => p.trim()).filter(Boolean)) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new Error(`Metadata filter: "${pair}" is not key=value`);
+    const key = "meta." + pair.slice(0, at).trim();
+    out[key] = [].concat(out[key] || [], pair.slice(at + 1).trim());
+  }
+  return out;
 }
