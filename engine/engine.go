@@ -41,6 +41,12 @@ type Options struct {
 	// negative value always uses the store's index. A store without a
 	// change log (engram.ChangeLog) always uses its own index.
 	TextIndexLimit int
+	// TextIndexBytes bounds the heap the in-memory text indexes of all
+	// namespaces take together, as they estimate it: past it, those
+	// searched least recently are dropped and loaded again from the store
+	// when next searched. Zero means DefaultTextIndexBytes; a negative
+	// value sets no bound.
+	TextIndexBytes int64
 	// Channels are retrieval channels run after the built-in ones (dense,
 	// bm25, temporal), in order. A channel the retrieval configuration
 	// does not weigh gets weight 1.
@@ -170,7 +176,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e.text = newTexts(opts.TextIndexLimit)
+	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes)
 	if e.former == nil {
 		e.former = DefaultFormer()
 	}

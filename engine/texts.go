@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -18,6 +20,12 @@ import (
 // index near 600 MB.
 const DefaultTextIndexLimit = 1_000_000
 
+// DefaultTextIndexBytes bounds the heap all text indexes together take
+// (as textindex.Index.Bytes estimates it): past it, the indexes searched
+// least recently are dropped, to be loaded again from the store when next
+// searched.
+const DefaultTextIndexBytes = 1 << 30
+
 // texts keeps one in-memory full-text index per (tenant, user), like the
 // vector indexes: derived data, loaded from the store on first use and
 // brought up to date from the store's change log before every search, so
@@ -25,13 +33,19 @@ const DefaultTextIndexLimit = 1_000_000
 // seen. Each index has its own statistics, so one tenant's writes never
 // move another's scores.
 type texts struct {
-	limit int
+	limit  int
+	budget int64        // bytes; 0 for no bound
+	total  atomic.Int64 // bytes of the loaded indexes
+	clock  atomic.Int64 // ticks once a search, for least-recent use
 
 	mu    sync.Mutex
 	parts map[partKey]*textPart
 }
 
 type textPart struct {
+	used  atomic.Int64 // texts.clock when last searched
+	bytes atomic.Int64 // idx.Bytes() as counted in texts.total
+
 	mu       sync.RWMutex
 	loaded   bool
 	tooLarge bool  // more memories than the limit, or no change log: the store's index serves
@@ -54,15 +68,22 @@ type memAttr struct {
 }
 
 // newTexts returns the text indexes of a store, or nil when limit is
-// negative (the store's index serves).
-func newTexts(limit int) *texts {
+// negative (the store's index serves). budget bounds their bytes
+// together: zero means DefaultTextIndexBytes, negative no bound.
+func newTexts(limit int, budget int64) *texts {
 	if limit < 0 {
 		return nil
 	}
 	if limit == 0 {
 		limit = DefaultTextIndexLimit
 	}
-	return &texts{limit: limit, parts: map[partKey]*textPart{}}
+	switch {
+	case budget == 0:
+		budget = DefaultTextIndexBytes
+	case budget < 0:
+		budget = 0
+	}
+	return &texts{limit: limit, budget: budget, parts: map[partKey]*textPart{}}
 }
 
 // attach gives g the text index of its scope (see open); it fails with
@@ -86,15 +107,15 @@ func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retr
 		keys = append(keys, partKey{s.Org, s.Project, ""})
 	}
 	v := &textView{scope: s}
+	defer func() { t.evict(v.parts) }()
+	now := t.clock.Add(1)
 	for _, k := range keys {
-		p, err := t.partition(ctx, r, k)
+		p, idx, err := t.partition(ctx, r, k)
 		if err != nil {
 			return nil, err
 		}
-		p.mu.RLock()
-		idx, tooLarge := p.idx, p.tooLarge
-		p.mu.RUnlock()
-		if tooLarge {
+		p.used.Store(now)
+		if idx == nil {
 			return nil, nil
 		}
 		// A reload replaces p.idx and leaves this one as it was: the
@@ -105,9 +126,12 @@ func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retr
 	return v, nil
 }
 
-// partition returns the index of one (tenant, user), loaded on first use
-// and caught up with the change log since.
-func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*textPart, error) {
+// partition returns the partition of one (tenant, user) and its index,
+// loaded on first use and caught up with the change log since; the index
+// is nil when the store's must serve. It is the index as it was when
+// caught up: evict may drop it from the partition a moment later, and the
+// search that has it goes on with it.
+func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*textPart, *textindex.Index[memAttr], error) {
 	t.mu.Lock()
 	p := t.parts[k]
 	if p == nil {
@@ -119,16 +143,17 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*tex
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.loaded && p.tooLarge {
-		return p, nil // until a restart, the store's index serves
+		return p, nil, nil // until a restart, the store's index serves
 	}
 	if p.loaded {
 		err := t.catchUp(ctx, r, p, scope)
 		if engram.ErrorCode(err) != engram.ECONFLICT {
-			return p, err
+			return p, p.idx, err
 		}
 		p.loaded = false // the store forgot changes we missed: reload
 	}
-	return p, t.load(ctx, r, p, scope)
+	err := t.load(ctx, r, p, scope)
+	return p, p.idx, err
 }
 
 // load reads every memory of the scope, in any status (the statistics
@@ -178,7 +203,49 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, scope en
 		idx = nil
 	}
 	p.idx, p.seq, p.loaded, p.tooLarge = idx, seq, true, tooLarge
+	t.count(p)
 	return nil
+}
+
+// count brings p's bytes, and the total, up to date with its index. The
+// caller holds p.mu.
+func (t *texts) count(p *textPart) {
+	var n int64
+	if p.idx != nil {
+		n = p.idx.Bytes()
+	}
+	t.total.Add(n - p.bytes.Swap(n))
+}
+
+// evict drops the least recently searched indexes, other than those of
+// in, until the total is back under nine tenths of the budget (so that
+// it is not over again at the next search). A dropped index is loaded
+// again from the store when next searched; a search holding it finishes
+// with it first. A namespace found too large keeps its mark.
+func (t *texts) evict(in []*textPart) {
+	if t.budget == 0 || t.total.Load() <= t.budget {
+		return
+	}
+	t.mu.Lock()
+	var loaded []*textPart
+	for _, p := range t.parts {
+		if p.bytes.Load() > 0 && !slices.Contains(in, p) {
+			loaded = append(loaded, p)
+		}
+	}
+	t.mu.Unlock()
+	slices.SortFunc(loaded, func(a, b *textPart) int { return cmp.Compare(a.used.Load(), b.used.Load()) })
+	for _, p := range loaded {
+		if t.total.Load() <= t.budget*9/10 {
+			return
+		}
+		p.mu.Lock()
+		if !p.tooLarge {
+			p.idx, p.names, p.loaded = nil, nil, false
+			t.count(p)
+		}
+		p.mu.Unlock()
+	}
 }
 
 var allStatuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}
@@ -253,6 +320,7 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 		}
 	}
 	p.seq = seq
+	t.count(p)
 	if p.idx.Len() > t.limit {
 		return engram.Errorf(engram.ECONFLICT, "the text index of %s outgrew its limit", scope.Tenant())
 	}

@@ -26,6 +26,7 @@ func RunText(t *testing.T, open Open) {
 		{"Multilingual", testTextMultilingual},
 		{"IndexFallback", testTextIndexFallback},
 		{"Shared", testTextShared},
+		{"Eviction", testTextEviction},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -277,5 +278,60 @@ func testTextShared(t *testing.T, open Open) {
 	withShared.IncludeShared = true
 	if got := scoreIDs(bm25Search(t, e, withShared, "kettle", engram.MemoryFilter{})); !sameSet(got, []string{own.ID, shared.ID}) {
 		t.Errorf("with IncludeShared = %v, want %s and %s", got, own.ID, shared.ID)
+	}
+}
+
+// testTextEviction: an engine whose text indexes are bounded to one byte,
+// so that every search drops the others' and loads its own again, finds
+// exactly what an unbounded engine on the same store finds, scores
+// included, while tenants and users that share words write in turn; and a
+// search never finds another tenant's or user's memories, not even by
+// words only they wrote.
+func testTextEviction(t *testing.T, open Open) {
+	st := open(t)
+	t.Cleanup(func() { st.Close() })
+	tiny, err := engine.New(ctx, st, engine.Options{TextIndexBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tiny.Close()
+	free, err := engine.New(ctx, st, engine.Options{TextIndexBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free.Close()
+	nss := []engram.Namespace{
+		{Org: "alpha", Project: "p", User: "u"}, {Org: "alpha", Project: "p", User: "v"},
+		{Org: "beta", Project: "p", User: "u"}, {Org: "alpha", Project: "q", User: "u"},
+	}
+	texts := []string{"The garden %s has roses and a pond.", "Der Garten %s hat Rosen.", "El jardín %s tiene rosas.", "花园%s里有玫瑰。"}
+	own := make([]map[string]bool, len(nss))
+	for round := range 4 {
+		for i, ns := range nss {
+			writer := []*engine.Engine{tiny, free}[(round+i)%2]
+			m := mustAddMemory(t, writer, ns, fmt.Sprintf(texts[round], fmt.Sprintf("secret%d", i)))
+			if own[i] == nil {
+				own[i] = map[string]bool{}
+			}
+			own[i][m.ID] = true
+		}
+		for i, ns := range nss {
+			sc := engram.ScopeOf(ns)
+			for j := range nss {
+				q := fmt.Sprintf("garden Garten jardín 花园 roses secret%d", j)
+				got := bm25Search(t, tiny, sc, q, engram.MemoryFilter{})
+				if want := bm25Search(t, free, sc, q, engram.MemoryFilter{}); !slices.Equal(got, want) {
+					t.Errorf("round %d, %v searching %q: bounded = %v, unbounded = %v", round, ns, q, got, want)
+				}
+				if len(got) != round+1 {
+					t.Errorf("round %d, %v searching %q: %d hits, want its %d memories", round, ns, q, len(got), round+1)
+				}
+				for _, h := range got {
+					if !own[i][h.ID] {
+						t.Errorf("round %d, %v searching %q found %s, not its own", round, ns, q, h.ID)
+					}
+				}
+			}
+		}
 	}
 }

@@ -1,8 +1,9 @@
 // Package textindex is engram's own in-memory full-text index: BM25 over a
 // memory's value, abstraction and cues (weighted as the SQLite store weighs
 // its columns), with the analysis the stores' indexes apply (lower case,
-// Latin diacritics folded, CJK runs as bigrams; see textsearch), and WAND
-// pruning so that a query with a common word does not score every posting.
+// Latin diacritics folded, CJK runs as bigrams; see textsearch), and block-max
+// WAND pruning (bounds per list and per run of 16 postings) so that a query
+// with a common word does not score every posting.
 //
 // An Index holds one namespace's documents and its own statistics (document
 // count, average length, document frequencies); Search combines the

@@ -27,14 +27,30 @@ type Hit struct {
 // parts together and of nothing else. A query without terms, or k < 1,
 // finds nothing.
 func Search[A any](parts []*Index[A], query string, k int, keep func(string, *A) bool) []Hit {
-	return search(parts, query, k, keep, false)
+	return search(parts, query, k, keep, blockMax)
 }
 
-func search[A any](parts []*Index[A], query string, k int, keep func(string, *A) bool, exhaustive bool) []Hit {
+// strategy is how a search walks the postings: all give the same hits.
+type strategy int
+
+const (
+	blockMax   strategy = iota // block-max WAND: skips runs of postings
+	wandOnly                   // WAND on whole lists' bounds, the reference for blockMax's speed
+	exhaustive                 // every posting scored, the reference for both
+)
+
+func search[A any](parts []*Index[A], query string, k int, keep func(string, *A) bool, how strategy) []Hit {
+	hits, _ := searchCounting(parts, query, k, keep, how)
+	return hits
+}
+
+// searchCounting is search that also returns how many documents it
+// scored, which measures its pruning.
+func searchCounting[A any](parts []*Index[A], query string, k int, keep func(string, *A) bool, how strategy) ([]Hit, int) {
 	terms := queryTerms(query)
 	st := statsOf(parts)
 	if len(terms) == 0 || k < 1 || st.docs == 0 {
-		return nil
+		return nil, 0
 	}
 	lists := make([][]termList, len(parts)) // by part, then term
 	dfs := make([]int, len(terms))
@@ -52,13 +68,16 @@ func search[A any](parts []*Index[A], query string, k int, keep func(string, *A)
 	top := &topK{k: k}
 	for i, p := range parts {
 		s := &scorer[A]{ix: p, st: st, idf: idf, keep: keep, top: top}
-		if exhaustive {
+		switch how {
+		case exhaustive:
 			s.all(lists[i])
-		} else {
+		case wandOnly:
 			s.wand(lists[i])
+		default:
+			s.blockMax(lists[i])
 		}
 	}
-	return top.sorted()
+	return top.sorted(), top.offers
 }
 
 // stats are the collection statistics of one search.
@@ -102,6 +121,7 @@ func (st stats) tfPart(f float32, dl uint32) float64 {
 // bounds of their frequencies and lengths and how many are live.
 type termList struct {
 	ps     []posting
+	blocks []block
 	df     int
 	maxF   float32
 	minLen uint32
@@ -117,7 +137,7 @@ func (x *Index[A]) postingsOf(toks []string) termList {
 	}
 	l := &x.lists[n]
 	if len(toks) == 1 {
-		return termList{l.ps, int(l.df), l.maxF, l.minLen}
+		return termList{l.ps, l.blocks, int(l.df), l.maxF, l.minLen}
 	}
 	ps := l.ps
 	for _, t := range toks[1:] {
@@ -128,8 +148,10 @@ func (x *Index[A]) postingsOf(toks []string) termList {
 		ps = intersect(ps, x.lists[m].ps)
 	}
 	out := termList{ps: ps, minLen: math.MaxUint32}
-	for _, p := range ps {
-		if d := &x.docs[p.doc]; d.alive {
+	for i, p := range ps {
+		d := &x.docs[p.doc]
+		out.blocks = addBlock(out.blocks, i, p, d.len)
+		if d.alive {
 			out.df++
 			out.maxF = max(out.maxF, p.f)
 			out.minLen = min(out.minLen, d.len)
@@ -213,10 +235,44 @@ func (s *scorer[A]) all(lists []termList) {
 
 // cursor walks one term's postings.
 type cursor struct {
-	ps   []posting
-	i    int
-	term int     // position of the term in the query
-	ub   float64 // no posting scores more for this term
+	ps     []posting
+	blocks []block
+	i      int
+	term   int     // position of the term in the query
+	ub     float64 // no posting scores more for this term
+	idf    float64
+	bi     int     // the block whose bound bub is, -1 before the first
+	bub    float64 // no posting of block bi scores more
+}
+
+// cursors returns a cursor on each list that has postings.
+func (s *scorer[A]) cursors(lists []termList) []*cursor {
+	var cs []*cursor
+	for j, l := range lists {
+		if len(l.ps) > 0 {
+			cs = append(cs, &cursor{ps: l.ps, blocks: l.blocks, term: j, idf: s.idf[j],
+				ub: s.idf[j] * s.st.tfPart(l.maxF, l.minLen), bi: -1})
+		}
+	}
+	return cs
+}
+
+// blockFor returns the bound of the first block of c, from its position
+// on, whose last document is d or after, and that last document; past the
+// last block, 0 and end.
+func (c *cursor) blockFor(d uint32, st stats) (float64, uint32) {
+	i := max(c.bi, c.i/blockSize)
+	for i < len(c.blocks) && c.blocks[i].last < d {
+		i++
+	}
+	if i == len(c.blocks) {
+		return 0, end
+	}
+	if i != c.bi {
+		bl := &c.blocks[i]
+		c.bi, c.bub = i, c.idf*st.tfPart(bl.maxF, bl.minLen)
+	}
+	return c.bub, c.blocks[i].last
 }
 
 const end = math.MaxUint32
@@ -258,12 +314,7 @@ func (c *cursor) seek(d uint32) {
 // et al., WAND): with a common word in the query, the documents that have
 // nothing else stop being scored once k better ones are found.
 func (s *scorer[A]) wand(lists []termList) {
-	var cs []*cursor
-	for j, l := range lists {
-		if len(l.ps) > 0 {
-			cs = append(cs, &cursor{ps: l.ps, term: j, ub: s.idf[j] * s.st.tfPart(l.maxF, l.minLen)})
-		}
-	}
+	cs := s.cursors(lists)
 	s.part = make([]float64, len(lists))
 	has := make([]bool, len(lists))
 	for {
@@ -279,22 +330,89 @@ func (s *scorer[A]) wand(lists []termList) {
 			}
 			continue
 		}
-		clear(has)
-		accept := s.accepts(d)
-		for _, c := range cs {
-			if c.doc() != d {
-				break
-			}
-			if accept {
-				has[c.term] = true
-				s.part[c.term] = s.idf[c.term] * s.st.tfPart(c.ps[c.i].f, s.ix.docs[d].len)
-			}
-			c.i++
+		s.scoreAt(cs, d, has)
+	}
+}
+
+// scoreAt scores document d, which the first cursors of cs are on, and
+// moves them past it.
+func (s *scorer[A]) scoreAt(cs []*cursor, d uint32, has []bool) {
+	clear(has)
+	accept := s.accepts(d)
+	for _, c := range cs {
+		if c.doc() != d {
+			break
 		}
 		if accept {
-			s.top.offer(s.ix.docs[d].id, s.score(has))
+			has[c.term] = true
+			s.part[c.term] = s.idf[c.term] * s.st.tfPart(c.ps[c.i].f, s.ix.docs[d].len)
+		}
+		c.i++
+	}
+	if accept {
+		s.top.offer(s.ix.docs[d].id, s.score(has))
+	}
+}
+
+// blockMax is WAND that, at the pivot, also checks the bounds of the
+// blocks the pivot document falls in (Ding and Suel, block-max WAND): when
+// they cannot reach the threshold together, no document up to the end of
+// the first of those blocks can, and the cursors jump past it. A query
+// with a common word thus skips runs of its postings WAND would score.
+func (s *scorer[A]) blockMax(lists []termList) {
+	cs := s.cursors(lists)
+	s.part = make([]float64, len(lists))
+	has := make([]bool, len(lists))
+	for {
+		slices.SortFunc(cs, func(a, b *cursor) int { return cmpDoc(a.doc(), b.doc()) })
+		p := s.pivot(cs)
+		if p < 0 {
+			return
+		}
+		d := cs[p].doc()
+		for p+1 < len(cs) && cs[p+1].doc() == d {
+			p++ // every term the pivot document has counts in its bound
+		}
+		if next, skip := s.skipTo(cs[:p+1], d, cs[p+1:]); skip {
+			for _, c := range cs[:p+1] {
+				c.seek(next)
+			}
+			continue
+		}
+		if cs[0].doc() != d {
+			for _, c := range cs[:p] {
+				c.seek(d)
+			}
+			continue
+		}
+		s.scoreAt(cs, d, has)
+	}
+}
+
+// skipTo reports whether the documents from d on that only the cursors
+// upto have cannot reach the threshold by their blocks' bounds, and the
+// first document that may: just past the nearest block end, or the next
+// document of the cursors after.
+func (s *scorer[A]) skipTo(upto []*cursor, d uint32, after []*cursor) (uint32, bool) {
+	theta, full := s.top.threshold()
+	if !full {
+		return 0, false
+	}
+	next := uint32(end)
+	if len(after) > 0 {
+		next = after[0].doc()
+	}
+	var bound float64
+	for _, c := range upto {
+		ub, last := c.blockFor(d, s.st)
+		bound += ub
+		if last != end {
+			next = min(next, last+1)
 		}
 	}
+	// The same margin as pivot's: a document at the threshold may still
+	// win on its id.
+	return next, bound < theta-1e-9*math.Abs(theta)
 }
 
 // pivot returns the first cursor (in document order) at which the upper
@@ -330,8 +448,9 @@ func cmpDoc(a, b uint32) int {
 
 // topK keeps the k best hits seen: a min-heap whose root is the worst.
 type topK struct {
-	k  int
-	hs []Hit
+	k      int
+	hs     []Hit
+	offers int // hits offered
 }
 
 // worse reports whether a ranks below b: a lower score, or the same score
@@ -356,6 +475,7 @@ func (t *topK) Pop() any {
 
 func (t *topK) offer(id string, score float64) {
 	h := Hit{id, score}
+	t.offers++
 	if len(t.hs) < t.k {
 		heap.Push(t, h)
 		return

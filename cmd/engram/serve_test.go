@@ -134,6 +134,8 @@ func TestServeBadLimits(t *testing.T) {
 		{"", []string{"--rate-limit", "-1"}, "--rate-limit (env ENGRAM_RATE_LIMIT)"},
 		{"", []string{"--rate-burst", "0"}, "--rate-burst (env ENGRAM_RATE_BURST)"},
 		{"ENGRAM_MAX_CONCURRENT=-3", nil, "--max-concurrent (env ENGRAM_MAX_CONCURRENT)"},
+		{"", []string{"--text-index-mb", "-1"}, "--text-index-mb (env ENGRAM_TEXT_INDEX_MB)"},
+		{"ENGRAM_TEXT_INDEX_LIMIT=-5", nil, "--text-index-limit (env ENGRAM_TEXT_INDEX_LIMIT)"},
 	} {
 		env := baseEnv(t)
 		if tc.env != "" {

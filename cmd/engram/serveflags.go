@@ -38,6 +38,7 @@ type serveFlags struct {
 	indexPath                    string // indexDir resolved by resolveIndexDir
 	resourceQuota                *int64
 	maxResourceBytes             *int64
+	textIndexMB, textIndexLimit  *int64
 }
 
 var timeoutFlags = [4]struct {
@@ -77,6 +78,10 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
 	f.indexDir = fs.String("index-dir", getenv("ENGRAM_INDEX_DIR"),
 		"`directory` where each user's vector index is saved, so a restart loads it instead of building it; default DATA/ann, with --store the user's cache directory; off to save none (env ENGRAM_INDEX_DIR)")
+	f.textIndexMB = fs.Int64("text-index-mb", envInt64(getenv, "ENGRAM_TEXT_INDEX_MB", engine.DefaultTextIndexBytes>>20),
+		"`megabytes` all users' in-memory text indexes may take together; past it the least recently searched are dropped and loaded again when needed; 0 for no bound (env ENGRAM_TEXT_INDEX_MB)")
+	f.textIndexLimit = fs.Int64("text-index-limit", envInt64(getenv, "ENGRAM_TEXT_INDEX_LIMIT", engine.DefaultTextIndexLimit),
+		"most `memories` one user may have for full-text search to use the in-memory index; above it the store's index serves; 0 always uses the store's (env ENGRAM_TEXT_INDEX_LIMIT)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -118,6 +123,12 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	case *f.maxConcurrent < 0 || *f.maxConcurrent > 1<<20:
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--max-concurrent (env ENGRAM_MAX_CONCURRENT) must be a number of requests up to 1048576, 0 for no limit")
 	}
+	switch {
+	case *f.textIndexMB < 0 || *f.textIndexMB > 1<<30:
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--text-index-mb (env ENGRAM_TEXT_INDEX_MB) must be a number of megabytes up to 1073741824, 0 for no bound")
+	case *f.textIndexLimit < 0 || *f.textIndexLimit > math.MaxInt32:
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--text-index-limit (env ENGRAM_TEXT_INDEX_LIMIT) must be a number of memories up to 2147483647, 0 to use the store's index always")
+	}
 	if *f.workers < 0 || *f.workers > 256 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--workers (env ENGRAM_WORKERS) must be a number from 0 to 256")
 	}
@@ -156,12 +167,21 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 }
 
 // tuneEngine sets the engine options the flags give: its background
-// workers and their lease (checked by options).
+// workers and their lease, its saved indexes, its resource quota and the
+// bounds of its text indexes (checked by options).
 func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.Workers = int(*f.workers)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 	o.IndexDir = f.indexPath
 	o.ResourceQuota = *f.resourceQuota
+	o.TextIndexBytes = *f.textIndexMB << 20
+	if *f.textIndexMB == 0 {
+		o.TextIndexBytes = -1 // no bound
+	}
+	o.TextIndexLimit = int(*f.textIndexLimit)
+	if *f.textIndexLimit == 0 {
+		o.TextIndexLimit = -1 // the store's index always
+	}
 }
 
 // resolveIndexDir picks the directory of the saved vector indexes:

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/engramhq/engram/engine"
+)
+
+// TestServeTextIndexFlags: --text-index-mb and --text-index-limit (and
+// their variables) reach the engine's options, 0 meaning no bound and the
+// store's index always; left out, the engine's defaults apply.
+func TestServeTextIndexFlags(t *testing.T) {
+	for _, c := range []struct {
+		env   map[string]string
+		args  []string
+		bytes int64
+		limit int
+	}{
+		{nil, nil, engine.DefaultTextIndexBytes, engine.DefaultTextIndexLimit},
+		{nil, []string{"--text-index-mb", "64", "--text-index-limit", "5000"}, 64 << 20, 5000},
+		{map[string]string{"ENGRAM_TEXT_INDEX_MB": "0", "ENGRAM_TEXT_INDEX_LIMIT": "0"}, nil, -1, -1},
+	} {
+		var f serveFlags
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f.register(fs, func(k string) string { return c.env[k] })
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		var o engine.Options
+		f.tuneEngine(&o)
+		if o.TextIndexBytes != c.bytes || o.TextIndexLimit != c.limit {
+			t.Errorf("%v %v: TextIndexBytes %d, TextIndexLimit %d; want %d, %d", c.env, c.args, o.TextIndexBytes, o.TextIndexLimit, c.bytes, c.limit)
+		}
+	}
+}
