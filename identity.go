@@ -430,3 +430,34 @@ type IdentityService interface {
 	// IdentityHistory returns the history of an identity or a person.
 	IdentityHistory(ctx context.Context, s Scope, id string) ([]IdentityEvent, error)
 }
+
+// Subjects returns every id ev names: its identities, observations and
+// person.
+func (ev *IdentityEvent) Subjects() []string {
+	out := append(append([]string{}, ev.Identities...), ev.Observations...)
+	if ev.PersonID != "" {
+		out = append(out, ev.PersonID)
+	}
+	return out
+}
+
+// Validate returns an EINVALID error naming the first bad field of ev.
+func (ev *IdentityEvent) Validate() error {
+	if err := validateOwner("identity event", ev.Namespace); err != nil {
+		return err
+	}
+	if !ValidID(ev.ID) {
+		return Errorf(EINVALID, "identity event: id %q is not a valid id", ev.ID)
+	}
+	switch ev.Op {
+	case IdentityCreate, IdentityMerge, IdentitySplit, IdentityLink, IdentityUnlink, IdentityDelete:
+	default:
+		return Errorf(EINVALID, "identity event: op %q is not an identity operation", ev.Op)
+	}
+	for _, id := range ev.Subjects() {
+		if !ValidID(id) {
+			return Errorf(EINVALID, "identity event: %q is not a valid id", id)
+		}
+	}
+	return checkText("identity event: actor", ev.Actor, MaxShortBytes)
+}
