@@ -205,11 +205,25 @@ func testIdentitySearch(t *testing.T, open Open) {
 		slices.Sort(out)
 		return out
 	}
-	if got := found(scA, "What did Alicia do?"); len(got) != 0 {
+	if got := found(scA, "What did Alicia Gómez do?"); len(got) != 0 {
 		t.Fatalf("before any link the identity channel found episodes %v", got)
 	}
-	if _, err := e.LinkIdentities(ctx, scA, engram.LinkRequest{Identities: ids, Name: "Alicia"}); err != nil {
+	// A memory cued by her name makes an entity of the graph, which the
+	// link names as the person's.
+	if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{
+		{Value: "Alicia Gómez fährt gern Kajak.", Cues: []string{"Alicia Gómez"}}}}); err != nil {
 		t.Fatal(err)
+	}
+	ents, err := e.ListEntities(ctx, scA, engram.EntityFilter{Prefix: "alicia"})
+	if err != nil || len(ents.Entities) == 0 {
+		t.Fatalf("no entity for Alicia Gómez: %+v, %v", ents, err)
+	}
+	p, err := e.LinkIdentities(ctx, scA, engram.LinkRequest{Identities: ids, Name: "Alicia Gómez"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.EntityID != ents.Entities[0].ID {
+		t.Errorf("the person's entity is %q, want %s (%s)", p.EntityID, ents.Entities[0].ID, ents.Entities[0].Name)
 	}
 	for _, alias := range []string{"Ali", "Licha", "爱丽丝"} {
 		if _, err := e.LinkIdentities(ctx, scA, engram.LinkRequest{Identities: ids[:1], Name: alias}); err != nil {
@@ -218,7 +232,7 @@ func testIdentitySearch(t *testing.T, open Open) {
 	}
 	want := slices.Clone(seen)
 	slices.Sort(want)
-	for _, q := range []string{"What did Alicia do?", "Was hat Ali gemacht?", "¿Qué hizo Licha ayer?", "爱丽丝", "alicia"} {
+	for _, q := range []string{"What did Alicia Gómez do?", "Was hat Ali gemacht?", "¿Qué hizo Licha ayer?", "爱丽丝", "alicia gomez"} {
 		if got := found(scA, q); !slices.Equal(got, want) {
 			t.Errorf("%q found the episodes %v, want %v", q, got, want)
 		}
