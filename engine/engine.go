@@ -231,14 +231,15 @@ func (e *Engine) setUpJobs(ctx context.Context, opts Options) error {
 }
 
 // register sets up the retrieval channels: dense first (the full-text
-// query leaves out the names of the speakers it found), then full text and
-// time, then extra. It gives an extra channel that the configuration does
+// query leaves out the names of the speakers it found), then full text,
+// time and identities (which finds nothing until a person is linked), then
+// extra. It gives an extra channel that the configuration does
 // not weigh weight 1.
 func (e *Engine) register(extra []retrieval.Channel) {
 	if e.vec != nil {
 		e.channels = append(e.channels, dense{e.vec})
 	}
-	e.channels = append(e.channels, retrieval.BM25{}, retrieval.Temporal{})
+	e.channels = append(e.channels, retrieval.BM25{}, retrieval.Temporal{}, retrieval.Identity{})
 	e.retrieval.Weights = maps.Clone(e.retrieval.Weights)
 	if e.retrieval.Weights == nil {
 		e.retrieval.Weights = map[string]float64{}

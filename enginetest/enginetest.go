@@ -83,6 +83,8 @@ func Run(t *testing.T, open Open) {
 		{"ResourceIsolation", testResourceIsolation},
 		{"ResourceAbandoned", testResourceAbandoned},
 		{"GraphChannel", testGraphChannel},
+		{"Identities", testIdentities},
+		{"IdentitySearch", testIdentitySearch},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

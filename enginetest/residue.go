@@ -144,6 +144,7 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 
 	hard, purged, kept := marker(t), marker(t), marker(t)
 	noForm := false
+	var identityIDs []string
 	write := func(ns engram.Namespace, m string) (memID, epID string, resIDs []string) {
 		t.Helper()
 		eps, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Form: &noForm, Episodes: []engram.EpisodeInput{
@@ -162,6 +163,10 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		v := "Der Wert ist jetzt " + m + " 新的"
 		if _, err := e.UpdateMemory(ctx, engram.Scope{Org: ns.Org, Project: ns.Project, User: ns.User}, ms[0].ID, engram.MemoryPatch{Value: &v, Reason: "corrected " + m}); err != nil {
 			t.Fatal(err)
+		}
+		ids := addResidueIdentity(t, e, ns, m, eps.Episodes[0].ID)
+		if m == hard {
+			identityIDs = ids
 		}
 		return ms[0].ID, eps.Episodes[0].ID, addResidueResource(t, e, ns, m)
 	}
@@ -187,6 +192,10 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		}
 	}
 	deletedVecs := embedded(t, hard, purged)
+	deletedObs := [][]byte{residueEmbedding(hard), residueEmbedding(purged)}
+	if len(grepAny(t, scan(), deletedObs)) == 0 || len(grepAny(t, scan(), [][]byte{residueEmbedding(kept)})) == 0 {
+		t.Fatalf("an observation's embedding is in no file before the delete: the scan cannot see identities")
+	}
 
 	// Each marker's cue is also an entity's name: the graph must go too.
 	for _, c := range []struct {
@@ -213,6 +222,11 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}
 	if err := e.DeleteEpisode(ctx, scA, epID); err != nil {
 		t.Fatal(err)
+	}
+	for _, id := range identityIDs {
+		if err := e.DeleteIdentity(ctx, scA, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := e.DeleteScope(ctx, scB); err != nil {
 		t.Fatal(err)
@@ -243,6 +257,9 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}
 	if len(grep(t, annFiles(), keptID)) == 0 {
 		t.Errorf("the memory not deleted is in no file: the scan of the index files went blind")
+	}
+	if hits := grepAny(t, files2, deletedObs); len(hits) > 0 {
+		t.Errorf("a deleted observation's embedding is still in %s", strings.Join(hits, ", "))
 	}
 	for what, m := range map[string]string{"hard-deleted": hard, "purged": purged} {
 		if hits := grep(t, files2, m); len(hits) > 0 {
@@ -294,4 +311,40 @@ func addResidueResource(t *testing.T, e *engine.Engine, ns engram.Namespace, m s
 		t.Fatalf("blob resource = %+v", b)
 	}
 	return []string{r.ID, b.ID}
+}
+
+// residueEmbedding returns the stored bytes (little-endian float32) of
+// the embedding addResidueIdentity observes for marker m: 16 values
+// made from its letters, no two markers alike.
+func residueEmbedding(m string) []byte {
+	var b []byte
+	for _, x := range residueVector(m) {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
+func residueVector(m string) []float32 {
+	v := make([]float32, 16)
+	for i := range v {
+		v[i] = float32(m[2+i]-'a'+1) / 7
+	}
+	return v
+}
+
+// addResidueIdentity observes a face in episode ep of ns, with an
+// embedding made from marker m, and links it to a person named after m;
+// it returns the identities made.
+func addResidueIdentity(t *testing.T, e *engine.Engine, ns engram.Namespace, m, ep string) []string {
+	t.Helper()
+	res, err := e.AddObservations(ctx, engram.AddObservationsRequest{Namespace: ns, Observations: []engram.ObservationInput{
+		{Modality: "face", Embedding: residueVector(m), EpisodeID: ep}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Observations[0].IdentityID
+	if _, err := e.LinkIdentities(ctx, engram.ScopeOf(ns), engram.LinkRequest{Identities: []string{id}, Name: "Person " + m}); err != nil {
+		t.Fatal(err)
+	}
+	return []string{id}
 }

@@ -309,3 +309,61 @@ func (f *fakeService) OpenResource(ctx context.Context, s engram.Scope, id strin
 func (f *fakeService) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
 	return f.record(ctx, "DeleteResource", s, id, nil)
 }
+
+func (f *fakeService) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
+	if err := f.record(ctx, "AddObservations", engram.ScopeOf(req.Namespace), "", req); err != nil {
+		return nil, err
+	}
+	return &engram.AddObservationsResult{Observations: []engram.Observation{}}, nil
+}
+
+func (f *fakeService) ListIdentities(ctx context.Context, s engram.Scope, fl engram.IdentityFilter) ([]engram.Identity, error) {
+	return []engram.Identity{}, f.record(ctx, "ListIdentities", s, "", fl)
+}
+
+func (f *fakeService) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
+	if err := f.record(ctx, "GetIdentity", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.IdentityDetail{Identity: engram.Identity{ID: id, Namespace: s.Namespace(), Modality: "face"}}, nil
+}
+
+func (f *fakeService) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
+	return f.record(ctx, "DeleteIdentity", s, id, nil)
+}
+
+func (f *fakeService) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
+	if err := f.record(ctx, "LinkIdentities", s, "", req); err != nil {
+		return nil, err
+	}
+	return &engram.Person{ID: engram.NewID(), Namespace: s.Namespace(), Name: req.Name, Source: engram.PersonAsserted}, nil
+}
+
+func (f *fakeService) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+	if err := f.record(ctx, "UnlinkIdentity", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.Identity{ID: id, Namespace: s.Namespace(), Modality: "face"}, nil
+}
+
+func (f *fakeService) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
+	if err := f.record(ctx, "MergeIdentities", s, req.Into, req); err != nil {
+		return nil, err
+	}
+	return &engram.Identity{ID: req.Into, Namespace: s.Namespace(), Modality: "face"}, nil
+}
+
+func (f *fakeService) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
+	if err := f.record(ctx, "SplitIdentity", s, id, req); err != nil {
+		return nil, err
+	}
+	return &engram.Identity{ID: engram.NewID(), Namespace: s.Namespace(), Modality: "face"}, nil
+}
+
+func (f *fakeService) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+	return []engram.Person{}, f.record(ctx, "ListPersons", s, "", nil)
+}
+
+func (f *fakeService) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+	return []engram.IdentityEvent{}, f.record(ctx, "IdentityHistory", s, id, nil)
+}

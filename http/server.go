@@ -378,6 +378,17 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/entities/{id}/history", params: withScope(), handle: s.handleEntityHistory},
 		{method: "GET", path: "/v1/graph", params: graphParams, handle: s.handleGraph},
 
+		{method: "POST", path: "/v1/observations", body: jsonBody, handle: s.handleAddObservations},
+		{method: "GET", path: "/v1/identities", params: identityList, handle: s.handleListIdentities},
+		{method: "POST", path: "/v1/identities/link", params: withScope(), body: jsonBody, handle: s.handleLinkIdentities},
+		{method: "POST", path: "/v1/identities/merge", params: withScope(), body: jsonBody, handle: s.handleMergeIdentities},
+		{method: "GET", path: "/v1/identities/{id}", params: withScope(), handle: s.handleGetIdentity},
+		{method: "DELETE", path: "/v1/identities/{id}", params: withScope(), handle: s.handleDeleteIdentity},
+		{method: "GET", path: "/v1/identities/{id}/history", params: withScope(), handle: s.handleIdentityHistory},
+		{method: "POST", path: "/v1/identities/{id}/split", params: withScope(), body: jsonBody, handle: s.handleSplitIdentity},
+		{method: "POST", path: "/v1/identities/{id}/unlink", params: withScope(), body: jsonBody, handle: s.handleUnlinkIdentity},
+		{method: "GET", path: "/v1/persons", params: withScope(), handle: s.handleListPersons},
+
 		{method: "POST", path: "/v1/keys", body: jsonBody, role: engram.RoleAdmin, handle: s.handleCreateKey},
 		{method: "GET", path: "/v1/keys", params: keyParams, role: engram.RoleAdmin, handle: s.handleListKeys},
 		{method: "DELETE", path: "/v1/keys/{id}", params: keyParams, role: engram.RoleAdmin, handle: s.handleRevokeKey},

@@ -947,6 +947,9 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 	if c.Resources, err = t.purgeScopeResources(ctx, s); err != nil {
 		return c, err
 	}
+	if err := t.purgeIdentities(ctx, s); err != nil {
+		return c, err
+	}
 	// The memories' mentions and evidence went with them; the entities
 	// and relations they leave without any go too.
 	if err := t.pruneGraph(ctx, s.Org, s.Project, s.User); err != nil {

@@ -78,6 +78,7 @@ func Run(t *testing.T, open Opener) {
 		{"VaultKeys", testVaultKeys},
 		{"Resources", testResources},
 		{"ResourcesPending", testResourcesPending},
+		{"Identities", testIdentities},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
@@ -237,11 +238,12 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.VaultKeyReader](r, need),
 			needErr[engram.Locator](r, need),
 			needErr[engram.ResourceReader](r, need),
+			needErr[engram.IdentityReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
-			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need), needErr[engram.ResourceWriter](tx, need))
+			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need), needErr[engram.ResourceWriter](tx, need), needErr[engram.IdentityWriter](tx, need))
 		})
 	}
 	if err != nil {

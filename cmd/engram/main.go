@@ -88,6 +88,7 @@ func init() {
 		entitiesCommand,
 		vaultCommand,
 		resourcesCommand,
+		identitiesCommand,
 		evalCommand,
 		versionCommand,
 		helpCommand,

@@ -30,6 +30,12 @@ from . import errors
 from ._convert import Model, encode, format_time
 from .errors import EngramError, make_error
 from .models import (
+    AddObservationsResult,
+    Identity,
+    IdentityDetail,
+    IdentityEvent,
+    ObservationInput,
+    Person,
     APIKey,
     AddEpisodesResult,
     AuditEntry,
@@ -715,6 +721,83 @@ class Client:
         """Deletes the resource, its content and its memories; NotFoundError
         when the scope has none."""
         self._call("DELETE", _id_path("/v1/resources/", id), _scope_query(scope))
+
+    # Identities: faces and voices clustered into persistent identities.
+
+    def add_observations(
+        self, namespace: NamespaceLike, observations: Sequence[Union[ObservationInput, Mapping[str, Any]]]
+    ) -> AddObservationsResult:
+        """Stores observations (at most 256), each joining the nearest
+        identity of its modality or starting one. The first observation of
+        a modality declares its dimension; another width later is a
+        BadRequestError naming the field. All or nothing."""
+        body = {"namespace": _namespace(namespace), "observations": [encode(o) for o in observations]}
+        return AddObservationsResult.from_dict(self._call("POST", "/v1/observations", body=body))
+
+    def list_identities(
+        self, scope: ScopeLike, *, modality: Optional[str] = None, person: Optional[str] = None
+    ) -> List[Identity]:
+        """The identities of the scope's user, oldest first; modality and
+        person (a person id) narrow them."""
+        q = _scope_query(scope)
+        _add(q, "modality", modality)
+        _add(q, "person", person)
+        return [Identity.from_dict(i) for i in self._call("GET", "/v1/identities", q).get("identities") or []]
+
+    def get_identity(self, scope: ScopeLike, id: str) -> IdentityDetail:
+        """The identity with its observations and the episodes they were
+        observed in; NotFoundError when the scope has none."""
+        return IdentityDetail.from_dict(self._call("GET", _id_path("/v1/identities/", id), _scope_query(scope)))
+
+    def delete_identity(self, scope: ScopeLike, id: str) -> None:
+        """Deletes the identity and its observations for good."""
+        self._call("DELETE", _id_path("/v1/identities/", id), _scope_query(scope))
+
+    def link_identities(
+        self,
+        scope: ScopeLike,
+        *,
+        identities: Optional[Sequence[str]] = None,
+        name: Optional[str] = None,
+        person_id: Optional[str] = None,
+        source: Optional[str] = None,
+        episode_id: Optional[str] = None,
+    ) -> Person:
+        """Records that identities and a name are one person, asserted by
+        the client (source "client", the default) or stated by an episode
+        (source "episode" with its episode_id)."""
+        body: Dict[str, Any] = {}
+        for k, v in (("identities", list(identities) if identities is not None else None), ("name", name),
+                     ("person_id", person_id), ("source", source), ("episode_id", episode_id)):
+            if v is not None:
+                body[k] = v
+        return Person.from_dict(self._call("POST", "/v1/identities/link", _scope_query(scope), body=body))
+
+    def unlink_identity(self, scope: ScopeLike, id: str) -> Identity:
+        """Takes the identity out of its person."""
+        return Identity.from_dict(self._call("POST", _id_path("/v1/identities/", id, "/unlink"), _scope_query(scope), body={}))
+
+    def merge_identities(self, scope: ScopeLike, into: str, from_: Sequence[str]) -> Identity:
+        """Merges the identities from_ (of into's modality) into into."""
+        body = {"into": into, "from": list(from_)}
+        return Identity.from_dict(self._call("POST", "/v1/identities/merge", _scope_query(scope), body=body))
+
+    def split_identity(self, scope: ScopeLike, id: str, observations: Sequence[str], *, label: Optional[str] = None) -> Identity:
+        """Moves the listed observations (some, not all, of the identity's)
+        to a new identity, which it returns."""
+        body: Dict[str, Any] = {"observations": list(observations)}
+        if label is not None:
+            body["label"] = label
+        return Identity.from_dict(self._call("POST", _id_path("/v1/identities/", id, "/split"), _scope_query(scope), body=body))
+
+    def list_persons(self, scope: ScopeLike) -> List[Person]:
+        """The persons of the scope's user with their identities."""
+        return [Person.from_dict(p) for p in self._call("GET", "/v1/persons", _scope_query(scope)).get("persons") or []]
+
+    def identity_history(self, scope: ScopeLike, id: str) -> List[IdentityEvent]:
+        """The history of an identity, an observation or a person, oldest first."""
+        r = self._call("GET", _id_path("/v1/identities/", id, "/history"), _scope_query(scope))
+        return [IdentityEvent.from_dict(e) for e in r.get("events") or []]
 
     # Transport.
 

@@ -583,3 +583,107 @@ class ResourceCitation(Model):
     page: Optional[int] = None
     headings: Optional[List[str]] = None
     name: Optional[str] = None
+
+
+@dataclass
+class MediaSpan(Model):
+    """Where in an episode's audio or video an observation was made, in
+    milliseconds from its start."""
+
+    start_ms: int
+    end_ms: int
+
+
+@dataclass
+class ObservationInput(Model):
+    """One face or voice seen or heard: an embedding of a modality (a name
+    such as "face" or "voice") from the client's own model."""
+
+    modality: str
+    embedding: List[float]
+    id: Optional[str] = None
+    episode_id: Optional[str] = None
+    span: Optional[MediaSpan] = None
+    at: Optional[Time] = None
+
+
+@dataclass
+class Observation(Model):
+    """A stored observation and the identity it went to."""
+
+    id: str
+    namespace: Namespace
+    modality: str
+    identity_id: str
+    at: str
+    embedding: Optional[List[float]] = None
+    episode_id: Optional[str] = None
+    span: Optional[MediaSpan] = None
+
+
+@dataclass
+class AddObservationsResult(Model):
+    """Where each observation went, in request order, and the identities
+    the batch's merge pass absorbed."""
+
+    observations: List[Observation]
+    merged: Optional[List[str]] = None
+
+
+@dataclass
+class Identity(Model):
+    """A cluster of observations of one modality taken to be one face or
+    one voice; centroid is the mean of their unit embeddings."""
+
+    id: str
+    namespace: Namespace
+    modality: str
+    count: int
+    created_at: str
+    updated_at: str
+    label: Optional[str] = None
+    centroid: Optional[List[float]] = None
+    person_id: Optional[str] = None
+
+
+@dataclass
+class IdentityDetail(Model):
+    """An identity with its observations (newest first) and the episodes
+    they were observed in."""
+
+    identity: Identity
+    observations: List[Observation]
+    episodes: Optional[List[Episode]] = None
+
+
+@dataclass
+class Person(Model):
+    """Identities (a face, a voice) and a name taken to be one person;
+    source is "episode" (stated by episode_id) or "client"."""
+
+    id: str
+    namespace: Namespace
+    source: str
+    created_at: str
+    updated_at: str
+    name: Optional[str] = None
+    aliases: Optional[List[str]] = None
+    entity_id: Optional[str] = None
+    episode_id: Optional[str] = None
+    identities: Optional[List[str]] = None
+
+
+@dataclass
+class IdentityEvent(Model):
+    """One entry of the history of identities and persons (ids only)."""
+
+    id: str
+    namespace: Namespace
+    op: str
+    at: str
+    identities: Optional[List[str]] = None
+    observations: Optional[List[str]] = None
+    person_id: Optional[str] = None
+    source: Optional[str] = None
+    episode_id: Optional[str] = None
+    actor: Optional[str] = None

@@ -641,3 +641,48 @@ class GraphTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class IdentityTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.c = client()
+        self.scope = Scope("acme", "app", user="identities-" + self.id().rsplit(".", 1)[-1])
+
+    def test_observe_link_search_merge_split(self) -> None:
+        ep = self.c.add_episodes(self.scope, [EpisodeInput(content="El barco volcó cerca del muelle.", role="user")]).episodes[0]
+
+        def near(axis: int, k: int) -> List[float]:
+            v = [0.0] * 8
+            v[axis], v[(axis + 1 + k) % 8] = 1.0, 0.1
+            return v
+
+        obs = [ec.ObservationInput(modality="face", embedding=near(0, k), episode_id=ep.id) for k in range(3)]
+        obs += [ec.ObservationInput(modality="face", embedding=near(4, k)) for k in range(2)]
+        res = self.c.add_observations(self.scope, obs)
+        a, b = res.observations[0].identity_id, res.observations[3].identity_id
+        self.assertNotEqual(a, b)
+        self.assertEqual(res.observations[2].identity_id, a)
+        with self.assertRaises(ec.InvalidError) as cm:
+            self.c.add_observations(self.scope, [ec.ObservationInput(modality="face", embedding=[1.0, 2.0])])
+        self.assertIn("observations[0].embedding", str(cm.exception))
+
+        p = self.c.link_identities(self.scope, identities=[a], name="María")
+        self.c.link_identities(self.scope, person_id=p.id, name="Mari")
+        hits = self.c.search(self.scope, "¿Qué le pasó a Mari?", channels=["identity"]).hits
+        self.assertTrue(hits and hits[0].memory.sources == [ep.id], hits)
+        detail = self.c.get_identity(self.scope, a)
+        self.assertEqual(len(detail.observations), 3)
+        self.assertEqual([e.id for e in detail.episodes or []], [ep.id])
+
+        merged = self.c.merge_identities(self.scope, a, [b])
+        self.assertEqual(merged.count, 5)
+        split = self.c.split_identity(self.scope, a, [res.observations[3].id, res.observations[4].id], label="otro")
+        self.assertEqual(split.count, 2)
+        self.assertEqual(self.c.unlink_identity(self.scope, a).person_id or "", "")
+        ops = [e.op for e in self.c.identity_history(self.scope, a)]
+        self.assertEqual(ops, ["create", "link", "merge", "split", "unlink"])
+        self.assertEqual(self.c.list_persons(self.scope), [])
+        self.assertEqual({i.id for i in self.c.list_identities(self.scope, modality="face")}, {a, split.id})
+        self.c.delete_identity(self.scope, split.id)
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_identity(self.scope, split.id)

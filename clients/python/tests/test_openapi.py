@@ -65,6 +65,16 @@ METHODS = {
     "getResource": "get_resource",
     "downloadResource": "download_resource",
     "deleteResource": "delete_resource",
+    "addObservations": "add_observations",
+    "listIdentities": "list_identities",
+    "getIdentity": "get_identity",
+    "deleteIdentity": "delete_identity",
+    "linkIdentities": "link_identities",
+    "unlinkIdentity": "unlink_identity",
+    "mergeIdentities": "merge_identities",
+    "splitIdentity": "split_identity",
+    "listPersons": "list_persons",
+    "identityHistory": "identity_history",
 }
 
 # Schema → dataclass whose fields must hold every property.
@@ -107,6 +117,14 @@ MODELS = {
     "Graph": ec.Graph,
     "Resource": ec.Resource,
     "ResourceCitation": ec.ResourceCitation,
+    "MediaSpan": ec.MediaSpan,
+    "ObservationInput": ec.ObservationInput,
+    "Observation": ec.Observation,
+    "AddObservationsResult": ec.AddObservationsResult,
+    "Identity": ec.Identity,
+    "IdentityDetail": ec.IdentityDetail,
+    "Person": ec.Person,
+    "IdentityEvent": ec.IdentityEvent,
 }
 
 # Fields of the memory the client takes as input: what a server-made

@@ -332,6 +332,63 @@ export class EngramClient {
     await this.#json('DELETE', `/v1/resources/${seg(id)}`, { query: scope }, opts);
   }
 
+  // --- identities: faces and voices clustered into persistent identities ---
+
+  /**
+   * POST /v1/observations: each observation (an embedding of a modality,
+   * from the client's own model) joins the nearest identity or starts one.
+   * The first observation of a modality declares its width; another width
+   * later throws an EngramError (invalid) naming the field, storing nothing.
+   */
+  addObservations(req: BodyOf<'addObservations'>, opts?: CallOptions): Promise<Ok<'addObservations', 201>> {
+    return this.#json('POST', '/v1/observations', { json: req }, opts);
+  }
+
+  /** GET /v1/identities: the identities of the scope's user, oldest first. */
+  listIdentities(query: QueryOf<'listIdentities'>, opts?: CallOptions): Promise<Ok<'listIdentities'>> {
+    return this.#json('GET', '/v1/identities', { query }, opts);
+  }
+
+  /** GET /v1/identities/{id}: the identity with its observations and the episodes they were observed in. */
+  getIdentity(id: string, scope: QueryOf<'getIdentity'>, opts?: CallOptions): Promise<Ok<'getIdentity'>> {
+    return this.#json('GET', `/v1/identities/${seg(id)}`, { query: scope }, opts);
+  }
+
+  /** DELETE /v1/identities/{id}: the identity and its observations, for good. */
+  async deleteIdentity(id: string, scope: QueryOf<'deleteIdentity'>, opts?: CallOptions): Promise<void> {
+    await this.#json('DELETE', `/v1/identities/${seg(id)}`, { query: scope }, opts);
+  }
+
+  /** POST /v1/identities/link: identities (a face, a voice) and a name are one person. */
+  linkIdentities(scope: QueryOf<'linkIdentities'>, req: BodyOf<'linkIdentities'>, opts?: CallOptions): Promise<Ok<'linkIdentities'>> {
+    return this.#json('POST', '/v1/identities/link', { query: scope, json: req }, opts);
+  }
+
+  /** POST /v1/identities/{id}/unlink: takes the identity out of its person. */
+  unlinkIdentity(id: string, scope: QueryOf<'unlinkIdentity'>, opts?: CallOptions): Promise<Ok<'unlinkIdentity'>> {
+    return this.#json('POST', `/v1/identities/${seg(id)}/unlink`, { query: scope, json: {} }, opts);
+  }
+
+  /** POST /v1/identities/merge: merges identities of one modality into one. */
+  mergeIdentities(scope: QueryOf<'mergeIdentities'>, req: BodyOf<'mergeIdentities'>, opts?: CallOptions): Promise<Ok<'mergeIdentities'>> {
+    return this.#json('POST', '/v1/identities/merge', { query: scope, json: req }, opts);
+  }
+
+  /** POST /v1/identities/{id}/split: moves some of its observations to a new identity. */
+  splitIdentity(id: string, scope: QueryOf<'splitIdentity'>, req: BodyOf<'splitIdentity'>, opts?: CallOptions): Promise<Ok<'splitIdentity', 201>> {
+    return this.#json('POST', `/v1/identities/${seg(id)}/split`, { query: scope, json: req }, opts);
+  }
+
+  /** GET /v1/identities/{id}/history: the history of an identity, an observation or a person. */
+  identityHistory(id: string, scope: QueryOf<'identityHistory'>, opts?: CallOptions): Promise<Ok<'identityHistory'>> {
+    return this.#json('GET', `/v1/identities/${seg(id)}/history`, { query: scope }, opts);
+  }
+
+  /** GET /v1/persons: the persons of the scope's user with their identities. */
+  listPersons(query: QueryOf<'listPersons'>, opts?: CallOptions): Promise<Ok<'listPersons'>> {
+    return this.#json('GET', '/v1/persons', { query }, opts);
+  }
+
   // --- scope: export, import, audit, purge ---
 
   /**

@@ -686,6 +686,193 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/observations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a batch of face or voice observations; each joins the nearest identity of its modality or starts one.
+         * @description An observation is an embedding from the client's own model. The first observation of a modality in a user's scope declares the modality's dimension; a later one of another width is 400 naming the field (observations[i].embedding). After the batch, identities whose centroids have come close are merged (merged lists those absorbed). On any error nothing is stored. 503 when the server keeps no identities.
+         */
+        post: operations["addObservations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the identities of the scope's user, oldest first.
+         * @description Identities belong to a tenant's user: a scope's agent and session do not narrow them. 503 when the server keeps no identities.
+         */
+        get: operations["listIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that identities (a face, a voice) and a name are one person.
+         * @description The person is the one named by person_id, else the person of a listed identity, else the one already known by the name, else a new one. A new name becomes its name or an alias; the graph's entity of that name, when there is one, its entity. Source is client (asserted) or episode (stated by episode_id). 503 when the server keeps no identities.
+         */
+        post: operations["linkIdentities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge identities of one modality into one.
+         * @description The observations of every identity of from move to into; the history records the merge. 503 when the server keeps no identities.
+         */
+        post: operations["mergeIdentities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an identity with its observations and the episodes they were observed in.
+         * @description Episodes are those the scope (with its agent and session) can read. 503 when the server keeps no identities.
+         */
+        get: operations["getIdentity"];
+        put?: never;
+        post?: never;
+        /** Delete an identity and its observations for good; a person left with no identity goes too. */
+        delete: operations["deleteIdentity"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an identity, an observation or a person: creations, merges, splits, links, unlinks and deletes, oldest first.
+         * @description Events hold ids only. 503 when the server keeps no identities.
+         */
+        get: operations["identityHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{id}/split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move some of an identity's observations to a new identity.
+         * @description The observations must be the identity's, and not all of them. 503 when the server keeps no identities.
+         */
+        post: operations["splitIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{id}/unlink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take an identity out of its person; a person left with no identity goes. */
+        post: operations["unlinkIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/persons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the persons of the scope's user with their identities. */
+        get: operations["listPersons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1355,6 +1542,125 @@ export interface components {
         };
         EntityVersionsResponse: {
             versions: components["schemas"]["EntityVersion"][];
+        };
+        MediaSpan: {
+            /** Format: int64 */
+            start_ms: number;
+            /** Format: int64 */
+            end_ms: number;
+        };
+        ObservationInput: {
+            /** @description Default a new id. */
+            id?: string;
+            /** @description A name of a-z, 0-9, '-', '_', e.g. face or voice. */
+            modality: string;
+            embedding: number[];
+            /** @description The episode it was observed in. */
+            episode_id?: string;
+            span?: components["schemas"]["MediaSpan"];
+            /**
+             * Format: date-time
+             * @description Default now.
+             */
+            at?: string;
+        };
+        AddObservationsRequest: {
+            namespace: components["schemas"]["Namespace"];
+            observations: components["schemas"]["ObservationInput"][];
+        };
+        Observation: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            modality: string;
+            embedding?: number[];
+            identity_id: string;
+            episode_id?: string;
+            span?: components["schemas"]["MediaSpan"];
+            /** Format: date-time */
+            at: string;
+        };
+        AddObservationsResult: {
+            observations: components["schemas"]["Observation"][];
+            /** @description Identities the batch's merge pass absorbed. */
+            merged?: string[];
+        };
+        Identity: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            modality: string;
+            label?: string;
+            /** @description The mean of its observations' unit embeddings. */
+            centroid?: number[];
+            count: number;
+            person_id?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        IdentityList: {
+            identities: components["schemas"]["Identity"][];
+        };
+        IdentityDetail: {
+            identity: components["schemas"]["Identity"];
+            observations: components["schemas"]["Observation"][];
+            episodes?: components["schemas"]["Episode"][];
+        };
+        Person: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            name?: string;
+            aliases?: string[];
+            /** @description The graph's entity of its name, when there is one. */
+            entity_id?: string;
+            /** @enum {string} */
+            source: "episode" | "client";
+            episode_id?: string;
+            identities?: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PersonList: {
+            persons: components["schemas"]["Person"][];
+        };
+        LinkRequest: {
+            identities?: string[];
+            name?: string;
+            person_id?: string;
+            /**
+             * @description Default client.
+             * @enum {string}
+             */
+            source?: "episode" | "client";
+            episode_id?: string;
+        };
+        IdentityEvent: {
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            /** @enum {string} */
+            op: "create" | "merge" | "split" | "link" | "unlink" | "delete";
+            identities?: string[];
+            observations?: string[];
+            person_id?: string;
+            /** @description episode, client or cluster. */
+            source?: string;
+            episode_id?: string;
+            actor?: string;
+            /** Format: date-time */
+            at: string;
+        };
+        IdentityHistory: {
+            events: components["schemas"]["IdentityEvent"][];
+        };
+        IdentityMergeRequest: {
+            into: string;
+            from: string[];
+        };
+        IdentitySplitRequest: {
+            observations: string[];
+            label?: string;
         };
     };
     responses: {
@@ -3404,6 +3710,456 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ScopeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    addObservations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, recorded in the identity history; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddObservationsRequest"];
+            };
+        };
+        responses: {
+            /** @description Where each observation went. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddObservationsResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listIdentities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+                /** @description Only identities of this modality. */
+                modality?: string;
+                /** @description Only identities linked to this person id. */
+                person?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identities. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    linkIdentities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the identity history; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The person with its identities. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Person"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    mergeIdentities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the identity history; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityMergeRequest"];
+            };
+        };
+        responses: {
+            /** @description The merged identity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getIdentity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteIdentity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the identity history; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    identityHistory: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    splitIdentity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the identity history; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentitySplitRequest"];
+            };
+        };
+        responses: {
+            /** @description The new identity. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    unlinkIdentity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: {
+                /** @description Who makes the change, recorded in the identity history; default api. At most 128 bytes. */
+                "X-Engram-Actor"?: string;
+            };
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** @description Empty, or an empty object. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The identity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPersons: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The persons. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonList"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -209,6 +209,38 @@ describe('EngramClient against engram serve', () => {
     await rejects(c.getResource(r.id, ns), 404, 'not_found');
   });
 
+  test('identities: observe faces, link a name, search by an alias, merge, split, history', async () => {
+    const ns = { org: 'acme', project: 'app', user: 'identities' };
+    const ep = (await c.addEpisodes({ namespace: ns, episodes: [{ role: 'user', content: '我们在湖边划船。' }] })).episodes[0]!;
+    const near = (axis: number, k: number): number[] => {
+      const v = new Array<number>(8).fill(0);
+      v[axis] = 1;
+      v[(axis + 1 + k) % 8] = 0.1;
+      return v;
+    };
+    const obs = [0, 1, 2].map((k) => ({ modality: 'face', embedding: near(0, k), episode_id: ep.id }));
+    obs.push(...[0, 1].map((k) => ({ modality: 'face', embedding: near(4, k), episode_id: ep.id })));
+    const res = await c.addObservations({ namespace: ns, observations: obs });
+    const a = res.observations[0]!.identity_id;
+    const b = res.observations[3]!.identity_id;
+    assert.notEqual(a, b);
+    await rejects(c.addObservations({ namespace: ns, observations: [{ modality: 'face', embedding: [1, 2] }] }), 400, 'invalid', 'observations[0].embedding');
+    const p = await c.linkIdentities(ns, { identities: [a], name: 'Wang Fang' });
+    await c.linkIdentities(ns, { person_id: p.id, name: '小芳' });
+    const hits = (await c.search({ scope: ns, query: '小芳', channels: ['identity'] })).hits;
+    assert.deepEqual(hits[0]?.memory.sources, [ep.id]);
+    assert.equal((await c.getIdentity(a, ns)).observations.length, 3);
+    assert.equal((await c.mergeIdentities(ns, { into: a, from: [b] })).count, 5);
+    const split = await c.splitIdentity(a, ns, { observations: [res.observations[3]!.id, res.observations[4]!.id] });
+    assert.equal(split.count, 2);
+    assert.equal((await c.unlinkIdentity(a, ns)).person_id ?? '', '');
+    assert.deepEqual((await c.identityHistory(a, ns)).events.map((e) => e.op), ['create', 'link', 'merge', 'split', 'unlink']);
+    assert.deepEqual((await c.listPersons(ns)).persons, []);
+    assert.equal((await c.listIdentities({ ...ns, modality: 'face' })).identities.length, 2);
+    await c.deleteIdentity(split.id, ns);
+    await rejects(c.getIdentity(split.id, ns), 404, 'not_found');
+  });
+
   test('export, delete scope, import back', async () => {
     const ns = { org: 'acme', project: 'app', user: 'dora' };
     await c.addEpisodes({ namespace: ns, episodes: [{ role: 'user', content: 'Ich heiße Dora und mag Käsespätzle.' }] });

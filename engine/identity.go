@@ -1,0 +1,770 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/identity"
+)
+
+var _ engram.IdentityService = (*Engine)(nil)
+
+const identityNeed = "keeping face and voice identities"
+
+// SourceCluster is the source of the merges the clustering decides.
+const SourceCluster = "cluster"
+
+// idTx is one identity transaction: the store's reader and writer of
+// identities, the owner's scope and namespace, who acts and when.
+type idTx struct {
+	ctx   context.Context
+	tx    engram.Tx
+	r     engram.IdentityReader
+	w     engram.IdentityWriter
+	s     engram.Scope
+	owner engram.Namespace
+	actor string
+	e     *Engine
+}
+
+// identityUpdate runs fn in one write transaction of the identities of s's
+// user; EINVALID when the store does not keep identities or s is bad.
+func (e *Engine) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *idTx) error) error {
+	s, err := writeScope(engram.IdentityScope(s))
+	if err != nil {
+		return err
+	}
+	return e.store.Update(ctx, func(tx engram.Tx) error {
+		w, err := engram.Need[engram.IdentityWriter](tx, identityNeed)
+		if err != nil {
+			return err
+		}
+		r, err := engram.Need[engram.IdentityReader](tx, identityNeed)
+		if err != nil {
+			return err
+		}
+		return fn(&idTx{ctx: ctx, tx: tx, r: r, w: w, s: s, owner: s.Namespace(), actor: engram.ActorFrom(ctx), e: e})
+	})
+}
+
+// identityView runs fn in a read transaction; r reads identities, rd the
+// rest of the store.
+func (e *Engine) identityView(ctx context.Context, s engram.Scope, fn func(r engram.IdentityReader, rd engram.Reader) error) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return e.store.View(ctx, func(rd engram.Reader) error {
+		r, err := engram.Need[engram.IdentityReader](rd, identityNeed)
+		if err != nil {
+			return err
+		}
+		return fn(r, rd)
+	})
+}
+
+// event appends an event of t's owner to the history.
+func (t *idTx) event(ev engram.IdentityEvent) error {
+	ev.ID, ev.Namespace, ev.Actor, ev.At = engram.NewID(), t.owner, t.actor, t.e.clock()
+	return t.w.InsertIdentityEvent(t.ctx, &ev)
+}
+
+// identity returns the identity id of t's scope; ENOTFOUND names field.
+func (t *idTx) identity(field, id string) (*engram.Identity, error) {
+	i, err := t.r.GetIdentity(t.ctx, t.s, id)
+	if engram.IsNotFound(err) || engram.ErrorCode(err) == engram.EINVALID {
+		return nil, engram.Errorf(engram.ENOTFOUND, "%s: identity %q not found", field, id)
+	}
+	return i, err
+}
+
+// AddObservations implements engram.IdentityService: the batch is
+// checked whole (an embedding whose width is not its modality's declared
+// dim is EINVALID naming it), new modalities are declared by their first
+// observation, each observation joins the nearest identity of its modality
+// under identity.Default or starts one, and a merge pass joins the
+// identities that have come close. All in one transaction.
+func (e *Engine) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
+	if err := checkObservations(req); err != nil {
+		return nil, err
+	}
+	var res *engram.AddObservationsResult
+	err := e.identityUpdate(ctx, engram.ScopeOf(req.Namespace), func(t *idTx) error {
+		if err := t.declare(req.Observations); err != nil {
+			return err
+		}
+		c, err := t.loadClusters(req.Observations)
+		if err != nil {
+			return err
+		}
+		res = &engram.AddObservationsResult{}
+		for _, in := range req.Observations {
+			o, err := c.place(t, in)
+			if err != nil {
+				return err
+			}
+			res.Observations = append(res.Observations, *o)
+		}
+		if res.Merged, err = c.mergePass(t); err != nil {
+			return err
+		}
+		for i := range res.Observations {
+			res.Observations[i].IdentityID = c.resolve(res.Observations[i].IdentityID)
+		}
+		return c.save(t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkObservations checks a batch before anything is read or written.
+func checkObservations(req engram.AddObservationsRequest) error {
+	if err := req.Namespace.Validate(); err != nil {
+		return err
+	}
+	switch n := len(req.Observations); {
+	case n == 0:
+		return engram.Errorf(engram.EINVALID, "observations: at least one is required")
+	case n > engram.MaxObservations:
+		return engram.Errorf(engram.ETOOLARGE, "observations: %d in one request, more than the limit of %d", n, engram.MaxObservations)
+	}
+	dims := map[string]int{}
+	seen := map[string]bool{}
+	for i, o := range req.Observations {
+		field := fmt.Sprintf("observations[%d]", i)
+		if err := engram.ValidModalityName(o.Modality); err != nil {
+			return engram.Errorf(engram.EINVALID, "%s.modality: %s", field, engram.ErrorMessage(err))
+		}
+		if err := engram.CheckEmbedding(field+".embedding", o.Embedding); err != nil {
+			return err
+		}
+		if d, ok := dims[o.Modality]; ok && d != len(o.Embedding) {
+			return engram.Errorf(engram.EINVALID, "%s.embedding: %d values, but an earlier observation of modality %s has %d", field, len(o.Embedding), o.Modality, d)
+		}
+		dims[o.Modality] = len(o.Embedding)
+		if o.ID != "" && (!engram.ValidID(o.ID) || seen[o.ID]) {
+			return engram.Errorf(engram.EINVALID, "%s.id: %q is not a valid id or is given twice", field, o.ID)
+		}
+		seen[o.ID] = true
+		if o.EpisodeID != "" && !engram.ValidID(o.EpisodeID) {
+			return engram.Errorf(engram.EINVALID, "%s.episode_id: %q is not a valid id", field, o.EpisodeID)
+		}
+		if sp := o.Span; sp != nil && (sp.StartMS < 0 || sp.EndMS < sp.StartMS) {
+			return engram.Errorf(engram.EINVALID, "%s.span: %d..%d ms is not a span (0 <= start_ms <= end_ms)", field, sp.StartMS, sp.EndMS)
+		}
+	}
+	return nil
+}
+
+// declare declares the batch's modalities that are not yet, and checks
+// every observation's width against its modality's declared dim.
+func (t *idTx) declare(in []engram.ObservationInput) error {
+	ms, err := t.r.Modalities(t.ctx, t.s)
+	if err != nil {
+		return err
+	}
+	dims := map[string]int{}
+	for _, m := range ms {
+		dims[m.Name] = m.Dim
+	}
+	for i, o := range in {
+		d, ok := dims[o.Modality]
+		if !ok {
+			m := engram.EmbeddingModality{Namespace: t.owner, Name: o.Modality, Dim: len(o.Embedding), CreatedAt: t.e.clock()}
+			if err := t.w.PutModality(t.ctx, &m); err != nil {
+				return err
+			}
+			dims[o.Modality] = m.Dim
+			continue
+		}
+		if d != len(o.Embedding) {
+			return engram.Errorf(engram.EINVALID, "observations[%d].embedding: %d values, but modality %s is declared with %d", i, len(o.Embedding), o.Modality, d)
+		}
+	}
+	return nil
+}
+
+// clusters is the clustering state of one batch: the identities of the
+// batch's modalities, which changed, and which were merged into which.
+type clusters struct {
+	byMod   map[string][]*engram.Identity
+	changed map[string]*engram.Identity
+	created map[string]bool
+	into    map[string]string
+}
+
+// loadClusters reads the identities of the modalities of in.
+func (t *idTx) loadClusters(in []engram.ObservationInput) (*clusters, error) {
+	c := &clusters{byMod: map[string][]*engram.Identity{}, changed: map[string]*engram.Identity{}, created: map[string]bool{}, into: map[string]string{}}
+	for _, o := range in {
+		if _, ok := c.byMod[o.Modality]; ok {
+			continue
+		}
+		ids, err := t.r.ListIdentities(t.ctx, t.s, engram.IdentityFilter{Modality: o.Modality})
+		if err != nil {
+			return nil, err
+		}
+		c.byMod[o.Modality] = []*engram.Identity{}
+		for i := range ids {
+			c.byMod[o.Modality] = append(c.byMod[o.Modality], &ids[i])
+		}
+	}
+	return c, nil
+}
+
+func asClusters(ids []*engram.Identity) []identity.Cluster {
+	out := make([]identity.Cluster, len(ids))
+	for i, x := range ids {
+		out[i] = identity.Cluster{ID: x.ID, Centroid: x.Centroid, Count: x.Count}
+	}
+	return out
+}
+
+// place stores one observation under the identity it joins.
+func (c *clusters) place(t *idTx, in engram.ObservationInput) (*engram.Observation, error) {
+	u := identity.Unit(in.Embedding)
+	ids := c.byMod[in.Modality]
+	j := identity.Default.Place(asClusters(ids), u)
+	now := t.e.clock()
+	if j < 0 {
+		x := &engram.Identity{ID: engram.NewID(), Namespace: t.owner, Modality: in.Modality, CreatedAt: now}
+		ids = append(ids, x)
+		c.byMod[in.Modality] = ids
+		c.created[x.ID] = true
+		j = len(ids) - 1
+	}
+	x := ids[j]
+	cl := identity.Cluster{Centroid: x.Centroid, Count: x.Count}
+	cl.Add(u)
+	x.Centroid, x.Count, x.UpdatedAt = cl.Centroid, cl.Count, now
+	c.changed[x.ID] = x
+	if c.created[x.ID] && x.Count == 1 {
+		// The identity must exist before its first observation is stored.
+		if err := t.w.PutIdentity(t.ctx, x); err != nil {
+			return nil, err
+		}
+	}
+	o := &engram.Observation{ID: in.ID, Namespace: t.owner, Modality: in.Modality, Embedding: in.Embedding, IdentityID: x.ID,
+		EpisodeID: in.EpisodeID, Span: in.Span, At: now}
+	if o.ID == "" {
+		o.ID = engram.NewID()
+	}
+	if in.At != nil {
+		o.At = norm(*in.At)
+	}
+	if err := t.w.InsertObservation(t.ctx, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// mergePass merges the identities of the batch's modalities whose
+// centroids have come within identity.Default.Merge, until none are, and
+// returns the ids merged away.
+func (c *clusters) mergePass(t *idTx) ([]string, error) {
+	var gone []string
+	for mod, ids := range c.byMod {
+		for {
+			ms := identity.Default.Merges(asClusters(ids))
+			if len(ms) == 0 {
+				break
+			}
+			drop := map[int]bool{}
+			for _, m := range ms {
+				if err := t.merge(ids[m.Into], ids[m.From], SourceCluster); err != nil {
+					return nil, err
+				}
+				c.changed[ids[m.Into].ID] = ids[m.Into]
+				delete(c.changed, ids[m.From].ID)
+				c.into[ids[m.From].ID] = ids[m.Into].ID
+				gone = append(gone, ids[m.From].ID)
+				drop[m.From] = true
+			}
+			var kept []*engram.Identity
+			for i, x := range ids {
+				if !drop[i] {
+					kept = append(kept, x)
+				}
+			}
+			ids = kept
+		}
+		c.byMod[mod] = ids
+	}
+	slices.Sort(gone)
+	return gone, nil
+}
+
+// resolve returns the identity id went into after the merge pass.
+func (c *clusters) resolve(id string) string {
+	for {
+		to, ok := c.into[id]
+		if !ok {
+			return id
+		}
+		id = to
+	}
+}
+
+// save stores the changed identities and records the created ones.
+func (c *clusters) save(t *idTx) error {
+	keys := make([]string, 0, len(c.changed))
+	for id := range c.changed {
+		keys = append(keys, id)
+	}
+	slices.Sort(keys)
+	for _, id := range keys {
+		if err := t.w.PutIdentity(t.ctx, c.changed[id]); err != nil {
+			return err
+		}
+		if c.created[id] {
+			if err := t.event(engram.IdentityEvent{Op: engram.IdentityCreate, Identities: []string{id}, Source: SourceCluster}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// merge moves every observation of from into into, folds from's centroid
+// into into's (in memory; the caller stores into), gives into from's
+// person when it has none, deletes from and records the merge.
+func (t *idTx) merge(into, from *engram.Identity, source string) error {
+	for {
+		obs, err := t.r.ListObservations(t.ctx, t.s, engram.ObservationFilter{IdentityIDs: []string{from.ID}})
+		if err != nil {
+			return err
+		}
+		if len(obs) == 0 {
+			break
+		}
+		ids := make([]string, len(obs))
+		for i := range obs {
+			ids[i] = obs[i].ID
+		}
+		if err := t.w.MoveObservations(t.ctx, t.owner, ids, into.ID); err != nil {
+			return err
+		}
+	}
+	cl := identity.Cluster{Centroid: into.Centroid, Count: into.Count}
+	cl.Absorb(identity.Cluster{Centroid: from.Centroid, Count: from.Count})
+	into.Centroid, into.Count, into.UpdatedAt = cl.Centroid, cl.Count, t.e.clock()
+	if into.PersonID == "" {
+		into.PersonID = from.PersonID
+	}
+	if into.Label == "" {
+		into.Label = from.Label
+	}
+	if err := t.w.DeleteIdentity(t.ctx, t.owner, from.ID); err != nil {
+		return err
+	}
+	return t.event(engram.IdentityEvent{Op: engram.IdentityMerge, Identities: []string{into.ID, from.ID}, PersonID: into.PersonID, Source: source})
+}
+
+// ListIdentities implements engram.IdentityService.
+func (e *Engine) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
+	if f.Modality != "" {
+		if err := engram.ValidModalityName(f.Modality); err != nil {
+			return nil, err
+		}
+	}
+	if f.PersonID != "" && !engram.ValidID(f.PersonID) {
+		return nil, engram.Errorf(engram.EINVALID, "person_id %q is not a valid id", f.PersonID)
+	}
+	var out []engram.Identity
+	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) (err error) {
+		out, err = r.ListIdentities(ctx, engram.IdentityScope(s), f)
+		return err
+	})
+	if out == nil {
+		out = []engram.Identity{}
+	}
+	return out, err
+}
+
+// GetIdentity implements engram.IdentityService: the episodes are those of
+// its observations that s (with its agent and session) can read.
+func (e *Engine) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
+	var d *engram.IdentityDetail
+	err := e.identityView(ctx, s, func(r engram.IdentityReader, rd engram.Reader) error {
+		i, err := r.GetIdentity(ctx, engram.IdentityScope(s), id)
+		if err != nil {
+			return err
+		}
+		obs, err := r.ListObservations(ctx, engram.IdentityScope(s), engram.ObservationFilter{IdentityIDs: []string{id}})
+		if err != nil {
+			return err
+		}
+		eps, err := observedEpisodes(ctx, rd, s, obs)
+		if err != nil {
+			return err
+		}
+		d = &engram.IdentityDetail{Identity: *i, Observations: obs, Episodes: eps}
+		return nil
+	})
+	return d, err
+}
+
+// observedEpisodes returns the episodes obs were observed in that s can
+// read, each once.
+func observedEpisodes(ctx context.Context, rd engram.Reader, s engram.Scope, obs []engram.Observation) ([]engram.Episode, error) {
+	var out []engram.Episode
+	seen := map[string]bool{}
+	for _, o := range obs {
+		if o.EpisodeID == "" || seen[o.EpisodeID] {
+			continue
+		}
+		seen[o.EpisodeID] = true
+		ep, err := rd.GetEpisode(ctx, s, o.EpisodeID)
+		if engram.IsNotFound(err) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, *ep)
+	}
+	return out, nil
+}
+
+// DeleteIdentity implements engram.IdentityService: the identity and its
+// observations are removed for good, and its person too when it has no
+// identity left.
+func (e *Engine) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
+	return e.identityUpdate(ctx, s, func(t *idTx) error {
+		i, err := t.identity("id", id)
+		if err != nil {
+			return err
+		}
+		if err := t.w.DeleteIdentity(ctx, t.owner, id); err != nil {
+			return err
+		}
+		if err := t.dropLonelyPerson(i.PersonID); err != nil {
+			return err
+		}
+		return t.event(engram.IdentityEvent{Op: engram.IdentityDelete, Identities: []string{id}, PersonID: i.PersonID, Source: engram.PersonAsserted})
+	})
+}
+
+// dropLonelyPerson deletes person id when no identity links to it.
+func (t *idTx) dropLonelyPerson(id string) error {
+	if id == "" {
+		return nil
+	}
+	left, err := t.r.ListIdentities(t.ctx, t.s, engram.IdentityFilter{PersonID: id})
+	if err != nil || len(left) > 0 {
+		return err
+	}
+	return t.w.DeletePerson(t.ctx, t.owner, id)
+}
+
+// LinkIdentities implements engram.IdentityService. The person is the one
+// named by PersonID, else the person of a listed identity, else the one
+// already known by the name, else a new one; a name it does not have yet
+// becomes its name or an alias, and the graph's entity of that name (when
+// the store keeps the graph) its entity. A person keeps the source it was
+// made with unless an episode states it.
+func (e *Engine) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
+	if req.Source == "" {
+		req.Source = engram.PersonAsserted
+	}
+	if len(req.Identities) == 0 && req.Name == "" {
+		return nil, engram.Errorf(engram.EINVALID, "identities: a link needs identities or a name")
+	}
+	if len(req.Identities) > engram.MaxLimit {
+		return nil, engram.Errorf(engram.ETOOLARGE, "identities: %d, more than the limit of %d", len(req.Identities), engram.MaxLimit)
+	}
+	var p *engram.Person
+	err := e.identityUpdate(ctx, s, func(t *idTx) error {
+		ids, err := t.linked(req.Identities)
+		if err != nil {
+			return err
+		}
+		if req.EpisodeID != "" {
+			if _, err := t.tx.GetEpisode(ctx, s, req.EpisodeID); err != nil {
+				return engram.Errorf(engram.ENOTFOUND, "episode_id: episode %q not found", req.EpisodeID)
+			}
+		}
+		if p, err = t.person(req, ids); err != nil {
+			return err
+		}
+		if err := t.name(p, req.Name); err != nil {
+			return err
+		}
+		// A person keeps the source it was made with, unless an episode
+		// now states what a client only asserted.
+		if p.Source == "" || req.Source == engram.PersonStated {
+			p.Source, p.EpisodeID = req.Source, req.EpisodeID
+		}
+		p.UpdatedAt = e.clock()
+		if err := t.w.PutPerson(ctx, p); err != nil {
+			return err
+		}
+		for _, i := range ids {
+			old := i.PersonID
+			i.PersonID, i.UpdatedAt = p.ID, e.clock()
+			if err := t.w.PutIdentity(ctx, i); err != nil {
+				return err
+			}
+			if old != "" && old != p.ID {
+				if err := t.dropLonelyPerson(old); err != nil {
+					return err
+				}
+			}
+		}
+		if err := t.event(engram.IdentityEvent{Op: engram.IdentityLink, Identities: req.Identities, PersonID: p.ID, Source: req.Source, EpisodeID: req.EpisodeID}); err != nil {
+			return err
+		}
+		return t.fillIdentities(p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// linked reads the identities of a link; ENOTFOUND names the first
+// unknown one.
+func (t *idTx) linked(ids []string) ([]*engram.Identity, error) {
+	var out []*engram.Identity
+	for i, id := range ids {
+		x, err := t.identity(fmt.Sprintf("identities[%d]", i), id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// person returns the person a link goes to (see LinkIdentities).
+func (t *idTx) person(req engram.LinkRequest, ids []*engram.Identity) (*engram.Person, error) {
+	if req.PersonID != "" {
+		p, err := t.r.GetPerson(t.ctx, t.s, req.PersonID)
+		if engram.IsNotFound(err) || engram.ErrorCode(err) == engram.EINVALID {
+			return nil, engram.Errorf(engram.ENOTFOUND, "person_id: person %q not found", req.PersonID)
+		}
+		return p, err
+	}
+	for _, i := range ids {
+		if i.PersonID != "" {
+			if p, err := t.r.GetPerson(t.ctx, t.s, i.PersonID); err == nil {
+				return p, nil
+			} else if !engram.IsNotFound(err) {
+				return nil, err
+			}
+		}
+	}
+	if key := engram.NormalizeName(req.Name); key != "" {
+		ps, err := t.r.ListPersons(t.ctx, t.s)
+		if err != nil {
+			return nil, err
+		}
+		for i := range ps {
+			if slices.Contains(ps[i].Names(), key) {
+				return &ps[i], nil
+			}
+		}
+	}
+	return &engram.Person{ID: engram.NewID(), Namespace: t.owner, CreatedAt: t.e.clock()}, nil
+}
+
+// name gives p the name (or, when it has another, the alias) name and the
+// graph's entity of that name.
+func (t *idTx) name(p *engram.Person, name string) error {
+	key := engram.NormalizeName(name)
+	if key == "" {
+		return nil
+	}
+	switch {
+	case p.Name == "":
+		p.Name = name
+	case !slices.Contains(p.Names(), key):
+		if len(p.Aliases) >= engram.MaxAliases {
+			return engram.Errorf(engram.EINVALID, "name: person %s has %d aliases already, the limit", p.ID, engram.MaxAliases)
+		}
+		p.Aliases = append(p.Aliases, name)
+	}
+	if p.EntityID != "" {
+		return nil
+	}
+	gr, ok := t.tx.(engram.GraphReader)
+	if !ok {
+		return nil
+	}
+	es, err := gr.FindEntities(t.ctx, engram.EntityScope(t.s), p.Names())
+	if err != nil {
+		return err
+	}
+	if len(es) > 0 {
+		slices.SortFunc(es, func(a, b engram.Entity) int { return b.Mentions - a.Mentions })
+		p.EntityID = es[0].ID
+	}
+	return nil
+}
+
+// fillIdentities sets p.Identities from the store.
+func (t *idTx) fillIdentities(p *engram.Person) error {
+	ids, err := t.r.ListIdentities(t.ctx, t.s, engram.IdentityFilter{PersonID: p.ID})
+	p.Identities = nil
+	for _, i := range ids {
+		p.Identities = append(p.Identities, i.ID)
+	}
+	return err
+}
+
+// UnlinkIdentity implements engram.IdentityService; an identity that is
+// not linked is returned as it is. A person left without identities goes.
+func (e *Engine) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+	var i *engram.Identity
+	err := e.identityUpdate(ctx, s, func(t *idTx) (err error) {
+		if i, err = t.identity("id", id); err != nil || i.PersonID == "" {
+			return err
+		}
+		old := i.PersonID
+		i.PersonID, i.UpdatedAt = "", e.clock()
+		if err := t.w.PutIdentity(ctx, i); err != nil {
+			return err
+		}
+		if err := t.dropLonelyPerson(old); err != nil {
+			return err
+		}
+		return t.event(engram.IdentityEvent{Op: engram.IdentityUnlink, Identities: []string{id}, PersonID: old, Source: engram.PersonAsserted})
+	})
+	return i, err
+}
+
+// MergeIdentities implements engram.IdentityService: every identity of
+// From must be of Into's modality.
+func (e *Engine) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
+	if len(req.From) == 0 {
+		return nil, engram.Errorf(engram.EINVALID, "from: at least one identity to merge is required")
+	}
+	var into *engram.Identity
+	err := e.identityUpdate(ctx, s, func(t *idTx) (err error) {
+		if into, err = t.identity("into", req.Into); err != nil {
+			return err
+		}
+		for k, id := range req.From {
+			field := fmt.Sprintf("from[%d]", k)
+			if id == req.Into {
+				return engram.Errorf(engram.EINVALID, "%s: an identity cannot be merged into itself", field)
+			}
+			from, err := t.identity(field, id)
+			if err != nil {
+				return err
+			}
+			if from.Modality != into.Modality {
+				return engram.Errorf(engram.EINVALID, "%s: identity %s is of modality %s, %s of %s", field, id, from.Modality, req.Into, into.Modality)
+			}
+			if err := t.merge(into, from, engram.PersonAsserted); err != nil {
+				return err
+			}
+		}
+		return t.w.PutIdentity(ctx, into)
+	})
+	return into, err
+}
+
+// SplitIdentity implements engram.IdentityService: the listed observations
+// (some, not all, of the identity's) go to a new identity whose centroid
+// is their mean, and the identity's centroid loses them.
+func (e *Engine) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
+	if len(req.Observations) == 0 {
+		return nil, engram.Errorf(engram.EINVALID, "observations: at least one observation to split off is required")
+	}
+	if len(req.Observations) > engram.MaxIdentityMembers {
+		return nil, engram.Errorf(engram.ETOOLARGE, "observations: %d, more than the limit of %d", len(req.Observations), engram.MaxIdentityMembers)
+	}
+	var nu *engram.Identity
+	err := e.identityUpdate(ctx, s, func(t *idTx) error {
+		old, err := t.identity("id", id)
+		if err != nil {
+			return err
+		}
+		obs, err := t.r.ListObservations(ctx, t.s, engram.ObservationFilter{IDs: req.Observations})
+		if err != nil {
+			return err
+		}
+		for k, oid := range req.Observations {
+			if !slices.ContainsFunc(obs, func(o engram.Observation) bool { return o.ID == oid && o.IdentityID == id }) {
+				return engram.Errorf(engram.EINVALID, "observations[%d]: %q is not an observation of identity %s", k, oid, id)
+			}
+		}
+		if len(obs) >= old.Count {
+			return engram.Errorf(engram.EINVALID, "observations: splitting off all %d observations would leave identity %s empty", old.Count, id)
+		}
+		now := e.clock()
+		nu = &engram.Identity{ID: engram.NewID(), Namespace: t.owner, Modality: old.Modality, Label: req.Label, CreatedAt: now, UpdatedAt: now}
+		split(old, nu, obs)
+		old.UpdatedAt = now
+		if err := t.w.PutIdentity(ctx, nu); err != nil {
+			return err
+		}
+		if err := t.w.PutIdentity(ctx, old); err != nil {
+			return err
+		}
+		if err := t.w.MoveObservations(ctx, t.owner, req.Observations, nu.ID); err != nil {
+			return err
+		}
+		return t.event(engram.IdentityEvent{Op: engram.IdentitySplit, Identities: []string{id, nu.ID}, Observations: req.Observations, Source: engram.PersonAsserted})
+	})
+	return nu, err
+}
+
+// split moves the unit embeddings of obs from old's centroid into nu's.
+func split(old, nu *engram.Identity, obs []engram.Observation) {
+	sum := make([]float64, len(old.Centroid))
+	for _, o := range obs {
+		u := identity.Unit(o.Embedding)
+		cl := identity.Cluster{Centroid: nu.Centroid, Count: nu.Count}
+		cl.Add(u)
+		nu.Centroid, nu.Count = cl.Centroid, cl.Count
+		for i := range sum {
+			sum[i] += float64(u[i])
+		}
+	}
+	rest := float64(old.Count - len(obs))
+	for i := range old.Centroid {
+		old.Centroid[i] = float32((float64(old.Centroid[i])*float64(old.Count) - sum[i]) / rest)
+	}
+	old.Count -= len(obs)
+}
+
+// ListPersons implements engram.IdentityService.
+func (e *Engine) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+	out := []engram.Person{}
+	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) error {
+		is := engram.IdentityScope(s)
+		ps, err := r.ListPersons(ctx, is)
+		if err != nil {
+			return err
+		}
+		ids, err := r.ListIdentities(ctx, is, engram.IdentityFilter{})
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			for _, i := range ids {
+				if i.PersonID == p.ID {
+					p.Identities = append(p.Identities, i.ID)
+				}
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// IdentityHistory implements engram.IdentityService.
+func (e *Engine) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+	out := []engram.IdentityEvent{}
+	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) error {
+		evs, err := r.IdentityHistory(ctx, engram.IdentityScope(s), id)
+		out = append(out, evs...)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,334 @@
+package http
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/engramhq/engram"
+)
+
+// identityList is the parameters of GET /v1/identities.
+var identityList = withScope(param{name: "modality"}, param{name: "person"})
+
+// IdentityList is the body of GET /v1/identities.
+type IdentityList struct {
+	Identities []engram.Identity `json:"identities"`
+}
+
+// PersonList is the body of GET /v1/persons.
+type PersonList struct {
+	Persons []engram.Person `json:"persons"`
+}
+
+// IdentityHistory is the body of GET /v1/identities/{id}/history.
+type IdentityHistory struct {
+	Events []engram.IdentityEvent `json:"events"`
+}
+
+// identityService returns the server's service as an
+// engram.IdentityService, or EUNAVAILABLE when it keeps no identities.
+func (s *Server) identityService() (engram.IdentityService, error) {
+	g, ok := s.svc.(engram.IdentityService)
+	if !ok {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no identities")
+	}
+	return g, nil
+}
+
+func (s *Server) handleAddObservations(w http.ResponseWriter, r *http.Request, _ query) error {
+	var req engram.AddObservationsRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	res, err := is.AddObservations(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	res.Observations = nonNil(res.Observations)
+	writeJSON(w, http.StatusCreated, res)
+	return nil
+}
+
+func (s *Server) handleListIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	ids, err := is.ListIdentities(r.Context(), sc, engram.IdentityFilter{Modality: q.str("modality"), PersonID: q.str("person")})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, IdentityList{Identities: nonNil(ids)})
+	return nil
+}
+
+func (s *Server) handleGetIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "identity")
+	if err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	d, err := is.GetIdentity(r.Context(), sc, id)
+	if err != nil {
+		return err
+	}
+	d.Observations, d.Episodes = nonNil(d.Observations), nonNil(d.Episodes)
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+func (s *Server) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "identity")
+	if err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	if err := is.DeleteIdentity(r.Context(), sc, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "identity")
+	if err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	evs, err := is.IdentityHistory(r.Context(), sc, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, IdentityHistory{Events: nonNil(evs)})
+	return nil
+}
+
+func (s *Server) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "identity")
+	if err != nil {
+		return err
+	}
+	var req engram.IdentitySplitRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	nu, err := is.SplitIdentity(r.Context(), sc, id, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, nu)
+	return nil
+}
+
+func (s *Server) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "identity")
+	if err != nil {
+		return err
+	}
+	var none struct{}
+	if err := decodeOptionalBody(r, &none); err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	i, err := is.UnlinkIdentity(r.Context(), sc, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, i)
+	return nil
+}
+
+func (s *Server) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	var req engram.IdentityMergeRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	i, err := is.MergeIdentities(r.Context(), sc, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, i)
+	return nil
+}
+
+func (s *Server) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	var req engram.LinkRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	p, err := is.LinkIdentities(r.Context(), sc, req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+func (s *Server) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	is, err := s.identityService()
+	if err != nil {
+		return err
+	}
+	ps, err := is.ListPersons(r.Context(), sc)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, PersonList{Persons: nonNil(ps)})
+	return nil
+}
+
+var _ engram.IdentityService = (*Client)(nil)
+
+// AddObservations implements engram.IdentityService.
+func (c *Client) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
+	var out engram.AddObservationsResult
+	if err := c.do(ctx, "POST", "/v1/observations", nil, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListIdentities implements engram.IdentityService.
+func (c *Client) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
+	q := scopeValues(s)
+	setString(q, "modality", f.Modality)
+	setString(q, "person", f.PersonID)
+	var out IdentityList
+	if err := c.do(ctx, "GET", "/v1/identities", q, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Identities, nil
+}
+
+// GetIdentity implements engram.IdentityService.
+func (c *Client) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
+	p, err := idPath("/v1/identities/", id, "")
+	if err != nil {
+		return nil, err
+	}
+	var out engram.IdentityDetail
+	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteIdentity implements engram.IdentityService.
+func (c *Client) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
+	p, err := idPath("/v1/identities/", id, "")
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, "DELETE", p, scopeValues(s), nil, nil)
+}
+
+// LinkIdentities implements engram.IdentityService.
+func (c *Client) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
+	var out engram.Person
+	if err := c.do(ctx, "POST", "/v1/identities/link", scopeValues(s), req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// UnlinkIdentity implements engram.IdentityService.
+func (c *Client) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+	p, err := idPath("/v1/identities/", id, "/unlink")
+	if err != nil {
+		return nil, err
+	}
+	var out engram.Identity
+	if err := c.do(ctx, "POST", p, scopeValues(s), struct{}{}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// MergeIdentities implements engram.IdentityService.
+func (c *Client) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
+	var out engram.Identity
+	if err := c.do(ctx, "POST", "/v1/identities/merge", scopeValues(s), req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SplitIdentity implements engram.IdentityService.
+func (c *Client) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
+	p, err := idPath("/v1/identities/", id, "/split")
+	if err != nil {
+		return nil, err
+	}
+	var out engram.Identity
+	if err := c.do(ctx, "POST", p, scopeValues(s), req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ListPersons implements engram.IdentityService.
+func (c *Client) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+	var out PersonList
+	if err := c.do(ctx, "GET", "/v1/persons", scopeValues(s), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Persons, nil
+}
+
+// IdentityHistory implements engram.IdentityService.
+func (c *Client) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+	p, err := idPath("/v1/identities/", id, "/history")
+	if err != nil {
+		return nil, err
+	}
+	var out IdentityHistory
+	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Events, nil
+}

@@ -1,0 +1,254 @@
+package identity_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/engramhq/engram/identity"
+)
+
+// The synthetic fixture: for each of two modalities (face, 128 values;
+// voice, 192) people identities, each a unit centre with its own noise
+// level sigma in [0.3, 1.2] (an observation is the centre plus Gaussian
+// noise of expected length sigma), 8 to 40 observations each, in a
+// shuffled order. As in real embedding models, centres are not
+// orthogonal: each leans towards the modality's common direction, so two
+// people's centres have a cosine similarity of about 0.3 on average. Seeds tuneSeed and heldOutSeed give the tuning and
+// the held-out fixture.
+const (
+	people      = 24
+	tuneSeed    = 1
+	heldOutSeed = 3
+	// seenSeed was the first held-out fixture; the first Default (Merge
+	// 0.6) failed it, which led to the merge margin rule, so it is
+	// reported but no longer counts as held out.
+	seenSeed  = 2
+	batchSize = 32
+)
+
+type obs struct {
+	modality string
+	truth    int // the true identity, unique across modalities
+	vec      []float32
+}
+
+func fixture(seed uint64) []obs {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	var out []obs
+	truth := 0
+	for _, m := range []struct {
+		name string
+		dim  int
+	}{{"face", 128}, {"voice", 192}} {
+		common := make([]float64, m.dim)
+		for i := range common {
+			common[i] = r.NormFloat64()
+		}
+		for p := 0; p < people; p++ {
+			centre := make([]float32, m.dim)
+			for i := range centre {
+				centre[i] = float32(0.65*common[i] + r.NormFloat64())
+			}
+			centre = identity.Unit(centre)
+			sigma := 0.3 + 0.9*r.Float64()
+			n := 8 + r.IntN(33)
+			for k := 0; k < n; k++ {
+				v := make([]float32, m.dim)
+				for i := range v {
+					v[i] = centre[i] + float32(r.NormFloat64()*sigma/math.Sqrt(float64(m.dim)))
+				}
+				out = append(out, obs{modality: m.name, truth: truth, vec: v})
+			}
+			truth++
+		}
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// cluster runs the clustering as the engine does: online assignment per
+// modality, a merge pass (repeated until it finds nothing) after every
+// batch. It returns each observation's cluster.
+func cluster(cfg identity.Config, os []obs) []int {
+	byMod := map[string][]identity.Cluster{}
+	ids := map[string][]int{} // per modality: cluster index → global id
+	next := 0
+	alias := map[int]int{} // merged global id → the id it went into
+	label := make([]int, len(os))
+	resolve := func(id int) int {
+		for {
+			to, ok := alias[id]
+			if !ok {
+				return id
+			}
+			id = to
+		}
+	}
+	for start := 0; start < len(os); start += batchSize {
+		end := min(start+batchSize, len(os))
+		for i := start; i < end; i++ {
+			o := os[i]
+			u := identity.Unit(o.vec)
+			cs := byMod[o.modality]
+			j := cfg.Place(cs, u)
+			if j < 0 {
+				cs = append(cs, identity.Cluster{})
+				ids[o.modality] = append(ids[o.modality], next)
+				next++
+				j = len(cs) - 1
+			}
+			cs[j].Add(u)
+			byMod[o.modality] = cs
+			label[i] = ids[o.modality][j]
+		}
+		for m, cs := range byMod {
+			for {
+				ms := cfg.Merges(cs)
+				if len(ms) == 0 {
+					break
+				}
+				gone := map[int]bool{}
+				for _, mg := range ms {
+					cs[mg.Into].Absorb(cs[mg.From])
+					alias[ids[m][mg.From]] = ids[m][mg.Into]
+					gone[mg.From] = true
+				}
+				var kept []identity.Cluster
+				var keptIDs []int
+				for k := range cs {
+					if !gone[k] {
+						kept, keptIDs = append(kept, cs[k]), append(keptIDs, ids[m][k])
+					}
+				}
+				cs, ids[m] = kept, keptIDs
+			}
+			byMod[m] = cs
+		}
+	}
+	for i := range label {
+		label[i] = resolve(label[i])
+	}
+	return label
+}
+
+type scores struct {
+	purity, precision, recall float64
+	clusters, truths          int
+}
+
+func (s scores) String() string {
+	return fmt.Sprintf("purity %.4f  pairwise precision %.4f recall %.4f  clusters %d (true %d)",
+		s.purity, s.precision, s.recall, s.clusters, s.truths)
+}
+
+// score returns purity (each cluster counted as its majority identity)
+// and pairwise precision and recall (over pairs of observations: same
+// cluster vs same identity).
+func score(os []obs, label []int) scores {
+	counts := map[int]map[int]int{} // cluster → truth → n
+	truths := map[int]int{}
+	for i, o := range os {
+		if counts[label[i]] == nil {
+			counts[label[i]] = map[int]int{}
+		}
+		counts[label[i]][o.truth]++
+		truths[o.truth]++
+	}
+	var majority, tp, predPairs, truePairs float64
+	for _, byTruth := range counts {
+		best, size := 0, 0
+		for _, n := range byTruth {
+			best = max(best, n)
+			size += n
+			tp += float64(n*(n-1)) / 2
+		}
+		majority += float64(best)
+		predPairs += float64(size*(size-1)) / 2
+	}
+	for _, n := range truths {
+		truePairs += float64(n*(n-1)) / 2
+	}
+	return scores{purity: majority / float64(len(os)), precision: tp / predPairs, recall: tp / truePairs,
+		clusters: len(counts), truths: len(truths)}
+}
+
+// TestTune sweeps the thresholds on the tuning fixture and logs each
+// configuration's scores (go test -v -run TestTune ./identity/); Default
+// is the one with the best pairwise recall among those at purity 1 whose
+// Merge keeps the margin of TestMergeMargin. It checks that, within 0.01.
+func TestTune(t *testing.T) {
+	os := fixture(tuneSeed)
+	best, margin := 0.0, closestStrangers(os)+0.2
+	for _, a := range []float64{0.35, 0.4, 0.45, 0.5, 0.55} {
+		for _, m := range []float64{0.6, 0.65, 0.7, 0.75, 1.01} {
+			s := score(os, cluster(identity.Config{Assign: a, Merge: m}, os))
+			if s.purity == 1 && m >= margin {
+				best = max(best, s.recall)
+			}
+			t.Logf("assign %.2f merge %.2f: %v", a, m, s)
+		}
+	}
+	d := score(os, cluster(identity.Default, os))
+	t.Logf("default %+v on the tuning fixture (%d observations): %v", identity.Default, len(os), d)
+	if d.purity < 1 || d.recall < best-0.01 {
+		t.Errorf("Default scores purity %.4f, recall %.4f on the tuning fixture, the best swept recall %.4f: re-tune it", d.purity, d.recall, best)
+	}
+}
+
+// TestHeldOut checks Default on the held-out fixture against the bar of
+// issue 19: purity of at least 0.95. It also asks for pairwise recall of
+// at least 0.9, so that one identity per observation cannot pass.
+func TestHeldOut(t *testing.T) {
+	seen := fixture(seenSeed)
+	t.Logf("default %+v on the seen fixture (%d observations): %v", identity.Default, len(seen), score(seen, cluster(identity.Default, seen)))
+	os := fixture(heldOutSeed)
+	s := score(os, cluster(identity.Default, os))
+	t.Logf("default %+v on the held-out fixture (%d observations): %v", identity.Default, len(os), s)
+	if s.purity < 0.95 {
+		t.Errorf("purity %.4f, want >= 0.95", s.purity)
+	}
+	if s.recall < 0.9 {
+		t.Errorf("pairwise recall %.4f, want >= 0.9", s.recall)
+	}
+}
+
+// closestStrangers returns the highest cosine similarity between the
+// centroids (means of unit embeddings) of two different true identities
+// of one modality: a merge threshold at or below it merges strangers.
+func closestStrangers(os []obs) float64 {
+	sums := map[int][]float32{}
+	mod := map[int]string{}
+	for _, o := range os {
+		u := identity.Unit(o.vec)
+		if sums[o.truth] == nil {
+			sums[o.truth] = make([]float32, len(u))
+		}
+		for i := range u {
+			sums[o.truth][i] += u[i]
+		}
+		mod[o.truth] = o.modality
+	}
+	best := -1.0
+	for a := range sums {
+		for b := range sums {
+			if a < b && mod[a] == mod[b] {
+				best = max(best, identity.Cosine(sums[a], sums[b]))
+			}
+		}
+	}
+	return best
+}
+
+// TestMergeMargin checks that Default.Merge stays at least 0.2 above the
+// closest pair of strangers' centroids on the tuning fixture: merges that
+// join strangers cost purity and are not undone, while a split is undone
+// by a later merge pass or a client's merge.
+func TestMergeMargin(t *testing.T) {
+	c := closestStrangers(fixture(tuneSeed))
+	t.Logf("closest strangers on the tuning fixture: %.4f; on the held-out one: %.4f", c, closestStrangers(fixture(heldOutSeed)))
+	if identity.Default.Merge < c+0.2 {
+		t.Errorf("Default.Merge %.2f is within 0.2 of the closest strangers' similarity %.4f", identity.Default.Merge, c)
+	}
+}
