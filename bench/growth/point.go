@@ -66,21 +66,31 @@ func (p Point) Key() string {
 // batch is how many memories one store transaction writes.
 const batch = 2000
 
-// measure builds one point in a fresh store and measures it. pgURL is the
-// PostgreSQL server to make a throwaway schema in.
-func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
+// corpus is a store filled for one point, with an engine over it whose
+// indexes are built.
+type corpus struct {
+	e       *engine.Engine
+	emb     *hashEmbedder
+	nss     []engram.Namespace
+	g       *gen
+	cleanup func()
+}
+
+// build fills a fresh store for p, searches once in every namespace and
+// waits for the indexes, and returns p with its load and first-search
+// figures. pgURL is the PostgreSQL server to make a throwaway schema in.
+func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 	st, cleanup, err := openStore(ctx, p.Backend, pgURL)
 	if err != nil {
-		return p, err
+		return nil, p, err
 	}
-	defer cleanup()
-	emb := &hashEmbedder{dim: p.Dim}
+	c := &corpus{emb: &hashEmbedder{dim: p.Dim}, g: newGen(99), cleanup: cleanup}
 	var (
 		mu    sync.Mutex
 		autos []*vector.Auto
 	)
-	e, err := engine.New(ctx, st, engine.Options{
-		Embedder: emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
+	c.e, err = engine.New(ctx, st, engine.Options{
+		Embedder: c.emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
 		NewIndex: func(dim int) vector.Index {
 			a := vector.NewAuto(dim, vector.AutoConfig{})
 			mu.Lock()
@@ -90,32 +100,34 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 		},
 	})
 	if err != nil {
-		return p, err
+		cleanup()
+		return nil, p, err
 	}
-	defer e.Close()
+	c.cleanup = func() { c.e.Close(); cleanup() }
 	p.HeapBaseMB = heapMB()
 
-	nss := make([]engram.Namespace, p.Tenants)
-	for i := range nss {
-		nss[i] = engram.Namespace{Org: fmt.Sprintf("org%05d", i), Project: "app", User: "u1"}
+	c.nss = make([]engram.Namespace, p.Tenants)
+	for i := range c.nss {
+		c.nss[i] = engram.Namespace{Org: fmt.Sprintf("org%05d", i), Project: "app", User: "u1"}
 	}
 	start := time.Now()
-	if err := fill(ctx, st, emb, nss, p.PerTenant); err != nil {
-		return p, err
+	if err := fill(ctx, st, c.emb, c.nss, p.PerTenant); err != nil {
+		c.cleanup()
+		return nil, p, err
 	}
 	p.LoadSeconds = time.Since(start).Seconds()
 	fmt.Fprintf(os.Stderr, "growth: %s: loaded %d memories in %.1fs\n", p.Key(), p.Memories, p.LoadSeconds)
 
-	// Ready: the first search of every namespace builds its indexes.
-	g := newGen(99)
+	// The first search of every namespace builds its indexes.
 	start = time.Now()
 	var cold []time.Duration
-	for _, ns := range nss {
-		q := g.query()
-		emb.Precompute([]string{q})
+	for _, ns := range c.nss {
+		q := c.g.query()
+		c.emb.Precompute([]string{q})
 		t := time.Now()
-		if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 10}); err != nil {
-			return p, err
+		if _, err := c.e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 10}); err != nil {
+			c.cleanup()
+			return nil, p, err
 		}
 		cold = append(cold, time.Since(t))
 	}
@@ -124,7 +136,8 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 	mu.Unlock()
 	for _, a := range waitFor {
 		if err := a.Wait(ctx); err != nil {
-			return p, err
+			c.cleanup()
+			return nil, p, err
 		}
 	}
 	p.ReadySeconds = time.Since(start).Seconds()
@@ -134,37 +147,58 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 	if p.Tenants > 1 {
 		p.ColdP50Ms, p.ColdP95Ms = pct(cold, 50), pct(cold, 95)
 	}
+	return c, p, nil
+}
 
-	// Warm searches, each in a namespace picked in turn, with the query
-	// vector made beforehand.
-	qs := make([]string, p.Queries)
+// queries returns n queries with their vectors made.
+func (c *corpus) queries(n int) []string {
+	qs := make([]string, n)
 	for i := range qs {
-		qs[i] = g.query()
+		qs[i] = c.g.query()
 	}
-	emb.Precompute(qs)
+	c.emb.Precompute(qs)
+	return qs
+}
+
+// search runs query i in the namespace whose turn it is and returns how
+// many hits it found.
+func (c *corpus) search(ctx context.Context, i int, q string) (int, error) {
+	res, err := c.e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(c.nss[(i*7919)%len(c.nss)]), Query: q, K: 10})
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Hits), nil
+}
+
+// measure builds one point and times p.Queries warm searches.
+func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
+	c, p, err := build(ctx, p, pgURL)
+	if err != nil {
+		return p, err
+	}
+	defer c.cleanup()
+	qs := c.queries(p.Queries)
 	p.Load = loadavg()
 	cpu0 := cpuTime()
 	lat := make([]time.Duration, 0, len(qs))
 	hits := 0
 	for i, q := range qs {
-		ns := nss[(i*7919)%len(nss)]
 		t := time.Now()
-		res, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 10})
+		n, err := c.search(ctx, i, q)
 		lat = append(lat, time.Since(t))
 		if err != nil {
 			return p, err
 		}
-		hits += len(res.Hits)
+		hits += n
 	}
 	p.CPUMsPerQ = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(qs))
 	p.P50Ms, p.P95Ms, p.P99Ms = pct(lat, 50), pct(lat, 95), pct(lat, 99)
 	p.HitsPerQuery = float64(hits) / float64(len(qs))
-	emb.pre = nil // not part of what the engine holds
+	c.emb.pre = nil // not part of what the engine holds
 	p.HeapInUseMB = heapMB()
 	p.RSSMB, p.PeakRSSMB = procMB("VmRSS:"), procMB("VmHWM:")
 	p.HeapPerMemKB = (p.HeapInUseMB - p.HeapBaseMB) * 1024 / float64(p.Memories)
 	p.Measured = time.Now().UTC().Format(time.RFC3339)
-	runtime.KeepAlive(e)
 	return p, nil
 }
 
