@@ -226,8 +226,8 @@ func writeTable(path string, ps []Point) error {
 	}
 	var t strings.Builder
 	t.WriteString(tableStart + "\n\n")
-	t.WriteString("| backend | memories | search p50 / p95 / p99 (ms) | first search per namespace | heap in use | heap per memory | RSS (peak) | load |\n")
-	t.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	t.WriteString("| backend | memories | search p50 / p95 / p99 (ms) | CPU per search | first search per namespace | heap in use | heap per memory | RSS (peak) | load | load average |\n")
+	t.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, p := range ps {
 		size := fmt.Sprint(p.Memories)
 		if p.Shape == "tenants" {
@@ -237,8 +237,8 @@ func writeTable(path string, ps []Point) error {
 		if p.Shape == "tenants" {
 			first = fmt.Sprintf("%.1f / %.1f ms p50/p95", p.ColdP50Ms, p.ColdP95Ms)
 		}
-		fmt.Fprintf(&t, "| %s | %s | %.2f / %.2f / %.2f | %s | %.0f MiB | %.1f KiB | %.0f (%.0f) MiB | %.0f s |\n",
-			p.Backend, size, p.P50Ms, p.P95Ms, p.P99Ms, first, p.HeapInUseMB, p.HeapPerMemKB, p.RSSMB, p.PeakRSSMB, p.LoadSeconds)
+		fmt.Fprintf(&t, "| %s | %s | %.2f / %.2f / %.2f | %.2f ms | %s | %.0f MiB | %.1f KiB | %.0f (%.0f) MiB | %.0f s | %s |\n",
+			p.Backend, size, p.P50Ms, p.P95Ms, p.P99Ms, p.CPUMsPerQ, first, p.HeapInUseMB, p.HeapPerMemKB, p.RSSMB, p.PeakRSSMB, p.LoadSeconds, p.Load)
 	}
 	t.WriteString("\n")
 	out := append(append(slices.Clone(readme[:i]), t.String()...), readme[j:]...)

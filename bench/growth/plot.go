@@ -22,6 +22,7 @@ type series struct {
 	label  string
 	colour string
 	dashed bool
+	dotted bool
 	xs, ys []float64
 	marker string // "circle" or "diamond"
 }
@@ -32,6 +33,13 @@ type panel struct {
 	lines       []series
 }
 
+// legend explains the styles of both panels.
+var legend = []string{
+	"blue: SQLite; red: PostgreSQL. Circles: one namespace; diamonds: tenants of 100 memories each, at their total.",
+	"Left: solid p50, dashed p95, dotted CPU time per search (what other jobs on the machine do not inflate).",
+	"Right: solid Go heap in use after a collection, dashed resident set of the benchmark process (not PostgreSQL's).",
+}
+
 // plot draws latency (left) and memory (right) against the number of
 // memories: lines for one namespace, diamonds for the many-tenant corpus
 // (placed at its total number of memories).
@@ -40,11 +48,11 @@ func plot(ps []Point) []byte {
 	mem := panel{title: "process memory after the searches", unit: "MiB"}
 	for _, b := range []string{"sqlite", "postgres"} {
 		for _, shape := range []string{"1ns", "tenants"} {
-			var x, p50, p95, heap, rss []float64
+			var x, p50, p95, cpu, heap, rss []float64
 			for _, p := range ps {
 				if p.Backend == b && p.Shape == shape {
 					x = append(x, float64(p.Memories))
-					p50, p95 = append(p50, p.P50Ms), append(p95, p.P95Ms)
+					p50, p95, cpu = append(p50, p.P50Ms), append(p95, p.P95Ms), append(cpu, p.CPUMsPerQ)
 					heap, rss = append(heap, p.HeapInUseMB), append(rss, p.RSSMB)
 				}
 			}
@@ -56,23 +64,24 @@ func plot(ps []Point) []byte {
 				name, marker = b+" (tenants)", "diamond"
 			}
 			c := colours[b]
-			lat.lines = append(lat.lines, series{name + " p50", c, false, x, p50, marker}, series{name + " p95", c, true, x, p95, marker})
-			mem.lines = append(mem.lines, series{name + " heap", c, false, x, heap, marker}, series{name + " RSS", c, true, x, rss, marker})
+			lat.lines = append(lat.lines,
+				series{label: name + " p50", colour: c, xs: x, ys: p50, marker: marker},
+				series{label: name + " p95", colour: c, dashed: true, xs: x, ys: p95, marker: marker},
+				series{label: name + " CPU per search", colour: c, dotted: true, xs: x, ys: cpu, marker: marker})
+			mem.lines = append(mem.lines,
+				series{label: name + " heap", colour: c, xs: x, ys: heap, marker: marker},
+				series{label: name + " RSS", colour: c, dashed: true, xs: x, ys: rss, marker: marker})
 		}
 	}
 	var s strings.Builder
-	w, h := 2*(marginL+panelW)+gap, marginT+panelH+marginB+20*max(len(lat.lines), 1)/2+20
+	w, h := 2*(marginL+panelW)+gap+40, marginT+panelH+marginB+len(legend)*18+10
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", w, h)
 	fmt.Fprintf(&s, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
 	xmin, xmax := bounds(ps, func(p Point) float64 { return float64(p.Memories) })
 	drawPanel(&s, lat, marginL, xmin, xmax)
 	drawPanel(&s, mem, 2*marginL+panelW+gap, xmin, xmax)
-	// Legend under the panels, in two columns: the lines of both panels
-	// come in the same order and style.
-	for i, l := range lat.lines {
-		x, y := marginL+(i%2)*260, marginT+panelH+marginB+(i/2)*20
-		drawSwatch(&s, l, float64(x), float64(y))
-		fmt.Fprintf(&s, `<text x="%d" y="%d">%s</text>`+"\n", x+34, y+4, esc(l.label+" (left), "+mem.lines[i].label+" (right)"))
+	for i, l := range legend {
+		fmt.Fprintf(&s, `<text x="%d" y="%d">%s</text>`+"\n", marginL, marginT+panelH+marginB+i*18, esc(l))
 	}
 	s.WriteString("</svg>\n")
 	return []byte(s.String())
@@ -136,7 +145,7 @@ func drawPanel(s *strings.Builder, p panel, left int, xmin, xmax float64) {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(l.xs[i]), py(l.ys[i])))
 		}
 		if len(pts) > 1 {
-			fmt.Fprintf(s, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), l.colour, dash(l.dashed))
+			fmt.Fprintf(s, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`+"\n", strings.Join(pts, " "), l.colour, dash(l))
 		}
 		for i := range l.xs {
 			drawMarker(s, l, px(l.xs[i]), py(l.ys[i]))
@@ -144,14 +153,9 @@ func drawPanel(s *strings.Builder, p panel, left int, xmin, xmax float64) {
 	}
 }
 
-func drawSwatch(s *strings.Builder, l series, x, y float64) {
-	fmt.Fprintf(s, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="2"%s/>`+"\n", x, y, x+28, y, l.colour, dash(l.dashed))
-	drawMarker(s, l, x+14, y)
-}
-
 func drawMarker(s *strings.Builder, l series, x, y float64) {
 	fill := l.colour
-	if l.dashed {
+	if l.dashed || l.dotted {
 		fill = "white"
 	}
 	if l.marker == "diamond" {
@@ -161,9 +165,12 @@ func drawMarker(s *strings.Builder, l series, x, y float64) {
 	fmt.Fprintf(s, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s" stroke="%s"/>`+"\n", x, y, fill, l.colour)
 }
 
-func dash(d bool) string {
-	if d {
+func dash(l series) string {
+	switch {
+	case l.dashed:
 		return ` stroke-dasharray="6 4"`
+	case l.dotted:
+		return ` stroke-dasharray="2 3"`
 	}
 	return ""
 }
