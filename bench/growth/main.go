@@ -233,6 +233,9 @@ func writeTable(path string, ps []Point) error {
 		if p.Shape == "tenants" {
 			size = fmt.Sprintf("%d tenants × %d", p.Tenants, p.PerTenant)
 		}
+		if p.Note != "" {
+			size += " (" + p.Note + ")"
+		}
 		first := fmt.Sprintf("%.1f s (index ready)", p.ReadySeconds)
 		if p.Shape == "tenants" {
 			first = fmt.Sprintf("%.1f / %.1f ms p50/p95", p.ColdP50Ms, p.ColdP95Ms)

@@ -54,8 +54,9 @@ type Point struct {
 	PeakRSSMB    float64 `json:"peak_rss_mb"`     // the process's high-water mark, loading included
 	HeapPerMemKB float64 `json:"heap_per_mem_kb"` // (HeapInUse - HeapBase) / Memories
 
-	Measured string `json:"measured"` // when, RFC 3339
-	Load     string `json:"load"`     // /proc/loadavg before the searches
+	Measured string `json:"measured"`       // when, RFC 3339
+	Note     string `json:"note,omitempty"` // what a reader must know about this figure, added by hand
+	Load     string `json:"load"`           // /proc/loadavg before the searches
 }
 
 // Key names the point in results.json.
