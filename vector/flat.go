@@ -64,12 +64,18 @@ func (f *Flat) Add(id string, v []float32) error {
 	return nil
 }
 
+// minFlatCap is how many vectors a Flat index makes room for at first.
+const minFlatCap = 32
+
 // grow makes room for at least more vectors. append's growth for big
 // slices is 1.25x, which copies a large index several times over while it
-// is loaded; 1.5x copies it about twice in total.
+// is loaded; 1.5x copies it about twice in total. The first allocation
+// holds minFlatCap vectors: an engine keeps an index per tenant and user,
+// most of them small, and room for 1,024 vectors of 512 dimensions (2 MiB
+// each) made 1,000 tenants of 100 memories hold 2.2 GiB of heap.
 func (f *Flat) grow(more int) {
 	need := len(f.data) + more*f.dim
-	c := max(need, cap(f.data)+cap(f.data)/2, 1024*f.dim)
+	c := max(need, cap(f.data)+cap(f.data)/2, minFlatCap*f.dim)
 	d := make([]float32, len(f.data), c)
 	copy(d, f.data)
 	f.data = d

@@ -111,6 +111,7 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 	}
 	fmt.Printf("server %s (%s, auth on, embedder %s); %d clients with their own keys for %v\n", addr, backend, embedder, clients, duration)
 
+	cpu0 := procCPU(srv.Process.Pid)
 	start := time.Now()
 	deadline := start.Add(duration)
 	var wg sync.WaitGroup
@@ -123,8 +124,9 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := procCPU(srv.Process.Pid) - cpu0
 	lost := verify(hc, base, res)
-	return report(res, lost, elapsed)
+	return report(res, lost, elapsed, cpu)
 }
 
 // drive sends requests for one client until deadline.
@@ -178,7 +180,10 @@ func verify(hc *http.Client, base string, res []*result) int {
 	return lost
 }
 
-func report(res []*result, lost int, elapsed time.Duration) error {
+// report prints what the clients saw, and cpu, the server's processor
+// time during the run: per request it is a cost that other jobs on a
+// shared machine do not inflate, unlike the throughput.
+func report(res []*result, lost int, elapsed, cpu time.Duration) error {
 	all := map[string][]time.Duration{}
 	var errs []string
 	acked := 0
@@ -199,6 +204,9 @@ func report(res []*result, lost int, elapsed time.Duration) error {
 	}
 	n := len(all["add_episodes"]) + len(all["search"])
 	fmt.Printf("throughput=%.1f ops/s (%d requests in %v)\n", float64(n)/elapsed.Seconds(), n, elapsed.Round(time.Millisecond))
+	if cpu > 0 && n > 0 {
+		fmt.Printf("server cpu=%v (%.2f ms per request, %.0f%% of one core)\n", cpu.Round(10*time.Millisecond), float64(cpu.Microseconds())/1000/float64(n), 100*cpu.Seconds()/elapsed.Seconds())
+	}
 	fmt.Printf("errors=%d  acknowledged episodes=%d  lost writes=%d\n", len(errs), acked, lost)
 	for i, e := range errs {
 		if i == 10 {
@@ -253,6 +261,30 @@ func call(hc *http.Client, base, key, method, path string, body, out any, want i
 		return json.Unmarshal(b, out)
 	}
 	return nil
+}
+
+// procCPU returns the user and system time the process pid has used, from
+// /proc (0 where there is none, and for the PostgreSQL server's own work).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold spaces: utime and stime are the 12th and 13th of them, in ticks
+	// of 1/100 s (USER_HZ).
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		var t int64
+		fmt.Sscan(s, &t)
+		ticks += t
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 func freeAddr() (string, error) {

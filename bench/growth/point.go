@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/postgres"
+	"github.com/engramhq/engram/sqlite"
+	"github.com/engramhq/engram/vector"
+)
+
+// Point is one measurement: a backend holding Tenants namespaces of
+// PerTenant memories each, searched Queries times.
+type Point struct {
+	Backend   string `json:"backend"` // sqlite or postgres
+	Shape     string `json:"shape"`   // "1ns" (one namespace) or "tenants"
+	Tenants   int    `json:"tenants"`
+	PerTenant int    `json:"per_tenant"`
+	Memories  int    `json:"memories"` // Tenants × PerTenant
+	Dim       int    `json:"dim"`
+	Queries   int    `json:"queries"`
+
+	LoadSeconds  float64 `json:"load_seconds"`     // writing the memories and their vectors
+	ReadySeconds float64 `json:"ready_seconds"`    // first search of every namespace, until its indexes answer
+	ColdP50Ms    float64 `json:"cold_p50_ms"`      // first searches (tenants shape only)
+	ColdP95Ms    float64 `json:"cold_p95_ms"`      //
+	P50Ms        float64 `json:"p50_ms"`           // warm searches, query vector precomputed
+	P95Ms        float64 `json:"p95_ms"`           //
+	P99Ms        float64 `json:"p99_ms"`           //
+	CPUMsPerQ    float64 `json:"cpu_ms_per_query"` // process CPU time over the timed searches / Queries: what the load of other jobs does not inflate
+	HitsPerQuery float64 `json:"hits_per_query"`   // to show the searches found something
+	Approximate  bool    `json:"approximate"`      // the vector index of the (first) namespace is a graph
+
+	HeapBaseMB   float64 `json:"heap_base_mb"`    // heap in use before loading
+	HeapInUseMB  float64 `json:"heap_in_use_mb"`  // heap in use after the searches, after a GC
+	RSSMB        float64 `json:"rss_mb"`          // resident set after the searches
+	PeakRSSMB    float64 `json:"peak_rss_mb"`     // the process's high-water mark, loading included
+	HeapPerMemKB float64 `json:"heap_per_mem_kb"` // (HeapInUse - HeapBase) / Memories
+
+	Measured string `json:"measured"`       // when, RFC 3339
+	Note     string `json:"note,omitempty"` // what a reader must know about this figure, added by hand
+	Load     string `json:"load"`           // /proc/loadavg before the searches
+}
+
+// Key names the point in results.json.
+func (p Point) Key() string {
+	return fmt.Sprintf("%s/%s/%dx%d", p.Backend, p.Shape, p.Tenants, p.PerTenant)
+}
+
+// batch is how many memories one store transaction writes.
+const batch = 2000
+
+// corpus is a store filled for one point, with an engine over it whose
+// indexes are built.
+type corpus struct {
+	e       *engine.Engine
+	emb     *hashEmbedder
+	nss     []engram.Namespace
+	g       *gen
+	cleanup func()
+}
+
+// build fills a fresh store for p, searches once in every namespace and
+// waits for the indexes, and returns p with its load and first-search
+// figures. pgURL is the PostgreSQL server to make a throwaway schema in.
+func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
+	st, cleanup, err := openStore(ctx, p.Backend, pgURL)
+	if err != nil {
+		return nil, p, err
+	}
+	c := &corpus{emb: &hashEmbedder{dim: p.Dim}, g: newGen(99), cleanup: cleanup}
+	var (
+		mu    sync.Mutex
+		autos []*vector.Auto
+	)
+	c.e, err = engine.New(ctx, st, engine.Options{
+		Embedder: c.emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
+		NewIndex: func(dim int) vector.Index {
+			a := vector.NewAuto(dim, vector.AutoConfig{})
+			mu.Lock()
+			autos = append(autos, a)
+			mu.Unlock()
+			return a
+		},
+	})
+	if err != nil {
+		cleanup()
+		return nil, p, err
+	}
+	c.cleanup = func() { c.e.Close(); cleanup() }
+	p.HeapBaseMB = heapMB()
+
+	c.nss = make([]engram.Namespace, p.Tenants)
+	for i := range c.nss {
+		c.nss[i] = engram.Namespace{Org: fmt.Sprintf("org%05d", i), Project: "app", User: "u1"}
+	}
+	start := time.Now()
+	if err := fill(ctx, st, c.emb, c.nss, p.PerTenant); err != nil {
+		c.cleanup()
+		return nil, p, err
+	}
+	p.LoadSeconds = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "growth: %s: loaded %d memories in %.1fs\n", p.Key(), p.Memories, p.LoadSeconds)
+
+	// The first search of every namespace builds its indexes.
+	start = time.Now()
+	var cold []time.Duration
+	for _, ns := range c.nss {
+		q := c.g.query()
+		c.emb.Precompute([]string{q})
+		t := time.Now()
+		if _, err := c.e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 10}); err != nil {
+			c.cleanup()
+			return nil, p, err
+		}
+		cold = append(cold, time.Since(t))
+	}
+	mu.Lock()
+	waitFor := slices.Clone(autos)
+	mu.Unlock()
+	for _, a := range waitFor {
+		if err := a.Wait(ctx); err != nil {
+			c.cleanup()
+			return nil, p, err
+		}
+	}
+	p.ReadySeconds = time.Since(start).Seconds()
+	if len(waitFor) > 0 {
+		p.Approximate = waitFor[0].Approximate()
+	}
+	if p.Tenants > 1 {
+		p.ColdP50Ms, p.ColdP95Ms = pct(cold, 50), pct(cold, 95)
+	}
+	return c, p, nil
+}
+
+// queries returns n queries with their vectors made.
+func (c *corpus) queries(n int) []string {
+	qs := make([]string, n)
+	for i := range qs {
+		qs[i] = c.g.query()
+	}
+	c.emb.Precompute(qs)
+	return qs
+}
+
+// search runs query i in the namespace whose turn it is and returns how
+// many hits it found.
+func (c *corpus) search(ctx context.Context, i int, q string) (int, error) {
+	res, err := c.e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(c.nss[(i*7919)%len(c.nss)]), Query: q, K: 10})
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Hits), nil
+}
+
+// measure builds one point and times p.Queries warm searches.
+func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
+	c, p, err := build(ctx, p, pgURL)
+	if err != nil {
+		return p, err
+	}
+	defer c.cleanup()
+	qs := c.queries(p.Queries)
+	p.Load = loadavg()
+	cpu0 := cpuTime()
+	lat := make([]time.Duration, 0, len(qs))
+	hits := 0
+	for i, q := range qs {
+		t := time.Now()
+		n, err := c.search(ctx, i, q)
+		lat = append(lat, time.Since(t))
+		if err != nil {
+			return p, err
+		}
+		hits += n
+	}
+	p.CPUMsPerQ = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(qs))
+	p.P50Ms, p.P95Ms, p.P99Ms = pct(lat, 50), pct(lat, 95), pct(lat, 99)
+	p.HitsPerQuery = float64(hits) / float64(len(qs))
+	c.emb.pre = nil // not part of what the engine holds
+	p.HeapInUseMB = heapMB()
+	p.RSSMB, p.PeakRSSMB = procMB("VmRSS:"), procMB("VmHWM:")
+	p.HeapPerMemKB = (p.HeapInUseMB - p.HeapBaseMB) * 1024 / float64(p.Memories)
+	p.Measured = time.Now().UTC().Format(time.RFC3339)
+	return p, nil
+}
+
+// fill writes perNS memories with their two vectors (value and
+// abstraction) into every namespace, batch memories per transaction,
+// straight through the store: the engine's write path (formation,
+// versions, audit) is not what this benchmark measures.
+func fill(ctx context.Context, st engram.Store, emb *hashEmbedder, nss []engram.Namespace, perNS int) error {
+	g := newGen(1)
+	type item struct {
+		m    *engram.Memory
+		vecs []engram.FieldVector
+	}
+	var pending []item
+	flush := func() error {
+		err := st.Update(ctx, func(tx engram.Tx) error {
+			vw, err := engram.Need[engram.VectorWriter](tx, "the growth benchmark")
+			if err != nil {
+				return err
+			}
+			for _, it := range pending {
+				if err := tx.InsertMemory(ctx, it.m); err != nil {
+					return err
+				}
+				if err := vw.PutVectors(ctx, it.m.Namespace, it.m.ID, emb.Name(), it.vecs); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		pending = pending[:0]
+		return err
+	}
+	for _, ns := range nss {
+		for range perNS {
+			m := g.memory(ns)
+			vs, _ := emb.Embed(ctx, []string{m.Value, m.Abstraction})
+			pending = append(pending, item{m, []engram.FieldVector{{Field: engram.FieldValue, Vec: vs[0]}, {Field: engram.FieldAbstraction, Vec: vs[1]}}})
+			if len(pending) == batch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(pending) > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// openStore opens an empty store and returns what removes it.
+func openStore(ctx context.Context, backend, pgURL string) (engram.Store, func(), error) {
+	switch backend {
+	case "sqlite":
+		dir, err := os.MkdirTemp("", "engram-growth-")
+		if err != nil {
+			return nil, nil, err
+		}
+		db, err := sqlite.Open(ctx, filepath.Join(dir, "engram.db"))
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
+	case "postgres":
+		if pgURL == "" {
+			return nil, nil, fmt.Errorf("postgres needs --pg URL or ENGRAM_TEST_POSTGRES_URL (run under scripts/pg.sh)")
+		}
+		schema := "growth_" + strings.ToLower(engram.NewID())
+		admin, err := pgx.Connect(ctx, pgURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+			admin.Close(ctx)
+			return nil, nil, err
+		}
+		drop := func() { _, _ = admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); admin.Close(ctx) }
+		u, err := url.Parse(pgURL)
+		if err != nil {
+			drop()
+			return nil, nil, err
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		db, err := postgres.Open(ctx, u.String(), postgres.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			drop()
+			return nil, nil, err
+		}
+		return db, func() { db.Close(); drop() }, nil
+	}
+	return nil, nil, fmt.Errorf("unknown backend %q (sqlite or postgres)", backend)
+}
+
+func pct(d []time.Duration, p int) float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := max(0, min((len(s)*p+99)/100-1, len(s)-1))
+	return float64(s[i].Microseconds()) / 1000
+}
+
+// heapMB returns the heap in use after a collection, in MiB.
+func heapMB() float64 {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return float64(ms.HeapInuse) / (1 << 20)
+}
+
+// procMB reads a kB line of /proc/self/status (0 where there is none).
+func procMB(field string) float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
+			kb, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// cpuTime returns the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
