@@ -2,6 +2,7 @@ package engram
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,6 +32,9 @@ type Episode struct {
 	OccurredAt time.Time      `json:"occurred_at"` // event time: given by the client, else ReceivedAt
 	ReceivedAt time.Time      `json:"received_at"` // transaction time
 	Metadata   map[string]any `json:"metadata,omitempty"`
+	// Media lists the images, audio and video the episode carries (see
+	// Media); Content still says what happened, e.g. "sent a photo".
+	Media []Media `json:"media,omitempty"`
 }
 
 // Limits on what one request may carry.
@@ -70,6 +74,9 @@ func (e *Episode) Validate() error {
 		return Errorf(EINVALID, "episode: modality %q is not one of text, image, audio, event", e.Modality)
 	}
 	if err := checkTime("episode: occurred_at", e.OccurredAt); err != nil {
+		return err
+	}
+	if err := checkMedia(e.Media); err != nil {
 		return err
 	}
 	return checkMetadata("episode", e.Metadata)
@@ -115,6 +122,18 @@ func checkMetadata(what string, m map[string]any) error {
 	}
 	if len(b) > MaxMetadataBytes {
 		return Errorf(EINVALID, "%s: metadata is %d bytes of JSON, longer than the limit of %d", what, len(b), MaxMetadataBytes)
+	}
+	return nil
+}
+
+func checkMedia(ms []Media) error {
+	if len(ms) > MaxMedia {
+		return Errorf(EINVALID, "episode: media has %d items, more than the limit of %d", len(ms), MaxMedia)
+	}
+	for i := range ms {
+		if err := ms[i].Validate("episode: media[" + strconv.Itoa(i) + "]"); err != nil {
+			return err
+		}
 	}
 	return nil
 }
