@@ -281,6 +281,8 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"Resource":           reflect.TypeFor[engram.Resource](),
 		"ResourcePage":       reflect.TypeFor[engram.ResourcePage](),
 		"ResourceCitation":   reflect.TypeFor[engram.ResourceCitation](),
+		"Media":              reflect.TypeFor[engram.Media](),
+		"TranscriptSegment":  reflect.TypeFor[engram.TranscriptSegment](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {
