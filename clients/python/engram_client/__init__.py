@@ -42,6 +42,9 @@ from .models import (
     KIND_RESOURCE,
     KIND_SEMANTIC,
     KIND_VAULT,
+    MEDIA_AUDIO,
+    MEDIA_IMAGE,
+    MEDIA_VIDEO,
     ROLE_ADMIN,
     ROLE_READ,
     ROLE_WRITE,
@@ -69,6 +72,7 @@ from .models import (
     Hit,
     ImportResult,
     Job,
+    Media,
     Memory,
     MemoryFilter,
     MemoryInput,
@@ -89,6 +93,7 @@ from .models import (
     SupersedeResult,
     Time,
     TimelineEntry,
+    TranscriptSegment,
     Version,
 )
 

@@ -103,6 +103,8 @@ MODELS = {
     "Graph": ec.Graph,
     "Resource": ec.Resource,
     "ResourceCitation": ec.ResourceCitation,
+    "Media": ec.Media,
+    "TranscriptSegment": ec.TranscriptSegment,
 }
 
 # Fields of the memory the client takes as input: what a server-made
