@@ -670,6 +670,8 @@ export interface components {
             /** Format: date-time */
             received_at: string;
             metadata?: components["schemas"]["Metadata"];
+            /** @description Images, audio and video the episode carries: resources of the same tenant, visible in the episode's scope (upload them first with POST /v1/resources). Their captions and transcripts become memories that cite the resource and the span. Media without a caption or transcript are described by the server's model endpoint, when one is configured, in a background job (the add then answers 202 with the job); otherwise they are stored, not formed, and listed in the result's unformed. */
+            media?: components["schemas"]["Media"][];
         };
         EpisodeInput: {
             /** @description Optional client-chosen id. */
@@ -684,6 +686,8 @@ export interface components {
              */
             occurred_at?: string;
             metadata?: components["schemas"]["Metadata"];
+            /** @description Images, audio and video the episode carries: resources of the same tenant, visible in the episode's scope (upload them first with POST /v1/resources). Their captions and transcripts become memories that cite the resource and the span. Media without a caption or transcript are described by the server's model endpoint, when one is configured, in a background job (the add then answers 202 with the job); otherwise they are stored, not formed, and listed in the result's unformed. */
+            media?: components["schemas"]["Media"][];
         };
         AddEpisodesRequest: {
             namespace: components["schemas"]["Namespace"];
@@ -703,6 +707,8 @@ export interface components {
             };
             /** @description The background job that forms the memories, present when the add was asynchronous (memories is then empty). */
             job?: components["schemas"]["Job"];
+            /** @description Media stored without memories, each named by its field (episodes[i].media[j]) with the reason: no caption or transcript came with it and no model endpoint can make one. Absent when none. */
+            unformed?: string[];
         };
         /** @description What engram remembers. On input (POST /v1/memories, supersede) only value is required and server-managed fields (status, times of record, version, access counts) are ignored or must be left zero. */
         Memory: {
@@ -1256,6 +1262,33 @@ export interface components {
             memories: number;
             /** Format: date-time */
             last_activity: string;
+        };
+        /** @description One image, audio or video an episode carries. engram runs no vision or speech model itself. */
+        Media: {
+            /** @description A stored resource of the same tenant, visible in the episode's scope; 400 otherwise. */
+            resource_id: components["schemas"]["ID"];
+            /** @enum {string} */
+            kind: "image" | "audio" | "video";
+            /** @description Seconds from the beginning of an audio or video where the part the episode is about starts; with end, 0 <= start < end. Never for an image. */
+            start?: number;
+            /** @description Seconds from the beginning where the part ends. */
+            end?: number;
+            /** @description What an image or video shows. */
+            caption?: string;
+            /** @description What is said in an audio or video, as plain text. */
+            transcript?: string;
+            /** @description The transcript with times and speakers; each becomes a memory of its own that keeps its speaker and time. */
+            segments?: components["schemas"]["TranscriptSegment"][];
+            /** @description The client's own vector of the media (any model, any dimension), kept with the episode. */
+            embedding?: number[];
+        };
+        TranscriptSegment: {
+            /** @description Seconds from the beginning of the media. */
+            start: number;
+            /** @description Seconds from the beginning; more than start. */
+            end: number;
+            speaker?: string;
+            text: string;
         };
     };
     responses: {
