@@ -119,6 +119,16 @@ type UploadSweeper interface {
 	AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]Resource, error)
 }
 
+// ResourceDumper is the capability of a Reader that lists the resources
+// of every tenant, for copying a store to another (engram migrate-store);
+// never for serving a client.
+type ResourceDumper interface {
+	// DumpResources calls fn for every resource of every tenant whose
+	// upload completed, in byte order of (org, project, id). An error from
+	// fn stops it and is returned as is.
+	DumpResources(ctx context.Context, fn func(Resource) error) error
+}
+
 // ResourceWriter is the capability of a Tx whose store keeps resources.
 type ResourceWriter interface {
 	// InsertResource stores the metadata of a resource whose upload starts

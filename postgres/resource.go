@@ -12,6 +12,7 @@ import (
 
 var (
 	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceDumper = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -234,4 +235,24 @@ func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) 
 		out = append(out, r)
 	}
 	return out, t.mapErr(ctx, "abandoned uploads", rows.Err())
+}
+
+// DumpResources implements engram.ResourceDumper; fn's error is returned
+// as is.
+func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
+	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+` FROM resources r WHERE r.complete ORDER BY r.org COLLATE "C", r.project COLLATE "C", r.id COLLATE "C"`)
+	if err != nil {
+		return t.mapErr(ctx, "dump resources", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return t.mapErr(ctx, "dump resources", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return t.mapErr(ctx, "dump resources", rows.Err())
 }

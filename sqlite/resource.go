@@ -11,6 +11,7 @@ import (
 
 var (
 	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceDumper = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -233,4 +234,24 @@ func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) 
 		out = append(out, r)
 	}
 	return out, mapErr(ctx, "abandoned uploads", rows.Err())
+}
+
+// DumpResources implements engram.ResourceDumper; fn's error is returned
+// as is.
+func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
+	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE complete = 1 ORDER BY org, project, id")
+	if err != nil {
+		return mapErr(ctx, "dump resources", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return mapErr(ctx, "dump resources", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return mapErr(ctx, "dump resources", rows.Err())
 }

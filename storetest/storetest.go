@@ -79,6 +79,7 @@ func Run(t *testing.T, open Opener) {
 		{"VaultKeys", testVaultKeys},
 		{"Resources", testResources},
 		{"ResourcesPending", testResourcesPending},
+		{"ResourcesDump", testResourcesDump},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},
