@@ -76,6 +76,7 @@ func Run(t *testing.T, open Open) {
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
 		{"ResourceLifecycle", testResourceLifecycle},
+		{"ResourceDedupe", testResourceDedupe},
 		{"MediaForms", testMediaForms},
 		{"MediaBadInput", testMediaBadInput},
 		{"MediaUnformed", testMediaUnformed},

@@ -18,6 +18,13 @@ var (
 	mp3Bytes = []byte("ID3\x04 a voice note")
 )
 
+// mediaNS returns alice's namespace and scope and bob's scope in an org
+// of the test's own.
+func mediaNS(org string) (engram.Namespace, engram.Scope, engram.Scope) {
+	return engram.Namespace{Org: org, Project: "p", User: "alice", Session: "s1"},
+		engram.Scope{Org: org, Project: "p", User: "alice"}, engram.Scope{Org: org, Project: "p", User: "bob"}
+}
+
 func addMediaEpisode(t *testing.T, e *engine.Engine, ns engram.Namespace, media ...engram.Media) (*engram.AddEpisodesResult, error) {
 	t.Helper()
 	at := t0
@@ -77,6 +84,7 @@ func toFloat(v any) float64 {
 // and cite the episode, the resource and the span; deleting a resource
 // deletes the memories made from it.
 func testMediaForms(t *testing.T, open Open) {
+	nsA, scA, scB := mediaNS("mediaforms")
 	e := newEngine(t, open, engine.Options{Embedder: &BagEmbedder{}})
 	img := addResource(t, e, nsA, "bike.png", "image/png", pngBytes)
 	voice := addResource(t, e, nsA, "note.mp3", "audio/mpeg", mp3Bytes)
@@ -127,10 +135,12 @@ func testMediaForms(t *testing.T, open Open) {
 // another tenant's resource, with a bad kind or time span, are refused
 // with EINVALID naming the field, and nothing is stored.
 func testMediaBadInput(t *testing.T, open Open) {
+	nsA, scA, _ := mediaNS("mediabad")
+	nsB := engram.Namespace{Org: "mediabad", Project: "p", User: "bob"}
 	e := newEngine(t, open, engine.Options{})
 	mine := addResource(t, e, nsA, "a.mp3", "audio/mpeg", mp3Bytes)
 	bobs := addResource(t, e, nsB, "b.mp3", "audio/mpeg", mp3Bytes)
-	other := addResource(t, e, engram.Namespace{Org: "globex", Project: "p", User: "alice"}, "c.mp3", "audio/mpeg", mp3Bytes)
+	other := addResource(t, e, engram.Namespace{Org: "mediabad2", Project: "p", User: "alice"}, "c.mp3", "audio/mpeg", mp3Bytes)
 	f := func(v float64) *float64 { return &v }
 	for _, c := range []struct {
 		name  string
@@ -164,6 +174,7 @@ func testMediaBadInput(t *testing.T, open Open) {
 // testMediaUnformed: without a model endpoint, media without a caption or
 // transcript are stored and not formed, and the answer says so.
 func testMediaUnformed(t *testing.T, open Open) {
+	nsA, scA, _ := mediaNS("mediaunformed")
 	e := newEngine(t, open, engine.Options{})
 	img := addResource(t, e, nsA, "bike.png", "image/png", pngBytes)
 	res, err := addMediaEpisode(t, e, nsA, engram.Media{ResourceID: img.ID, Kind: engram.MediaImage})
@@ -207,6 +218,7 @@ func testMediaDescribed(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nsA, scA, _ := mediaNS("mediadescribed")
 	c := &clock{t: t0}
 	e := newEngine(t, open, engine.Options{Describer: d, Now: c.now, JobBackoff: time.Minute})
 	img := addResource(t, e, nsA, "bike.png", "image/png", pngBytes)

@@ -153,7 +153,7 @@ func emptiedURL(t testing.TB) string {
 		_, err := p.Exec(context.Background(), "SET lock_timeout = '5s'; TRUNCATE "+name+".episodes, "+name+".memories, "+
 			name+".memory_versions, "+name+".audit, "+name+".memory_vectors, "+name+".change_counters, "+
 			name+".changes, "+name+".meta, "+name+".jobs, "+name+".vault_keys, "+
-			name+".entities, "+name+".entity_keys, "+name+".entity_mentions, "+name+".relations, "+name+".relation_evidence")
+			name+".entities, "+name+".entity_keys, "+name+".entity_mentions, "+name+".relations, "+name+".relation_evidence, "+name+".resources, "+name+".resource_chunks")
 		if err != nil {
 			if !strings.Contains(err.Error(), "does not exist") { // never migrated
 				t.Errorf("empty schema %s: %v", name, err)

@@ -12,6 +12,7 @@ import (
 var (
 	_ engram.UploadSweeper  = (*tx)(nil)
 	_ engram.ResourceDumper = (*tx)(nil)
+	_ engram.ResourceFinder = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -254,4 +255,17 @@ func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) 
 		}
 	}
 	return mapErr(ctx, "dump resources", rows.Err())
+}
+
+// FindResource implements engram.ResourceFinder.
+func (t *tx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
+	r, err := scanResource(t.queryRow(ctx, "SELECT "+resourceCols+` FROM resources WHERE org = ? AND project = ? AND sha256 = ?
+		AND user_id = ? AND agent = ? AND session = ? AND size = ? AND complete = 1 ORDER BY created_at, id LIMIT 1`,
+		n.Org, n.Project, sha256, n.User, n.Agent, n.Session, size))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "no resource with SHA-256 %s", sha256)
+	} else if err != nil {
+		return nil, mapErr(ctx, "find resource", err)
+	}
+	return &r, nil
 }
