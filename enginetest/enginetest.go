@@ -81,6 +81,7 @@ func Run(t *testing.T, open Open) {
 		{"MediaBadInput", testMediaBadInput},
 		{"MediaUnformed", testMediaUnformed},
 		{"MediaDescribed", testMediaDescribed},
+		{"MediaExportImport", testMediaExportImport},
 		{"ResourcePDF", testResourcePDF},
 		{"ResourceQuota", testResourceQuota},
 		{"ResourceIsolation", testResourceIsolation},

@@ -267,3 +267,45 @@ func testMediaDescribed(t *testing.T, open Open) {
 		t.Errorf("requests %v, want %s", paths, want)
 	}
 }
+
+// testMediaExportImport: an export carries an episode's media (references,
+// spans, transcript segments, embedding) and the memories formed from
+// them, and an import into another store gives them back unchanged. The
+// resources' files are not part of an export (engram migrate-store copies
+// them).
+func testMediaExportImport(t *testing.T, open Open) {
+	nsA, scA, _ := mediaNS("mediaexport")
+	src := newEngine(t, open, engine.Options{})
+	voice := addResource(t, src, nsA, "note.mp3", "audio/mpeg", mp3Bytes)
+	start, end := 0.5, 7.0
+	res, err := addMediaEpisode(t, src, nsA, engram.Media{ResourceID: voice.ID, Kind: engram.MediaAudio, Start: &start, End: &end,
+		Embedding: []float32{1, 0.5}, Segments: []engram.TranscriptSegment{
+			{Start: 0.5, End: 3, Speaker: "Jonas", Text: "Der Zug hat zehn Minuten Verspätung."},
+			{Start: 3, End: 7, Speaker: "周敏", Text: "我在站台等你。"},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, recs := exportJSONL(t, src, scA)
+	dst := newEngine(t, open, engine.Options{})
+	if _, err := dst.Import(ctx, scA, decodeJSONL(t, data)); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	got, err := dst.GetEpisode(ctx, scA, res.Episodes[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, y := mustJSON(t, got.Media), mustJSON(t, res.Episodes[0].Media); x != y {
+		t.Errorf("imported media = %s, want %s", x, y)
+	}
+	n := 0
+	for _, r := range recs {
+		if r.Type == engram.RecordMemory && r.Memory.Metadata[engram.MetaResourceID] == voice.ID {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("the export holds %d memories citing the recording, want 2 (one per segment)", n)
+	}
+	checkMediaCite(t, mediaHit(t, dst, scA, "bm25", "站台等你"), res.Episodes[0].ID, voice.ID, "segment", "周敏", 3, 7)
+}
