@@ -11,8 +11,9 @@ import (
 // Modality says what an episode's content is.
 type Modality string
 
-// Modalities. Non-text episodes keep a reference (URI) in Content and may
-// carry a caption or transcript in Metadata.
+// Modalities. An episode about an image, audio or video carries the file
+// as Media (a stored resource with its caption or transcript); Content says
+// what happened.
 const (
 	ModalityText  Modality = "text"
 	ModalityImage Modality = "image"
