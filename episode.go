@@ -2,6 +2,7 @@ package engram
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -10,8 +11,9 @@ import (
 // Modality says what an episode's content is.
 type Modality string
 
-// Modalities. Non-text episodes keep a reference (URI) in Content and may
-// carry a caption or transcript in Metadata.
+// Modalities. An episode about an image, audio or video carries the file
+// as Media (a stored resource with its caption or transcript); Content says
+// what happened.
 const (
 	ModalityText  Modality = "text"
 	ModalityImage Modality = "image"
@@ -31,6 +33,9 @@ type Episode struct {
 	OccurredAt time.Time      `json:"occurred_at"` // event time: given by the client, else ReceivedAt
 	ReceivedAt time.Time      `json:"received_at"` // transaction time
 	Metadata   map[string]any `json:"metadata,omitempty"`
+	// Media lists the images, audio and video the episode carries (see
+	// Media); Content still says what happened, e.g. "sent a photo".
+	Media []Media `json:"media,omitempty"`
 }
 
 // Limits on what one request may carry.
@@ -70,6 +75,9 @@ func (e *Episode) Validate() error {
 		return Errorf(EINVALID, "episode: modality %q is not one of text, image, audio, event", e.Modality)
 	}
 	if err := checkTime("episode: occurred_at", e.OccurredAt); err != nil {
+		return err
+	}
+	if err := checkMedia(e.Media); err != nil {
 		return err
 	}
 	return checkMetadata("episode", e.Metadata)
@@ -115,6 +123,18 @@ func checkMetadata(what string, m map[string]any) error {
 	}
 	if len(b) > MaxMetadataBytes {
 		return Errorf(EINVALID, "%s: metadata is %d bytes of JSON, longer than the limit of %d", what, len(b), MaxMetadataBytes)
+	}
+	return nil
+}
+
+func checkMedia(ms []Media) error {
+	if len(ms) > MaxMedia {
+		return Errorf(EINVALID, "episode: media has %d items, more than the limit of %d", len(ms), MaxMedia)
+	}
+	for i := range ms {
+		if err := ms[i].Validate("episode: media[" + strconv.Itoa(i) + "]"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -119,6 +119,27 @@ type UploadSweeper interface {
 	AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]Resource, error)
 }
 
+// ResourceFinder is the capability of a Reader that finds a resource by
+// its content, so that the same bytes uploaded again into one namespace
+// are kept once (the engine then answers with the stored resource).
+type ResourceFinder interface {
+	// FindResource returns the oldest completed resource whose namespace
+	// is exactly n (not a scope: another user's, agent's or session's
+	// resource is never shared) with that content SHA-256 and size, or
+	// ENOTFOUND.
+	FindResource(ctx context.Context, n Namespace, sha256 string, size int64) (*Resource, error)
+}
+
+// ResourceDumper is the capability of a Reader that lists the resources
+// of every tenant, for copying a store to another (engram migrate-store);
+// never for serving a client.
+type ResourceDumper interface {
+	// DumpResources calls fn for every resource of every tenant whose
+	// upload completed, in byte order of (org, project, id). An error from
+	// fn stops it and is returned as is.
+	DumpResources(ctx context.Context, fn func(Resource) error) error
+}
+
 // ResourceWriter is the capability of a Tx whose store keeps resources.
 type ResourceWriter interface {
 	// InsertResource stores the metadata of a resource whose upload starts

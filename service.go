@@ -73,6 +73,7 @@ type EpisodeInput struct {
 	Modality   Modality       `json:"modality,omitempty"`
 	OccurredAt *time.Time     `json:"occurred_at,omitempty"`
 	Metadata   map[string]any `json:"metadata,omitempty"`
+	Media      []Media        `json:"media,omitempty"` // resources of the same tenant; see Media
 }
 
 // AddEpisodesRequest adds a batch of episodes to one namespace.
@@ -97,6 +98,10 @@ type AddEpisodesResult struct {
 	// Job is the background job that will form the memories, when the
 	// add was asynchronous (Memories is then empty).
 	Job *Job `json:"job,omitempty"`
+	// Unformed lists media stored without memories: they came without a
+	// caption or transcript and no model endpoint is configured to make
+	// one (e.g. "episodes[0].media[1]: no caption; ..."); absent when none.
+	Unformed []string `json:"unformed,omitempty"`
 }
 
 // AddMemoriesRequest adds memories to one namespace, without formation.

@@ -110,6 +110,10 @@ type Options struct {
 	// one tenant may store; an upload that would pass it fails with
 	// ETOOLARGE and keeps nothing. 0 means no quota.
 	ResourceQuota int64
+	// Describer makes captions and transcripts of media that episodes
+	// bring without one, in the background job that forms them (see
+	// engram.Media); nil: such media are stored and not formed.
+	Describer engram.MediaDescriber
 }
 
 // Engine implements engram.Service over an engram.Store.
@@ -135,6 +139,7 @@ type Engine struct {
 	once           sync.Once
 
 	resourceQuota int64 // 0: none
+	describer     engram.MediaDescriber
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
@@ -161,7 +166,8 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault, resourceQuota: opts.ResourceQuota}
+	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault, resourceQuota: opts.ResourceQuota,
+		describer: opts.Describer}
 	if opts.CloseStore {
 		e.closer = store.Close
 	}
@@ -206,12 +212,13 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	return e, nil
 }
 
-// setUpJobs learns, when opts has a use for jobs, whether the store keeps
+// setUpJobs learns, when opts has a use for jobs (workers, asynchronous
+// adds, media to describe), whether the store keeps
 // a job queue, and starts the workers opts asks for. It fails when the
 // store cannot be read.
 func (e *Engine) setUpJobs(ctx context.Context, opts Options) error {
 	e.jobs = newJobRunner(opts)
-	if opts.Workers <= 0 && !opts.AsyncByDefault {
+	if opts.Workers <= 0 && !opts.AsyncByDefault && opts.Describer == nil {
 		return nil
 	}
 	err := e.store.View(ctx, func(r engram.Reader) error {

@@ -192,7 +192,11 @@ func (e *Engine) formJob(ctx context.Context, owner string, j *engram.Job) error
 	}
 	var f formed
 	if len(eps) > 0 {
-		if f, err = e.form(ctx, ns, eps); err != nil {
+		gen, err := e.describeMedia(ctx, eps)
+		if err != nil {
+			return err
+		}
+		if f, err = e.form(ctx, ns, eps, gen); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,9 @@ const resourceNeed = "storing resources"
 // stored one chunk at a time, each chunk in its own short transaction
 // under a resource that reads cannot see yet; the memories of a document
 // and the resource's completion are committed together at the end. On
-// any error the partial upload is removed.
+// any error the partial upload is removed. Content the namespace already
+// holds (the same SHA-256 and size) is kept once: the new upload is
+// removed and the stored resource returned.
 func (e *Engine) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
 	if err := e.newResource(&r); err != nil {
 		return nil, err
@@ -70,12 +72,40 @@ func (e *Engine) fillResource(ctx context.Context, r *engram.Resource, body io.R
 		return err
 	}
 	r.SHA256 = sum
+	if dup, err := e.findDuplicate(ctx, r); err != nil {
+		return err
+	} else if dup != nil {
+		// The same bytes are stored already in this namespace: keep
+		// them once and answer with the stored resource.
+		e.dropResource(ctx, *r)
+		*r = *dup
+		return nil
+	}
 	ms, err := e.resourceMemories(ctx, r)
 	if err != nil {
 		return err
 	}
 	r.Memories = len(ms)
 	return e.completeResource(ctx, r, ms)
+}
+
+// findDuplicate returns the completed resource of r's namespace with r's
+// content, nil when there is none or the store cannot search by content.
+func (e *Engine) findDuplicate(ctx context.Context, r *engram.Resource) (*engram.Resource, error) {
+	var dup *engram.Resource
+	err := e.store.View(ctx, func(tx engram.Reader) error {
+		f, ok := tx.(engram.ResourceFinder)
+		if !ok {
+			return nil
+		}
+		var err error
+		dup, err = f.FindResource(ctx, r.Namespace, r.SHA256, r.Size)
+		if engram.ErrorCode(err) == engram.ENOTFOUND {
+			dup, err = nil, nil
+		}
+		return err
+	})
+	return dup, err
 }
 
 // storeContent copies body into chunks of r and returns the hex SHA-256

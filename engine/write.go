@@ -25,14 +25,24 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	if err != nil {
 		return nil, err
 	}
-	if async, err := e.isAsync(req); err != nil {
+	async, err := e.isAsync(req)
+	if err != nil {
 		return nil, err
-	} else if async {
-		return e.addAsync(ctx, req.Namespace, eps, now)
+	}
+	form := req.Form == nil || *req.Form
+	if form && e.describer != nil && e.hasJobs && len(undescribed(eps)) > 0 {
+		async = true // the model is asked in the background job, never in the request
+	}
+	if async {
+		res, err := e.addAsync(ctx, req.Namespace, eps, now)
+		if res != nil {
+			res.Unformed = e.unformedNotes(eps, true)
+		}
+		return res, err
 	}
 	var f formed
-	if req.Form == nil || *req.Form {
-		if f, err = e.form(ctx, req.Namespace, eps); err != nil {
+	if form {
+		if f, err = e.form(ctx, req.Namespace, eps, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -55,6 +65,9 @@ func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	vb.commit()
 	e.coverage.note(req.Namespace, opMemories(f.ops))
 	res.Decisions = decisions(f.ops)
+	if form {
+		res.Unformed = e.unformedNotes(eps, false)
+	}
 	return res, nil
 }
 
@@ -83,7 +96,7 @@ func newEpisodes(req engram.AddEpisodesRequest, now time.Time) ([]engram.Episode
 		ep := engram.Episode{
 			ID: in.ID, Namespace: req.Namespace, Role: in.Role, Speaker: in.Speaker,
 			Content: in.Content, Modality: in.Modality, OccurredAt: now, ReceivedAt: now,
-			Metadata: in.Metadata,
+			Metadata: in.Metadata, Media: in.Media,
 		}
 		if ep.ID == "" {
 			ep.ID = engram.NewID()
@@ -113,9 +126,11 @@ type formed struct {
 }
 
 // form runs the former over eps: a Consolidator with a read view of the
-// namespace's scope, a Continuer with the turn stored just before them. It
-// fails with the former's or the store's error.
-func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode) (formed, error) {
+// namespace's scope, a Continuer with the turn stored just before them;
+// then over the captions and transcripts of their media (formMedia; gen
+// names those the model made). It fails with the former's or the store's
+// error.
+func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode, gen map[mediaKey]bool) (formed, error) {
 	var f formed
 	var err error
 	switch c := e.former.(type) {
@@ -140,7 +155,9 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 	if err != nil {
 		return f, fmt.Errorf("form memories: %w", err)
 	}
-	return f, nil
+	media, err := e.formMedia(ctx, eps, gen)
+	f.ops = append(f.ops, media...)
+	return f, err
 }
 
 // formView is a former's view of ns's scope: vault memories left out, and
@@ -206,6 +223,9 @@ func (v viewScope) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) (ep
 // formed from them in tx, and returns the memories. An update of the turn
 // before is dropped when that memory changed since it was read.
 func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
+	if err := checkMediaResources(ctx, tx, eps); err != nil {
+		return nil, err
+	}
 	ids := make([]string, len(eps))
 	for i := range eps {
 		if err := tx.InsertEpisode(ctx, &eps[i]); err != nil {

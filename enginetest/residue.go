@@ -168,9 +168,12 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		if m == hard {
 			identityIDs = ids
 		}
-		return ms[0].ID, eps.Episodes[0].ID, addResidueResource(t, e, ns, m)
+		resIDs = addResidueResource(t, e, ns, m)
+		return ms[0].ID, eps.Episodes[0].ID, append(resIDs, addResidueMedia(t, e, ns, m, resIDs[1]))
 	}
 	memID, epID, resIDs := write(nsA, hard)
+	mediaEp := resIDs[2]
+	resIDs = resIDs[:2]
 	purgedID, _, _ := write(nsB, purged)
 	keptNS := engram.Namespace{Org: "acme", Project: "p", User: "carol"}
 	keptID, _, _ := write(keptNS, kept)
@@ -220,8 +223,10 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 			t.Fatal(err)
 		}
 	}
-	if err := e.DeleteEpisode(ctx, scA, epID); err != nil {
-		t.Fatal(err)
+	for _, id := range []string{epID, mediaEp} {
+		if err := e.DeleteEpisode(ctx, scA, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, id := range identityIDs {
 		if err := e.DeleteIdentity(ctx, scA, id); err != nil {
@@ -285,6 +290,29 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	if !found {
 		t.Errorf("the audit log lost the purge itself: %+v", page.Entries)
 	}
+}
+
+// addResidueMedia adds an episode in ns whose media (resource res) carry
+// marker m in a caption, a transcript segment and its speaker, formed into
+// memories that cite res, and returns the episode's id.
+func addResidueMedia(t *testing.T, e *engine.Engine, ns engram.Namespace, m, res string) string {
+	t.Helper()
+	start, end := 0.0, 9.5
+	out, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: []engram.EpisodeInput{{
+		Role: "user", Content: "Media note",
+		Media: []engram.Media{
+			{ResourceID: res, Kind: engram.MediaVideo, Start: &start, End: &end, Caption: "Bild von " + m + " am Strand",
+				Segments: []engram.TranscriptSegment{{Start: 1, End: 2, Speaker: "Sprecher " + m, Text: "Sie sagte " + m + " laut"}}},
+		},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := e.ListMemories(ctx, engram.ScopeOf(ns), engram.MemoryFilter{Metadata: map[string]any{engram.MetaResourceID: res}})
+	if err != nil || len(ms.Memories) != 2 {
+		t.Fatalf("the media made memories %+v (%v), want 2", ms, err)
+	}
+	return out.Episodes[0].ID
 }
 
 // addResidueResource uploads a Markdown resource whose name, source and

@@ -287,3 +287,55 @@ func testResourceAbandoned(t *testing.T, open Open) {
 		t.Errorf("the complete resource after the sweep: %v", err)
 	}
 }
+
+// testResourceDedupe: the same bytes uploaded twice into one namespace are
+// stored once (the second upload answers with the first resource, and the
+// tenant's bytes, counted over all its users, hold them once), while another user's upload of them, or
+// other bytes, are resources of their own; deleting the resource frees
+// the bytes.
+func testResourceDedupe(t *testing.T, open Open) {
+	nsA := engram.Namespace{Org: "resdedupe", Project: "p", User: "alice"}
+	nsB := engram.Namespace{Org: "resdedupe", Project: "p", User: "bob"}
+	scA, scB := engram.ScopeOf(nsA), engram.ScopeOf(nsB)
+	e := newEngine(t, open, engine.Options{})
+	content := []byte("# Notiz\n\nDer Schlüssel liegt unter der Matte.\n\n钥匙在门垫下面。\n")
+	first := addResource(t, e, nsA, "notiz.md", "text/markdown", content)
+	again := addResource(t, e, nsA, "kopie.md", "text/markdown", content)
+	if again.ID != first.ID || again.Name != "notiz.md" || again.Memories != first.Memories {
+		t.Errorf("second upload of the same bytes = %+v, want the first resource %+v", again, first)
+	}
+	used := func() int64 {
+		var n int64
+		if err := e.Store().View(ctx, func(r engram.Reader) error {
+			var err error
+			n, err = r.(engram.ResourceReader).ResourceBytes(ctx, nsA)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if got := used(); got != int64(len(content)) {
+		t.Errorf("the tenant stores %d bytes, want %d (one copy)", got, len(content))
+	}
+	if n := countMemories(t, e, scA); n != first.Memories {
+		t.Errorf("%d memories, want the %d of one copy", n, first.Memories)
+	}
+	bobs := addResource(t, e, nsB, "notiz.md", "text/markdown", content)
+	other := addResource(t, e, nsA, "anders.md", "text/markdown", append(content, '!'))
+	if bobs.ID == first.ID || other.ID == first.ID {
+		t.Errorf("another user's copy or other bytes share the resource: %s %s %s", first.ID, bobs.ID, other.ID)
+	}
+	if got := download(t, e, scA, first.ID); !bytes.Equal(got, content) {
+		t.Errorf("download = %q", got)
+	}
+	if err := e.DeleteResource(ctx, scA, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.GetResource(ctx, scB, bobs.ID); err != nil {
+		t.Errorf("bob's copy after alice's delete: %v", err)
+	}
+	if got, want := used(), int64(2*len(content)+1); got != want {
+		t.Errorf("after the delete the tenant stores %d bytes, want %d (bob's copy and the other bytes)", got, want)
+	}
+}

@@ -297,6 +297,8 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"SplitRequest":           reflect.TypeFor[engram.SplitRequest](),
 		"IdentityEvent":          reflect.TypeFor[engram.IdentityEvent](),
 		"IdentityHistory":        reflect.TypeFor[engramhttp.IdentityHistory](),
+		"Media":                  reflect.TypeFor[engram.Media](),
+		"TranscriptSegment":      reflect.TypeFor[engram.TranscriptSegment](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

@@ -43,9 +43,15 @@ func (c *client) post(ctx context.Context, path string, in, out any) error {
 	if err != nil {
 		return fmt.Errorf("openai: encode request: %w", err)
 	}
+	return c.send(ctx, path, "application/json", body, out)
+}
+
+// send posts body of the given content type to the API path and decodes a
+// 2xx JSON answer into out, retrying as the package comment describes.
+func (c *client) send(ctx context.Context, path, contentType string, body []byte, out any) error {
 	endpoint := c.cfg.BaseURL + path
 	for attempt := 0; ; attempt++ {
-		f := c.attempt(ctx, endpoint, body, out)
+		f := c.attempt(ctx, endpoint, contentType, body, out)
 		if f == nil {
 			return nil
 		}
@@ -78,14 +84,14 @@ func (c *client) post(ctx context.Context, path string, in, out any) error {
 }
 
 // attempt makes one HTTP request; it returns nil when out holds the answer.
-func (c *client) attempt(ctx context.Context, endpoint string, body []byte, out any) *failure {
+func (c *client) attempt(ctx context.Context, endpoint, contentType string, body []byte, out any) *failure {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return &failure{code: engram.EINVALID, reason: fmt.Sprintf("cannot build the request: %v", err)}
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "engram")
 	if c.cfg.APIKey != "" {

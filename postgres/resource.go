@@ -12,6 +12,8 @@ import (
 
 var (
 	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceDumper = (*tx)(nil)
+	_ engram.ResourceFinder = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -234,4 +236,41 @@ func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) 
 		out = append(out, r)
 	}
 	return out, t.mapErr(ctx, "abandoned uploads", rows.Err())
+}
+
+// DumpResources implements engram.ResourceDumper; fn's error is returned
+// as is.
+func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
+	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+` FROM resources r WHERE r.complete ORDER BY r.org COLLATE "C", r.project COLLATE "C", r.id COLLATE "C"`)
+	if err != nil {
+		return t.mapErr(ctx, "dump resources", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return t.mapErr(ctx, "dump resources", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return t.mapErr(ctx, "dump resources", rows.Err())
+}
+
+// FindResource implements engram.ResourceFinder.
+func (t *tx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
+	none := engram.Errorf(engram.ENOTFOUND, "no resource with SHA-256 %s", sha256)
+	if storable("namespace", n.Tenant()+n.User+n.Agent+n.Session+sha256) != nil {
+		return nil, none
+	}
+	r, err := scanResource(t.ptx.QueryRow(ctx, "SELECT "+resourceCols+` FROM resources r WHERE r.tenant = $1 AND r.sha256 = $2
+		AND r.user_id = $3 AND r.agent = $4 AND r.session = $5 AND r.size = $6 AND r.complete ORDER BY r.created_at, r.id LIMIT 1`,
+		n.Tenant(), sha256, n.User, n.Agent, n.Session, size))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, none
+	} else if err != nil {
+		return nil, t.mapErr(ctx, "find resource", err)
+	}
+	return &r, nil
 }

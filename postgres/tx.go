@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -58,7 +59,7 @@ func shortID(id string) string {
 func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
 
 const episodeCols = `e.id, e.org, e.project, e.user_id, e.agent, e.session, e.role, e.speaker,
-	e.content, e.modality, e.occurred_at, e.received_at, e.metadata`
+	e.content, e.modality, e.occurred_at, e.received_at, e.metadata, e.media`
 
 const memoryCols = `m.id, m.org, m.project, m.user_id, m.agent, m.session, m.kind, m.abstraction,
 	m.cues, m.value, m.language, m.confidence, m.importance, m.status, m.valid_from, m.valid_to,
@@ -73,13 +74,13 @@ const auditCols = `a.id, a.org, a.project, a.user_id, a.agent, a.session, a.acto
 
 func scanEpisode(row pgx.Row) (engram.Episode, error) {
 	var (
-		e        engram.Episode
-		modality string
-		md       []byte
+		e         engram.Episode
+		modality  string
+		md, media []byte
 	)
 	n := &e.Namespace
 	if err := row.Scan(&e.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &e.Role, &e.Speaker,
-		&e.Content, &modality, &e.OccurredAt, &e.ReceivedAt, &md); err != nil {
+		&e.Content, &modality, &e.OccurredAt, &e.ReceivedAt, &md, &media); err != nil {
 		return e, err
 	}
 	e.Modality = engram.Modality(modality)
@@ -87,6 +88,11 @@ func scanEpisode(row pgx.Row) (engram.Episode, error) {
 	var err error
 	if e.Metadata, err = storeutil.DecodeMap(md); err != nil {
 		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
+	}
+	if len(media) > 0 {
+		if err := json.Unmarshal(media, &e.Media); err != nil {
+			return e, fmt.Errorf("episode %s media: %w", e.ID, err)
+		}
 	}
 	return e, nil
 }
@@ -676,14 +682,18 @@ func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err != nil {
 		return err
 	}
+	media, err := jsonText("episode: media", e.Media, len(e.Media) == 0)
+	if err != nil {
+		return err
+	}
 	n := e.Namespace
 	// ON CONFLICT DO NOTHING: a duplicate is reported without an error from
 	// the server, which would abort the whole transaction.
 	tag, err := t.ptx.Exec(ctx, `INSERT INTO episodes (tenant, org, project, user_id, agent, session, id,
-		role, speaker, content, modality, occurred_at, received_at, metadata)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING`,
+		role, speaker, content, modality, occurred_at, received_at, metadata, media)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`,
 		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, e.ID, e.Role, e.Speaker, e.Content,
-		string(e.Modality), e.OccurredAt, e.ReceivedAt, md)
+		string(e.Modality), e.OccurredAt, e.ReceivedAt, md, media)
 	if err != nil {
 		return t.mapErr(ctx, "insert episode", err)
 	}

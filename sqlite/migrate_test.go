@@ -42,8 +42,9 @@ func TestMigrationNamespaceTokens(t *testing.T) {
 		`CREATE VIRTUAL TABLE memories_fts USING fts5(value, abstraction, cues,
 			content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2')`,
 		"INSERT INTO memories_fts (rowid, value, abstraction, cues) SELECT rid, value, abstraction, coalesce(cues, '') FROM memories",
-		"DROP TABLE api_keys",             // migration 3
-		"DROP TABLE IF EXISTS vault_keys", // migration 5
+		"DROP TABLE api_keys",                    // migration 3
+		"DROP TABLE IF EXISTS vault_keys",        // migration 5
+		"ALTER TABLE episodes DROP COLUMN media", // migration 11
 		"DELETE FROM schema_migrations WHERE version >= 2",
 	} {
 		if _, err := raw.Exec(q); err != nil {

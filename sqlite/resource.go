@@ -11,6 +11,8 @@ import (
 
 var (
 	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceDumper = (*tx)(nil)
+	_ engram.ResourceFinder = (*tx)(nil)
 	_ engram.ResourceReader = (*tx)(nil)
 	_ engram.ResourceWriter = (*tx)(nil)
 )
@@ -233,4 +235,37 @@ func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) 
 		out = append(out, r)
 	}
 	return out, mapErr(ctx, "abandoned uploads", rows.Err())
+}
+
+// DumpResources implements engram.ResourceDumper; fn's error is returned
+// as is.
+func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
+	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE complete = 1 ORDER BY org, project, id")
+	if err != nil {
+		return mapErr(ctx, "dump resources", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanResource(rows)
+		if err != nil {
+			return mapErr(ctx, "dump resources", err)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return mapErr(ctx, "dump resources", rows.Err())
+}
+
+// FindResource implements engram.ResourceFinder.
+func (t *tx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
+	r, err := scanResource(t.queryRow(ctx, "SELECT "+resourceCols+` FROM resources WHERE org = ? AND project = ? AND sha256 = ?
+		AND user_id = ? AND agent = ? AND session = ? AND size = ? AND complete = 1 ORDER BY created_at, id LIMIT 1`,
+		n.Org, n.Project, sha256, n.User, n.Agent, n.Session, size))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "no resource with SHA-256 %s", sha256)
+	} else if err != nil {
+		return nil, mapErr(ctx, "find resource", err)
+	}
+	return &r, nil
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -14,7 +15,7 @@ import (
 // (writeStatements, readStatements); the rest are built per call.
 
 const episodeCols = `e.id, e.org, e.project, e.user_id, e.agent, e.session, e.role, e.speaker,
-	e.content, e.modality, e.occurred_at, e.received_at, e.metadata`
+	e.content, e.modality, e.occurred_at, e.received_at, e.metadata, e.media`
 
 const memoryCols = `m.id, m.org, m.project, m.user_id, m.agent, m.session, m.kind, m.abstraction,
 	m.cues, m.value, m.language, m.confidence, m.importance, m.status, m.valid_from, m.valid_to,
@@ -29,8 +30,8 @@ const auditCols = `a.id, a.org, a.project, a.user_id, a.agent, a.session, a.acto
 
 const (
 	insertEpisodeSQL = `INSERT INTO episodes (org, project, user_id, agent, session, id, role, speaker,
-		content, modality, occurred_at, received_at, metadata)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		content, modality, occurred_at, received_at, metadata, media)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertEpisodeFTSSQL = `INSERT INTO episodes_fts (rowid, content) VALUES (?, ?)`
 	deleteEpisodeSQL    = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ? RETURNING rid, content`
 	// The index is contentless: a row is removed by giving its indexed text
@@ -176,14 +177,14 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanEpisode(sc scanner) (engram.Episode, error) {
 	var (
-		e        engram.Episode
-		modality string
-		occ, rec int64
-		md       []byte
+		e         engram.Episode
+		modality  string
+		occ, rec  int64
+		md, media []byte
 	)
 	n := &e.Namespace
 	if err := sc.Scan(&e.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &e.Role, &e.Speaker,
-		&e.Content, &modality, &occ, &rec, &md); err != nil {
+		&e.Content, &modality, &occ, &rec, &md, &media); err != nil {
 		return e, err
 	}
 	e.Modality = engram.Modality(modality)
@@ -191,6 +192,11 @@ func scanEpisode(sc scanner) (engram.Episode, error) {
 	var err error
 	if e.Metadata, err = storeutil.DecodeMap(md); err != nil {
 		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
+	}
+	if len(media) > 0 {
+		if err := json.Unmarshal(media, &e.Media); err != nil {
+			return e, fmt.Errorf("episode %s media: %w", e.ID, err)
+		}
 	}
 	return e, nil
 }

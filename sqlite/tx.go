@@ -628,9 +628,13 @@ func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err != nil {
 		return err
 	}
+	media, err := jsonText(e.Media, len(e.Media) == 0)
+	if err != nil {
+		return err
+	}
 	n := e.Namespace
 	res, err := t.exec(ctx, insertEpisodeSQL, n.Org, n.Project, n.User, n.Agent, n.Session, e.ID,
-		e.Role, e.Speaker, e.Content, string(e.Modality), micros(e.OccurredAt), micros(e.ReceivedAt), md)
+		e.Role, e.Speaker, e.Content, string(e.Modality), micros(e.OccurredAt), micros(e.ReceivedAt), md, media)
 	if isConstraint(err) {
 		return engram.Errorf(engram.ECONFLICT, "episode %s already exists", e.ID)
 	} else if err != nil {

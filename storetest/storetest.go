@@ -31,6 +31,7 @@ func Run(t *testing.T, open Opener) {
 		fn   func(*testing.T, Opener)
 	}{
 		{"EpisodeRoundTrip", testEpisodeRoundTrip},
+		{"EpisodeMedia", testEpisodeMedia},
 		{"MemoryRoundTrip", testMemoryRoundTrip},
 		{"GetMemories", testGetMemories},
 		{"VersionRoundTrip", testVersionRoundTrip},
@@ -79,6 +80,7 @@ func Run(t *testing.T, open Opener) {
 		{"Resources", testResources},
 		{"ResourcesPending", testResourcesPending},
 		{"Identities", testIdentities},
+		{"ResourcesDump", testResourcesDump},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
 		{"FilterIDs", testFilterIDs},

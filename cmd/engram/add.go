@@ -24,7 +24,12 @@ memories in the background (engram serve runs it; engram jobs shows it).
 With --memory each VALUE is stored as a memory as given, without
 formation.
 
---role, --speaker, --modality, --occurred-at and --meta describe the TEXT
+--media ID[:KIND[:START-END]] attaches a stored resource (engram resources
+add) to the TEXT episodes as an image, audio or video (the kind defaults to
+the resource's MIME type), with --caption or --transcript giving its text,
+which is formed into memories; media without one are described by the
+server's model endpoint when it has one, else stored and listed as
+unformed. --role, --speaker, --modality, --occurred-at and --meta describe the TEXT
 arguments (with --memory: --kind, --abstraction, --cue and the other memory
 flags describe the VALUE arguments). Lines of --file ("-" for stdin) carry
 their own fields: one episode input ({"role":"user","content":"..."}) or,
@@ -51,6 +56,8 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	modality := fs.String("modality", "", "episode modality: text, image, audio, event")
 	var occurredAt timeFlag
 	fs.Var(&occurredAt, "occurred-at", "episode event `time` (RFC 3339)")
+	var media mediaFlags
+	media.register(fs)
 	noForm := fs.Bool("no-form", false, "store the episodes without forming memories")
 	async := fs.Bool("async", false, "store the episodes with a background job that forms their memories (see engram jobs)")
 
@@ -66,7 +73,7 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		return cmdUsageErrorf(cmd, "nothing to add: give TEXT arguments or --file")
 	}
 	// A flag of the other mode would be ignored; say so instead.
-	episodeOnly := []string{"role", "speaker", "modality", "occurred-at", "no-form", "async"}
+	episodeOnly := []string{"role", "speaker", "modality", "occurred-at", "no-form", "async", "media", "caption", "transcript"}
 	memoryOnly := []string{"kind", "abstraction", "cue", "language", "confidence", "importance", "valid-from", "valid-to", "expires-at", "source"}
 	ignored, needs := episodeOnly, "episodes, not --memory"
 	if !*memory {
@@ -120,6 +127,7 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 			Modality:   engram.Modality(*modality),
 			OccurredAt: occurredAt.t,
 			Metadata:   meta,
+			Media:      media.items,
 		})
 	}
 	if *file != "" {
@@ -139,6 +147,9 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		req.Async = async
 	}
 	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
+		if err := resolveKinds(ctx, svc, req.Namespace, media.items); err != nil {
+			return err
+		}
 		res, err := svc.AddEpisodes(ctx, req)
 		if err != nil {
 			return err
@@ -154,6 +165,9 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 		}
 		if res.Job != nil {
 			fmt.Fprintf(m.Stdout, "job      %s\n", jobLine(res.Job))
+		}
+		for _, u := range res.Unformed {
+			fmt.Fprintf(m.Stdout, "unformed %s\n", u)
 		}
 		return nil
 	})

@@ -14,12 +14,30 @@ import (
 // rule-based former is used and rules choose the steps.
 type llmFlags struct {
 	url, model, key string
+	transcription   string
 }
 
 func (c *llmFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.url, "llm-url", getenv("ENGRAM_LLM_URL"), "base `URL` of an OpenAI-compatible chat endpoint that forms memories; unset: rule-based formation (env ENGRAM_LLM_URL)")
 	fs.StringVar(&c.model, "llm-model", getenv("ENGRAM_LLM_MODEL"), "chat `model` at --llm-url (env ENGRAM_LLM_MODEL)")
 	fs.StringVar(&c.key, "llm-key", getenv("ENGRAM_LLM_KEY"), "API `key` of --llm-url; prefer the env ENGRAM_LLM_KEY, which no process listing shows")
+}
+
+// registerMedia adds the flag of the model that transcribes the audio of
+// episodes' media; images are captioned by --llm-model.
+func (c *llmFlags) registerMedia(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&c.transcription, "transcription-model", envOr(getenv, "ENGRAM_TRANSCRIPTION_MODEL", openai.DefaultTranscriptionModel),
+		"`model` at --llm-url that transcribes audio and video an episode brings without a transcript (env ENGRAM_TRANSCRIPTION_MODEL)")
+}
+
+// describer returns what captions and transcribes episodes' media at
+// --llm-url (captions by --llm-model), nil without --llm-url, or the
+// client's EINVALID error.
+func (c *llmFlags) describer(logger *slog.Logger) (engram.MediaDescriber, error) {
+	if c.url == "" {
+		return nil, nil
+	}
+	return openai.NewDescriber(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger}, c.transcription)
 }
 
 // former returns the LLM former the flags configure, nil without

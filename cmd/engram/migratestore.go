@@ -110,6 +110,10 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if err != nil {
 		return fmt.Errorf("copy the vault's data keys: %w", err)
 	}
+	resources, resourceBytes, err := copyResources(ctx, src, dst)
+	if err != nil {
+		return fmt.Errorf("copy the resources: %w", err)
+	}
 	if bar != nil {
 		_ = bar.Finish()
 		bar = newBar(m.Stderr, int64(srcSum.total()), "verifying", false)
@@ -137,6 +141,9 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	}
 	if vaultKeys > 0 {
 		fmt.Fprintf(m.Stdout, "copied %d wrapped vault data keys (the same master key opens them)\n", vaultKeys)
+	}
+	if resources > 0 {
+		fmt.Fprintf(m.Stdout, "copied %d resources (%d bytes); each copy's content matches its SHA-256\n", resources, resourceBytes)
 	}
 	fmt.Fprintf(m.Stdout, "copied %d records; counts and checksums match\n", srcSum.total())
 	return nil
@@ -180,6 +187,11 @@ func checkEmpty(ctx context.Context, st engram.Store) error {
 	}
 	if err != nil {
 		return fmt.Errorf("read the destination: %w", err)
+	}
+	if rs, err := listResources(ctx, st); err != nil {
+		return fmt.Errorf("read the destination: %w", err)
+	} else if len(rs) > 0 {
+		return engram.Errorf(engram.EINVALID, "the destination is not empty (it holds resources); migrate-store only copies into an empty store")
 	}
 	return nil
 }

@@ -66,7 +66,14 @@ with openssl rand -base64 32). Without one, adding a vault memory answers
 POST /v1/chat/completions is a memory proxy for OpenAI clients: it recalls
 the user's memories into the system message, forwards the request to the
 LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
-the turn. It needs a write key; see the README.`,
+the turn. It needs a write key; see the README.
+
+Episodes may carry media (images, audio, video stored as resources). With
+--llm-url, media that come without a caption or transcript are described
+in the background job that forms them: images by --llm-model (a chat
+request with the picture), audio and video by --transcription-model at
+POST /audio/transcriptions. Without --llm-url such media are stored and
+not formed, and the add's answer lists them under unformed.`,
 	Run: runServe,
 }
 
@@ -81,6 +88,7 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	sf.register(fs, m.Getenv)
 	var lf llmFlags
 	lf.register(fs, m.Getenv)
+	lf.registerMedia(fs, m.Getenv)
 	var mf mem0Flags
 	mf.register(fs, m.Getenv)
 	var pf proxyFlags
@@ -124,6 +132,10 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if ef.former, err = lf.former(logger); err != nil {
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
+	describer, err := lf.describer(logger)
+	if err != nil {
+		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
+	}
 	proxyCfg, err := pf.config(cmd, &lf, logger)
 	if err != nil {
 		return err
@@ -144,6 +156,15 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		tune = func(o *engine.Options) {
 			sf.tuneEngine(o)
 			o.AsyncByDefault = true
+		}
+	}
+	if describer != nil {
+		// Media without a caption or transcript are described by the
+		// background jobs, never in a request.
+		base := tune
+		tune = func(o *engine.Options) {
+			base(o)
+			o.Describer = describer
 		}
 	}
 	// mounts are the handlers served beside the REST API: MCP at /mcp,

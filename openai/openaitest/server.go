@@ -1,6 +1,7 @@
 package openaitest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -46,6 +47,35 @@ type Options struct {
 	// Chat produces a chat reply when no queued reply (QueueChat) is left.
 	// Without either, a chat request is answered with 400.
 	Chat func(ChatRequest) string
+	// Transcribe answers POST /v1/audio/transcriptions; without it such a
+	// request is answered with 400. Segments are sent only when the
+	// request asks for response_format verbose_json.
+	Transcribe func(TranscriptionRequest) Transcription
+}
+
+// TranscriptionRequest is the multipart body of POST
+// /v1/audio/transcriptions.
+type TranscriptionRequest struct {
+	Model          string
+	FileName       string
+	File           []byte
+	ResponseFormat string
+	Language       string
+}
+
+// Transcription is the answer to a TranscriptionRequest.
+type Transcription struct {
+	Text     string
+	Segments []TranscriptionSegment
+}
+
+// TranscriptionSegment is one timed segment of a Transcription; Speaker is
+// sent as diarizing models do, when set.
+type TranscriptionSegment struct {
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+	Text    string  `json:"text"`
+	Speaker string  `json:"speaker,omitempty"`
 }
 
 // Fault makes the server fail one request.
@@ -74,8 +104,9 @@ type Request struct {
 	Status int
 	// Embedding or Chat is the decoded body for the two endpoints, nil when
 	// it could not be decoded.
-	Embedding *EmbeddingRequest
-	Chat      *ChatRequest
+	Embedding     *EmbeddingRequest
+	Chat          *ChatRequest
+	Transcription *TranscriptionRequest
 }
 
 // EmbeddingRequest is the body of POST /v1/embeddings. Input is normalised
@@ -110,11 +141,13 @@ type StreamOptions struct {
 
 // ChatMessage is one message of a ChatRequest. Content is the message's
 // text: a string as sent, or the text parts of an array of content parts
-// joined, in order; Parts reports that it came as such an array.
+// joined, in order; Parts reports that it came as such an array, and
+// Images lists the URLs of its image_url parts (data: URLs included).
 type ChatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-	Parts   bool   `json:"-"`
+	Role    string   `json:"role"`
+	Content string   `json:"content"`
+	Parts   bool     `json:"-"`
+	Images  []string `json:"-"`
 }
 
 // UnmarshalJSON decodes a message whose content is a string, null or an
@@ -135,16 +168,22 @@ func (m *ChatMessage) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(raw.Content, &m.Content)
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	if err := json.Unmarshal(raw.Content, &parts); err != nil {
 		return fmt.Errorf("message content: %w", err)
 	}
 	var sb strings.Builder
 	for _, p := range parts {
-		if p.Type == "text" {
+		switch p.Type {
+		case "text":
 			sb.WriteString(p.Text)
+		case "image_url":
+			m.Images = append(m.Images, p.ImageURL.URL)
 		}
 	}
 	m.Content, m.Parts = sb.String(), true
@@ -189,6 +228,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/embeddings", s.handle(s.embeddings))
 	mux.HandleFunc("/v1/chat/completions", s.handle(s.chat))
+	mux.HandleFunc("/v1/audio/transcriptions", s.handle(s.transcribe))
 	s.ts = httptest.NewServer(mux)
 	if t != nil {
 		t.Cleanup(s.Close)
@@ -470,6 +510,48 @@ func (s *Server) chat(w http.ResponseWriter, rec *Request) int {
 		}},
 		"usage": usage,
 	})
+}
+
+func (s *Server) transcribe(w http.ResponseWriter, rec *Request) int {
+	hr, err := http.NewRequest(http.MethodPost, "/", bytes.NewReader(rec.Body))
+	if err != nil {
+		return writeError(w, http.StatusBadRequest, err.Error(), "invalid_request_error", "")
+	}
+	hr.Header.Set("Content-Type", rec.Header.Get("Content-Type"))
+	if err := hr.ParseMultipartForm(32 << 20); err != nil {
+		return writeError(w, http.StatusBadRequest, "the body is not multipart/form-data: "+err.Error(), "invalid_request_error", "")
+	}
+	req := TranscriptionRequest{Model: hr.FormValue("model"), ResponseFormat: hr.FormValue("response_format"), Language: hr.FormValue("language")}
+	if f, h, err := hr.FormFile("file"); err == nil {
+		req.FileName = h.Filename
+		req.File, _ = io.ReadAll(f)
+		f.Close()
+	}
+	s.mu.Lock()
+	rec.Transcription = &req
+	s.mu.Unlock()
+	if st, ok := s.checkModel(w, req.Model); !ok {
+		return st
+	}
+	if len(req.File) == 0 {
+		return writeError(w, http.StatusBadRequest, "'file' is required", "invalid_request_error", "")
+	}
+	if f := req.ResponseFormat; f != "" && f != "json" && f != "verbose_json" {
+		return writeError(w, http.StatusBadRequest, fmt.Sprintf("'response_format' %q is not supported", f), "invalid_request_error", "")
+	}
+	if s.opts.Transcribe == nil {
+		return writeError(w, http.StatusBadRequest, "openaitest: no transcription is scripted (use Options.Transcribe)", "invalid_request_error", "")
+	}
+	t := s.opts.Transcribe(req)
+	out := map[string]any{"text": t.Text}
+	if req.ResponseFormat == "verbose_json" {
+		segs := t.Segments
+		if segs == nil {
+			segs = []TranscriptionSegment{}
+		}
+		out["task"], out["segments"] = "transcribe", segs
+	}
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // writeStream answers a streaming chat request as OpenAI does: a chunk

@@ -42,6 +42,9 @@ from .models import (
     KIND_RESOURCE,
     KIND_SEMANTIC,
     KIND_VAULT,
+    MEDIA_AUDIO,
+    MEDIA_IMAGE,
+    MEDIA_VIDEO,
     ROLE_ADMIN,
     ROLE_READ,
     ROLE_WRITE,
@@ -75,6 +78,7 @@ from .models import (
     ImportResult,
     Job,
     MediaSpan,
+    Media,
     Memory,
     MemoryFilter,
     MemoryInput,
@@ -98,6 +102,7 @@ from .models import (
     SupersedeResult,
     Time,
     TimelineEntry,
+    TranscriptSegment,
     Version,
 )
 

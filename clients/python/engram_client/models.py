@@ -69,6 +69,41 @@ class Scope(Model):
 
 
 @dataclass
+class TranscriptSegment(Model):
+    """One stretch of speech in an audio or video, its times in seconds
+    from the beginning of the media."""
+
+    start: float
+    end: float
+    text: str
+    speaker: Optional[str] = None
+
+
+@dataclass
+class Media(Model):
+    """An image, audio or video an episode carries: a stored resource of
+    the same tenant (upload it first with add_resource), its kind, for
+    audio and video an optional span in seconds, and the caption or
+    transcript to form memories from (else the server's model endpoint
+    makes one, when configured)."""
+
+    resource_id: str
+    kind: str
+    start: Optional[float] = None
+    end: Optional[float] = None
+    caption: Optional[str] = None
+    transcript: Optional[str] = None
+    segments: Optional[List[TranscriptSegment]] = None
+    embedding: Optional[List[float]] = None
+
+
+# Media kinds.
+MEDIA_IMAGE = "image"
+MEDIA_AUDIO = "audio"
+MEDIA_VIDEO = "video"
+
+
+@dataclass
 class EpisodeInput(Model):
     """One turn or event to store: content is required."""
 
@@ -79,6 +114,7 @@ class EpisodeInput(Model):
     modality: Optional[str] = None
     occurred_at: Optional[Time] = None
     metadata: Optional[Metadata] = None
+    media: Optional[List[Media]] = None
 
 
 @dataclass
@@ -94,6 +130,7 @@ class Episode(Model):
     speaker: Optional[str] = None
     modality: Optional[str] = None
     metadata: Optional[Metadata] = None
+    media: Optional[List[Media]] = None
 
 
 @dataclass
@@ -207,6 +244,7 @@ class AddEpisodesResult(Model):
     memories: List[Memory]
     decisions: Optional[Dict[str, int]] = None
     job: Optional[Job] = None
+    unformed: Optional[List[str]] = None
 
 
 @dataclass

@@ -158,6 +158,35 @@ class ResourceTest(unittest.TestCase):
         self.assertEqual(c.search(scope, "Teig Kühlschrank").hits, [])
 
 
+    def test_episode_media(self) -> None:
+        c = client()
+        scope = Scope("acme", "app", user="media-py")
+        audio = c.add_resource(scope, b"OggS fake audio", name="anruf.ogg", mime_type="audio/ogg")
+        image = c.add_resource(scope, b"\xff\xd8 fake jpeg", name="hafen.jpg", mime_type="image/jpeg")
+        res = c.add_episodes(scope, [EpisodeInput(content="Ein Anruf und ein Foto", speaker="Lena", media=[
+            ec.Media(resource_id=image.id, kind=ec.MEDIA_IMAGE, caption="Segelboote im Hamburger Hafen bei Sonnenuntergang."),
+            ec.Media(resource_id=audio.id, kind=ec.MEDIA_AUDIO, start=2.0, end=30.5, segments=[
+                ec.TranscriptSegment(start=2.0, end=10.0, speaker="Lena", text="Das Konzert beginnt um acht Uhr."),
+                ec.TranscriptSegment(start=10.0, end=30.5, speaker="张伟", text="我会带两张票。"),
+            ]),
+            ec.Media(resource_id=image.id, kind=ec.MEDIA_IMAGE),
+        ])])
+        media = res.episodes[0].media or []
+        self.assertEqual(len(media), 3)
+        self.assertEqual((media[1].segments or [])[1].speaker, "张伟")
+        self.assertEqual(media[1].end, 30.5)
+        self.assertEqual(len(res.unformed or []), 1)
+        self.assertIn("episodes[0].media[2]", (res.unformed or [""])[0])
+        hits = c.search(scope, "带两张票", channels=["bm25"]).hits
+        self.assertTrue(hits)
+        meta = hits[0].memory.metadata or {}
+        self.assertEqual(meta.get("resource_id"), audio.id)
+        self.assertEqual(meta["media"]["speaker"], "张伟")
+        with self.assertRaises(ec.InvalidError) as cm:
+            c.add_episodes(scope, [EpisodeInput(content="x", media=[ec.Media(resource_id=fake_id(7), kind=ec.MEDIA_IMAGE, caption="x")])])
+        self.assertIn("media[0].resource_id", str(cm.exception))
+
+
 class MemoryTest(unittest.TestCase):
     def setUp(self) -> None:
         self.c = client()

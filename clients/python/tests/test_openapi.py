@@ -125,6 +125,8 @@ MODELS = {
     "IdentityDetail": ec.IdentityDetail,
     "Person": ec.Person,
     "IdentityEvent": ec.IdentityEvent,
+    "Media": ec.Media,
+    "TranscriptSegment": ec.TranscriptSegment,
 }
 
 # Fields of the memory the client takes as input: what a server-made

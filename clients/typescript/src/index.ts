@@ -26,6 +26,10 @@ type S = components['schemas'];
 export type Memory = S['Memory'];
 /** An episode (one turn or event) as stored. */
 export type Episode = S['Episode'];
+/** An image, audio or video an episode carries (a stored resource), with its caption or transcript. */
+export type Media = S['Media'];
+/** One timed, attributed stretch of a media item's transcript. */
+export type TranscriptSegment = S['TranscriptSegment'];
 /** Where a record lives: org, project and optionally user, agent, session. */
 export type Namespace = S['Namespace'];
 /** One search result. */

@@ -616,7 +616,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file. A document (text/plain, text/markdown, text/html, application/pdf) is also split by its headings and paragraphs into memories of kind resource that cite it.
-         * @description The body is multipart/form-data with one part named file (its filename and Content-Type give the resource's name and MIME type unless the query's name overrides the name; an absent or generic Content-Type is guessed from the file name's extension). The part is streamed into the store one chunk (1 MiB) at a time. The body may be at most engram serve --max-resource-bytes (default 256 MiB), and the tenant's resources together at most --resource-quota: more is 413 naming the limit, and nothing is stored. A document that cannot be read (a PDF that is not one, text that is not UTF-8) is 400 and nothing is stored. Each memory made from a document has metadata resource_id (the resource's id) and resource (a ResourceCitation: the span in the extracted text in bytes and characters, the page of a PDF, the heading path), so search hits cite the resource.
+         * @description The body is multipart/form-data with one part named file (its filename and Content-Type give the resource's name and MIME type unless the query's name overrides the name; an absent or generic Content-Type is guessed from the file name's extension). The part is streamed into the store one chunk (1 MiB) at a time. The body may be at most engram serve --max-resource-bytes (default 256 MiB), and the tenant's resources together at most --resource-quota: more is 413 naming the limit, and nothing is stored. A document that cannot be read (a PDF that is not one, text that is not UTF-8) is 400 and nothing is stored. Each memory made from a document has metadata resource_id (the resource's id) and resource (a ResourceCitation: the span in the extracted text in bytes and characters, the page of a PDF, the heading path), so search hits cite the resource. The same bytes uploaded again into the same namespace are kept once: the answer is the resource already stored.
          */
         post: operations["addResource"];
         delete?: never;
@@ -926,6 +926,8 @@ export interface components {
             /** Format: date-time */
             received_at: string;
             metadata?: components["schemas"]["Metadata"];
+            /** @description Images, audio and video the episode carries: resources of the same tenant, visible in the episode's scope (upload them first with POST /v1/resources). Their captions and transcripts become memories that cite the resource and the span. Media without a caption or transcript are described by the server's model endpoint, when one is configured, in a background job (the add then answers 202 with the job); otherwise they are stored, not formed, and listed in the result's unformed. */
+            media?: components["schemas"]["Media"][];
         };
         EpisodeInput: {
             /** @description Optional client-chosen id. */
@@ -940,6 +942,8 @@ export interface components {
              */
             occurred_at?: string;
             metadata?: components["schemas"]["Metadata"];
+            /** @description Images, audio and video the episode carries: resources of the same tenant, visible in the episode's scope (upload them first with POST /v1/resources). Their captions and transcripts become memories that cite the resource and the span. Media without a caption or transcript are described by the server's model endpoint, when one is configured, in a background job (the add then answers 202 with the job); otherwise they are stored, not formed, and listed in the result's unformed. */
+            media?: components["schemas"]["Media"][];
         };
         AddEpisodesRequest: {
             namespace: components["schemas"]["Namespace"];
@@ -959,6 +963,8 @@ export interface components {
             };
             /** @description The background job that forms the memories, present when the add was asynchronous (memories is then empty). */
             job?: components["schemas"]["Job"];
+            /** @description Media stored without memories, each named by its field (episodes[i].media[j]) with the reason: no caption or transcript came with it and no model endpoint can make one. Absent when none. */
+            unformed?: string[];
         };
         /** @description What engram remembers. On input (POST /v1/memories, supersede) only value is required and server-managed fields (status, times of record, version, access counts) are ignored or must be left zero. */
         Memory: {
@@ -1661,6 +1667,33 @@ export interface components {
         IdentitySplitRequest: {
             observations: string[];
             label?: string;
+        };
+        /** @description One image, audio or video an episode carries. engram runs no vision or speech model itself. */
+        Media: {
+            /** @description A stored resource of the same tenant, visible in the episode's scope; 400 otherwise. */
+            resource_id: components["schemas"]["ID"];
+            /** @enum {string} */
+            kind: "image" | "audio" | "video";
+            /** @description Seconds from the beginning of an audio or video where the part the episode is about starts; with end, 0 <= start < end. Never for an image. */
+            start?: number;
+            /** @description Seconds from the beginning where the part ends. */
+            end?: number;
+            /** @description What an image or video shows. */
+            caption?: string;
+            /** @description What is said in an audio or video, as plain text. */
+            transcript?: string;
+            /** @description The transcript with times and speakers; each becomes a memory of its own that keeps its speaker and time. */
+            segments?: components["schemas"]["TranscriptSegment"][];
+            /** @description The client's own vector of the media (any model, any dimension), kept with the episode. */
+            embedding?: number[];
+        };
+        TranscriptSegment: {
+            /** @description Seconds from the beginning of the media. */
+            start: number;
+            /** @description Seconds from the beginning; more than start. */
+            end: number;
+            speaker?: string;
+            text: string;
         };
     };
     responses: {

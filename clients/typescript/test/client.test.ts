@@ -239,6 +239,21 @@ describe('EngramClient against engram serve', () => {
     assert.equal((await c.listIdentities({ ...ns, modality: 'face' })).identities.length, 2);
     await c.deleteIdentity(split.id, ns);
     await rejects(c.getIdentity(split.id, ns), 404, 'not_found');
+  test('media: an episode with German and Chinese transcript segments, a bad span refused', async () => {
+    const ns = { ...ann, session: 'media' };
+    const audio = await c.addResource({ ...ns, name: 'anruf.ogg' }, new Blob([new Uint8Array([79, 103, 103, 83])], { type: 'audio/ogg' }));
+    const res = await c.addEpisodes({
+      namespace: ns,
+      episodes: [{ content: 'Ein Anruf', media: [{ resource_id: audio.id, kind: 'audio', start: 1, end: 20, segments: [
+        { start: 1, end: 8, speaker: 'Jonas', text: 'Die Fähre nach Sylt fällt heute aus.' },
+        { start: 8, end: 20, speaker: '陈静', text: '那我们改坐火车吧。' },
+      ] }] }],
+    });
+    assert.equal(res.episodes[0]?.media?.[0]?.segments?.[1]?.speaker, '陈静');
+    const hits = (await c.search({ scope: ns, query: '改坐火车', channels: ['bm25'] })).hits;
+    assert.equal(hits[0]?.memory.metadata?.['resource_id'], audio.id);
+    await rejects(c.addEpisodes({ namespace: ns, episodes: [{ content: 'x', media: [{ resource_id: audio.id, kind: 'audio', start: 5, end: 1 }] }] }),
+      400, 'invalid', 'media[0]');
   });
 
   test('export, delete scope, import back', async () => {
