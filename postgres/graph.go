@@ -382,8 +382,10 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	if !engram.ValidID(id) {
 		return invalidID("entity", id)
 	}
-	_, err := t.ptx.Exec(ctx, "DELETE FROM entities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id)
-	return t.mapErr(ctx, "delete entity", err)
+	if _, err := t.ptx.Exec(ctx, "DELETE FROM entities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id); err != nil {
+		return t.mapErr(ctx, "delete entity", err)
+	}
+	return t.pruneCommunities(ctx, n.Tenant(), n.User)
 }
 
 // PutMention implements engram.GraphWriter.
@@ -505,7 +507,7 @@ func (t *tx) pruneGraph(ctx context.Context, tenant, user string) error {
 		AND NOT EXISTS (SELECT 1 FROM entity_mentions em WHERE em.tenant = $1 AND em.entity_id = e.id)`, tenant, user); err != nil {
 		return t.mapErr(ctx, "prune graph", err)
 	}
-	return nil
+	return t.pruneCommunities(ctx, tenant, user)
 }
 
 // AddEvidence implements engram.GraphWriter.

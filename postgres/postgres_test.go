@@ -153,7 +153,8 @@ func emptiedURL(t testing.TB) string {
 		_, err := p.Exec(context.Background(), "SET lock_timeout = '5s'; TRUNCATE "+name+".episodes, "+name+".memories, "+
 			name+".memory_versions, "+name+".audit, "+name+".memory_vectors, "+name+".change_counters, "+
 			name+".changes, "+name+".meta, "+name+".jobs, "+name+".vault_keys, "+
-			name+".entities, "+name+".entity_keys, "+name+".entity_mentions, "+name+".relations, "+name+".relation_evidence")
+			name+".entities, "+name+".entity_keys, "+name+".entity_mentions, "+name+".relations, "+name+".relation_evidence, "+
+			name+".communities, "+name+".community_members, "+name+".community_sources, "+name+".graph_dirty")
 		if err != nil {
 			if !strings.Contains(err.Error(), "does not exist") { // never migrated
 				t.Errorf("empty schema %s: %v", name, err)

@@ -450,8 +450,10 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	if !engram.ValidID(id) {
 		return invalidID("entity", id)
 	}
-	_, err := t.exec(ctx, "DELETE FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id = ?", n.Org, n.Project, n.User, id)
-	return mapErr(ctx, "delete entity", err)
+	if _, err := t.exec(ctx, "DELETE FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id = ?", n.Org, n.Project, n.User, id); err != nil {
+		return mapErr(ctx, "delete entity", err)
+	}
+	return t.pruneCommunities(ctx, n.Org, n.Project, n.User)
 }
 
 // PutMention implements engram.GraphWriter.
@@ -565,7 +567,7 @@ func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
 		org, project, user); err != nil {
 		return mapErr(ctx, "prune graph", err)
 	}
-	return nil
+	return t.pruneCommunities(ctx, org, project, user)
 }
 
 // AddEvidence implements engram.GraphWriter.

@@ -92,6 +92,7 @@ func Run(t *testing.T, open Opener) {
 		{"GraphRelations", testGraphRelations},
 		{"GraphScope", testGraphScope},
 		{"GraphPurge", testGraphPurge},
+		{"Communities", testCommunities},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}
