@@ -132,6 +132,8 @@ type Engine struct {
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
+	// refresher is nil until StartCommunityRefresher.
+	refresher *sweeper
 }
 
 var _ engram.Service = (*Engine)(nil)
@@ -269,6 +271,7 @@ func (e *Engine) Close() error {
 	e.once.Do(func() {
 		e.stopWorkers()
 		e.stopSweeper()
+		e.stopRefresher()
 		if verr := e.vec.close(); verr != nil {
 			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
 		}

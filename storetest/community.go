@@ -215,3 +215,16 @@ func compareEdge(a, b engram.Edge) int {
 	}
 	return 0
 }
+
+// DeleteEntity deletes an entity of n's tenant and user, failing the test
+// on an error.
+func DeleteEntity(t testing.TB, st engram.Store, n engram.Namespace, id string) {
+	t.Helper()
+	update(t, st, func(tx engram.Tx) error { return tx.(engram.GraphWriter).DeleteEntity(ctx, n, id) })
+}
+
+// Purge hard-deletes m, failing the test on an error.
+func Purge(t testing.TB, st engram.Store, m *engram.Memory) {
+	t.Helper()
+	update(t, st, func(tx engram.Tx) error { return tx.PurgeMemory(ctx, m.Namespace, m.ID) })
+}
