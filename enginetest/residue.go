@@ -154,7 +154,7 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		}
 		ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: []engram.Memory{{
 			Kind: engram.KindSemantic, Value: "El valor es " + m, Abstraction: "abstraction of " + m,
-			Cues: []string{"cue " + m}, Metadata: map[string]any{"secret": "value " + m},
+			Cues: []string{"cue " + m, "Zora Quint"}, Metadata: map[string]any{"secret": "value " + m},
 		}}})
 		if err != nil {
 			t.Fatal(err)
@@ -195,6 +195,20 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}{{scA, hard}, {scB, purged}, {engram.ScopeOf(keptNS), kept}} {
 		if p, err := e.ListEntities(ctx, c.s, engram.EntityFilter{Prefix: "cue " + c.m}); err != nil || len(p.Entities) != 1 {
 			t.Fatalf("the cue of %s made entities %+v (%v), want one: the scan cannot see the graph", c.m, p, err)
+		}
+	}
+	// Two cues make two entities and a community whose summary quotes
+	// the memory.
+	for _, c := range []struct {
+		s engram.Scope
+		m string
+	}{{scA, hard}, {scB, purged}, {engram.ScopeOf(keptNS), kept}} {
+		if _, err := e.RefreshCommunities(ctx, c.s, false); err != nil {
+			t.Fatal(err)
+		}
+		l, err := e.ListCommunities(ctx, c.s)
+		if err != nil || len(l.Communities) != 1 || !strings.Contains(l.Communities[0].Summary, c.m) {
+			t.Fatalf("communities of %s = %+v (%v), want one quoting it: the scan cannot see the summaries", c.m, l, err)
 		}
 	}
 	for _, m := range []string{hard, purged, kept} {
