@@ -374,6 +374,9 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/v1/entities/{id}", params: withScope(), handle: s.handleGetEntity},
 		{method: "DELETE", path: "/v1/entities/{id}", params: withScope(), handle: s.handleDeleteEntity},
 		{method: "GET", path: "/v1/graph", params: graphParams, handle: s.handleGraph},
+		{method: "GET", path: "/v1/communities", params: withScope(), handle: s.handleListCommunities},
+		{method: "GET", path: "/v1/communities/{id}", params: withScope(), handle: s.handleGetCommunity},
+		{method: "POST", path: "/v1/communities/refresh", params: withScope(), body: jsonBody, handle: s.handleRefreshCommunities},
 
 		{method: "POST", path: "/v1/keys", body: jsonBody, role: engram.RoleAdmin, handle: s.handleCreateKey},
 		{method: "GET", path: "/v1/keys", params: keyParams, role: engram.RoleAdmin, handle: s.handleListKeys},
