@@ -115,4 +115,3 @@ func (c *Client) RefreshCommunities(ctx context.Context, s engram.Scope, full bo
 	}
 	return &res, nil
 }
-
