@@ -75,6 +75,10 @@ type Options struct {
 	// built-in conversation neighbours and shared cues (a graph of
 	// entities and relations plugs in here).
 	Expanders []retrieval.Expander
+	// CommunityRefresh, when positive, refreshes the communities of every
+	// user whose entity graph changed this often in the background (see
+	// StartCommunityRefresher) until Close.
+	CommunityRefresh time.Duration
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -199,6 +203,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.vec.close()
 		return nil, err
 	}
+	e.StartCommunityRefresher(opts.CommunityRefresh)
 	return e, nil
 }
 
