@@ -109,6 +109,13 @@ func testCommunities(t *testing.T, open Opener) {
 	if got, want := dirty(t, st, owner), sorted(hans.ID, munich.ID); !slices.Equal(got, want) {
 		t.Errorf("dirty after AddEvidence = %v, want %v", got, want)
 	}
+	// Writing again what is dirty already (a replace, an upsert of
+	// evidence) is no conflict.
+	hm.Evidence = append(hm.Evidence, engram.Evidence{MemoryID: m2.ID, Weight: 1})
+	PutGraph(t, st, hm)
+	update(t, st, func(tx engram.Tx) error {
+		return tx.(engram.GraphWriter).AddEvidence(ctx, owner, hm.ID, engram.Evidence{MemoryID: m2.ID, Weight: 0.5})
+	})
 	clearDirty(t, st, owner)
 
 	// A community round trip, scoped to its user.

@@ -8,7 +8,9 @@
 -- graph_dirty is the set of entities whose relations changed since the
 -- last refresh: the triggers below add both ends of every relation
 -- written or removed and of every change to a relation's evidence
--- (cascades included), so no write path has to remember it.
+-- (cascades included), so no write path has to remember it. They use
+-- ON CONFLICT DO NOTHING, not INSERT OR IGNORE: a trigger's OR clause
+-- gives way to the conflict policy of the statement that fired it.
 
 CREATE TABLE IF NOT EXISTS communities (
     org        TEXT    NOT NULL,
@@ -56,27 +58,33 @@ CREATE TABLE IF NOT EXISTS graph_dirty (
 ) WITHOUT ROWID;
 
 CREATE TRIGGER IF NOT EXISTS relations_dirty_insert AFTER INSERT ON relations BEGIN
-    INSERT OR IGNORE INTO graph_dirty VALUES (NEW.org, NEW.project, NEW.user_id, NEW.source), (NEW.org, NEW.project, NEW.user_id, NEW.target);
+    INSERT INTO graph_dirty VALUES (NEW.org, NEW.project, NEW.user_id, NEW.source), (NEW.org, NEW.project, NEW.user_id, NEW.target)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER IF NOT EXISTS relations_dirty_update AFTER UPDATE ON relations BEGIN
-    INSERT OR IGNORE INTO graph_dirty VALUES (OLD.org, OLD.project, OLD.user_id, OLD.source), (OLD.org, OLD.project, OLD.user_id, OLD.target),
-        (NEW.org, NEW.project, NEW.user_id, NEW.source), (NEW.org, NEW.project, NEW.user_id, NEW.target);
+    INSERT INTO graph_dirty VALUES (OLD.org, OLD.project, OLD.user_id, OLD.source), (OLD.org, OLD.project, OLD.user_id, OLD.target),
+        (NEW.org, NEW.project, NEW.user_id, NEW.source), (NEW.org, NEW.project, NEW.user_id, NEW.target)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER IF NOT EXISTS relations_dirty_delete AFTER DELETE ON relations BEGIN
-    INSERT OR IGNORE INTO graph_dirty VALUES (OLD.org, OLD.project, OLD.user_id, OLD.source), (OLD.org, OLD.project, OLD.user_id, OLD.target);
+    INSERT INTO graph_dirty VALUES (OLD.org, OLD.project, OLD.user_id, OLD.source), (OLD.org, OLD.project, OLD.user_id, OLD.target)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER IF NOT EXISTS evidence_dirty_insert AFTER INSERT ON relation_evidence BEGIN
-    INSERT OR IGNORE INTO graph_dirty SELECT r.org, r.project, r.user_id, e.id FROM relations r, entities e
+    INSERT INTO graph_dirty SELECT r.org, r.project, r.user_id, e.id FROM relations r, entities e
         WHERE r.org = NEW.org AND r.project = NEW.project AND r.id = NEW.relation_id
-        AND e.org = r.org AND e.project = r.project AND e.id IN (r.source, r.target);
+        AND e.org = r.org AND e.project = r.project AND e.id IN (r.source, r.target)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER IF NOT EXISTS evidence_dirty_update AFTER UPDATE ON relation_evidence BEGIN
-    INSERT OR IGNORE INTO graph_dirty SELECT r.org, r.project, r.user_id, e.id FROM relations r, entities e
+    INSERT INTO graph_dirty SELECT r.org, r.project, r.user_id, e.id FROM relations r, entities e
         WHERE r.org = NEW.org AND r.project = NEW.project AND r.id = NEW.relation_id
-        AND e.org = r.org AND e.project = r.project AND e.id IN (r.source, r.target);
+        AND e.org = r.org AND e.project = r.project AND e.id IN (r.source, r.target)
+        ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER IF NOT EXISTS evidence_dirty_delete AFTER DELETE ON relation_evidence BEGIN
-    INSERT OR IGNORE INTO graph_dirty SELECT r.org, r.project, r.user_id, e.id FROM relations r, entities e
+    INSERT INTO graph_dirty SELECT r.org, r.project, r.user_id, e.id FROM relations r, entities e
         WHERE r.org = OLD.org AND r.project = OLD.project AND r.id = OLD.relation_id
-        AND e.org = r.org AND e.project = r.project AND e.id IN (r.source, r.target);
+        AND e.org = r.org AND e.project = r.project AND e.id IN (r.source, r.target)
+        ON CONFLICT DO NOTHING;
 END;
