@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -18,7 +19,7 @@ import (
 )
 
 // communityEngine opens an engine over a fresh SQLite store.
-func communityEngine(t *testing.T, o engine.Options) (*engine.Engine, engram.Store) {
+func communityEngine(t testing.TB, o engine.Options) (*engine.Engine, engram.Store) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "engram.db"))
 	if err != nil {
@@ -317,5 +318,23 @@ func TestRefreshDirtyCommunities(t *testing.T) {
 	}
 	if n, err := e.RefreshDirtyCommunities(context.Background()); err != nil || n != 0 {
 		t.Errorf("a second run refreshed %d users (%v), want none", n, err)
+	}
+}
+
+// TestCommunityRefresher: an engine with Options.CommunityRefresh makes
+// the communities on its own, and Close stops it.
+func TestCommunityRefresher(t *testing.T) {
+	e, _ := communityEngine(t, engine.Options{CommunityRefresh: 5 * time.Millisecond})
+	ns := engram.Namespace{Org: "acme", Project: "p", User: "u1"}
+	addValues(t, e, ns, nil, "Anna and Bruno hiked with Clara.")
+	deadline := time.Now().Add(20 * time.Second)
+	for len(communitiesOf(t, e, engram.ScopeOf(ns))) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no community 20s after the write: the background refresh does not run")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
