@@ -53,6 +53,9 @@ type Entity struct {
 	// Mentions is how many memories name it; stores compute it on read and
 	// ignore it on write.
 	Mentions int `json:"mentions"`
+	// Community is the id of the community it belongs to; only graph
+	// reads (GraphService.Graph) set it, and stores ignore it.
+	Community string `json:"community,omitempty"`
 }
 
 // MaxAliases is the most aliases an entity keeps.

@@ -81,6 +81,10 @@ type Options struct {
 	// built-in conversation neighbours and shared cues (a graph of
 	// entities and relations plugs in here).
 	Expanders []retrieval.Expander
+	// CommunityRefresh, when positive, refreshes the communities of every
+	// user whose entity graph changed this often in the background (see
+	// StartCommunityRefresher) until Close.
+	CommunityRefresh time.Duration
 	// CloseStore makes Close close the store too, for an engine that owns
 	// the store it was given (see package storeopen).
 	CloseStore bool
@@ -143,6 +147,8 @@ type Engine struct {
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
+	// refresher is nil until StartCommunityRefresher.
+	refresher *sweeper
 }
 
 var _ engram.Service = (*Engine)(nil)
@@ -209,6 +215,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.vec.close()
 		return nil, err
 	}
+	e.StartCommunityRefresher(opts.CommunityRefresh)
 	return e, nil
 }
 
@@ -283,6 +290,7 @@ func (e *Engine) Close() error {
 	e.once.Do(func() {
 		e.stopWorkers()
 		e.stopSweeper()
+		e.stopRefresher()
 		if verr := e.vec.close(); verr != nil {
 			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
 		}

@@ -173,6 +173,9 @@ func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 		if out.Nodes, err = visibleEntities(ctx, r, g, s, out.Nodes); err != nil {
 			return err
 		}
+		if err := tagCommunities(ctx, r, es, out.Nodes); err != nil {
+			return err
+		}
 		out.Edges, err = visibleRelations(ctx, r, g, s, out.Edges)
 		return err
 	})

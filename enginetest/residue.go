@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,7 +156,7 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		}
 		ms, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: []engram.Memory{{
 			Kind: engram.KindSemantic, Value: "El valor es " + m, Abstraction: "abstraction of " + m,
-			Cues: []string{"cue " + m}, Metadata: map[string]any{"secret": "value " + m},
+			Cues: []string{"cue " + m, "Zora Quint"}, Metadata: map[string]any{"secret": "value " + m},
 		}}})
 		if err != nil {
 			t.Fatal(err)
@@ -207,6 +208,20 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}{{scA, hard}, {scB, purged}, {engram.ScopeOf(keptNS), kept}} {
 		if p, err := e.ListEntities(ctx, c.s, engram.EntityFilter{Prefix: "cue " + c.m}); err != nil || len(p.Entities) != 1 {
 			t.Fatalf("the cue of %s made entities %+v (%v), want one: the scan cannot see the graph", c.m, p, err)
+		}
+	}
+	// Two cues make two entities and a community whose summary quotes
+	// the memory (the media memories may make another).
+	for _, c := range []struct {
+		s engram.Scope
+		m string
+	}{{scA, hard}, {scB, purged}, {engram.ScopeOf(keptNS), kept}} {
+		if _, err := e.RefreshCommunities(ctx, c.s, false); err != nil {
+			t.Fatal(err)
+		}
+		l, err := e.ListCommunities(ctx, c.s)
+		if err != nil || !slices.ContainsFunc(l.Communities, func(cm engram.Community) bool { return strings.Contains(cm.Summary, c.m) }) {
+			t.Fatalf("communities of %s = %+v (%v), want one quoting it: the scan cannot see the summaries", c.m, l, err)
 		}
 	}
 	for _, m := range []string{hard, purged, kept} {

@@ -122,6 +122,9 @@ func TestClient_ArgumentsRoundTrip(t *testing.T) {
 		{"Import", func() error { _, err := c.Import(ctx, sc, recs); return err }, "", recs},
 		{"Audit", func() error { _, err := c.Audit(ctx, sc, auditFilter); return err }, "", auditFilter},
 		{"Export", func() error { return c.Export(ctx, sc, func(engram.Record) error { return nil }) }, "", nil},
+		{"ListCommunities", func() error { _, err := c.ListCommunities(ctx, sc); return err }, "", nil},
+		{"GetCommunity", func() error { _, err := c.GetCommunity(ctx, sc, id); return err }, id, nil},
+		{"RefreshCommunities", func() error { _, err := c.RefreshCommunities(ctx, sc, true); return err }, "", true},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
 			before := len(svc.Calls())

@@ -273,6 +273,27 @@ func (f *fakeService) EntityHistory(ctx context.Context, s engram.Scope, id stri
 	return []engram.EntityVersion{}, nil
 }
 
+func (f *fakeService) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
+	if err := f.record(ctx, "ListCommunities", s, "", nil); err != nil {
+		return nil, err
+	}
+	return &engram.CommunityList{Communities: []engram.Community{}}, nil
+}
+
+func (f *fakeService) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
+	if err := f.record(ctx, "GetCommunity", s, id, nil); err != nil {
+		return nil, err
+	}
+	return &engram.CommunityDetail{Community: engram.Community{ID: id}, Entities: []engram.Entity{}}, nil
+}
+
+func (f *fakeService) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
+	if err := f.record(ctx, "RefreshCommunities", s, "", full); err != nil {
+		return nil, err
+	}
+	return &engram.RefreshResult{Full: full}, nil
+}
+
 func (f *fakeService) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
 	n, err := io.Copy(io.Discard, body)
 	if err != nil {

@@ -377,6 +377,9 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/entities/{id}/split", params: withScope(), body: jsonBody, handle: s.handleSplitEntity},
 		{method: "GET", path: "/v1/entities/{id}/history", params: withScope(), handle: s.handleEntityHistory},
 		{method: "GET", path: "/v1/graph", params: graphParams, handle: s.handleGraph},
+		{method: "GET", path: "/v1/communities", params: withScope(), handle: s.handleListCommunities},
+		{method: "GET", path: "/v1/communities/{id}", params: withScope(), handle: s.handleGetCommunity},
+		{method: "POST", path: "/v1/communities/refresh", params: withScope(), body: jsonBody, handle: s.handleRefreshCommunities},
 
 		{method: "POST", path: "/v1/observations", body: jsonBody, handle: s.handleAddObservations},
 		{method: "GET", path: "/v1/identities", params: identityList, handle: s.handleListIdentities},

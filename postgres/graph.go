@@ -392,6 +392,9 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	if _, err := t.ptx.Exec(ctx, "DELETE FROM entities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id); err != nil {
 		return t.mapErr(ctx, "delete entity", err)
 	}
+	if err := t.pruneCommunities(ctx, n.Tenant(), n.User); err != nil {
+		return err
+	}
 	c := engram.DeleteChangeOf(ctx)
 	at := c.At
 	if at.IsZero() {
@@ -525,7 +528,10 @@ func (t *tx) pruneGraph(ctx context.Context, tenant, user string) error {
 		AND NOT EXISTS (SELECT 1 FROM entity_mentions em WHERE em.tenant = $1 AND em.entity_id = e.id)`, tenant, user); err != nil {
 		return t.mapErr(ctx, "prune graph", err)
 	}
-	return t.pruneEntityHistory(ctx, tenant, user)
+	if err := t.pruneEntityHistory(ctx, tenant, user); err != nil {
+		return err
+	}
+	return t.pruneCommunities(ctx, tenant, user)
 }
 
 // AddEvidence implements engram.GraphWriter.

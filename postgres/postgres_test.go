@@ -154,7 +154,7 @@ func emptiedURL(t testing.TB) string {
 			name+".memory_versions, "+name+".audit, "+name+".memory_vectors, "+name+".change_counters, "+
 			name+".changes, "+name+".meta, "+name+".jobs, "+name+".vault_keys, "+
 			name+".entities, "+name+".entity_keys, "+name+".entity_mentions, "+name+".relations, "+name+".relation_evidence, "+
-			name+".entity_versions, "+name+".identity_modalities, "+name+".identities, "+name+".identity_observations, "+name+".persons, "+name+".identity_events, "+name+".resources, "+name+".resource_chunks")
+			name+".entity_versions, "+name+".identity_modalities, "+name+".identities, "+name+".identity_observations, "+name+".persons, "+name+".identity_events, "+name+".resources, "+name+".resource_chunks, "+name+".communities, "+name+".community_members, "+name+".community_sources, "+name+".graph_dirty")
 		if err != nil {
 			if !strings.Contains(err.Error(), "does not exist") { // never migrated
 				t.Errorf("empty schema %s: %v", name, err)

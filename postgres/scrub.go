@@ -21,7 +21,7 @@ const scrubLockTimeout = 2 * time.Second
 // The tables whose rows hold text a client wrote are rewritten; the vectors
 // are vacuumed in place.
 const (
-	scrubFull  = "memories, memory_versions, episodes, audit, entities, entity_keys, relations, resources, resource_chunks, identity_observations, identities, persons, identity_events, identity_modalities"
+	scrubFull  = "memories, memory_versions, episodes, audit, entities, entity_keys, relations, resources, resource_chunks, identity_observations, identities, persons, identity_events, identity_modalities, communities, entity_versions"
 	scrubPlain = "memory_vectors"
 )
 

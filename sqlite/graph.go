@@ -493,6 +493,9 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	if _, err := t.exec(ctx, "DELETE FROM entities WHERE org = ? AND project = ? AND user_id = ? AND id = ?", n.Org, n.Project, n.User, id); err != nil {
 		return mapErr(ctx, "delete entity", err)
 	}
+	if err := t.pruneCommunities(ctx, n.Org, n.Project, n.User); err != nil {
+		return err
+	}
 	c := engram.DeleteChangeOf(ctx)
 	at := c.At
 	if at.IsZero() {
@@ -628,7 +631,10 @@ func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
 		org, project, user); err != nil {
 		return mapErr(ctx, "prune graph", err)
 	}
-	return t.pruneEntityHistory(ctx, org, project, user)
+	if err := t.pruneEntityHistory(ctx, org, project, user); err != nil {
+		return err
+	}
+	return t.pruneCommunities(ctx, org, project, user)
 }
 
 // AddEvidence implements engram.GraphWriter.

@@ -96,6 +96,7 @@ func Run(t *testing.T, open Opener) {
 		{"GraphScope", testGraphScope},
 		{"GraphPurge", testGraphPurge},
 		{"EntityHistory", testEntityHistory},
+		{"Communities", testCommunities},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

@@ -86,6 +86,7 @@ func init() {
 		keysCommand,
 		jobsCommand,
 		entitiesCommand,
+		communitiesCommand,
 		vaultCommand,
 		resourcesCommand,
 		identitiesCommand,

@@ -96,6 +96,8 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
 	sweepEvery := fs.String("sweep-every", envOr(m.Getenv, "ENGRAM_SWEEP_EVERY", "1m"),
 		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
+	communityEvery := fs.String("community-refresh", envOr(m.Getenv, "ENGRAM_COMMUNITY_REFRESH", "1m"),
+		"how often the communities of users whose entity graph changed are recomputed; 0 turns it off (`duration`, env ENGRAM_COMMUNITY_REFRESH)")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
@@ -115,6 +117,10 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	sweep, err := time.ParseDuration(*sweepEvery)
 	if err != nil || sweep < 0 {
 		return cmdUsageErrorf(cmd, "--sweep-every (env ENGRAM_SWEEP_EVERY) %q is not a duration like 30s or 5m, or 0 for no sweeper", *sweepEvery)
+	}
+	communities, err := time.ParseDuration(*communityEvery)
+	if err != nil || communities < 0 {
+		return cmdUsageErrorf(cmd, "--community-refresh (env ENGRAM_COMMUNITY_REFRESH) %q is not a duration like 30s or 5m, or 0 for none", *communityEvery)
 	}
 	if err := sf.checkAuth(cmd, *addr); err != nil {
 		return err
@@ -149,12 +155,12 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 		ef.llm = chat
 	}
 
-	tune := sf.tuneEngine
-	if ef.former != nil {
+	tune := func(o *engine.Options) {
+		sf.tuneEngine(o)
+		o.CommunityRefresh = communities
 		// A model call takes seconds and can fail: episodes are stored at
 		// once and formed by the background jobs, which retry.
-		tune = func(o *engine.Options) {
-			sf.tuneEngine(o)
+		if ef.former != nil {
 			o.AsyncByDefault = true
 		}
 	}

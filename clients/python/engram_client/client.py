@@ -49,6 +49,9 @@ from .models import (
     Episode,
     EpisodeInput,
     Graph,
+    Community,
+    CommunityDetail,
+    RefreshResult,
     ImportResult,
     Job,
     Memory,
@@ -91,7 +94,7 @@ _Query = List[Tuple[str, str]]
 _MAX_QUERY_IDS = 100
 
 # Where a record id goes in a path, for the message when it is unusable.
-_ID_WHAT = {"/v1/episodes/": "episode", "/v1/jobs/": "job", "/v1/conflicts/": "conflict", "/v1/keys/": "key", "/v1/entities/": "entity", "/v1/resources/": "resource"}
+_ID_WHAT = {"/v1/episodes/": "episode", "/v1/jobs/": "job", "/v1/conflicts/": "conflict", "/v1/keys/": "key", "/v1/entities/": "entity", "/v1/communities/": "community", "/v1/resources/": "resource"}
 
 
 class Client:
@@ -565,6 +568,27 @@ class Client:
         _add(q, "hops", hops)
         _add(q, "limit", limit)
         return Graph.from_dict(self._call("GET", "/v1/graph", q))
+
+    def list_communities(self, scope: ScopeLike) -> List[Community]:
+        """The scope's communities, by id. A scope naming an agent or a
+        session sees only the members its memories mention and no summary.
+        UnavailableError when the server keeps no communities."""
+        got = self._call("GET", "/v1/communities", _scope_query(scope))
+        return [Community.from_dict(c) for c in got["communities"]]
+
+    def get_community(self, scope: ScopeLike, id: str) -> CommunityDetail:
+        """The community with its members' entities; NotFoundError when the
+        scope has no such community."""
+        return CommunityDetail.from_dict(self._call("GET", _id_path("/v1/communities/", id), _scope_query(scope)))
+
+    def refresh_communities(self, scope: ScopeLike, *, full: bool = False) -> RefreshResult:
+        """Recomputes the communities of the scope's user that changed since
+        the last refresh (every one with full); needs a write key. The scope
+        must name neither an agent nor a session."""
+        body: Dict[str, Any] = {}
+        if full:
+            body["full"] = True
+        return RefreshResult.from_dict(self._call("POST", "/v1/communities/refresh", _scope_query(scope), body=body))
 
     # Scopes, export and import, audit.
 

@@ -500,6 +500,7 @@ class Entity(Model):
     mentions: int
     aliases: Optional[List[str]] = None
     summary: Optional[str] = None
+    community: Optional[str] = None
 
 
 @dataclass
@@ -575,6 +576,46 @@ class Graph(Model):
 
     nodes: List[Entity]
     edges: List[Relation]
+
+
+@dataclass
+class Community(Model):
+    """A group of one user's entities more tied to each other than to the
+    rest: members are entity ids (sorted), names the most central members'
+    names, summary the names and the sentences of their memories that name
+    the most of them (the memories in sources), abstract an LLM's summary
+    when the server has one."""
+
+    id: str
+    namespace: Namespace
+    members: List[str]
+    names: List[str]
+    summary: str
+    sources: List[str]
+    updated_at: str
+    abstract: Optional[str] = None
+
+
+@dataclass
+class CommunityDetail(Model):
+    """A community with its members' entities."""
+
+    community: Community
+    entities: List[Entity]
+
+
+@dataclass
+class RefreshResult(Model):
+    """What a refresh of communities did: dirty entities had changed
+    relations, recomputed entities had their community made again, written
+    and deleted count communities, total is how many there are after."""
+
+    full: bool
+    dirty: int
+    recomputed: int
+    written: int
+    deleted: int
+    total: int
 
 
 T = TypeVar("T")

@@ -667,6 +667,35 @@ class GraphTest(unittest.TestCase):
             self.assertIn(cm.exception.code, (ec.FORBIDDEN, ec.NOT_FOUND))
         self.assertEqual(admin.get_entity(bob_scope, carla.id).entity.name, "Carla")
 
+    def test_communities(self) -> None:
+        self.seed()
+        self.c.add_memories(self.scope, [MemoryInput(value="Ann, Bob und Jürgen kochten in Porto.", kind="episodic")])
+        res = self.c.refresh_communities(self.scope, full=True)
+        self.assertIsInstance(res, ec.RefreshResult)
+        self.assertTrue(res.full)
+        self.assertGreaterEqual(res.written, 1)
+        again = self.c.refresh_communities(self.scope)
+        self.assertEqual((again.dirty, again.written, again.total), (0, 0, res.total))
+        cs = self.c.list_communities(self.scope)
+        self.assertEqual(len(cs), res.total)
+        bob = self.by_name()["Bob"]
+        mine = [c for c in cs if bob.id in c.members]
+        self.assertEqual(len(mine), 1, f"communities: {cs}")
+        c = mine[0]
+        self.assertIsInstance(c, ec.Community)
+        self.assertIn("Bob", c.names)
+        self.assertTrue(c.summary.startswith(", ".join(c.names)))
+        self.assertTrue(c.sources)
+        d = self.c.get_community(self.scope, c.id)
+        self.assertIsInstance(d, ec.CommunityDetail)
+        self.assertEqual(sorted(e.id for e in d.entities), c.members)
+        nodes = {n.id: n.community for n in self.c.graph(self.scope).nodes}
+        self.assertEqual(nodes[bob.id], c.id)
+        with self.assertRaises(ec.NotFoundError):
+            self.c.get_community(Scope("acme", "app", user="graph-nobody"), c.id)
+        with self.assertRaises(ec.InvalidError):
+            self.c.refresh_communities(Scope("acme", "app", user=self.scope.user, session="s1"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -290,6 +290,28 @@ export class EngramClient {
     return this.#json('GET', '/v1/graph', { query }, opts);
   }
 
+  /**
+   * GET /v1/communities: the scope's communities (groups of entities with a
+   * summary); a scope naming an agent or session sees members only.
+   */
+  listCommunities(query: QueryOf<'listCommunities'>, opts?: CallOptions): Promise<Ok<'listCommunities'>> {
+    return this.#json('GET', '/v1/communities', { query }, opts);
+  }
+
+  /** GET /v1/communities/{id}: a community with its members' entities; not_found outside the scope. */
+  getCommunity(id: string, scope: QueryOf<'getCommunity'>, opts?: CallOptions): Promise<Ok<'getCommunity'>> {
+    return this.#json('GET', `/v1/communities/${seg(id)}`, { query: scope }, opts);
+  }
+
+  /**
+   * POST /v1/communities/refresh: recomputes the communities of the scope's
+   * user that changed since the last refresh ({ full: true }: all); needs a
+   * write key.
+   */
+  refreshCommunities(scope: QueryOf<'refreshCommunities'>, req: BodyOf<'refreshCommunities'> = {}, opts?: CallOptions): Promise<Ok<'refreshCommunities'>> {
+    return this.#json('POST', '/v1/communities/refresh', { query: scope, json: req }, opts);
+  }
+
   // --- resources ---
 
   /**

@@ -50,3 +50,6 @@ export type EntityDetail = S['EntityDetail'];
 export type Relation = S['Relation'];
 /** Entities (nodes) and the current relations between them (edges). */
 export type Graph = S['Graph'];
+export type Community = S['Community'];
+export type CommunityDetail = S['CommunityDetail'];
+export type RefreshResult = S['RefreshResult'];

@@ -873,6 +873,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/communities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the scope's communities: groups of entities more tied to each other than to the rest, each with a summary.
+         * @description Communities are made by POST /v1/communities/refresh (or the server's background refresh), not by every write. Communities belong to a tenant's user: a scope naming an agent or a session sees only the members its own memories mention, and no names, summary, abstract or sources (they may quote other memories). 503 when the server keeps no communities.
+         */
+        get: operations["listCommunities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/communities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a community with its members' entities.
+         * @description 404 for a community the scope does not hold. Communities belong to a tenant's user: a scope naming an agent or a session sees only the members its own memories mention, and no names, summary, abstract or sources (they may quote other memories). 503 when the server keeps no communities.
+         */
+        get: operations["getCommunity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/communities/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recompute the communities of the scope's user that changed since the last refresh (every one with full).
+         * @description Only the connected parts of the entity graph with a relation changed since the last refresh are recomputed; the result equals a full recomputation. With an LLM configured each new community then gets an abstract. Needs a write key. The scope must name neither an agent nor a session. 503 when the server keeps no communities.
+         */
+        post: operations["refreshCommunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1420,6 +1483,8 @@ export interface components {
             updated_at: string;
             /** @description How many memories name it. */
             mentions: number;
+            /** @description The id of the community it belongs to; set only in GET /v1/graph. */
+            community?: string;
         };
         EntityPage: {
             entities: components["schemas"]["Entity"][];
@@ -1694,6 +1759,49 @@ export interface components {
             end: number;
             speaker?: string;
             text: string;
+        };
+        /** @description A group of one user's entities found by label propagation over the current relations, with an extractive summary. Its namespace has only org, project and user. */
+        Community: {
+            /** @description Derived from the user and the members: the same group keeps its id. */
+            id: string;
+            namespace: components["schemas"]["Namespace"];
+            /** @description The entity ids, sorted. */
+            members: string[];
+            /** @description The most central members' names, most central first. */
+            names: string[];
+            /** @description The names, then the sentences of the members' memories that name the most of them. */
+            summary: string;
+            /** @description The LLM's summary when one is configured. */
+            abstract?: string;
+            /** @description The memories the summary quotes. */
+            sources: string[];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        CommunityList: {
+            communities: components["schemas"]["Community"][];
+        };
+        CommunityDetail: {
+            community: components["schemas"]["Community"];
+            entities: components["schemas"]["Entity"][];
+        };
+        RefreshResult: {
+            /** @description Every community was recomputed. */
+            full: boolean;
+            /** @description Entities whose relations had changed. */
+            dirty: number;
+            /** @description Entities whose community was recomputed. */
+            recomputed: number;
+            /** @description Communities written. */
+            written: number;
+            /** @description Communities removed. */
+            deleted: number;
+            /** @description Communities after the refresh. */
+            total: number;
+        };
+        RefreshRequest: {
+            /** @description Recompute every community of the user, not only those that changed. */
+            full?: boolean;
         };
     };
     responses: {
@@ -4198,6 +4306,134 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listCommunities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The communities, by id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommunityList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getCommunity: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The community and its members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommunityDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooMany"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    refreshCommunities: {
+        parameters: {
+            query: {
+                /** @description Organisation of the scope (required). */
+                org: components["parameters"]["org"];
+                /** @description Project of the scope (required). */
+                project: components["parameters"]["project"];
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Also read project-level records (no user, agent or session). Never widens a write. */
+                include_shared?: components["parameters"]["include_shared"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description May be empty. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description What the refresh did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefreshResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooMany"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

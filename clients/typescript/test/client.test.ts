@@ -3,7 +3,7 @@
 // import, and German and Chinese text.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EngramClient, EngramError, type Entity, type ErrorCode, type Graph, type Memory, type Relation } from '../src/index.js';
+import { EngramClient, EngramError, type Entity, type ErrorCode, type Graph, type Memory, type RefreshResult, type Relation } from '../src/index.js';
 import { startEngram, type Engram } from './server.js';
 
 const ann = { org: 'acme', project: 'app', user: 'ann' };
@@ -415,6 +415,27 @@ describe('EngramClient against engram serve', () => {
     const h = await c.entityHistory(robert.id, me);
     assert.deepEqual(h.versions.map((v) => v.op), ['split', 'merged']);
     assert.deepEqual(h.versions[1]!.related, [bob.id]);
+  test('communities: refresh, list, get, and graph nodes carry theirs', async () => {
+    const me = { org: 'acme', project: 'app', user: 'communities-ts' };
+    await c.addMemories({
+      namespace: me,
+      memories: [
+        { kind: 'episodic', value: 'Ann moved to Porto with Bob' },
+        { kind: 'semantic', value: 'Bob und Ann wohnen in Porto zusammen' },
+      ],
+    });
+    const res: RefreshResult = await c.refreshCommunities(me, { full: true });
+    assert.equal(res.full, true);
+    assert.equal(res.written, 1);
+    const again = await c.refreshCommunities(me);
+    assert.deepEqual([again.dirty, again.written, again.total], [0, 0, 1]);
+    const [cm] = (await c.listCommunities(me)).communities;
+    assert.ok(cm && cm.names.includes('Bob') && cm.summary.includes('Porto'), JSON.stringify(cm));
+    const d = await c.getCommunity(cm.id, me);
+    assert.deepEqual(d.entities.map((en) => en.id).sort(), cm.members);
+    for (const n of (await c.graph(me)).nodes) assert.equal(n.community, cm.id);
+    await rejects(c.getCommunity(cm.id, { ...me, user: 'communities-nobody' }), 404, 'not_found');
+    await rejects(c.refreshCommunities({ ...me, session: 's1' }), 400, 'invalid');
   });
 
   test('a key bound to user ann sees none of bob\'s entities', async () => {

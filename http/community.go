@@ -1,0 +1,117 @@
+package http
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/engramhq/engram"
+)
+
+// communityService returns the server's service as an
+// engram.CommunityService, or EUNAVAILABLE when it keeps no communities.
+func (s *Server) communityService() (engram.CommunityService, error) {
+	c, ok := s.svc.(engram.CommunityService)
+	if !ok {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no communities")
+	}
+	return c, nil
+}
+
+func (s *Server) handleListCommunities(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	c, err := s.communityService()
+	if err != nil {
+		return err
+	}
+	l, err := c.ListCommunities(r.Context(), sc)
+	if err != nil {
+		return err
+	}
+	l.Communities = nonNil(l.Communities)
+	writeJSON(w, http.StatusOK, l)
+	return nil
+}
+
+func (s *Server) handleGetCommunity(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, id, err := scopeAndID(r, q, "community")
+	if err != nil {
+		return err
+	}
+	c, err := s.communityService()
+	if err != nil {
+		return err
+	}
+	d, err := c.GetCommunity(r.Context(), sc, id)
+	if err != nil {
+		return err
+	}
+	d.Entities = nonNil(d.Entities)
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}
+
+// refreshRequest is the optional body of POST /v1/communities/refresh.
+type refreshRequest struct {
+	// Full recomputes every community of the user.
+	Full bool `json:"full,omitempty"`
+}
+
+func (s *Server) handleRefreshCommunities(w http.ResponseWriter, r *http.Request, q query) error {
+	sc, err := q.scope()
+	if err != nil {
+		return err
+	}
+	var req refreshRequest
+	if err := decodeOptionalBody(r, &req); err != nil {
+		return err
+	}
+	c, err := s.communityService()
+	if err != nil {
+		return err
+	}
+	res, err := c.RefreshCommunities(r.Context(), sc, req.Full)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+var _ engram.CommunityService = (*Client)(nil)
+
+// ListCommunities implements engram.CommunityService with GET
+// /v1/communities.
+func (c *Client) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
+	var l engram.CommunityList
+	if err := c.do(ctx, "GET", "/v1/communities", scopeValues(s), nil, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// GetCommunity implements engram.CommunityService with GET
+// /v1/communities/{id}.
+func (c *Client) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
+	p, err := idPath("/v1/communities/", id, "")
+	if err != nil {
+		return nil, err
+	}
+	var d engram.CommunityDetail
+	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// RefreshCommunities implements engram.CommunityService with POST
+// /v1/communities/refresh.
+func (c *Client) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
+	var res engram.RefreshResult
+	if err := c.do(ctx, "POST", "/v1/communities/refresh", scopeValues(s), refreshRequest{Full: full}, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

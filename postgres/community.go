@@ -1,0 +1,273 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/jackc/pgx/v5"
+)
+
+var (
+	_ engram.CommunityReader = (*tx)(nil)
+	_ engram.CommunityWriter = (*tx)(nil)
+)
+
+// GraphEdges implements engram.CommunityReader.
+func (t *tx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	q := `SELECT least(r.source, r.target) AS a, greatest(r.source, r.target) AS b, sum(ev.weight)
+		FROM relations r JOIN relation_evidence ev ON ev.tenant = r.tenant AND ev.relation_id = r.id
+		WHERE r.tenant = $1 AND r.user_id = $2 AND r.expired_at IS NULL
+		GROUP BY a, b ORDER BY a, b`
+	var out []engram.Edge
+	err := t.each(ctx, "read graph edges", q, []any{n.Tenant(), n.User}, func(row pgx.Row) error {
+		var e engram.Edge
+		err := row.Scan(&e.Source, &e.Target, &e.Weight)
+		out = append(out, e)
+		return err
+	})
+	return out, err
+}
+
+// DirtyEntities implements engram.CommunityReader.
+func (t *tx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
+	if err := n.Validate(); err != nil {
+		return nil, err
+	}
+	var out []string
+	err := t.each(ctx, "read dirty entities", "SELECT entity_id FROM graph_dirty WHERE tenant = $1 AND user_id = $2 ORDER BY entity_id",
+		[]any{n.Tenant(), n.User}, func(row pgx.Row) error {
+			var id string
+			err := row.Scan(&id)
+			out = append(out, id)
+			return err
+		})
+	return out, err
+}
+
+// DirtyOwners implements engram.CommunityReader.
+func (t *tx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, error) {
+	var out []engram.Namespace
+	err := t.each(ctx, "read dirty owners", "SELECT DISTINCT tenant, user_id FROM graph_dirty ORDER BY 1, 2 LIMIT $1",
+		[]any{max(limit, 1)}, func(row pgx.Row) error {
+			var tenant string
+			var n engram.Namespace
+			if err := row.Scan(&tenant, &n.User); err != nil {
+				return err
+			}
+			n.Org, n.Project, _ = strings.Cut(tenant, "/")
+			out = append(out, n)
+			return nil
+		})
+	return out, err
+}
+
+// Communities implements engram.CommunityReader.
+func (t *tx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return t.communities(ctx, s, "")
+}
+
+// GetCommunity implements engram.CommunityReader.
+func (t *tx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("community", id)
+	}
+	cs, err := t.communities(ctx, s, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 {
+		return nil, engram.Errorf(engram.ENOTFOUND, "community %s not found", id)
+	}
+	return &cs[0], nil
+}
+
+// communities reads the scope's communities (only id's when set) with
+// their members and sources.
+func (t *tx) communities(ctx context.Context, s engram.Scope, id string) ([]engram.Community, error) {
+	q := &query{}
+	q.graph("c.", s)
+	if id != "" {
+		q.where("c.id = " + q.arg(id))
+	}
+	var out []engram.Community
+	at := map[string]int{}
+	err := t.each(ctx, "read communities", "SELECT c.id, c.user_id, c.names, c.summary, c.abstract, c.updated_at FROM communities c WHERE "+
+		q.String()+" ORDER BY c.id", q.args, func(row pgx.Row) error {
+		c := engram.Community{Namespace: engram.Namespace{Org: s.Org, Project: s.Project}}
+		var upd time.Time
+		if err := row.Scan(&c.ID, &c.Namespace.User, &c.Names, &c.Summary, &c.Abstract, &upd); err != nil {
+			return err
+		}
+		if len(c.Names) == 0 {
+			c.Names = nil
+		}
+		c.UpdatedAt = utc(upd)
+		c.Members, c.Sources = []string{}, []string{}
+		at[c.ID] = len(out)
+		out = append(out, c)
+		return nil
+	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	ids := make([]string, len(out))
+	for i := range out {
+		ids[i] = out[i].ID
+	}
+	for _, part := range []struct {
+		q    string
+		list func(c *engram.Community) *[]string
+	}{
+		{"SELECT community_id, entity_id FROM community_members WHERE tenant = $1 AND community_id = ANY($2) ORDER BY entity_id",
+			func(c *engram.Community) *[]string { return &c.Members }},
+		{"SELECT community_id, memory_id FROM community_sources WHERE tenant = $1 AND community_id = ANY($2) ORDER BY memory_id",
+			func(c *engram.Community) *[]string { return &c.Sources }},
+	} {
+		err := t.each(ctx, "read communities", part.q, []any{s.Tenant(), ids}, func(row pgx.Row) error {
+			var cid, x string
+			if err := row.Scan(&cid, &x); err != nil {
+				return err
+			}
+			l := part.list(&out[at[cid]])
+			*l = append(*l, x)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// EntityCommunities implements engram.CommunityReader.
+func (t *tx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkIDs("entity", entityIDs); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	if len(entityIDs) == 0 {
+		return out, nil
+	}
+	q := &query{}
+	q.graph("c.", s)
+	q.where("m.entity_id = ANY(" + q.arg(entityIDs) + ")")
+	err := t.each(ctx, "read entity communities", `SELECT m.entity_id, m.community_id FROM community_members m
+		JOIN communities c ON c.tenant = m.tenant AND c.id = m.community_id WHERE `+q.String(), q.args, func(row pgx.Row) error {
+		var e, c string
+		err := row.Scan(&e, &c)
+		out[e] = c
+		return err
+	})
+	return out, err
+}
+
+// PutCommunity implements engram.CommunityWriter.
+func (t *tx) PutCommunity(ctx context.Context, c *engram.Community) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	n := c.Namespace
+	if err := t.checkOwner(ctx, "communities", "community", n, c.ID); err != nil {
+		return err
+	}
+	names := c.Names
+	if names == nil {
+		names = []string{}
+	}
+	steps := []struct {
+		q    string
+		args []any
+	}{
+		{"DELETE FROM communities WHERE tenant = $1 AND id = $2", []any{n.Tenant(), c.ID}},
+		{"DELETE FROM community_members WHERE tenant = $1 AND entity_id = ANY($2)", []any{n.Tenant(), c.Members}},
+		{`INSERT INTO communities (tenant, user_id, id, names, summary, abstract, size, sources, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			[]any{n.Tenant(), n.User, c.ID, names, c.Summary, c.Abstract, len(c.Members), len(c.Sources), c.UpdatedAt}},
+	}
+	for _, st := range steps {
+		if _, err := t.ptx.Exec(ctx, st.q, st.args...); err != nil {
+			return t.mapErr(ctx, "put community", err)
+		}
+	}
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO community_members (tenant, entity_id, community_id)
+		SELECT $1, e.id, $3 FROM entities e WHERE e.tenant = $1 AND e.user_id = $2 AND e.id = ANY($4)`,
+		n.Tenant(), n.User, c.ID, c.Members)
+	if err != nil {
+		return t.mapErr(ctx, "put community", err)
+	}
+	if int(tag.RowsAffected()) != len(c.Members) {
+		return engram.Errorf(engram.ENOTFOUND, "community %s: a member entity was not found", c.ID)
+	}
+	tag, err = t.ptx.Exec(ctx, `INSERT INTO community_sources (tenant, memory_id, community_id)
+		SELECT $1, m.id, $3 FROM memories m WHERE m.tenant = $1 AND m.user_id = $2 AND m.id = ANY($4)`,
+		n.Tenant(), n.User, c.ID, c.Sources)
+	if err != nil {
+		return t.mapErr(ctx, "put community", err)
+	}
+	if int(tag.RowsAffected()) != len(c.Sources) {
+		return engram.Errorf(engram.ENOTFOUND, "community %s: a source memory was not found", c.ID)
+	}
+	return nil
+}
+
+// DeleteCommunity implements engram.CommunityWriter.
+func (t *tx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(id) {
+		return invalidID("community", id)
+	}
+	_, err := t.ptx.Exec(ctx, "DELETE FROM communities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id)
+	return t.mapErr(ctx, "delete community", err)
+}
+
+// ClearDirty implements engram.CommunityWriter.
+func (t *tx) ClearDirty(ctx context.Context, n engram.Namespace) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	_, err := t.ptx.Exec(ctx, "DELETE FROM graph_dirty WHERE tenant = $1 AND user_id = $2", n.Tenant(), n.User)
+	return t.mapErr(ctx, "clear dirty entities", err)
+}
+
+// pruneCommunities removes the communities of a tenant's user that lost a
+// member or a source (an entity deleted, a memory purged: their summaries
+// may name or quote it), marking their remaining members dirty so the
+// next refresh makes them again.
+func (t *tx) pruneCommunities(ctx context.Context, tenant, user string) error {
+	short := `SELECT c.id FROM communities c WHERE c.tenant = $1 AND c.user_id = $2
+		AND (c.size > (SELECT count(*) FROM community_members m WHERE m.tenant = $1 AND m.community_id = c.id)
+		  OR c.sources > (SELECT count(*) FROM community_sources s WHERE s.tenant = $1 AND s.community_id = c.id))`
+	if _, err := t.ptx.Exec(ctx, `INSERT INTO graph_dirty (tenant, user_id, entity_id)
+		SELECT $1, $2, m.entity_id FROM community_members m WHERE m.tenant = $1 AND m.community_id IN (`+short+`)
+		ON CONFLICT DO NOTHING`, tenant, user); err != nil {
+		return t.mapErr(ctx, "prune communities", err)
+	}
+	if _, err := t.ptx.Exec(ctx, "DELETE FROM communities WHERE tenant = $1 AND id IN ("+short+")", tenant, user); err != nil {
+		return t.mapErr(ctx, "prune communities", err)
+	}
+	return nil
+}
