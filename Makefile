@@ -7,7 +7,7 @@ NO_AUTH ?= 1
 # SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
 SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
-.PHONY: run test build integrations model deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
+.PHONY: run test build integrations model wordnet deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default
 ## store, without API keys on the loopback ADDR (NO_AUTH=0 to require keys,
@@ -56,8 +56,15 @@ fuzz-smoke:
 build: deps
 	$(GO) build -o bin/engram ./cmd/engram
 
+## deps: the Go modules, and the WordNet database that query expansion
+## reads (scripts/fetch-wordnet.sh, checked against its published digest).
 deps:
 	$(GO) mod download
+	bash scripts/fetch-wordnet.sh
+
+## wordnet: fetch and verify the WordNet database once.
+wordnet:
+	bash scripts/fetch-wordnet.sh
 
 ## model: fetch and verify the embedded embedding model (USE-lite) once.
 model:
