@@ -34,6 +34,10 @@ type Expansion struct {
 	// Max is the most related words searched for in all (0 means 24),
 	// taken round-robin from the query's terms so that each contributes.
 	Max int
+	// WithQuery searches the related words together with the full-text
+	// query (Gathering.Lexical) instead of on their own: a memory must
+	// then match both to rank first.
+	WithQuery bool
 }
 
 // Name implements Channel.
@@ -49,6 +53,9 @@ func (x Expansion) Gather(ctx context.Context, g *Gathering) error {
 		return nil
 	}
 	var text []string
+	if x.WithQuery {
+		text = append(text, g.Lexical())
+	}
 	for _, w := range words {
 		text = append(text, strings.Fields(w)...)
 		if g.Config.Inflect && !strings.Contains(w, " ") {

@@ -32,6 +32,10 @@ type Limits struct {
 	Compounds bool
 }
 
+// DefaultLimits are the limits measured on LoCoMo's tuning conversations
+// (see docs/retrieval-tuning.md).
+var DefaultLimits = Limits{Senses: 1, Hyponyms: 1, Broad: 40, Max: 12, Nouns: true}
+
 // Related is a word related to the one expanded and how: "syn" (a
 // synonym, or a similar adjective), "hypo" (more specific) or "hyper"
 // (more general), and Depth, the levels it lies away (0 for synonyms).
