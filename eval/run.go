@@ -135,7 +135,7 @@ type WordNetConfig struct {
 
 // DefaultWordNet is what --wordnet adds unless other flags say otherwise.
 var DefaultWordNet = WordNetConfig{
-	Weight: 0.3,
+	Weight: retrieval.DefaultConfig().Weights[retrieval.ChannelThesaurus],
 	Limits: wordnet.DefaultLimits,
 }
 
