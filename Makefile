@@ -7,7 +7,7 @@ NO_AUTH ?= 1
 # SHARED holds the benchmark data sets (datasets/locomo, datasets/longmemeval).
 SHARED ?= $(or $(ENGRAM_SHARED),../shared)
 
-.PHONY: run test build integrations model deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
+.PHONY: run test build integrations model wordnet deps vet bench bench-mem0 bench-mem0-smoke fuzz fuzz-smoke eval-locomo eval-longmemeval eval-heldout clean
 
 ## run: fetch what is missing, then serve the engine on its embedded default
 ## store, without API keys on the loopback ADDR (NO_AUTH=0 to require keys,
@@ -27,7 +27,7 @@ run: deps model
 test: deps model
 	$(GO) vet ./...
 	bash scripts/chromium.sh
-	ENGRAM_REQUIRE_CHROMIUM=1 ENGRAM_REQUIRE_POSTGRES=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
+	ENGRAM_REQUIRE_CHROMIUM=1 ENGRAM_REQUIRE_POSTGRES=1 ENGRAM_REQUIRE_WORDNET=1 bash scripts/pg.sh $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestRealData' ./eval/
 	bash integrations/run.sh
 	bash bench/mem0/run.sh --smoke
@@ -56,8 +56,15 @@ fuzz-smoke:
 build: deps
 	$(GO) build -o bin/engram ./cmd/engram
 
+## deps: the Go modules, and the WordNet database that query expansion
+## reads (scripts/fetch-wordnet.sh, checked against its published digest).
 deps:
 	$(GO) mod download
+	bash scripts/fetch-wordnet.sh
+
+## wordnet: fetch and verify the WordNet database once.
+wordnet:
+	bash scripts/fetch-wordnet.sh
 
 ## model: fetch and verify the embedded embedding model (USE-lite) once.
 model:

@@ -18,7 +18,7 @@ import (
 
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
-                   [--graph pagerank|spread]
+                   [--graph pagerank|spread] [--wordnet [--wordnet-weight W]]
                    [--former rules|llm] [--mode oneshot|agentic]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
@@ -69,6 +69,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		only        string
 		graph       string
 		graphWeight float64
+		wn          = DefaultWordNet
 	)
 	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
 	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
@@ -88,6 +89,12 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.StringVar(&cfg.Mode, "mode", "", "search mode: oneshot (default) or agentic")
 	fs.StringVar(&graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
 	fs.Float64Var(&graphWeight, "graph-weight", retrieval.DefaultConfig().Weights[retrieval.ChannelGraph], "the graph channel's weight in fusion")
+	fs.BoolVar(&wn.On, "wordnet", false, "add the WordNet query-expansion channel to the default engine (database in $ENGRAM_WORDNET_DIR or the default directory)")
+	fs.Float64Var(&wn.Weight, "wordnet-weight", DefaultWordNet.Weight, "the WordNet channel's weight in fusion")
+	fs.IntVar(&wn.Limits.Hyponyms, "wordnet-hyponyms", DefaultWordNet.Limits.Hyponyms, "levels of more specific words the WordNet channel adds")
+	fs.IntVar(&wn.Limits.Hypernyms, "wordnet-hypernyms", DefaultWordNet.Limits.Hypernyms, "levels of more general words the WordNet channel adds")
+	fs.IntVar(&wn.Limits.Senses, "wordnet-senses", DefaultWordNet.Limits.Senses, "senses of each word the WordNet channel follows")
+	fs.BoolVar(&wn.WithQuery, "wordnet-with-query", false, "the WordNet channel searches the related words together with the query's own")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
 	if len(args) == 0 {
@@ -138,13 +145,24 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		cfg.Progress = stderr
 	}
 	cfg.NewEngine = c.NewEngine
+	var tunes []func(*engine.Options)
 	if graph != "" {
 		walk, ok := GraphWalks[graph]
 		if !ok {
 			fmt.Fprintf(stderr, "engram eval: --graph %q is not one of pagerank, spread\n", graph)
 			return 2
 		}
-		tune := GraphTune(walk, graphWeight)
+		tunes = append(tunes, GraphTune(walk, graphWeight))
+	}
+	if wn.On {
+		tunes = append(tunes, WordNetTune(wn))
+	}
+	if len(tunes) > 0 {
+		tune := func(o *engine.Options) {
+			for _, t := range tunes {
+				t(o)
+			}
+		}
 		if cfg.NewEngine = GraphEngine(tune); c.NewEngineWith != nil {
 			cfg.NewEngine = c.NewEngineWith(tune)
 		}

@@ -84,3 +84,18 @@ func TestMainUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestMainWordNetMissing: --wordnet without the database installed still
+// runs: expansion is off and the run reports as without it.
+func TestMainWordNetMissing(t *testing.T) {
+	t.Setenv("ENGRAM_WORDNET_DIR", filepath.Join(t.TempDir(), "none"))
+	var stdout, stderr bytes.Buffer
+	args := []string{"longmemeval", "--data", "testdata/longmemeval_mini.json.gz", "--limit", "2", "--quiet",
+		"--data-dir", t.TempDir(), "--systems", "engram", "--wordnet"}
+	if code := eval.Main(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "recall@10") {
+		t.Errorf("stdout lacks the report:\n%s", stdout.String())
+	}
+}

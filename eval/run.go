@@ -17,6 +17,7 @@ import (
 	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
+	"github.com/engramhq/engram/wordnet"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -119,6 +120,40 @@ func GraphTune(walk func(map[string]float64, []retrieval.Edge) map[string]float6
 		cfg.Weights[retrieval.ChannelGraph] = weight
 		o.Retrieval = &cfg
 		o.Channels = append(o.Channels, retrieval.Graph{Walk: walk})
+	}
+}
+
+// WordNetConfig is the WordNet query-expansion channel that --wordnet adds.
+type WordNetConfig struct {
+	On     bool
+	Weight float64
+	Limits wordnet.Limits
+	// WithQuery searches the related words with the query's own (see
+	// retrieval.Expansion).
+	WithQuery bool
+}
+
+// DefaultWordNet is what --wordnet adds unless other flags say otherwise.
+var DefaultWordNet = WordNetConfig{
+	Weight: retrieval.DefaultConfig().Weights[retrieval.ChannelThesaurus],
+	Limits: wordnet.DefaultLimits,
+}
+
+// WordNetTune adds the query-expansion channel over the WordNet database
+// in wordnet.DefaultDir, weighed c.Weight in fusion, to engine options. A
+// database that cannot be read turns the channel into one that finds
+// nothing (logged once).
+func WordNetTune(c WordNetConfig) func(*engine.Options) {
+	th := &wordnet.Thesaurus{DB: wordnet.Open(wordnet.DefaultDir()), Limits: c.Limits}
+	return func(o *engine.Options) {
+		cfg := retrieval.DefaultConfig()
+		if o.Retrieval != nil {
+			cfg = *o.Retrieval
+		}
+		cfg.Weights = maps.Clone(cfg.Weights)
+		cfg.Weights[retrieval.ChannelThesaurus] = c.Weight
+		o.Retrieval = &cfg
+		o.Channels = append(o.Channels, retrieval.Expansion{Thesaurus: th, WithQuery: c.WithQuery})
 	}
 }
 

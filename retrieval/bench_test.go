@@ -22,6 +22,7 @@ import (
 	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
 	"github.com/engramhq/engram/uselite"
+	"github.com/engramhq/engram/wordnet"
 )
 
 // locomoConversation reads the first LoCoMo conversation: its turns as
@@ -109,6 +110,17 @@ func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.Mo
 // channel added.
 func BenchmarkSearchLoCoMoGraph(b *testing.B) {
 	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Graph{}})
+}
+
+// BenchmarkSearchLoCoMoWordNet is BenchmarkSearchLoCoMo with the WordNet
+// query-expansion channel added (the database read before the timing).
+func BenchmarkSearchLoCoMoWordNet(b *testing.B) {
+	db := wordnet.Open(wordnet.DefaultDir())
+	if err := db.Load(); err != nil {
+		b.Skipf("wordnet database not installed: %v", err)
+	}
+	th := &wordnet.Thesaurus{DB: db, Limits: wordnet.DefaultLimits}
+	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Expansion{Thesaurus: th}})
 }
 
 // benchSearchLoCoMo measures search latency on one LoCoMo conversation

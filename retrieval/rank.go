@@ -120,7 +120,7 @@ func DefaultConfig() Config {
 	return Config{
 		RRFK:            20,
 		ZFusion:         true,
-		Weights:         map[string]float64{ChannelBM25: 1.5, ChannelDense: 1, ChannelTemporal: 0.5, ChannelGraph: 1, ChannelIdentity: 1},
+		Weights:         map[string]float64{ChannelBM25: 1.5, ChannelDense: 1, ChannelTemporal: 0.5, ChannelGraph: 1, ChannelIdentity: 1, ChannelThesaurus: 0.3},
 		Pool:            100,
 		Inflect:         true,
 		DropSpeakers:    true,
