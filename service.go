@@ -173,7 +173,9 @@ type ImportResult struct {
 	Memories int `json:"memories"`
 	Versions int `json:"versions"`
 	Audit    int `json:"audit"`
-	Skipped  int `json:"skipped"`
+	// Resources counts the resources stored with their content.
+	Resources int `json:"resources,omitempty"`
+	Skipped   int `json:"skipped"`
 	// Renamed maps the id of each record stored under a fresh id, because
 	// its own was taken outside the import scope, to that fresh id.
 	// Always present, empty when nothing was renamed.
