@@ -210,10 +210,10 @@ type importer struct {
 	// Ids taken outside the scope, by kind, and the fresh ids used instead;
 	// ids holds all four for the result.
 	eps, mems, audits, resources, ids map[string]string
-	held                   map[string]bool // ids of the scope's audit entries, loaded on first need
-	imported               map[string]bool // ids of the memories among the records
-	e                      *Engine         // for the entity graph of imported memories
-	now                    time.Time
+	held                              map[string]bool // ids of the scope's audit entries, loaded on first need
+	imported                          map[string]bool // ids of the memories among the records
+	e                                 *Engine         // for the entity graph of imported memories
+	now                               time.Time
 }
 
 // Memory records go through two passes: the first settles each id, the
