@@ -48,7 +48,9 @@ type Service interface {
 	// a scope wider than one user or agent is refused.
 	DeleteScope(ctx context.Context, s Scope) (*PurgeCounts, error)
 
-	// Export calls fn for every record in the scope (see Store.Export).
+	// Export calls fn for every record in the scope (see Store.Export),
+	// then for each resource of the scope and its content in
+	// RecordResourceChunk records.
 	Export(ctx context.Context, s Scope, fn func(Record) error) error
 	// Import stores exported records losslessly in one transaction. Every
 	// record must lie inside s. A record identical to a stored one is
