@@ -48,7 +48,9 @@ type Service interface {
 	// a scope wider than one user or agent is refused.
 	DeleteScope(ctx context.Context, s Scope) (*PurgeCounts, error)
 
-	// Export calls fn for every record in the scope (see Store.Export).
+	// Export calls fn for every record in the scope (see Store.Export),
+	// then for each resource of the scope and its content in
+	// RecordResourceChunk records.
 	Export(ctx context.Context, s Scope, fn func(Record) error) error
 	// Import stores exported records losslessly in one transaction. Every
 	// record must lie inside s. A record identical to a stored one is
@@ -173,7 +175,9 @@ type ImportResult struct {
 	Memories int `json:"memories"`
 	Versions int `json:"versions"`
 	Audit    int `json:"audit"`
-	Skipped  int `json:"skipped"`
+	// Resources counts the resources stored with their content.
+	Resources int `json:"resources,omitempty"`
+	Skipped   int `json:"skipped"`
 	// Renamed maps the id of each record stored under a fresh id, because
 	// its own was taken outside the import scope, to that fresh id.
 	// Always present, empty when nothing was renamed.

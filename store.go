@@ -298,11 +298,26 @@ type PurgeCounts struct {
 // Record is one line of an export: exactly one of its pointers is set,
 // matching Type.
 type Record struct {
-	Type    string      `json:"type"` // "episode", "memory", "version", "audit"
+	Type    string      `json:"type"` // one of the Record types
 	Episode *Episode    `json:"episode,omitempty"`
 	Memory  *Memory     `json:"memory,omitempty"`
 	Version *Version    `json:"version,omitempty"`
 	Audit   *AuditEntry `json:"audit,omitempty"`
+	// Resource is a resource's metadata; its content follows it in
+	// ResourceChunk records.
+	Resource *Resource      `json:"resource,omitempty"`
+	Chunk    *ResourceChunk `json:"resource_chunk,omitempty"`
+}
+
+// ResourceChunk is one stored chunk of a resource's content in an export:
+// Data (base64 in JSON) is at most ResourceChunkBytes. The chunks of a
+// resource follow its Resource record, Seq 0, 1, … in order, and an
+// import checks that together they have the resource's size and SHA-256.
+type ResourceChunk struct {
+	ResourceID string    `json:"resource_id"`
+	Namespace  Namespace `json:"namespace"`
+	Seq        int       `json:"seq"`
+	Data       []byte    `json:"data"`
 }
 
 // Record types.
@@ -311,6 +326,10 @@ const (
 	RecordMemory  = "memory"
 	RecordVersion = "version"
 	RecordAudit   = "audit"
+	// RecordResource and RecordResourceChunk come after the audit
+	// entries: each resource, then its chunks.
+	RecordResource      = "resource"
+	RecordResourceChunk = "resource_chunk"
 )
 
 // Namespace returns the namespace of the record's payload, and an EINVALID
@@ -325,6 +344,10 @@ func (r *Record) Namespace() (Namespace, error) {
 		return r.Version.Namespace, nil
 	case r.Type == RecordAudit && r.Audit != nil:
 		return r.Audit.Namespace, nil
+	case r.Type == RecordResource && r.Resource != nil:
+		return r.Resource.Namespace, nil
+	case r.Type == RecordResourceChunk && r.Chunk != nil:
+		return r.Chunk.Namespace, nil
 	}
 	return Namespace{}, Errorf(EINVALID, "record: type %q does not match its payload", r.Type)
 }

@@ -61,6 +61,10 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 	if err := checkNoVault(recs); err != nil {
 		return nil, err
 	}
+	resources, err := checkResources(recs)
+	if err != nil {
+		return nil, err
+	}
 	vb := e.vec.batch()
 	var active []engram.Memory
 	for _, r := range recs {
@@ -75,13 +79,13 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 	entry := e.audit(s.Namespace(), engram.ActorFrom(ctx), "import", nil, "", e.clock())
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}, e: e, now: entry.At}
-		if err := im.run(ctx, recs); err != nil {
+		if err := im.run(ctx, recs, resources); err != nil {
 			return err
 		}
 		*res = im.res
 		res.Renamed = im.ids
-		entry.Detail = fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries; skipped %d; renamed %d",
-			res.Episodes, res.Memories, res.Versions, res.Audit, res.Skipped, len(res.Renamed))
+		entry.Detail = fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries, %d resources; skipped %d; renamed %d",
+			res.Episodes, res.Memories, res.Versions, res.Audit, res.Resources, res.Skipped, len(res.Renamed))
 		return tx.InsertAudit(ctx, entry)
 	})
 	if err := vb.done(err); err != nil {
@@ -107,6 +111,10 @@ func checkHeld(recs []engram.Record) error {
 			key = fmt.Sprintf("version %d of memory %s", r.Version.Version, r.Version.MemoryID)
 		case engram.RecordAudit:
 			key = "audit entry " + r.Audit.ID
+		case engram.RecordResource:
+			key = "resource " + r.Resource.ID
+		case engram.RecordResourceChunk:
+			continue // checkResources places every chunk
 		}
 		if seen[key] {
 			return engram.Errorf(engram.EINVALID, "record %d: %s appears twice in this import", i+1, key)
@@ -174,6 +182,10 @@ func checkRecord(s engram.Scope, r *engram.Record) error {
 		}
 		a.At = norm(a.At)
 		return nil
+	case engram.RecordResource:
+		return checkResource(r.Resource)
+	case engram.RecordResourceChunk:
+		return nil // checked with its resource by checkResources
 	}
 	return engram.Errorf(engram.EINVALID, "unknown record type %q", r.Type)
 }
@@ -196,12 +208,12 @@ type importer struct {
 	actor string // who imports: imported audit entries are attributed to them
 	res   engram.ImportResult
 	// Ids taken outside the scope, by kind, and the fresh ids used instead;
-	// ids holds all three for the result.
-	eps, mems, audits, ids map[string]string
-	held                   map[string]bool // ids of the scope's audit entries, loaded on first need
-	imported               map[string]bool // ids of the memories among the records
-	e                      *Engine         // for the entity graph of imported memories
-	now                    time.Time
+	// ids holds all four for the result.
+	eps, mems, audits, resources, ids map[string]string
+	held                              map[string]bool // ids of the scope's audit entries, loaded on first need
+	imported                          map[string]bool // ids of the memories among the records
+	e                                 *Engine         // for the entity graph of imported memories
+	now                               time.Time
 }
 
 // Memory records go through two passes: the first settles each id, the
@@ -211,9 +223,13 @@ const (
 	memHeld              // the scope holds the id: compare
 )
 
-func (im *importer) run(ctx context.Context, recs []engram.Record) error {
-	im.eps, im.mems, im.audits = map[string]string{}, map[string]string{}, map[string]string{}
+func (im *importer) run(ctx context.Context, recs []engram.Record, resources []importedResource) error {
+	im.eps, im.mems, im.audits, im.resources = map[string]string{}, map[string]string{}, map[string]string{}, map[string]string{}
 	at := func(i int, err error) error { return prefixed(fmt.Sprintf("record %d", i+1), err) }
+	// Resources first: episodes' media and memories cite them.
+	if err := im.claimResources(ctx, recs, resources); err != nil {
+		return err
+	}
 	for i, r := range recs {
 		if r.Type == engram.RecordEpisode {
 			if err := im.episode(ctx, r.Episode); err != nil {
@@ -253,7 +269,7 @@ func (im *importer) run(ctx context.Context, recs []engram.Record) error {
 		}
 	}
 	im.ids = map[string]string{}
-	for _, m := range []map[string]string{im.eps, im.mems, im.audits} {
+	for _, m := range []map[string]string{im.eps, im.mems, im.audits, im.resources} {
 		for k, v := range m {
 			im.ids[k] = v
 		}
@@ -297,6 +313,7 @@ func renamed(n engram.Namespace, id string) string {
 
 func (im *importer) episode(ctx context.Context, ep *engram.Episode) error {
 	c := *ep
+	c.Media = im.rewriteMedia(ep.Media)
 	id, held, err := place(ep.ID, ep.Namespace, func(id string) error {
 		c.ID = id
 		return im.tx.InsertEpisode(ctx, &c)
@@ -376,7 +393,7 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 // rewrite returns m with the ids this import renamed replaced, or m itself
 // when there are none.
 func (im *importer) rewrite(m *engram.Memory) *engram.Memory {
-	if m == nil || len(im.eps)+len(im.mems) == 0 {
+	if m == nil || len(im.eps)+len(im.mems)+len(im.resources) == 0 {
 		return m
 	}
 	c, changed := *m, false
@@ -400,6 +417,7 @@ func (im *importer) rewrite(m *engram.Memory) *engram.Memory {
 			}
 			c.Metadata[k] = v
 		}
+		changed = im.rewriteResource(&c) || changed
 	}
 	if !changed {
 		return m

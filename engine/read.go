@@ -184,7 +184,9 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 // refuses). Other stores export in one read transaction.
 //
 // It writes every record as stored, a memory past its TTL too (its
-// expires_at says so), so an import restores the scope exactly.
+// expires_at says so), so an import restores the scope exactly. The
+// resources of the scope come last, each followed by its content in
+// chunk records (see exportResources).
 //
 // Vault memories and their versions are left out unless ctx carries
 // engram.WithVault; then they are exported decrypted, and the read audited
@@ -195,7 +197,11 @@ func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Reco
 		return err
 	}
 	fn, audit := e.exportVault(ctx, s, fn)
-	return audit(e.exportPaged(ctx, s, fn))
+	err = e.exportPaged(ctx, s, fn)
+	if err == nil {
+		err = e.exportResources(ctx, s, fn)
+	}
+	return audit(err)
 }
 
 // exportPaged is Export after the scope check: page by page over an

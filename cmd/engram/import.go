@@ -31,7 +31,8 @@ transaction when its JSON is at most --chunk-bytes (default 64 MiB) and it
 has at most 100000 records: then either every record is stored or none is.
 A larger file is sent in chunks within those limits, in file order, each its own transaction; if one fails,
 the chunks before it stay stored, and running the same import again
-finishes the job because the stored records are skipped.
+finishes the job because the stored records are skipped. A resource is
+never split: it goes in one chunk with all its content records.
 
 A progress bar is shown on stderr when stderr is a terminal, or with
 --progress.`,
@@ -96,6 +97,7 @@ func runImport(ctx context.Context, m *Main, cmd *Command, args []string) error 
 			sum.Memories += res.Memories
 			sum.Versions += res.Versions
 			sum.Audit += res.Audit
+			sum.Resources += res.Resources
 			sum.Skipped += res.Skipped
 			done += len(chunk)
 			if bar != nil {
@@ -108,8 +110,8 @@ func runImport(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		if *asJSON {
 			return writeJSON(m.Stdout, sum)
 		}
-		fmt.Fprintf(m.Stdout, "imported %d episodes, %d memories, %d versions, %d audit entries; %d already stored\n",
-			sum.Episodes, sum.Memories, sum.Versions, sum.Audit, sum.Skipped)
+		fmt.Fprintf(m.Stdout, "imported %d episodes, %d memories, %d versions, %d audit entries, %d resources; %d already stored\n",
+			sum.Episodes, sum.Memories, sum.Versions, sum.Audit, sum.Resources, sum.Skipped)
 		return nil
 	})
 }
@@ -139,7 +141,8 @@ func (m *Main) readImport(name string, chunkBytes int, showBar bool) ([][]engram
 		if _, err := rec.Namespace(); err != nil {
 			return engram.Errorf(engram.EINVALID, "%s record %d: %s", inputName(name), total+1, engram.ErrorMessage(err))
 		}
-		if len(cur) > 0 && (bytes+n > chunkBytes || len(cur) == engine.MaxImport) {
+		// A resource's chunks are imported in the same call as the resource.
+		if len(cur) > 0 && rec.Type != engram.RecordResourceChunk && (bytes+n > chunkBytes || len(cur) == engine.MaxImport) {
 			chunks, cur, bytes = append(chunks, cur), nil, 0
 		}
 		cur = append(cur, *rec)

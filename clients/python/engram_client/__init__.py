@@ -94,6 +94,7 @@ from .models import (
     Person,
     Profile,
     Resource,
+    ResourceChunk,
     ResourceCitation,
     PurgeCounts,
     Record,

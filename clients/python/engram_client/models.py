@@ -395,6 +395,8 @@ class Record(Model):
     memory: Optional[Memory] = None
     version: Optional[Version] = None
     audit: Optional[AuditEntry] = None
+    resource: Optional[Resource] = None
+    resource_chunk: Optional[ResourceChunk] = None
     data: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -424,6 +426,7 @@ class ImportResult(Model):
     audit: int
     skipped: int
     renamed: Dict[str, str]
+    resources: Optional[int] = None
 
 
 @dataclass
@@ -645,6 +648,17 @@ class Resource(Model):
     memories: int
     created_at: str
     source: Optional[str] = None
+
+
+@dataclass
+class ResourceChunk(Model):
+    """One chunk of a resource's content in an export: data is base64 of
+    at most 1 MiB; the chunks follow their resource record in seq order."""
+
+    resource_id: str
+    namespace: Namespace
+    seq: int
+    data: str
 
 
 @dataclass

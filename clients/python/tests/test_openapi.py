@@ -122,6 +122,7 @@ MODELS = {
     "CommunityDetail": ec.CommunityDetail,
     "RefreshResult": ec.RefreshResult,
     "Resource": ec.Resource,
+    "ResourceChunk": ec.ResourceChunk,
     "ResourceCitation": ec.ResourceCitation,
     "MediaSpan": ec.MediaSpan,
     "ObservationInput": ec.ObservationInput,

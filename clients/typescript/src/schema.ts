@@ -1291,17 +1291,32 @@ export interface components {
         /** @description One line of an export or import: exactly one payload, matching type. */
         Record: {
             /** @enum {string} */
-            type: "episode" | "memory" | "version" | "audit";
+            type: "episode" | "memory" | "version" | "audit" | "resource" | "resource_chunk";
             episode?: components["schemas"]["Episode"];
             memory?: components["schemas"]["Memory"];
             version?: components["schemas"]["Version"];
             audit?: components["schemas"]["AuditEntry"];
+            resource?: components["schemas"]["Resource"];
+            resource_chunk?: components["schemas"]["ResourceChunk"];
+        };
+        /** @description One chunk of a resource's content in an export: the chunks follow their resource record, seq 0, 1, … in order; an import checks that together they hold the resource's size and SHA-256. */
+        ResourceChunk: {
+            resource_id: string;
+            namespace: components["schemas"]["Namespace"];
+            seq: number;
+            /**
+             * Format: byte
+             * @description Base64 of at most 1 MiB of content.
+             */
+            data: string;
         };
         ImportResult: {
             episodes: number;
             memories: number;
             versions: number;
             audit: number;
+            /** @description Resources stored with their content; absent when none. */
+            resources?: number;
             /** @description Records identical to stored ones. */
             skipped: number;
             /** @description The id of each record stored under a fresh id, because its own was taken outside the import scope, mapped to that fresh id. Empty when nothing was renamed. */
