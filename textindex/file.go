@@ -102,15 +102,29 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 	if err != nil {
 		return nil, fmt.Errorf("read the document count: %w", err)
 	}
+	// Documents are read first and inserted after, so that each posting
+	// list and the maps are allocated once at their final size. The
+	// counts only size allocations: a damaged one costs memory, not
+	// correctness.
+	type saved struct {
+		id    string
+		n     uint32
+		terms []tf
+		attr  A
+	}
+	docs := make([]saved, 0, min(nd, 1<<20))
+	seen := make(map[string]struct{}, min(nd, 1<<20))
+	df := make([]int, nt)
 	var buf [8]byte
 	for range nd {
 		id, err := readString(br)
 		if err != nil {
 			return nil, fmt.Errorf("read a document: %w", err)
 		}
-		if _, dup := x.byID[id]; dup || id == "" {
+		if _, dup := seen[id]; dup || id == "" {
 			return nil, fmt.Errorf("document %q is saved twice or has no id", id)
 		}
+		seen[id] = struct{}{}
 		n, err := readUint32(br)
 		if err != nil {
 			return nil, fmt.Errorf("read document %s: %w", id, err)
@@ -139,8 +153,21 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 			if terms[i].term >= nt || (i > 0 && terms[i].term <= terms[i-1].term) {
 				return nil, fmt.Errorf("document %s: term numbers out of range or order", id)
 			}
+			df[terms[i].term]++
 		}
-		x.insert(id, n, terms, a)
+		docs = append(docs, saved{id, n, terms, a})
+	}
+	seen = nil
+	x.byID = make(map[string]uint32, len(docs))
+	x.docs = make([]doc[A], 0, len(docs))
+	for t, n := range df {
+		x.lists[t].ps = make([]posting, 0, n)
+		x.lists[t].blocks = make([]block, 0, (n+blockSize-1)/blockSize)
+	}
+	for i := range docs {
+		d := &docs[i]
+		x.insert(d.id, d.n, d.terms, d.attr)
+		*d = saved{}
 	}
 	return x, nil
 }

@@ -87,3 +87,34 @@ func TestLoadDamaged(t *testing.T) {
 		t.Errorf("Load with a term number out of range succeeded")
 	}
 }
+
+// BenchmarkLoad measures building a 100k-document index two ways: adding
+// every document (analysing its text), as a load from the store does
+// after reading the memories, and loading what Save wrote.
+func BenchmarkLoad(b *testing.B) {
+	docs := corpus(100000, 1)
+	build := func() *textindex.Index[attr] {
+		x := textindex.New[attr]()
+		for i, d := range docs {
+			x.Add(fmt.Sprintf("m%d", i), d, "", nil, attr{i % 3})
+		}
+		return x
+	}
+	var buf bytes.Buffer
+	if err := build().Save(&buf, encAttr); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("add", func(b *testing.B) {
+		for range b.N {
+			build()
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		b.ReportMetric(float64(buf.Len())/1e6, "file-MB")
+		for range b.N {
+			if _, err := textindex.Load(bytes.NewReader(buf.Bytes()), decAttr); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
