@@ -262,3 +262,44 @@ func TestTextIndexFile_ChangeLogCannotCatchUp(t *testing.T) {
 		})
 	}
 }
+
+// TestTextIndexFile_OtherServerDelete: a hard delete made by another
+// server (with its own index directory) leaves this server's text index
+// file within a few save intervals while this server keeps writing but
+// does not search: the periodic save catches up with the change log
+// first.
+func TestTextIndexFile_OtherServerDelete(t *testing.T) {
+	env := newANNEnv(t)
+	a, err := engine.New(context.Background(), env.db, engine.Options{
+		IndexDir: env.dir, IndexSaveEvery: 20 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ms := addText(t, a, annAlice, append(slices.Clone(annTexts), "zqgoneword stays until deleted", "zqkeptword stays")...)
+	textIDs(t, a, engram.ScopeOf(annAlice))
+	if err := a.SaveIndexes(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	files := textFiles(env.dir)
+	if len(files) != 1 {
+		t.Fatalf("saved files: %v", files)
+	}
+	b, _ := openText(t, env.db, t.TempDir())
+	if err := b.DeleteMemory(context.Background(), engram.ScopeOf(annAlice), ms[len(ms)-2].ID, engram.DeleteOptions{Hard: true}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		addText(t, a, annAlice, "Der Zug fährt um zehn")
+		data, err := os.ReadFile(files[0])
+		if err == nil && !bytes.Contains(data, []byte("zqgoneword")) && bytes.Contains(data, []byte("zqkeptword")) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file still holds the memory another server deleted (read error %v)", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
