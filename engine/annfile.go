@@ -70,17 +70,31 @@ type annFiles struct {
 
 // path returns the file of partition k: a hash, so that tenant and user
 // names never become file names.
-func (f *annFiles) path(k partKey) string {
+func (f *annFiles) path(k partKey) string { return partFile(f.dir, k, annExt) }
+
+// partFile returns the file in dir of partition k with extension ext.
+func partFile(dir string, k partKey, ext string) string {
 	h := sha256.Sum256([]byte(k.org + "\x00" + k.project + "\x00" + k.user))
-	return filepath.Join(f.dir, hex.EncodeToString(h[:16])+annExt)
+	return filepath.Join(dir, hex.EncodeToString(h[:16])+ext)
 }
 
 // write saves the graph and memory namespaces of partition k, reflecting
 // change sequence seq, atomically: a temporary file is written, synced and
 // renamed over the old one. It fails with the file system's error, leaving
 // the old file in place.
-func (f *annFiles) write(k partKey, seq int64, g *vector.HNSW, ns map[string]engram.Namespace) (err error) {
-	tmp, err := os.CreateTemp(f.dir, ".tmp-*"+annExt)
+func (f *annFiles) write(k partKey, seq int64, g *vector.HNSW, ns map[string]engram.Namespace) error {
+	h := annHeader{dim: g.Dim(), seq: seq, items: uint64(g.Len()), mems: uint64(len(ns)), store: f.store, emb: f.emb, key: k}
+	return writeIndexFile(f.dir, f.path(k), annMagic, annVersion, func(bw *bufio.Writer) error {
+		return writeANNBody(bw, &h, g, ns)
+	})
+}
+
+// writeIndexFile writes the file path in dir atomically: a temporary file
+// with the magic, the format version and the CRC-32C of what body writes
+// after them is synced and renamed over the old one. It fails with body's
+// or the file system's error, leaving the old file in place.
+func writeIndexFile(dir, path string, magic [8]byte, version uint32, body func(*bufio.Writer) error) (err error) {
+	tmp, err := os.CreateTemp(dir, ".tmp-*"+filepath.Ext(path))
 	if err != nil {
 		return err
 	}
@@ -93,13 +107,15 @@ func (f *annFiles) write(k partKey, seq int64, g *vector.HNSW, ns map[string]eng
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
 	var pre [16]byte
-	copy(pre[:], annMagic[:])
-	binary.LittleEndian.PutUint32(pre[8:], annVersion)
+	copy(pre[:], magic[:])
+	binary.LittleEndian.PutUint32(pre[8:], version)
 	if _, err := tmp.Write(pre[:]); err != nil {
 		return err
 	}
-	h := annHeader{dim: g.Dim(), seq: seq, items: uint64(g.Len()), mems: uint64(len(ns)), store: f.store, emb: f.emb, key: k}
-	if err := writeANNBody(bw, &h, g, ns); err != nil {
+	if err := body(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		return err
 	}
 	binary.LittleEndian.PutUint32(pre[12:], crc.Sum32())
@@ -112,10 +128,10 @@ func (f *annFiles) write(k partKey, seq int64, g *vector.HNSW, ns map[string]eng
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), f.path(k)); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	return syncDir(f.dir)
+	return syncDir(dir)
 }
 
 func writeANNBody(bw *bufio.Writer, h *annHeader, g *vector.HNSW, ns map[string]engram.Namespace) error {
@@ -172,31 +188,45 @@ type annFile struct {
 // another store, embedder, dimension or partition (or by another format
 // version), and a descriptive error when it is truncated or corrupted.
 func (f *annFiles) read(k partKey, workers int) (*annFile, error) {
-	file, err := os.Open(f.path(k))
+	var out *annFile
+	err := readIndexFile(f.path(k), annMagic, annVersion, func(r *bufio.Reader) (err error) {
+		out, err = f.readBody(r, k, workers)
+		return err
+	})
+	return out, err
+}
+
+// readIndexFile reads the file path that writeIndexFile wrote, passing
+// what follows its magic, version and checksum to body, then checks the
+// checksum. It fails with an error wrapping fs.ErrNotExist when there is
+// no file, errANNMismatch when its magic or version is not the one asked
+// for, body's error, and a descriptive one when the checksum does not
+// match.
+func readIndexFile(path string, magic [8]byte, version uint32, body func(*bufio.Reader) error) error {
+	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer file.Close()
 	var pre [16]byte
 	if _, err := io.ReadFull(file, pre[:]); err != nil {
-		return nil, fmt.Errorf("read the file's header: %w", err)
+		return fmt.Errorf("read the file's header: %w", err)
 	}
-	if [8]byte(pre[:8]) != annMagic || binary.LittleEndian.Uint32(pre[8:]) != annVersion {
-		return nil, fmt.Errorf("not an index file of format version %d: %w", annVersion, errANNMismatch)
+	if [8]byte(pre[:8]) != magic || binary.LittleEndian.Uint32(pre[8:]) != version {
+		return fmt.Errorf("not an index file of format version %d: %w", version, errANNMismatch)
 	}
 	crc := crc32.New(castagnoli)
 	r := bufio.NewReaderSize(io.TeeReader(file, crc), 1<<20)
-	out, err := f.readBody(r, k, workers)
-	if err != nil {
-		return nil, err
+	if err := body(r); err != nil {
+		return err
 	}
 	if _, err := io.Copy(io.Discard, r); err != nil {
-		return nil, err
+		return err
 	}
 	if got, want := crc.Sum32(), binary.LittleEndian.Uint32(pre[12:]); got != want {
-		return nil, fmt.Errorf("checksum %08x, the header says %08x: the file is corrupted", got, want)
+		return fmt.Errorf("checksum %08x, the header says %08x: the file is corrupted", got, want)
 	}
-	return out, nil
+	return nil
 }
 
 func (f *annFiles) readBody(r *bufio.Reader, k partKey, workers int) (*annFile, error) {

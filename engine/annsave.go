@@ -33,7 +33,7 @@ func (v *vectors) setUpIndexFiles(ctx context.Context, dir string, every time.Du
 		log.WarnContext(ctx, "engine: vector indexes will not be saved; they are built at each start", "dir", f.dir, "err", err)
 		return nil
 	}
-	removeTemps(ctx, f.dir, log)
+	removeTemps(ctx, f.dir, annExt, log)
 	v.files, v.log = f, log
 	if every <= 0 {
 		every = DefaultIndexSaveEvery
@@ -65,10 +65,10 @@ func storeID(ctx context.Context, st engram.Store) (string, error) {
 	return id, err
 }
 
-// removeTemps removes the temporary files a save cut short (a crash) left
-// in dir: they may hold vectors deleted since.
-func removeTemps(ctx context.Context, dir string, log *slog.Logger) {
-	tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"+annExt))
+// removeTemps removes the temporary files with extension ext a save cut
+// short (a crash) left in dir: they may hold memories deleted since.
+func removeTemps(ctx context.Context, dir, ext string, log *slog.Logger) {
+	tmps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"+ext))
 	for _, t := range tmps {
 		if err := os.Remove(t); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			log.WarnContext(ctx, "engine: removing an unfinished index file failed", "file", t, "err", err)
@@ -301,12 +301,14 @@ func (p *partition) index() vector.Index {
 
 // SaveIndexes writes every loaded approximate vector index that changed
 // since its last save to Options.IndexDir, after waiting for graphs being
-// built in the background; without an IndexDir it does nothing. The
+// built in the background, and every loaded text index that changed,
+// caught up with the store first; without an IndexDir it does nothing. The
 // engine also saves them periodically and on Close. It fails with ctx's
 // error or the file system's.
 func (e *Engine) SaveIndexes(ctx context.Context) error {
-	if e.vec == nil {
-		return nil
+	var err error
+	if e.vec != nil {
+		err = e.vec.saveAll(ctx, true)
 	}
-	return e.vec.saveAll(ctx, true)
+	return errors.Join(err, e.text.saveAll(ctx))
 }

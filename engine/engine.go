@@ -59,8 +59,9 @@ type Options struct {
 	// Without it, adding a vault memory is EUNAVAILABLE. New checks that
 	// its master key opens every data key the store holds.
 	Vault *vault.Vault
-	// IndexDir, when set with an Embedder, keeps each (tenant, user)'s
-	// approximate vector index in a file under IndexDir/<store id>/, so
+	// IndexDir keeps each (tenant, user)'s in-memory full-text index
+	// and, with an Embedder, its approximate vector index in files under
+	// IndexDir/<store id>/, so
 	// that a restart loads it and catches it up from the store's change
 	// log instead of building it again (see SaveIndexes). A file is
 	// written after a graph is built, every IndexSaveEvery while it
@@ -189,6 +190,12 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		}
 	}
 	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes)
+	if opts.IndexDir != "" {
+		if err := e.text.setUpFiles(ctx, store, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
+			e.vec.close()
+			return nil, err
+		}
+	}
 	if e.former == nil {
 		e.former = DefaultFormer()
 	}
@@ -213,6 +220,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if err := e.setUpJobs(ctx, opts); err != nil {
 		e.access.stop()
 		e.vec.close()
+		e.text.close()
 		return nil, err
 	}
 	e.StartCommunityRefresher(opts.CommunityRefresh)
@@ -293,6 +301,9 @@ func (e *Engine) Close() error {
 		e.stopRefresher()
 		if verr := e.vec.close(); verr != nil {
 			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
+		}
+		if terr := e.text.close(); terr != nil {
+			e.log.Warn("engine: saving the text indexes on close failed", "err", terr)
 		}
 		e.access.stop()
 		if e.closer != nil {

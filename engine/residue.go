@@ -9,7 +9,7 @@ import (
 
 // Delete means gone. After a hard delete or a purge commits, the engine
 // makes the embedder's cache forget the deleted texts, removes the saved
-// vector index of the partition (Options.IndexDir) and asks the store to
+// vector and text indexes of the partition (Options.IndexDir) and asks the store to
 // scrub its files (engram.Scrubber). Both run after the commit: the delete
 // is acknowledged either way, so their failures are logged, not returned.
 
@@ -58,6 +58,9 @@ func (e *Engine) afterPurge(ctx context.Context, n engram.Namespace, texts []str
 	if len(texts) > 0 || tenant {
 		if err := e.vec.dropFile(n); err != nil {
 			e.log.WarnContext(ctx, "engine: removing the saved vector index after a delete failed", "tenant", n.Tenant(), "err", err)
+		}
+		if err := e.text.dropFile(n); err != nil {
+			e.log.WarnContext(ctx, "engine: removing the saved text index after a delete failed", "tenant", n.Tenant(), "err", err)
 		}
 	}
 	if sc, ok := e.store.(engram.Scrubber); ok {

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -38,8 +39,17 @@ type texts struct {
 	total  atomic.Int64 // bytes of the loaded indexes
 	clock  atomic.Int64 // ticks once a search, for least-recent use
 
-	mu    sync.Mutex
-	parts map[partKey]*textPart
+	mu     sync.Mutex
+	parts  map[partKey]*textPart
+	closed bool // no more background saves
+
+	// With Options.IndexDir (see setUpFiles); files is nil without.
+	files  *textFiles
+	store  engram.Store
+	log    *slog.Logger
+	saveMu sync.Mutex // one save or file removal at a time
+	stop   chan struct{}
+	wg     sync.WaitGroup
 }
 
 type textPart struct {
@@ -50,6 +60,7 @@ type textPart struct {
 	loaded   bool
 	tooLarge bool  // more memories than the limit, or no change log: the store's index serves
 	seq      int64 // the store's change sequence the index reflects
+	dirty    bool  // changed since it was last saved to its file
 	idx      *textindex.Index[memAttr]
 	names    map[string]string // one copy of each agent, session, kind and status
 }
@@ -152,15 +163,20 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*tex
 		}
 		p.loaded = false // the store forgot changes we missed: reload
 	}
-	err := t.load(ctx, r, p, scope)
+	err := t.load(ctx, r, p, k)
 	return p, p.idx, err
 }
 
-// load reads every memory of the scope, in any status (the statistics
-// count them all, as the stores' indexes do), into a new index. A store
-// without a change log could not keep it fresh: its own index serves. The
-// caller holds p.mu.
-func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) error {
+// load reads partition k's saved file (see loadFile) or else every memory
+// of its scope, in any status (the statistics count them all, as the
+// stores' indexes do), into a new index, which is then saved in the
+// background. A store without a change log could not keep it fresh: its
+// own index serves. The caller holds p.mu.
+func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey) error {
+	if ok, err := t.loadFile(ctx, r, p, k); ok || err != nil {
+		return err
+	}
+	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
 	idx := textindex.New[memAttr]()
 	p.names = map[string]string{}
 	var seq int64
@@ -202,8 +218,11 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, scope en
 	if tooLarge {
 		idx = nil
 	}
-	p.idx, p.seq, p.loaded, p.tooLarge = idx, seq, true, tooLarge
+	p.idx, p.seq, p.loaded, p.tooLarge, p.dirty = idx, seq, true, tooLarge, !tooLarge
 	t.count(p)
+	if p.dirty && t.files != nil {
+		t.saveSoon(k)
+	}
 	return nil
 }
 
@@ -319,7 +338,7 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 			p.index(p.idx, &ms[i])
 		}
 	}
-	p.seq = seq
+	p.seq, p.dirty = seq, true
 	t.count(p)
 	if p.idx.Len() > t.limit {
 		return engram.Errorf(engram.ECONFLICT, "the text index of %s outgrew its limit", scope.Tenant())

@@ -43,6 +43,11 @@ func DirFiles(t *testing.T, dir string) []string {
 	return out
 }
 
+// annFilesOf returns the index files (vector and text) under cacheDir.
+func annFilesOf(t *testing.T, cacheDir string) []string {
+	return DirFiles(t, filepath.Join(cacheDir, "ann"))
+}
+
 // marker returns a random lower-case word no store holds by chance.
 func marker(t *testing.T) string {
 	b := make([]byte, 20)
@@ -181,8 +186,11 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	saveIndexes := func() {
 		t.Helper()
 		for _, ns := range []engram.Namespace{nsA, nsB, keptNS} {
-			if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: "wert", Channels: []string{"dense"}}); err != nil {
-				t.Fatal(err)
+			// dense loads the vector index, bm25 the text index.
+			for _, ch := range []string{"dense", "bm25"} {
+				if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: "wert", Channels: []string{ch}}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 		if err := e.SaveIndexes(ctx); err != nil {
@@ -193,6 +201,20 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	for _, id := range []string{memID, purgedID, keptID} {
 		if len(grep(t, DirFiles(t, filepath.Join(cacheDir, "ann")), id)) == 0 {
 			t.Fatalf("memory %s is in no saved index before the delete: the scan cannot see the index files", id)
+		}
+	}
+	textFiles := func() []string {
+		var out []string
+		for _, f := range annFilesOf(t, cacheDir) {
+			if strings.HasSuffix(f, ".bm25") {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	for _, m := range []string{hard, purged, kept} {
+		if len(grep(t, textFiles(), m)) == 0 {
+			t.Fatalf("marker %s is in no saved text index before the delete: the scan cannot see them", m)
 		}
 	}
 	deletedVecs := embedded(t, hard, purged)
@@ -267,6 +289,11 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	if hits := grepAny(t, DirFiles(t, cacheDir), deletedVecs); len(hits) > 0 {
 		t.Errorf("a deleted memory's vector is still in %s", strings.Join(hits, ", "))
 	}
+	for what, m := range map[string]string{"hard-deleted": hard, "purged": purged} {
+		if hits := grep(t, textFiles(), m); len(hits) > 0 {
+			t.Errorf("the %s marker is still in the text index %s", what, strings.Join(hits, ", "))
+		}
+	}
 	saveIndexes() // the periodic save writes the indexes again
 	files2 = scan()
 	if hits := grepAny(t, DirFiles(t, cacheDir), deletedVecs); len(hits) > 0 {
@@ -274,6 +301,14 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	}
 	if hits := grepAny(t, annFiles(), [][]byte{[]byte(memID), []byte(purgedID)}); len(hits) > 0 {
 		t.Errorf("after saving the indexes again a deleted memory's id is in %s", strings.Join(hits, ", "))
+	}
+	for what, m := range map[string]string{"hard-deleted": hard, "purged": purged} {
+		if hits := grep(t, textFiles(), m); len(hits) > 0 {
+			t.Errorf("after saving the indexes again the %s marker is in the text index %s", what, strings.Join(hits, ", "))
+		}
+	}
+	if len(grep(t, textFiles(), kept)) == 0 {
+		t.Errorf("the marker not deleted is in no saved text index: the scan of the text index files went blind")
 	}
 	if len(grep(t, annFiles(), keptID)) == 0 {
 		t.Errorf("the memory not deleted is in no file: the scan of the index files went blind")

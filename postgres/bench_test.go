@@ -498,3 +498,47 @@ func BenchmarkSearchEngine(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchEngineCold measures the first full-text search of a
+// freshly started engine over the one-namespace corpus (the bm25 channel
+// alone), which loads the in-memory text index: read and analysed from
+// the store ("store"), or loaded from the file a previous engine saved in
+// its index directory ("file"). Each op starts an engine, searches once
+// and closes it; only the search is timed.
+func BenchmarkSearchEngineCold(b *testing.B) {
+	for _, backend := range backends {
+		for _, mode := range []string{"store", "file"} {
+			b.Run(backend+"/"+mode, func(b *testing.B) {
+				c := load(b, backend, "1ns")
+				dir := ""
+				if mode == "file" {
+					dir = b.TempDir()
+				}
+				req := engram.SearchRequest{Scope: c.scopes[0], Query: "booked the cheap passport in Porto", K: 10, Channels: []string{engine.ChannelBM25}}
+				search := func() time.Duration {
+					e, err := engine.New(ctx, c.st, engine.Options{IndexDir: dir, AccessFlush: time.Hour, Logger: quiet})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer e.Close()
+					start := time.Now()
+					res, err := e.Search(ctx, req)
+					took := time.Since(start)
+					if err != nil || len(res.Hits) == 0 {
+						b.Fatalf("search found %v (%v)", res, err)
+					}
+					return took
+				}
+				if mode == "file" {
+					search() // builds the index from the store and saves it on Close
+				}
+				b.ResetTimer()
+				var total time.Duration
+				for range b.N {
+					total += search()
+				}
+				b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "cold-ms")
+			})
+		}
+	}
+}

@@ -77,7 +77,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
 		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
 	f.indexDir = fs.String("index-dir", getenv("ENGRAM_INDEX_DIR"),
-		"`directory` where each user's vector index is saved, so a restart loads it instead of building it; default DATA/ann, with --store the user's cache directory; off to save none (env ENGRAM_INDEX_DIR)")
+		"`directory` where each user's vector and full-text indexes are saved, so a restart loads them instead of building them; default DATA/ann, with --store the user's cache directory; off to save none (env ENGRAM_INDEX_DIR)")
 	f.textIndexMB = fs.Int64("text-index-mb", envInt64(getenv, "ENGRAM_TEXT_INDEX_MB", engine.DefaultTextIndexBytes>>20),
 		"`megabytes` all users' in-memory text indexes may take together; past it the least recently searched are dropped and loaded again when needed; 0 for no bound (env ENGRAM_TEXT_INDEX_MB)")
 	f.textIndexLimit = fs.Int64("text-index-limit", envInt64(getenv, "ENGRAM_TEXT_INDEX_LIMIT", engine.DefaultTextIndexLimit),
