@@ -34,9 +34,24 @@ type obs struct {
 	vec      []float32
 }
 
-func fixture(seed uint64) []obs {
+func fixture(seed uint64) []obs { return generate(seed, base) }
+
+// spec is the shape of a synthetic fixture. base is the fixture described
+// above; the held-out suite (heldout_test.go) varies it.
+type spec struct {
+	name             string
+	people           int     // identities per modality
+	sigmaLo, sigmaHi float64 // each identity's noise level is drawn from this range
+	countLo, countHi int     // each identity's number of observations
+	skewed           bool    // counts heavy-tailed between countLo and countHi, most near countLo
+	bursty           bool    // observations arrive in runs of 1 to 8 of one identity, runs interleaved
+}
+
+var base = spec{name: "base", people: people, sigmaLo: 0.3, sigmaHi: 1.2, countLo: 8, countHi: 40}
+
+func generate(seed uint64, sp spec) []obs {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	var out []obs
+	var runs [][]obs
 	truth := 0
 	for _, m := range []struct {
 		name string
@@ -46,25 +61,37 @@ func fixture(seed uint64) []obs {
 		for i := range common {
 			common[i] = r.NormFloat64()
 		}
-		for p := 0; p < people; p++ {
+		for p := 0; p < sp.people; p++ {
 			centre := make([]float32, m.dim)
 			for i := range centre {
 				centre[i] = float32(0.65*common[i] + r.NormFloat64())
 			}
 			centre = identity.Unit(centre)
-			sigma := 0.3 + 0.9*r.Float64()
-			n := 8 + r.IntN(33)
+			sigma := sp.sigmaLo + (sp.sigmaHi-sp.sigmaLo)*r.Float64()
+			n := sp.countLo + r.IntN(sp.countHi-sp.countLo+1)
+			if sp.skewed {
+				f := r.Float64()
+				n = sp.countLo + int(float64(sp.countHi-sp.countLo)*f*f*f)
+			}
+			var run []obs
 			for k := 0; k < n; k++ {
 				v := make([]float32, m.dim)
 				for i := range v {
 					v[i] = centre[i] + float32(r.NormFloat64()*sigma/math.Sqrt(float64(m.dim)))
 				}
-				out = append(out, obs{modality: m.name, truth: truth, vec: v})
+				run = append(run, obs{modality: m.name, truth: truth, vec: v})
+				if !sp.bursty || len(run) == 1+r.IntN(8) || k == n-1 {
+					runs, run = append(runs, run), nil
+				}
 			}
 			truth++
 		}
 	}
-	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	r.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
+	var out []obs
+	for _, run := range runs {
+		out = append(out, run...)
+	}
 	return out
 }
 
