@@ -45,26 +45,39 @@ func summarize(ss []scores) summary {
 
 // TestHeldOutSeeds runs Default on every held-out seed of every spec and
 // logs min and median purity, pairwise precision and recall (go test -v
-// -run TestHeldOutSeeds ./identity/). The issue's fixture (base) must reach
-// the bar of issue 19 on every seed: purity >= 0.95, with pairwise recall
-// >= 0.9 so that one identity per observation cannot pass; the harder
-// specs must keep median purity >= 0.95.
+// -run TestHeldOutSeeds ./identity/). Every shape must reach the bar of
+// issue 19 on every seed, purity >= 0.95, with median pairwise recall >=
+// 0.8 so that one identity per observation cannot pass; on the issue's
+// fixture (base) recall must be >= 0.9 on every seed. Under the race
+// detector the shapes other than base run on the first two seeds only, the
+// crowded ones on the first.
 func TestHeldOutSeeds(t *testing.T) {
 	for _, sp := range heldOutSpecs {
 		t.Run(sp.name, func(t *testing.T) {
+			seeds := heldOutSeeds
+			switch {
+			case !raceEnabled || sp.name == base.name:
+			case sp.people > people:
+				seeds = seeds[:1] // see race_on_test.go
+			default:
+				seeds = seeds[:2]
+			}
 			var ss []scores
-			for _, seed := range heldOutSeeds {
+			for _, seed := range seeds {
 				os := generate(seed, sp)
 				ss = append(ss, score(os, cluster(identity.Default, os)))
 			}
 			sm := summarize(ss)
 			t.Logf("%-10s purity min %.4f med %.4f  precision min %.4f med %.4f  recall min %.4f med %.4f",
 				sp.name, sm.minPurity, sm.medPurity, sm.minPrecision, sm.medPrecision, sm.minRecall, sm.medRecall)
-			if sp.name == base.name && (sm.minPurity < 0.95 || sm.minRecall < 0.9) {
-				t.Errorf("on the issue's fixture, min purity %.4f and min recall %.4f, want >= 0.95 and >= 0.9 on every seed", sm.minPurity, sm.minRecall)
+			if sm.minPurity < 0.95 {
+				t.Errorf("min purity %.4f, want >= 0.95 on every seed", sm.minPurity)
 			}
-			if sm.medPurity < 0.95 {
-				t.Errorf("median purity %.4f, want >= 0.95", sm.medPurity)
+			if sp.name == base.name && sm.minRecall < 0.9 {
+				t.Errorf("on the issue's fixture, min recall %.4f, want >= 0.9 on every seed", sm.minRecall)
+			}
+			if sm.medRecall < 0.8 {
+				t.Errorf("median recall %.4f, want >= 0.8", sm.medRecall)
 			}
 		})
 	}
