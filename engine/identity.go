@@ -82,8 +82,8 @@ func (t *idTx) identity(field, id string) (*engram.Identity, error) {
 // AddObservations implements engram.IdentityService: the batch is
 // checked whole (an embedding whose width is not its modality's declared
 // dim is EINVALID naming it), new modalities are declared by their first
-// observation, each observation joins the nearest identity of its modality
-// under identity.Default or starts one, and a merge pass joins the
+// observation, each observation joins the identity of its modality that
+// identity.Default.Place picks or starts one, and a merge pass joins the
 // identities that have come close. All in one transaction.
 func (e *Engine) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
 	if err := checkObservations(req); err != nil {
