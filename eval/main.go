@@ -19,7 +19,7 @@ import (
 const usage = `usage: engram eval locomo|longmemeval --data FILE [--out DIR] [--limit N | --only RANGE]
                    [--data-dir DIR] [--systems engram,bm25,dense,full] [--turn-at-a-time]
                    [--graph pagerank|spread] [--wordnet [--wordnet-weight W]]
-                   [--former rules|llm] [--mode oneshot|agentic]
+                   [--former rules|llm] [--mode oneshot|agentic [--agent K=V,...]]
                    [--llm-url URL --llm-model MODEL [--llm-key KEY] [--llm-systems engram]]
 
 Ingests a benchmark (JSON or gzip-compressed JSON as distributed) into a
@@ -28,6 +28,10 @@ recall, token cost, latency and ingest throughput. With --out it writes
 report.json, report.md, questions.jsonl and SVG plots to DIR.
 
 --mode agentic runs every search as an agentic one (see engram search).
+--agent sets the rules' weights (engine.AgentConfig) for it, e.g.
+"entity=0.5,relation=0.3,limit=3,neighbour=0.5,from=3,steps=2,mingain=0.02"
+(keys: parts, anchors, from, neighbour, cue, cuelimit, entity, relation,
+limit, steps, mingain, window).
 
 --limit N keeps the first N haystacks (LoCoMo conversations, LongMemEval
 questions). --only RANGE keeps the haystacks at the given 0-based indexes
@@ -89,6 +93,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.StringVar(&cfg.Mode, "mode", "", "search mode: oneshot (default) or agentic")
 	fs.StringVar(&graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
 	fs.Float64Var(&graphWeight, "graph-weight", retrieval.DefaultConfig().Weights[retrieval.ChannelGraph], "the graph channel's weight in fusion")
+	agent := fs.String("agent", "", "the agentic rules' weights, K=V,... (see above)")
 	fs.BoolVar(&wn.On, "wordnet", false, "add the WordNet query-expansion channel to the default engine (database in $ENGRAM_WORDNET_DIR or the default directory)")
 	fs.Float64Var(&wn.Weight, "wordnet-weight", DefaultWordNet.Weight, "the WordNet channel's weight in fusion")
 	fs.IntVar(&wn.Limits.Hyponyms, "wordnet-hyponyms", DefaultWordNet.Limits.Hyponyms, "levels of more specific words the WordNet channel adds")
@@ -153,6 +158,14 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 			return 2
 		}
 		tunes = append(tunes, GraphTune(walk, graphWeight))
+	}
+	if *agent != "" {
+		t, err := AgentTune(*agent)
+		if err != nil {
+			fmt.Fprintf(stderr, "engram eval: --agent: %v\n", err)
+			return 2
+		}
+		tunes = append(tunes, t)
 	}
 	if wn.On {
 		tunes = append(tunes, WordNetTune(wn))

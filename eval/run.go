@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,6 +156,38 @@ func WordNetTune(c WordNetConfig) func(*engine.Options) {
 		o.Retrieval = &cfg
 		o.Channels = append(o.Channels, retrieval.Expansion{Thesaurus: th, WithQuery: c.WithQuery})
 	}
+}
+
+// AgentTune returns the engine options change that --agent spec names:
+// engine.DefaultAgentConfig with the listed fields set (spec is
+// "key=value,..."; see the usage text for the keys). It fails on an
+// unknown key or a value that is not a number.
+func AgentTune(spec string) (func(*engine.Options), error) {
+	cfg := engine.DefaultAgentConfig()
+	floats := map[string]*float64{
+		"parts": &cfg.PartWeight, "anchors": &cfg.AnchorWeight, "neighbour": &cfg.NeighbourShare,
+		"cue": &cfg.CueShare, "entity": &cfg.EntityShare, "relation": &cfg.RelationShare, "mingain": &cfg.MinGain,
+	}
+	ints := map[string]*int{
+		"from": &cfg.ExpandFrom, "cuelimit": &cfg.CueLimit, "limit": &cfg.EntityLimit,
+		"steps": &cfg.ExpandSteps, "window": &cfg.Window, "anchortop": &cfg.AnchorTop,
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		var err error
+		switch {
+		case floats[k] != nil:
+			*floats[k], err = strconv.ParseFloat(v, 64)
+		case ints[k] != nil:
+			*ints[k], err = strconv.Atoi(v)
+		default:
+			return nil, fmt.Errorf("unknown key %q", k)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return func(o *engine.Options) { o.Agent = &cfg }, nil
 }
 
 // GraphEngine returns a factory of the default engine with its options

@@ -98,18 +98,28 @@ func (q queryModel) Embed(ctx context.Context, texts []string) ([][]float32, err
 // embedding, BM25, dense, fusion, rerank) over one LoCoMo conversation
 // (about 420 memories with their embeddings), asking its questions in
 // turn. It reports the 50th, 95th and 99th percentile of one search.
-func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, "", nil) }
+func BenchmarkSearchLoCoMo(b *testing.B) { benchSearchLoCoMo(b, "", nil, nil) }
 
 // BenchmarkSearchLoCoMoAgentic is BenchmarkSearchLoCoMo in agentic mode
 // without a chat model, with the anchors' refinement on (a second search
 // of the pipeline; the defaults run none), for its latency against the
 // one-shot search's.
-func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.ModeAgentic, nil) }
+func BenchmarkSearchLoCoMoAgentic(b *testing.B) { benchSearchLoCoMo(b, engram.ModeAgentic, nil, nil) }
+
+// BenchmarkSearchLoCoMoAgenticGraph is BenchmarkSearchLoCoMo in agentic
+// mode expanding through the entity graph (docs/retrieval-tuning.md,
+// round 9: shares 0.9, 5 memories from each of the first 5 hits, two
+// expansions).
+func BenchmarkSearchLoCoMoAgenticGraph(b *testing.B) {
+	agent := engine.DefaultAgentConfig()
+	agent.EntityShare, agent.RelationShare, agent.EntityLimit, agent.ExpandFrom, agent.ExpandSteps, agent.MinGain = 0.9, 0.9, 5, 5, 2, 0
+	benchSearchLoCoMo(b, engram.ModeAgentic, nil, &agent)
+}
 
 // BenchmarkSearchLoCoMoGraph is BenchmarkSearchLoCoMo with the entity-graph
 // channel added.
 func BenchmarkSearchLoCoMoGraph(b *testing.B) {
-	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Graph{}})
+	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Graph{}}, nil)
 }
 
 // BenchmarkSearchLoCoMoWordNet is BenchmarkSearchLoCoMo with the WordNet
@@ -120,12 +130,13 @@ func BenchmarkSearchLoCoMoWordNet(b *testing.B) {
 		b.Skipf("wordnet database not installed: %v", err)
 	}
 	th := &wordnet.Thesaurus{DB: db, Limits: wordnet.DefaultLimits}
-	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Expansion{Thesaurus: th}})
+	benchSearchLoCoMo(b, "", []retrieval.Channel{retrieval.Expansion{Thesaurus: th}}, nil)
 }
 
 // benchSearchLoCoMo measures search latency on one LoCoMo conversation
-// in mode with the default channels and extra.
-func benchSearchLoCoMo(b *testing.B, mode string, extra []retrieval.Channel) {
+// in mode with the default channels and extra, an agentic search weighed
+// by agent (nil: the defaults with the anchors' refinement on).
+func benchSearchLoCoMo(b *testing.B, mode string, extra []retrieval.Channel, agent *engine.AgentConfig) {
 	ctx := context.Background()
 	eps, qs := locomoConversation(b)
 	model, err := uselite.Load(uselite.DefaultDir())
@@ -137,9 +148,12 @@ func benchSearchLoCoMo(b *testing.B, mode string, extra []retrieval.Channel) {
 		b.Fatal(err)
 	}
 	live := new(atomic.Bool)
-	agent := engine.DefaultAgentConfig()
-	agent.AnchorWeight = 0.8
-	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: &agent, Channels: extra})
+	if agent == nil {
+		c := engine.DefaultAgentConfig()
+		c.AnchorWeight = 0.8
+		agent = &c
+	}
+	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: agent, Channels: extra})
 	if err != nil {
 		b.Fatal(err)
 	}
