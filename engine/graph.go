@@ -345,32 +345,40 @@ func (g *graphTx) supportAll(ctx context.Context, want map[[2]string]float64, co
 		byPair[pairOf(rs[i].Source, rs[i].Target)] = &rs[i]
 	}
 	pairs := slices.SortedFunc(maps.Keys(want), func(a, b [2]string) int { return cmp.Compare(a[0]+a[1], b[0]+b[1]) })
+	var puts []*engram.Relation
 	for _, p := range pairs {
-		if !covered[p] {
-			if err := g.support(ctx, p, byPair[p], m, want[p]); err != nil {
-				return err
-			}
+		if covered[p] {
+			continue
+		}
+		put, err := g.support(ctx, p, byPair[p], m, want[p])
+		if err != nil {
+			return err
+		}
+		if put != nil {
+			puts = append(puts, put)
 		}
 	}
-	return nil
+	return g.putRelations(ctx, puts)
 }
 
 // support adds m as evidence of weight to r, the current relation between
-// the pair, or makes it when r is nil.
-func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory, weight float64) error {
+// the pair, or makes it when r is nil. It returns the relation to put
+// when the relation is new or rewritten whole, nil when evidence was
+// added or none was needed.
+func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory, weight float64) (*engram.Relation, error) {
 	at := eventTime(m)
 	ev := engram.Evidence{MemoryID: m.ID, Weight: weight}
 	if r != nil {
 		if r.Weight >= maxEvidence {
-			return nil // enough evidence; the weight saturates
+			return nil, nil // enough evidence; the weight saturates
 		}
 		if r.ValidAt != nil && !at.Before(*r.ValidAt) {
-			return g.w.AddEvidence(ctx, g.owner, r.ID, ev)
+			return nil, g.w.AddEvidence(ctx, g.owner, r.ID, ev)
 		}
 		// An earlier event time: the relation is rewritten, read whole.
 		full, err := g.r.Relations(ctx, g.scope, []string{p[0]}, engram.RelationFilter{With: p[1], Label: engram.RelationCoOccurs, Limit: 1})
 		if err != nil || len(full) == 0 {
-			return err
+			return nil, err
 		}
 		r = &full[0]
 		r.ValidAt = &at
@@ -381,5 +389,22 @@ func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, 
 		}
 	}
 	r.Evidence = append(r.Evidence, ev)
-	return g.w.PutRelation(ctx, r)
+	return r, nil
+}
+
+// putRelations stores rs, in one call when the store can
+// (engram.RelationsWriter).
+func (g *graphTx) putRelations(ctx context.Context, rs []*engram.Relation) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	if bw, ok := g.w.(engram.RelationsWriter); ok {
+		return bw.PutRelations(ctx, rs)
+	}
+	for _, r := range rs {
+		if err := g.w.PutRelation(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

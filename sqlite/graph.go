@@ -108,7 +108,7 @@ func graphStatements() []string {
 	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l", NoEvidence: true}, 1)
 	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, oldEntitySQL, insertEntityVersionSQL, putEntitySQL, deleteKeysSQL,
 		insertKeysSQL, putMentionSQL, deleteMentionSQL, putRelationSQL, relationCheckSQL,
-		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
+		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL, putRelationsSQL, deleteEvidencesSQL, insertEvidencesSQL}
 }
 
 // checkIDs refuses a malformed id among ids, naming what they are.
