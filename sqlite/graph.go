@@ -79,13 +79,18 @@ const (
 	deleteMentionSQL = "DELETE FROM entity_mentions WHERE org = ? AND project = ? AND user_id = ? AND entity_id = ? AND memory_id = ?"
 	// relationCheckSQL counts a relation's ends among the user's entities
 	// and reads who owns its id, if anyone: one statement for both.
-	relationCheckSQL = `SELECT (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (?4, ?5)),
+	relationCheckSQL = `SELECT (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?3)
+			+ (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3),
 		(SELECT user_id FROM relations WHERE org = ?1 AND project = ?2 AND id = ?6)`
 	// putRelationSQL writes a relation whose ends are both entities of its
-	// user, over one of the same user's only.
+	// user, over one of the same user's only. The ends are looked up by id:
+	// "user_id = ? AND id IN (…)" made SQLite walk every entity of the
+	// user in entities_by_norm, so that each new relation cost grew with
+	// the graph.
 	putRelationSQL = `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
 		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-		WHERE (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (?5, ?6)) = 2
+		WHERE EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3)
+		AND EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?6 AND user_id = ?3)
 		ON CONFLICT (org, project, id) DO UPDATE SET source = excluded.source, target = excluded.target, label = excluded.label,
 			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at
 		WHERE relations.user_id = excluded.user_id`

@@ -18,7 +18,8 @@ const (
 	putRelationsSQL = `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
 		SELECT ?1, ?2, ?3, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6, j.value ->> 7
 		FROM json_each(?4) AS j
-		WHERE (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (j.value ->> 1, j.value ->> 2)) = 2
+		WHERE EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = j.value ->> 1 AND user_id = ?3)
+		AND EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = j.value ->> 2 AND user_id = ?3)
 		ON CONFLICT (org, project, id) DO UPDATE SET source = excluded.source, target = excluded.target, label = excluded.label,
 			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at
 		WHERE relations.user_id = excluded.user_id`
