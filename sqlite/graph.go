@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -451,17 +452,38 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	} else if k == 0 { // the id is another user's
 		return engram.Errorf(engram.ECONFLICT, "entity %s already exists", e.ID)
 	}
-	if _, err := t.exec(ctx, deleteKeysSQL, n.Org, n.Project, e.ID); err != nil {
-		return mapErr(ctx, "put entity", err)
+	if err := t.rekey(ctx, n, e, old); err != nil {
+		return err
 	}
-	keys, err := json.Marshal(entityKeys(e))
+	return t.recordEntityVersion(ctx, n, e.ID, engram.EntityChangeOf(ctx, old, e), e, e.UpdatedAt)
+}
+
+// rekey makes e's keys what its names give, replacing old's (nil for a
+// new entity, whose keys went with any entity of its id): the keys are
+// deleted only when old had one e lacks, and written only when e has one
+// old lacked, so resolution's common writes (a new entity, an added
+// alias, a type) cost one statement or none.
+func (t *tx) rekey(ctx context.Context, n engram.Namespace, e, old *engram.Entity) error {
+	want := entityKeys(e)
+	var had [][2]string
+	if old != nil {
+		had = entityKeys(old)
+	}
+	stale := slices.ContainsFunc(had, func(k [2]string) bool { return !slices.Contains(want, k) })
+	if stale {
+		if _, err := t.exec(ctx, deleteKeysSQL, n.Org, n.Project, e.ID); err != nil {
+			return mapErr(ctx, "put entity", err)
+		}
+	}
+	if !stale && !slices.ContainsFunc(want, func(k [2]string) bool { return !slices.Contains(had, k) }) {
+		return nil
+	}
+	keys, err := json.Marshal(want)
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, insertKeysSQL, n.Org, n.Project, n.User, e.ID, string(keys)); err != nil {
-		return mapErr(ctx, "put entity", err)
-	}
-	return t.recordEntityVersion(ctx, n, e.ID, engram.EntityChangeOf(ctx, old, e), e, e.UpdatedAt)
+	_, err = t.exec(ctx, insertKeysSQL, n.Org, n.Project, n.User, e.ID, string(keys))
+	return mapErr(ctx, "put entity", err)
 }
 
 // entityKeys returns the (kind, key) pairs e is found under: "n" for each
