@@ -344,6 +344,17 @@ type GraphWriter interface {
 	AddEvidence(ctx context.Context, n Namespace, relationID string, ev Evidence) error
 }
 
+// RelationsWriter is the optional capability of a GraphWriter to store
+// many relations in a few statements, found by type assertion; the graph
+// kept with every write uses it for the relations a memory makes.
+type RelationsWriter interface {
+	// PutRelations stores every relation of rs as PutRelation would. A
+	// bad relation or an id given twice is EINVALID with nothing stored;
+	// ENOTFOUND and ECONFLICT are as PutRelation's, and may leave some of
+	// rs stored: the transaction is then to be abandoned.
+	PutRelations(ctx context.Context, rs []*Relation) error
+}
+
 // NormalizeName folds a name for matching: Unicode case folded, accents
 // and other marks removed, ß as ss, a possessive 's dropped, every run of
 // characters other than letters and digits a single space, trimmed. It

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 
 // The entity graph is kept in the transaction that writes a memory: every
 // memory inserted or replaced has its entities extracted and resolved
-// (package entity), its mentions replaced, and the co-occurrence relations
-// it supports brought up to date. A store without engram.GraphWriter
+// (package entity; with those the LLM former read in it), its mentions
+// replaced, the co-occurrence relations it supports brought up to date,
+// and the former's labelled relations given it as evidence. A store without engram.GraphWriter
 // keeps no graph; nothing else changes.
 
 // maxRelationEntities bounds the entities of one memory that relations are
@@ -47,24 +49,68 @@ func (e *Engine) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 	g := graphTx{r: gr, w: gw, owner: engram.EntityOwner(m.Namespace), now: now}
 	g.scope = engram.ScopeOf(g.owner)
 	live := m.Status == engram.StatusActive && m.Kind != engram.KindVault
-	var ids []string
+	var (
+		ids      []string
+		byName   map[string]string
+		labelled []entity.Labelled
+	)
 	if live {
 		known, err := g.known(ctx, m.Value)
 		if err != nil {
 			return err
 		}
-		if ids, err = g.resolveAll(ctx, entity.Extract(m, known)); err != nil {
+		formed, rels := entity.FromFormer(m)
+		cands := withFormed(entity.Extract(m, known), formed)
+		if ids, byName, err = g.resolveAll(ctx, cands); err != nil {
 			return err
 		}
 		if err := g.mention(ctx, m, ids, old == nil); err != nil {
 			return err
 		}
+		labelled = rels
 	}
 	want, err := g.wanted(ctx, m, ids)
 	if err != nil {
 		return err
 	}
-	return g.relate(ctx, m, want, old == nil)
+	if err := g.relate(ctx, m, want, old == nil); err != nil {
+		return err
+	}
+	for _, l := range labelled {
+		src, tgt := byName[engram.NormalizeName(l.Source)], byName[engram.NormalizeName(l.Target)]
+		if src == "" || tgt == "" {
+			continue
+		}
+		if err := g.labelled(ctx, m, src, tgt, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withFormed returns the rule-extracted candidates followed by those of
+// the LLM former (entity.FromFormer) that name something else; a name
+// both found takes the former's type, unless the former gave none.
+func withFormed(extracted, formed []entity.Candidate) []entity.Candidate {
+	if len(formed) == 0 {
+		return extracted
+	}
+	out := slices.Clone(extracted)
+	at := make(map[string]int, len(out))
+	for i, c := range out {
+		at[engram.NormalizeName(c.Name)] = i
+	}
+	for _, f := range formed {
+		i, ok := at[engram.NormalizeName(f.Name)]
+		switch {
+		case !ok:
+			at[engram.NormalizeName(f.Name)] = len(out)
+			out = append(out, f)
+		case f.Type != engram.EntityThing || out[i].Type == "":
+			out[i].Type = f.Type
+		}
+	}
+	return out
 }
 
 // Evidence weights: two entities named in one memory, and two named in
@@ -113,7 +159,9 @@ func (g *graphTx) wanted(ctx context.Context, m *engram.Memory, ids []string) (m
 // sameForGraph reports whether a and b read the same to extraction.
 func sameForGraph(a, b *engram.Memory) bool {
 	return a.Value == b.Value && a.Kind == b.Kind && a.Status == b.Status && slices.Equal(a.Cues, b.Cues) &&
-		speaker(a) == speaker(b) && eventTime(a).Equal(eventTime(b))
+		speaker(a) == speaker(b) && eventTime(a).Equal(eventTime(b)) &&
+		reflect.DeepEqual(a.Metadata[entity.MetaEntities], b.Metadata[entity.MetaEntities]) &&
+		reflect.DeepEqual(a.Metadata[entity.MetaRelations], b.Metadata[entity.MetaRelations])
 }
 
 // speaker is m's speaker, "" when it has none or a client stored
@@ -166,13 +214,14 @@ func (g *graphTx) known(ctx context.Context, text string) (map[string]bool, erro
 	return known, nil
 }
 
-// resolveAll returns the ids of the entities cands name, each once,
-// creating those that are new and recording new names as aliases. The
-// candidates of resolution are read in two queries: the exact names, and
-// the entities sharing a word with one of them.
-func (g *graphTx) resolveAll(ctx context.Context, cands []entity.Candidate) ([]string, error) {
+// resolveAll returns the ids of the entities cands name, each once, and
+// the id each candidate's normalised name resolved to, creating those that are new
+// and recording new names as aliases. The candidates of resolution are
+// read in two queries: the exact names, and the entities sharing a word
+// with one of them.
+func (g *graphTx) resolveAll(ctx context.Context, cands []entity.Candidate) ([]string, map[string]string, error) {
 	if len(cands) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var keys, toks []string
 	for _, c := range cands {
@@ -181,11 +230,11 @@ func (g *graphTx) resolveAll(ctx context.Context, cands []entity.Candidate) ([]s
 	}
 	pool, err := g.r.FindEntities(ctx, g.scope, keys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fuzzy, err := g.r.EntitiesByToken(ctx, g.scope, toks, candidatePool)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, f := range fuzzy {
 		if !slices.ContainsFunc(pool, func(p engram.Entity) bool { return p.ID == f.ID }) {
@@ -193,16 +242,18 @@ func (g *graphTx) resolveAll(ctx context.Context, cands []entity.Candidate) ([]s
 		}
 	}
 	var ids []string
+	byName := make(map[string]string, len(cands))
 	for _, c := range cands {
 		ent, err := g.resolve(ctx, c, &pool)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		byName[engram.NormalizeName(c.Name)] = ent.ID
 		if !slices.Contains(ids, ent.ID) {
 			ids = append(ids, ent.ID)
 		}
 	}
-	return ids, nil
+	return ids, byName, nil
 }
 
 // resolve returns the entity of pool that c names, updated with c's name
@@ -345,32 +396,40 @@ func (g *graphTx) supportAll(ctx context.Context, want map[[2]string]float64, co
 		byPair[pairOf(rs[i].Source, rs[i].Target)] = &rs[i]
 	}
 	pairs := slices.SortedFunc(maps.Keys(want), func(a, b [2]string) int { return cmp.Compare(a[0]+a[1], b[0]+b[1]) })
+	var puts []*engram.Relation
 	for _, p := range pairs {
-		if !covered[p] {
-			if err := g.support(ctx, p, byPair[p], m, want[p]); err != nil {
-				return err
-			}
+		if covered[p] {
+			continue
+		}
+		put, err := g.support(ctx, p, byPair[p], m, want[p])
+		if err != nil {
+			return err
+		}
+		if put != nil {
+			puts = append(puts, put)
 		}
 	}
-	return nil
+	return g.putRelations(ctx, puts)
 }
 
 // support adds m as evidence of weight to r, the current relation between
-// the pair, or makes it when r is nil.
-func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory, weight float64) error {
+// the pair, or makes it when r is nil. It returns the relation to put
+// when the relation is new or rewritten whole, nil when evidence was
+// added or none was needed.
+func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, m *engram.Memory, weight float64) (*engram.Relation, error) {
 	at := eventTime(m)
 	ev := engram.Evidence{MemoryID: m.ID, Weight: weight}
 	if r != nil {
 		if r.Weight >= maxEvidence {
-			return nil // enough evidence; the weight saturates
+			return nil, nil // enough evidence; the weight saturates
 		}
 		if r.ValidAt != nil && !at.Before(*r.ValidAt) {
-			return g.w.AddEvidence(ctx, g.owner, r.ID, ev)
+			return nil, g.w.AddEvidence(ctx, g.owner, r.ID, ev)
 		}
 		// An earlier event time: the relation is rewritten, read whole.
 		full, err := g.r.Relations(ctx, g.scope, []string{p[0]}, engram.RelationFilter{With: p[1], Label: engram.RelationCoOccurs, Limit: 1})
 		if err != nil || len(full) == 0 {
-			return err
+			return nil, err
 		}
 		r = &full[0]
 		r.ValidAt = &at
@@ -381,5 +440,22 @@ func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, 
 		}
 	}
 	r.Evidence = append(r.Evidence, ev)
-	return g.w.PutRelation(ctx, r)
+	return r, nil
+}
+
+// putRelations stores rs, in one call when the store can
+// (engram.RelationsWriter).
+func (g *graphTx) putRelations(ctx context.Context, rs []*engram.Relation) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	if bw, ok := g.w.(engram.RelationsWriter); ok {
+		return bw.PutRelations(ctx, rs)
+	}
+	for _, r := range rs {
+		if err := g.w.PutRelation(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,48 +7,16 @@ import (
 	"github.com/engramhq/engram/entity"
 )
 
-// StageFormerGraph adds to the graph, in tx, what the LLM former read in
-// m (entity.FromFormer): its entities, resolved like the rule-extracted
-// ones and typed by the model, as mentions of m; and its labelled
-// relations, each supported by m, valid in event time from the model's
-// valid_from (else m's event time) to its valid_to. A current relation
-// with the same ends and label gains m as evidence (and the model's end,
-// when it gives one) instead of a second relation being made. Mentions are
-// added, never removed: the write path calls it after stageGraph, which
-// keeps the rule-extracted mentions exactly. A memory without the former's
-// entities, a store without a graph, or a memory that is not active cost
-// nothing. It fails with the store's error.
-func (e *Engine) StageFormerGraph(ctx context.Context, tx engram.Tx, m *engram.Memory) error {
-	cands, rels := entity.FromFormer(m)
-	gw, ok := tx.(engram.GraphWriter)
-	if !ok || len(cands) == 0 || m.Status != engram.StatusActive || m.Kind == engram.KindVault {
-		return nil
-	}
-	gr, ok := tx.(engram.GraphReader)
-	if !ok {
-		return nil
-	}
-	g := graphTx{r: gr, w: gw, owner: engram.EntityOwner(m.Namespace), now: e.clock()}
-	g.scope = engram.ScopeOf(g.owner)
-	ids := make(map[string]string, len(cands))
-	at := eventTime(m)
-	for _, c := range cands {
-		got, err := g.resolveAll(ctx, []entity.Candidate{c})
-		if err != nil {
-			return err
-		}
-		ids[c.Name] = got[0]
-		if err := gw.PutMention(ctx, engram.Mention{EntityID: got[0], MemoryID: m.ID, Namespace: g.owner, At: at}); err != nil {
-			return err
-		}
-	}
-	for _, l := range rels {
-		if err := g.labelled(ctx, m, ids[l.Source], ids[l.Target], l); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// The LLM former (package llmformer) leaves on a memory the entities and
+// labelled relations it read (entity.FromFormer). stageGraph resolves
+// those entities with the rule-extracted ones, so that a memory's
+// mentions stay exactly what was read in it, and then gives the memory as
+// evidence to each labelled relation: valid in event time from the
+// model's valid_from (else the memory's event time) to its valid_to. A
+// current relation with the same ends and label gains the memory as
+// evidence (and the model's end, when it gives one) instead of a second
+// relation being made. Labelled relations a memory stops supporting keep
+// it as evidence.
 
 // labelled records that m supports the relation l from src to tgt.
 func (g *graphTx) labelled(ctx context.Context, m *engram.Memory, src, tgt string, l entity.Labelled) error {

@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -11,10 +12,11 @@ import (
 )
 
 // testGraphFormer: the entities and labelled relations the LLM former
-// leaves on a memory become typed entities, mentions and relations with
-// their event-time validity, in English, German, Spanish and Chinese; a
-// second memory saying the same relation adds evidence, and one saying it
-// ended closes it; another user sees none of it.
+// leaves on a memory become, as the memory is written, typed entities,
+// mentions and relations with their event-time validity, in English,
+// German, Spanish and Chinese; a second memory saying the same relation
+// adds evidence, and one saying it ended closes it; an edit that drops an
+// entity from the list drops its mention; another user sees none of it.
 func testGraphFormer(t *testing.T, open Open) {
 	st := open(t)
 	e, err := engine.New(ctx, st, engine.Options{})
@@ -28,9 +30,6 @@ func testGraphFormer(t *testing.T, open Open) {
 			Value: value, Metadata: map[string]any{entity.MetaEntities: ents, entity.MetaRelations: rels},
 		}}})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Update(ctx, func(tx engram.Tx) error { return e.StageFormerGraph(ctx, tx, &ms[0]) }); err != nil {
 			t.Fatal(err)
 		}
 		return ms[0]
@@ -81,6 +80,21 @@ func testGraphFormer(t *testing.T, open Open) {
 	slices.Sort(labels)
 	if !slices.Contains(labels, "works_in") || slices.Contains(labels, "knows") || len(dw.Memories) != 1 || dw.Memories[0].ID != m4.ID {
 		t.Errorf("王芳: labels %v, memories %d; want works_in and no relation to an unlisted name", labels, len(dw.Memories))
+	}
+	noise := entityByName(t, e, scA, "noise")
+	if dn, err := e.GetEntity(ctx, scA, noise.ID); err != nil || len(dn.Memories) != 1 {
+		t.Fatalf("noise: %+v, %v; want one memory", dn, err)
+	}
+	meta := maps.Clone(m4.Metadata)
+	meta[entity.MetaEntities] = []any{ent("王芳", "person"), ent("北京", "place")}
+	if _, err := e.UpdateMemory(ctx, scA, m4.ID, engram.MemoryPatch{Metadata: meta}); err != nil {
+		t.Fatal(err)
+	}
+	if dn, err := e.GetEntity(ctx, scA, noise.ID); err == nil && len(dn.Memories) != 0 {
+		t.Errorf("noise after the edit is mentioned by %d memories, want none", len(dn.Memories))
+	}
+	if dw, err := e.GetEntity(ctx, scA, wang.ID); err != nil || len(dw.Memories) != 1 {
+		t.Errorf("王芳 after the edit: %+v, %v; want still one memory", dw, err)
 	}
 	if p, err := e.ListEntities(ctx, scB, engram.EntityFilter{}); err != nil || len(p.Entities) != 0 {
 		t.Errorf("another user sees %v, %v", p, err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,13 +80,18 @@ const (
 	deleteMentionSQL = "DELETE FROM entity_mentions WHERE org = ? AND project = ? AND user_id = ? AND entity_id = ? AND memory_id = ?"
 	// relationCheckSQL counts a relation's ends among the user's entities
 	// and reads who owns its id, if anyone: one statement for both.
-	relationCheckSQL = `SELECT (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (?4, ?5)),
+	relationCheckSQL = `SELECT (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?3)
+			+ (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3),
 		(SELECT user_id FROM relations WHERE org = ?1 AND project = ?2 AND id = ?6)`
 	// putRelationSQL writes a relation whose ends are both entities of its
-	// user, over one of the same user's only.
+	// user, over one of the same user's only. The ends are looked up by id:
+	// "user_id = ? AND id IN (…)" made SQLite walk every entity of the
+	// user in entities_by_norm, so that each new relation cost grew with
+	// the graph.
 	putRelationSQL = `INSERT INTO relations (org, project, user_id, id, source, target, label, valid_at, invalid_at, created_at, expired_at)
 		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-		WHERE (SELECT count(*) FROM entities WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id IN (?5, ?6)) = 2
+		WHERE EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?5 AND user_id = ?3)
+		AND EXISTS (SELECT 1 FROM entities WHERE org = ?1 AND project = ?2 AND id = ?6 AND user_id = ?3)
 		ON CONFLICT (org, project, id) DO UPDATE SET source = excluded.source, target = excluded.target, label = excluded.label,
 			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at
 		WHERE relations.user_id = excluded.user_id`
@@ -108,7 +114,7 @@ func graphStatements() []string {
 	within, _, _ := relationsSQL(s, []string{"x"}, engram.RelationFilter{Within: true, Label: "l", NoEvidence: true}, 1)
 	return []string{byName, byToken, mentions, pair, ofMemory, within, evidenceSQL, oldEntitySQL, insertEntityVersionSQL, putEntitySQL, deleteKeysSQL,
 		insertKeysSQL, putMentionSQL, deleteMentionSQL, putRelationSQL, relationCheckSQL,
-		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL}
+		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL, putRelationsSQL, deleteEvidencesSQL, insertEvidencesSQL}
 }
 
 // checkIDs refuses a malformed id among ids, naming what they are.
@@ -446,17 +452,38 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	} else if k == 0 { // the id is another user's
 		return engram.Errorf(engram.ECONFLICT, "entity %s already exists", e.ID)
 	}
-	if _, err := t.exec(ctx, deleteKeysSQL, n.Org, n.Project, e.ID); err != nil {
-		return mapErr(ctx, "put entity", err)
+	if err := t.rekey(ctx, n, e, old); err != nil {
+		return err
 	}
-	keys, err := json.Marshal(entityKeys(e))
+	return t.recordEntityVersion(ctx, n, e.ID, engram.EntityChangeOf(ctx, old, e), e, e.UpdatedAt)
+}
+
+// rekey makes e's keys what its names give, replacing old's (nil for a
+// new entity, whose keys went with any entity of its id): the keys are
+// deleted only when old had one e lacks, and written only when e has one
+// old lacked, so resolution's common writes (a new entity, an added
+// alias, a type) cost one statement or none.
+func (t *tx) rekey(ctx context.Context, n engram.Namespace, e, old *engram.Entity) error {
+	want := entityKeys(e)
+	var had [][2]string
+	if old != nil {
+		had = entityKeys(old)
+	}
+	stale := slices.ContainsFunc(had, func(k [2]string) bool { return !slices.Contains(want, k) })
+	if stale {
+		if _, err := t.exec(ctx, deleteKeysSQL, n.Org, n.Project, e.ID); err != nil {
+			return mapErr(ctx, "put entity", err)
+		}
+	}
+	if !stale && !slices.ContainsFunc(want, func(k [2]string) bool { return !slices.Contains(had, k) }) {
+		return nil
+	}
+	keys, err := json.Marshal(want)
 	if err != nil {
 		return err
 	}
-	if _, err := t.exec(ctx, insertKeysSQL, n.Org, n.Project, n.User, e.ID, string(keys)); err != nil {
-		return mapErr(ctx, "put entity", err)
-	}
-	return t.recordEntityVersion(ctx, n, e.ID, engram.EntityChangeOf(ctx, old, e), e, e.UpdatedAt)
+	_, err = t.exec(ctx, insertKeysSQL, n.Org, n.Project, n.User, e.ID, string(keys))
+	return mapErr(ctx, "put entity", err)
 }
 
 // entityKeys returns the (kind, key) pairs e is found under: "n" for each

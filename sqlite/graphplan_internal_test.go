@@ -73,6 +73,25 @@ func TestGraphQueryPlans(t *testing.T) {
 			}
 			checks = append(checks, check{"relations " + name, q, args})
 		}
+		// The writes of every memory's graph, keyed by the ids they write.
+		for name, q := range map[string]string{"put relation": putRelationSQL, "put relations": putRelationsSQL,
+			"relation check": relationCheckSQL, "put mention": putMentionSQL, "add evidence": addEvidenceSQL,
+			"insert evidences": insertEvidencesSQL, "delete evidences": deleteEvidencesSQL} {
+			var args []any
+			switch q {
+			case putRelationsSQL:
+				args = []any{"o", "p", "u", `[["a","b","c","l",1,null,2,null]]`}
+			case insertEvidencesSQL:
+				args = []any{"o", "p", "u", `[["a","b",1]]`}
+			case deleteEvidencesSQL:
+				args = []any{"o", "p", ids}
+			case putRelationSQL:
+				args = []any{"o", "p", "u", "a", "b", "c", "l", 1, nil, 2, nil}
+			default: // ?1..?6
+				args = []any{"o", "p", "u", "a", "b", "c"}
+			}
+			checks = append(checks, check{name, q, args})
+		}
 		for _, c := range checks {
 			p := plan(c.q, c.args...)
 			if m := tenantWide.FindString(p); m != "" {

@@ -541,3 +541,85 @@ func purgeScope(st engram.Store, s engram.Scope) (c engram.PurgeCounts, err erro
 	})
 	return c, err
 }
+
+// testGraphRelationsBatch: PutRelations (the optional
+// engram.RelationsWriter) stores relations exactly as PutRelation does,
+// replaces their evidence on a second put, and refuses what PutRelation
+// refuses; a malformed or repeated relation stores nothing.
+func testGraphRelationsBatch(t *testing.T, open Opener) {
+	st := open(t)
+	var supported bool
+	_ = st.Update(ctx, func(tx engram.Tx) error { _, supported = tx.(engram.RelationsWriter); return nil })
+	if !supported {
+		t.Skip("the store has no engram.RelationsWriter")
+	}
+	putAll := func(rs ...*engram.Relation) error {
+		return st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.RelationsWriter).PutRelations(ctx, rs) })
+	}
+	m1, m2, m3 := Memory(nsU1, "Grete und Hans in München"), Memory(nsU1, "王芳 y Hans otra vez"), Memory(nsU2, "not u1's")
+	Put(t, st, m1, m2, m3)
+	grete, hans, wang := Entity(nsU1, "Grete", engram.EntityPerson), Entity(nsU1, "Hans", engram.EntityPerson), Entity(nsU1, "王芳", engram.EntityPerson)
+	theirs := Entity(nsU2, "Grete", engram.EntityPerson)
+	PutGraph(t, st, grete, hans, wang, theirs)
+	gh, hw, gw := Relation(grete, hans, m1.ID, m2.ID), Relation(hans, wang, m2.ID), Relation(grete, wang, m1.ID)
+	hw.Evidence[0].Weight = 0.25
+	gw.InvalidAt, gw.ExpiredAt = Ptr(At(time.Minute)), Ptr(At(time.Hour))
+	if err := putAll(gh, hw, gw); err != nil {
+		t.Fatalf("PutRelations: %v", err)
+	}
+	read := func(what string, want ...*engram.Relation) {
+		t.Helper()
+		graphView(t, st, func(g engram.GraphReader) error {
+			rs, err := g.Relations(ctx, scU1, nil, engram.RelationFilter{All: true})
+			if err != nil {
+				return err
+			}
+			byID := map[string]engram.Relation{}
+			for _, r := range rs {
+				byID[r.ID] = r
+			}
+			if len(rs) != len(want) {
+				t.Errorf("%s: relations %v, want %d", what, relationIDs(rs), len(want))
+			}
+			for _, w := range want {
+				x := *w
+				x.Weight = 0
+				for _, ev := range w.Evidence {
+					x.Weight += ev.Weight
+				}
+				sameJSON(t, what+" "+w.ID, byID[w.ID], x)
+			}
+			return nil
+		})
+	}
+	read("after PutRelations", gh, hw, gw)
+
+	// A second put replaces the evidence, as PutRelation does.
+	gh.Evidence = []engram.Evidence{{MemoryID: m2.ID, Weight: 0.5}}
+	gh.InvalidAt = Ptr(At(2 * time.Minute))
+	if err := putAll(gh); err != nil {
+		t.Fatalf("PutRelations again: %v", err)
+	}
+	read("after a second put", gh, hw, gw)
+
+	twice := Relation(grete, hans, m1.ID)
+	for what, c := range map[string]struct {
+		rs   []*engram.Relation
+		code string
+	}{
+		"an id given twice":        {[]*engram.Relation{twice, twice}, engram.EINVALID},
+		"a loop among good ones":   {[]*engram.Relation{Relation(hans, wang, m1.ID), Relation(grete, grete, m1.ID)}, engram.EINVALID},
+		"evidence of another user": {[]*engram.Relation{Relation(hans, wang, m1.ID), Relation(grete, hans, m3.ID)}, engram.ENOTFOUND},
+		"an unknown end":           {[]*engram.Relation{Relation(grete, Entity(nsU1, "Ghost", ""), m1.ID)}, engram.ENOTFOUND},
+		"an end of another user":   {[]*engram.Relation{Relation(grete, theirs, m1.ID)}, engram.ENOTFOUND},
+	} {
+		wantCode(t, "PutRelations with "+what, putAll(c.rs...), c.code)
+	}
+	// Another user's relation id is a conflict.
+	stolen := Relation(grete, hans, m1.ID)
+	other := Relation(theirs, Entity(nsU2, "Ana", ""), m3.ID)
+	PutGraph(t, st, &engram.Entity{ID: other.Target, Namespace: theirs.Namespace, Name: "Ana", Norm: "ana", Status: engram.EntityActive, CreatedAt: At(0), UpdatedAt: At(0)}, other)
+	stolen.ID = other.ID
+	wantCode(t, "PutRelations over another user's id", putAll(stolen), engram.ECONFLICT)
+	read("after the refusals", gh, hw, gw)
+}

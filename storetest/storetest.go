@@ -93,6 +93,7 @@ func Run(t *testing.T, open Opener) {
 		{"GraphEntities", testGraphEntities},
 		{"GraphMentions", testGraphMentions},
 		{"GraphRelations", testGraphRelations},
+		{"GraphRelationsBatch", testGraphRelationsBatch},
 		{"GraphScope", testGraphScope},
 		{"GraphPurge", testGraphPurge},
 		{"EntityHistory", testEntityHistory},
