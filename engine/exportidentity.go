@@ -121,8 +121,9 @@ type idImport struct {
 	w                        engram.IdentityWriter
 	owner                    engram.Scope
 	persons, idents, obs, ev map[string]string
-	events                   map[string]bool // loaded on first need
-	modalities               map[string]int  // the scope's, by name: dim
+	events                   map[string]bool                // loaded on first need
+	heldObs                  map[string]*engram.Observation // the scope's among the import's, by id
+	modalities               map[string]int                 // the scope's, by name: dim
 }
 
 // identities stores the identity records of recs, kind by kind.
@@ -137,6 +138,9 @@ func (im *importer) identities(ctx context.Context, recs []engram.Record) error 
 	x := &idImport{r: im.tx.(engram.IdentityReader), w: w, owner: engram.IdentityScope(im.s),
 		persons: map[string]string{}, idents: map[string]string{}, obs: map[string]string{}, ev: map[string]string{}}
 	im.idx = x
+	if err := x.loadHeldObservations(ctx, recs); err != nil {
+		return err
+	}
 	for _, kind := range engram.IdentityRecords {
 		for i, r := range recs {
 			if r.Type != kind {
@@ -302,15 +306,45 @@ func (im *importer) observation(ctx context.Context, x *idImport, o *engram.Obse
 	c.IdentityID = id
 	c.EpisodeID = im.episodeRef(o.EpisodeID)
 	get := func(id string) (any, error) {
-		os, err := x.r.ListObservations(ctx, x.owner, engram.ObservationFilter{IDs: []string{id}, Limit: 1})
-		if err != nil || len(os) == 0 {
-			return nil, engram.Errorf(engram.ENOTFOUND, "observation %s not found", id)
+		if held, ok := x.heldObs[id]; ok {
+			return held, nil
 		}
-		return &os[0], nil
+		return nil, engram.Errorf(engram.ENOTFOUND, "observation %s not found", id)
 	}
 	return im.placeIdentityRecord(o.ID, o.Namespace, "observation", &c, func(id string) { c.ID = id }, func() error {
 		return x.w.InsertObservation(ctx, &c)
 	}, get, x.obs)
+}
+
+// loadHeldObservations reads, a batch of ids at a time, the observations
+// the scope holds under the id of an observation record of recs or the id
+// an import renames it to, so that a second import compares them without
+// a read per record.
+func (x *idImport) loadHeldObservations(ctx context.Context, recs []engram.Record) error {
+	x.heldObs = map[string]*engram.Observation{}
+	var ids []string
+	flush := func() error {
+		os, err := x.r.ListObservations(ctx, x.owner, engram.ObservationFilter{IDs: ids, Limit: engram.MaxIdentityMembers})
+		for i := range os {
+			x.heldObs[os[i].ID] = &os[i]
+		}
+		ids = ids[:0]
+		return err
+	}
+	for _, r := range recs {
+		if o := r.Observation; o != nil {
+			ids = append(ids, o.ID, renamed(o.Namespace, o.ID))
+			if len(ids) >= engram.MaxIdentityMembers {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return flush()
 }
 
 // identityEvent stores an event with the ids it names rewritten. It may
