@@ -178,6 +178,11 @@ type IdentityExporter interface {
 	// bad scope, an unknown kind, a limit below 1 or a bad cursor is
 	// EINVALID.
 	IdentityExportPage(ctx context.Context, s Scope, kind, after string, limit int) ([]Record, string, error)
+	// IdentityOwners calls fn with the tenant and user (Org, Project and
+	// User) of every owner of identity records in the store, of every
+	// tenant, each once, sorted by tenant and user. An error
+	// from fn stops it and is returned as is.
+	IdentityOwners(ctx context.Context, fn func(Namespace) error) error
 }
 
 // Scrubber is the capability of a Store that can clear what deleted

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -101,4 +102,31 @@ func (t *tx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after
 	}
 	out, next := storeutil.IdentityExportNext(out, limit)
 	return out, next, nil
+}
+
+// IdentityOwners implements engram.IdentityExporter.
+func (t *tx) IdentityOwners(ctx context.Context, fn func(engram.Namespace) error) error {
+	var q []string
+	for _, table := range strings.Fields(identityTables) {
+		q = append(q, "SELECT tenant, user_id FROM "+table)
+	}
+	var owners []engram.Namespace
+	err := t.each(ctx, "identity owners", strings.Join(q, " UNION ")+" ORDER BY 1, 2", nil, func(row pgx.Row) error {
+		var tenant, user string
+		if err := row.Scan(&tenant, &user); err != nil {
+			return err
+		}
+		org, project, _ := strings.Cut(tenant, "/")
+		owners = append(owners, engram.Namespace{Org: org, Project: project, User: user})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range owners {
+		if err := fn(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"strings"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
@@ -68,4 +69,28 @@ func (t *tx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after
 	}
 	out, next := storeutil.IdentityExportNext(out, limit)
 	return out, next, nil
+}
+
+// IdentityOwners implements engram.IdentityExporter.
+func (t *tx) IdentityOwners(ctx context.Context, fn func(engram.Namespace) error) error {
+	var q []string
+	for _, table := range identityTables {
+		q = append(q, "SELECT org, project, user_id FROM "+table)
+	}
+	var owners []engram.Namespace
+	err := t.each(ctx, "identity owners", strings.Join(q, " UNION ")+" ORDER BY 1, 2, 3", nil, func(sc scanner) error {
+		var n engram.Namespace
+		err := sc.Scan(&n.Org, &n.Project, &n.User)
+		owners = append(owners, n)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range owners {
+		if err := fn(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
