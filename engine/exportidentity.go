@@ -239,7 +239,11 @@ func (im *importer) placeIdentityRecord(id string, n engram.Namespace, what stri
 
 func (im *importer) person(ctx context.Context, x *idImport, p *engram.Person) error {
 	c := *p
-	c.EpisodeID = im.episodeRef(p.EpisodeID)
+	ep, err := im.episodeRef(ctx, p.Namespace, p.EpisodeID)
+	if err != nil {
+		return err
+	}
+	c.EpisodeID = ep
 	entity, err := im.personEntity(ctx, &c)
 	if err != nil {
 		return err
@@ -304,7 +308,9 @@ func (im *importer) observation(ctx context.Context, x *idImport, o *engram.Obse
 		return engram.Errorf(engram.EINVALID, "observation %s: identity_id %s names an identity this import does not hold", o.ID, o.IdentityID)
 	}
 	c.IdentityID = id
-	c.EpisodeID = im.episodeRef(o.EpisodeID)
+	if c.EpisodeID, err = im.episodeRef(ctx, o.Namespace, o.EpisodeID); err != nil {
+		return err
+	}
 	get := func(id string) (any, error) {
 		if held, ok := x.heldObs[id]; ok {
 			return held, nil
@@ -375,7 +381,11 @@ func (im *importer) identityEvent(ctx context.Context, x *idImport, ev *engram.I
 	if c.PersonID != "" {
 		c.PersonID = swap(x.persons, c.PersonID)
 	}
-	c.EpisodeID = im.episodeRef(ev.EpisodeID)
+	ep, err := im.episodeRef(ctx, ev.Namespace, ev.EpisodeID)
+	if err != nil {
+		return err
+	}
+	c.EpisodeID = ep
 	nid, held, err := place(ev.ID, ev.Namespace, func(id string) error {
 		c.ID = id
 		return x.w.InsertIdentityEvent(ctx, &c)
@@ -420,12 +430,20 @@ func (im *importer) heldEvent(ctx context.Context, x *idImport, id string) (bool
 	return x.events[id], nil
 }
 
-// episodeRef returns the id under which this import stored episode id.
-func (im *importer) episodeRef(id string) string {
-	if n, ok := im.eps[id]; ok {
-		return n
+// episodeRef returns the id under which the scope holds episode id: the
+// one this import gave it, id itself, or the id an earlier call of a
+// chunked import renamed it to when the episode was in owner's namespace
+// (one of an agent or a session keeps id: its namespace is not known
+// here).
+func (im *importer) episodeRef(ctx context.Context, owner engram.Namespace, id string) (string, error) {
+	if id == "" {
+		return "", nil
 	}
-	return id
+	n, err := im.ownRef(im.eps, owner, id, func(id string) error { _, err := im.tx.GetEpisode(ctx, im.s, id); return err })
+	if err != nil || n == "" {
+		return id, err
+	}
+	return n, nil
 }
 
 // ownRef returns the id under which the scope holds the record id in
