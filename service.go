@@ -177,7 +177,10 @@ type ImportResult struct {
 	Audit    int `json:"audit"`
 	// Resources counts the resources stored with their content.
 	Resources int `json:"resources,omitempty"`
-	Skipped   int `json:"skipped"`
+	// IdentityRecords counts the modalities, persons, identities,
+	// observations and identity events stored.
+	IdentityRecords int `json:"identity_records,omitempty"`
+	Skipped         int `json:"skipped"`
 	// Renamed maps the id of each record stored under a fresh id, because
 	// its own was taken outside the import scope, to that fresh id.
 	// Always present, empty when nothing was renamed.

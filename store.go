@@ -166,6 +166,25 @@ type ExportPager interface {
 	ExportPage(ctx context.Context, s Scope, kind, after string, limit int) ([]Record, string, error)
 }
 
+// IdentityExporter is the capability of a Reader whose store keeps
+// identities that reads them for an export a page at a time, with no limit
+// on how many a user has.
+type IdentityExporter interface {
+	// IdentityExportPage returns up to limit records of type kind (one of
+	// IdentityRecords) of IdentityScope(s), ordered by name (for
+	// modalities) or id, strictly after the cursor after ("" starts at the
+	// beginning), and the cursor of the next page ("" after the last).
+	// Events come whether or not the identities they name still exist. A
+	// bad scope, an unknown kind, a limit below 1 or a bad cursor is
+	// EINVALID.
+	IdentityExportPage(ctx context.Context, s Scope, kind, after string, limit int) ([]Record, string, error)
+	// IdentityOwners calls fn with the tenant and user (Org, Project and
+	// User) of every owner of identity records in the store, of every
+	// tenant, each once, sorted by tenant and user. An error
+	// from fn stops it and is returned as is.
+	IdentityOwners(ctx context.Context, fn func(Namespace) error) error
+}
+
 // Scrubber is the capability of a Store that can clear what deleted
 // records leave behind in its files: free pages, the write-ahead log, old
 // versions of rows and index entries. The engine calls it after a hard
@@ -307,6 +326,13 @@ type Record struct {
 	// ResourceChunk records.
 	Resource *Resource      `json:"resource,omitempty"`
 	Chunk    *ResourceChunk `json:"resource_chunk,omitempty"`
+	// Identity records: a user's modalities, persons, identities,
+	// observations and identity events.
+	Modality      *EmbeddingModality `json:"identity_modality,omitempty"`
+	Person        *Person            `json:"person,omitempty"`
+	Identity      *Identity          `json:"identity,omitempty"`
+	Observation   *Observation       `json:"observation,omitempty"`
+	IdentityEvent *IdentityEvent     `json:"identity_event,omitempty"`
 }
 
 // ResourceChunk is one stored chunk of a resource's content in an export:
@@ -330,7 +356,18 @@ const (
 	// entries: each resource, then its chunks.
 	RecordResource      = "resource"
 	RecordResourceChunk = "resource_chunk"
+	// The identity records come after the resources, in this order, each
+	// kind by user and id.
+	RecordModality      = "identity_modality"
+	RecordPerson        = "person"
+	RecordIdentity      = "identity"
+	RecordObservation   = "observation"
+	RecordIdentityEvent = "identity_event"
 )
+
+// IdentityRecords lists the identity record types in export order: each
+// kind refers only to kinds before it (events name ids of any kind).
+var IdentityRecords = []string{RecordModality, RecordPerson, RecordIdentity, RecordObservation, RecordIdentityEvent}
 
 // Namespace returns the namespace of the record's payload, and an EINVALID
 // error if the payload does not match Type.
@@ -348,6 +385,16 @@ func (r *Record) Namespace() (Namespace, error) {
 		return r.Resource.Namespace, nil
 	case r.Type == RecordResourceChunk && r.Chunk != nil:
 		return r.Chunk.Namespace, nil
+	case r.Type == RecordModality && r.Modality != nil:
+		return r.Modality.Namespace, nil
+	case r.Type == RecordPerson && r.Person != nil:
+		return r.Person.Namespace, nil
+	case r.Type == RecordIdentity && r.Identity != nil:
+		return r.Identity.Namespace, nil
+	case r.Type == RecordObservation && r.Observation != nil:
+		return r.Observation.Namespace, nil
+	case r.Type == RecordIdentityEvent && r.IdentityEvent != nil:
+		return r.IdentityEvent.Namespace, nil
 	}
 	return Namespace{}, Errorf(EINVALID, "record: type %q does not match its payload", r.Type)
 }

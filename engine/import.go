@@ -42,6 +42,10 @@ const MaxImport = 100_000
 //     imported entry never passes for one the server wrote. The server
 //     also writes its own "import" entry with the importing actor and the
 //     counts.
+//   - Identity records (modalities, persons, identities, observations,
+//     identity events) are stored last, in that order, each identity
+//     needing its person and each observation its identity in the same
+//     import or the scope (see exportidentity.go).
 func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
 	s, err := writeScope(s)
 	if err != nil {
@@ -84,8 +88,8 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 		}
 		*res = im.res
 		res.Renamed = im.ids
-		entry.Detail = fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries, %d resources; skipped %d; renamed %d",
-			res.Episodes, res.Memories, res.Versions, res.Audit, res.Resources, res.Skipped, len(res.Renamed))
+		entry.Detail = fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries, %d resources, %d identity records; skipped %d; renamed %d",
+			res.Episodes, res.Memories, res.Versions, res.Audit, res.Resources, res.IdentityRecords, res.Skipped, len(res.Renamed))
 		return tx.InsertAudit(ctx, entry)
 	})
 	if err := vb.done(err); err != nil {
@@ -115,6 +119,8 @@ func checkHeld(recs []engram.Record) error {
 			key = "resource " + r.Resource.ID
 		case engram.RecordResourceChunk:
 			continue // checkResources places every chunk
+		default:
+			key = identityKey(r)
 		}
 		if seen[key] {
 			return engram.Errorf(engram.EINVALID, "record %d: %s appears twice in this import", i+1, key)
@@ -145,6 +151,9 @@ func checkRecord(s engram.Scope, r *engram.Record) error {
 	if !s.Contains(n) {
 		return engram.Errorf(engram.EINVALID, "%s belongs to namespace %s/%s user %q agent %q session %q, outside the import scope",
 			r.Type, n.Org, n.Project, n.User, n.Agent, n.Session)
+	}
+	if ok, err := checkIdentityRecord(r); ok {
+		return err
 	}
 	switch r.Type {
 	case engram.RecordEpisode:
@@ -212,6 +221,7 @@ type importer struct {
 	eps, mems, audits, resources, ids map[string]string
 	held                              map[string]bool // ids of the scope's audit entries, loaded on first need
 	imported                          map[string]bool // ids of the memories among the records
+	idx                               *idImport       // the identity records' state, when there are any
 	e                                 *Engine         // for the entity graph of imported memories
 	now                               time.Time
 }
@@ -268,8 +278,12 @@ func (im *importer) run(ctx context.Context, recs []engram.Record, resources []i
 			return at(i, err)
 		}
 	}
+	// Identities last: observations and persons cite episodes.
+	if err := im.identities(ctx, recs); err != nil {
+		return err
+	}
 	im.ids = map[string]string{}
-	for _, m := range []map[string]string{im.eps, im.mems, im.audits, im.resources} {
+	for _, m := range append([]map[string]string{im.eps, im.mems, im.audits, im.resources}, im.idx.renames()...) {
 		for k, v := range m {
 			im.ids[k] = v
 		}

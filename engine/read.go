@@ -186,7 +186,8 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 // It writes every record as stored, a memory past its TTL too (its
 // expires_at says so), so an import restores the scope exactly. The
 // resources of the scope come last, each followed by its content in
-// chunk records (see exportResources).
+// chunk records (see exportResources), and then, for a user's scope, the
+// user's identity records (see exportIdentities).
 //
 // Vault memories and their versions are left out unless ctx carries
 // engram.WithVault; then they are exported decrypted, and the read audited
@@ -200,6 +201,9 @@ func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Reco
 	err = e.exportPaged(ctx, s, fn)
 	if err == nil {
 		err = e.exportResources(ctx, s, fn)
+	}
+	if err == nil {
+		err = e.exportIdentities(ctx, s, fn)
 	}
 	return audit(err)
 }

@@ -94,6 +94,8 @@ func Run(t *testing.T, open Open) {
 		{"GraphChannel", testGraphChannel},
 		{"Identities", testIdentities},
 		{"IdentitySearch", testIdentitySearch},
+		{"ExportImportIdentities", testExportImportIdentities},
+		{"ImportIdentitiesElsewhere", testImportIdentitiesElsewhere},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

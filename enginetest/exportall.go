@@ -42,6 +42,16 @@ func retarget(t *testing.T, data []byte, f func(engram.Namespace) engram.Namespa
 			r.Resource.Namespace = f(r.Resource.Namespace)
 		case r.Chunk != nil:
 			r.Chunk.Namespace = f(r.Chunk.Namespace)
+		case r.Modality != nil:
+			r.Modality.Namespace = f(r.Modality.Namespace)
+		case r.Person != nil:
+			r.Person.Namespace = f(r.Person.Namespace)
+		case r.Identity != nil:
+			r.Identity.Namespace = f(r.Identity.Namespace)
+		case r.Observation != nil:
+			r.Observation.Namespace = f(r.Observation.Namespace)
+		case r.IdentityEvent != nil:
+			r.IdentityEvent.Namespace = f(r.IdentityEvent.Namespace)
 		}
 	}
 	return recs

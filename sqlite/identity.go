@@ -112,7 +112,7 @@ func (t *tx) ListObservations(ctx context.Context, s engram.Scope, f engram.Obse
 	if limit <= 0 || limit > engram.MaxIdentityMembers {
 		limit = engram.MaxIdentityMembers
 	}
-	q := "SELECT org, project, user_id, id, identity_id, modality, embedding, episode_id, span_start, span_end, at FROM identity_observations WHERE " + ownerWhere
+	q := "SELECT " + observationCols + " FROM identity_observations WHERE " + ownerWhere
 	if len(f.IdentityIDs) > 0 {
 		q += " AND identity_id IN (SELECT value FROM json_each(?))"
 		j, _ := json.Marshal(f.IdentityIDs)
@@ -125,23 +125,30 @@ func (t *tx) ListObservations(ctx context.Context, s engram.Scope, f engram.Obse
 	}
 	var out []engram.Observation
 	err = t.each(ctx, "list observations", q+" ORDER BY at DESC, id DESC LIMIT ?", append(args, limit), func(sc scanner) error {
-		var o engram.Observation
-		var blob []byte
-		var start, end sql.NullInt64
-		var at int64
-		if err := sc.Scan(&o.Namespace.Org, &o.Namespace.Project, &o.Namespace.User, &o.ID, &o.IdentityID, &o.Modality, &blob, &o.EpisodeID, &start, &end, &at); err != nil {
-			return err
-		}
-		if start.Valid {
-			o.Span = &engram.MediaSpan{StartMS: start.Int64, EndMS: end.Int64}
-		}
-		o.At = fromMicros(at)
-		var err error
-		o.Embedding, err = storeutil.DecodeVec(blob, len(blob)/4)
+		o, err := scanObservation(sc)
 		out = append(out, o)
 		return err
 	})
 	return out, err
+}
+
+const observationCols = "org, project, user_id, id, identity_id, modality, embedding, episode_id, span_start, span_end, at"
+
+func scanObservation(sc scanner) (engram.Observation, error) {
+	var o engram.Observation
+	var blob []byte
+	var start, end sql.NullInt64
+	var at int64
+	if err := sc.Scan(&o.Namespace.Org, &o.Namespace.Project, &o.Namespace.User, &o.ID, &o.IdentityID, &o.Modality, &blob, &o.EpisodeID, &start, &end, &at); err != nil {
+		return o, err
+	}
+	if start.Valid {
+		o.Span = &engram.MediaSpan{StartMS: start.Int64, EndMS: end.Int64}
+	}
+	o.At = fromMicros(at)
+	var err error
+	o.Embedding, err = storeutil.DecodeVec(blob, len(blob)/4)
+	return o, err
 }
 
 const personCols = "org, project, user_id, id, name, aliases, entity_id, source, episode_id, created_at, updated_at"
@@ -202,30 +209,37 @@ func (t *tx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]
 		return nil, invalidID("identity", id)
 	}
 	var out []engram.IdentityEvent
-	err = t.each(ctx, "identity history", `SELECT org, project, user_id, id, op, identities, observations, person_id, source, episode_id, actor, at
+	err = t.each(ctx, "identity history", "SELECT "+eventCols+`
 		FROM identity_events WHERE `+ownerWhere+` AND EXISTS (SELECT 1 FROM json_each(subjects) WHERE value = ?) ORDER BY at, id`,
 		append(args, id), func(sc scanner) error {
-			var ev engram.IdentityEvent
-			var ids, obs sql.NullString
-			var at int64
-			if err := sc.Scan(&ev.Namespace.Org, &ev.Namespace.Project, &ev.Namespace.User, &ev.ID, &ev.Op, &ids, &obs, &ev.PersonID, &ev.Source, &ev.EpisodeID, &ev.Actor, &at); err != nil {
-				return err
-			}
-			ev.At = fromMicros(at)
-			if ids.Valid {
-				if err := json.Unmarshal([]byte(ids.String), &ev.Identities); err != nil {
-					return err
-				}
-			}
-			if obs.Valid {
-				if err := json.Unmarshal([]byte(obs.String), &ev.Observations); err != nil {
-					return err
-				}
-			}
+			ev, err := scanEvent(sc)
 			out = append(out, ev)
-			return nil
+			return err
 		})
 	return out, err
+}
+
+const eventCols = "org, project, user_id, id, op, identities, observations, person_id, source, episode_id, actor, at"
+
+func scanEvent(sc scanner) (engram.IdentityEvent, error) {
+	var ev engram.IdentityEvent
+	var ids, obs sql.NullString
+	var at int64
+	if err := sc.Scan(&ev.Namespace.Org, &ev.Namespace.Project, &ev.Namespace.User, &ev.ID, &ev.Op, &ids, &obs, &ev.PersonID, &ev.Source, &ev.EpisodeID, &ev.Actor, &at); err != nil {
+		return ev, err
+	}
+	ev.At = fromMicros(at)
+	if ids.Valid {
+		if err := json.Unmarshal([]byte(ids.String), &ev.Identities); err != nil {
+			return ev, err
+		}
+	}
+	if obs.Valid {
+		if err := json.Unmarshal([]byte(obs.String), &ev.Observations); err != nil {
+			return ev, err
+		}
+	}
+	return ev, nil
 }
 
 // PutModality declares a modality; ECONFLICT if it is declared.

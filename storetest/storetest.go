@@ -80,6 +80,7 @@ func Run(t *testing.T, open Opener) {
 		{"Resources", testResources},
 		{"ResourcesPending", testResourcesPending},
 		{"Identities", testIdentities},
+		{"IdentityExport", testIdentityExport},
 		{"ResourcesDump", testResourcesDump},
 		{"ScanMemories", testScanMemories},
 		{"Dump", testDump},
@@ -243,6 +244,7 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.Locator](r, need),
 			needErr[engram.ResourceReader](r, need),
 			needErr[engram.IdentityReader](r, need),
+			needErr[engram.IdentityExporter](r, need),
 		)
 	})
 	if err == nil {

@@ -28,8 +28,9 @@ Usage: engram migrate-store --from SRC --to DST [--progress] [--batch N]
 
 Copies everything in the store SRC into the empty store DST: the episodes,
 memories, versions and audit entries of every tenant, the stored vectors of
-every embedder, and store-wide settings such as which embedder made the
-vectors. Each of SRC and DST is either a data directory (the SQLite store
+every embedder, store-wide settings such as which embedder made the
+vectors, the resources, and every user's identities (modalities, persons,
+identities, observations and identity events). Each of SRC and DST is either a data directory (the SQLite store
 in DIR/engram.db) or a postgres:// URL. SRC must exist; a missing DST
 directory is created, and a PostgreSQL DST gets its schema first.
 
@@ -114,6 +115,10 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if err != nil {
 		return fmt.Errorf("copy the resources: %w", err)
 	}
+	srcIDs, err := copyIdentities(ctx, src, dst)
+	if err != nil {
+		return fmt.Errorf("copy the identities: %w", err)
+	}
 	if bar != nil {
 		_ = bar.Finish()
 		bar = newBar(m.Stderr, int64(srcSum.total()), "verifying", false)
@@ -122,12 +127,26 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if err != nil {
 		return fmt.Errorf("verify the destination: %w", err)
 	}
+	dstIDs, err := summarizeIdentities(ctx, dst)
+	if err != nil {
+		return fmt.Errorf("verify the destination's identities: %w", err)
+	}
+	kinds := dumpKinds
+	if srcIDs.total()+dstIDs.total() > 0 {
+		kinds = append(append([]string{}, dumpKinds...), engram.IdentityRecords...)
+		for k, t := range srcIDs {
+			srcSum[k] = t
+		}
+		for k, t := range dstIDs {
+			dstSum[k] = t
+		}
+	}
 	if bar != nil {
 		_ = bar.Finish()
 	}
 	fmt.Fprintf(m.Stdout, "%-9s %10s %10s  %-16s  %-16s\n", "KIND", "SOURCE", "COPY", "SOURCE SHA", "COPY SHA")
 	var bad []string
-	for _, k := range dumpKinds {
+	for _, k := range kinds {
 		s, d := srcSum[k], dstSum[k]
 		mark := ""
 		if s != d {
@@ -192,6 +211,11 @@ func checkEmpty(ctx context.Context, st engram.Store) error {
 		return fmt.Errorf("read the destination: %w", err)
 	} else if len(rs) > 0 {
 		return engram.Errorf(engram.EINVALID, "the destination is not empty (it holds resources); migrate-store only copies into an empty store")
+	}
+	if owners, err := identityOwners(ctx, st); err != nil {
+		return fmt.Errorf("read the destination: %w", err)
+	} else if len(owners) > 0 {
+		return engram.Errorf(engram.EINVALID, "the destination is not empty (it holds identities); migrate-store only copies into an empty store")
 	}
 	return nil
 }

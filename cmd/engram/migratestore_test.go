@@ -53,6 +53,17 @@ func fillStore(t *testing.T, c *cli) {
 			c.ok(append(append([]string{"add"}, ann.flags()...), "--media", r.ID+":audio:0-42", "--transcript", "Wir sehen uns am Bahnhof.", "Ann rief an")...)
 		}
 	}
+	// Identities of two users: faces observed in an episode, one linked
+	// to a person with an alias.
+	for _, s := range []storeScope{ann, migrateScopes[3]} {
+		var added engram.AddEpisodesResult
+		c.json(&added, append(append([]string{"add"}, s.flags()...), "--role", "user", "Der Drachen ist im Baum hängen geblieben.")...)
+		out := c.ok(append(append([]string{"identities", "observe"}, s.flags()...), observationsFile(t, added.Episodes[0].ID))...)
+		face := strings.Fields(out)[3]
+		var p engram.Person
+		c.json(&p, append(append([]string{"identities", "link"}, s.flags()...), "--name", "Lukas", face)...)
+		c.ok(append(append([]string{"identities", "link"}, s.flags()...), "--person", p.ID, "--name", "Luki")...)
+	}
 }
 
 // migrateAudio is the content of a resource of more than one chunk.
@@ -99,16 +110,17 @@ func exports(t *testing.T, c *cli) map[storeScope]string {
 func summaryTable(t *testing.T, out string) string {
 	t.Helper()
 	ls := lines(out)
-	if len(ls) < 8 || !strings.HasPrefix(ls[0], "KIND") || !strings.Contains(ls[len(ls)-1], "counts and checksums match") {
+	if len(ls) < 13 || !strings.HasPrefix(ls[0], "KIND") || !strings.Contains(ls[len(ls)-1], "counts and checksums match") {
 		t.Fatalf("migrate-store printed:\n%s", out)
 	}
-	for _, l := range ls[1:7] {
+	// The six kinds of a dump, then the five of identities.
+	for _, l := range ls[1:12] {
 		f := strings.Fields(l)
 		if len(f) != 5 || f[1] != f[2] || f[3] != f[4] || f[1] == "0" {
 			t.Errorf("migrate-store row %q: want equal, non-zero counts and equal checksums", l)
 		}
 	}
-	return strings.Join(ls[:7], "\n")
+	return strings.Join(ls[:12], "\n")
 }
 
 // denseSearch fails unless a search through c finds the beagle memory by

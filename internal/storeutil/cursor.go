@@ -150,3 +150,75 @@ func ExportAll(ctx context.Context, p engram.ExportPager, s engram.Scope, size i
 	}
 	return nil
 }
+
+// identityCursorKinds are the cursor letters of the identity export lists.
+var identityCursorKinds = map[string]byte{
+	engram.RecordModality: 'M', engram.RecordPerson: 'P', engram.RecordIdentity: 'I',
+	engram.RecordObservation: 'O', engram.RecordIdentityEvent: 'E',
+}
+
+// IdentityExportCursor returns the cursor of an identity export page
+// (engram.IdentityExporter) that resumes after r: its user and then its
+// name (a modality) or id.
+func IdentityExportCursor(r engram.Record) string {
+	var n engram.Namespace
+	var key string
+	switch r.Type {
+	case engram.RecordModality:
+		n, key = r.Modality.Namespace, r.Modality.Name
+	case engram.RecordPerson:
+		n, key = r.Person.Namespace, r.Person.ID
+	case engram.RecordIdentity:
+		n, key = r.Identity.Namespace, r.Identity.ID
+	case engram.RecordObservation:
+		n, key = r.Observation.Namespace, r.Observation.ID
+	case engram.RecordIdentityEvent:
+		n, key = r.IdentityEvent.Namespace, r.IdentityEvent.ID
+	default:
+		return ""
+	}
+	return EncodeCursor(identityCursorKinds[r.Type], n.User+"\x00"+key)
+}
+
+// DecodeIdentityExportCursor returns the user and key an identity export
+// cursor of kind resumes after ("", "" for the empty cursor); EINVALID for
+// an unknown kind, ErrBadCursor for a malformed cursor or one of another
+// kind.
+func DecodeIdentityExportCursor(kind, c string) (user, key string, err error) {
+	letter, ok := identityCursorKinds[kind]
+	if !ok {
+		return "", "", engram.Errorf(engram.EINVALID, "identity export: unknown record type %q", kind)
+	}
+	if c == "" {
+		return "", "", nil
+	}
+	k, err := DecodeCursor(letter, c)
+	if err != nil {
+		return "", "", err
+	}
+	user, key, ok = strings.Cut(k, "\x00")
+	if !ok || key == "" {
+		return "", "", ErrBadCursor()
+	}
+	return user, key, nil
+}
+
+// IdentityExportNext trims an identity export page read with one row more
+// than limit to limit records and returns the cursor of the next page, ""
+// when it was the last.
+func IdentityExportNext(page []engram.Record, limit int) ([]engram.Record, string) {
+	if len(page) <= limit {
+		return page, ""
+	}
+	page = page[:limit]
+	return page, IdentityExportCursor(page[limit-1])
+}
+
+// CheckIdentityExportPage decodes the cursor of an identity export page
+// (see DecodeIdentityExportCursor) and refuses a limit below 1.
+func CheckIdentityExportPage(kind, after string, limit int) (user, key string, err error) {
+	if limit < 1 {
+		return "", "", engram.Errorf(engram.EINVALID, "identity export: limit %d is not positive", limit)
+	}
+	return DecodeIdentityExportCursor(kind, after)
+}

@@ -62,6 +62,7 @@ from .models import (
     ConflictResolution,
     CreatedKey,
     Embedding,
+    EmbeddingModality,
     EmbeddingsResponse,
     EmbeddingsUsage,
     Entity,

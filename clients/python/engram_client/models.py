@@ -397,6 +397,11 @@ class Record(Model):
     audit: Optional[AuditEntry] = None
     resource: Optional[Resource] = None
     resource_chunk: Optional[ResourceChunk] = None
+    identity_modality: Optional[EmbeddingModality] = None
+    person: Optional[Person] = None
+    identity: Optional[Identity] = None
+    observation: Optional[Observation] = None
+    identity_event: Optional[IdentityEvent] = None
     data: Optional[Dict[str, Any]] = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -427,6 +432,7 @@ class ImportResult(Model):
     skipped: int
     renamed: Dict[str, str]
     resources: Optional[int] = None
+    identity_records: Optional[int] = None
 
 
 @dataclass
@@ -698,6 +704,17 @@ class ObservationInput(Model):
     episode_id: Optional[str] = None
     span: Optional[MediaSpan] = None
     at: Optional[Time] = None
+
+
+@dataclass
+class EmbeddingModality(Model):
+    """A kind of embedding declared in a user's scope, with its dimension
+    (an export's identity_modality record)."""
+
+    namespace: Namespace
+    name: str
+    dim: int
+    created_at: str
 
 
 @dataclass

@@ -1291,13 +1291,18 @@ export interface components {
         /** @description One line of an export or import: exactly one payload, matching type. */
         Record: {
             /** @enum {string} */
-            type: "episode" | "memory" | "version" | "audit" | "resource" | "resource_chunk";
+            type: "episode" | "memory" | "version" | "audit" | "resource" | "resource_chunk" | "identity_modality" | "person" | "identity" | "observation" | "identity_event";
             episode?: components["schemas"]["Episode"];
             memory?: components["schemas"]["Memory"];
             version?: components["schemas"]["Version"];
             audit?: components["schemas"]["AuditEntry"];
             resource?: components["schemas"]["Resource"];
             resource_chunk?: components["schemas"]["ResourceChunk"];
+            identity_modality?: components["schemas"]["EmbeddingModality"];
+            person?: components["schemas"]["Person"];
+            identity?: components["schemas"]["Identity"];
+            observation?: components["schemas"]["Observation"];
+            identity_event?: components["schemas"]["IdentityEvent"];
         };
         /** @description One chunk of a resource's content in an export: the chunks follow their resource record, seq 0, 1, … in order; an import checks that together they hold the resource's size and SHA-256. */
         ResourceChunk: {
@@ -1317,6 +1322,8 @@ export interface components {
             audit: number;
             /** @description Resources stored with their content; absent when none. */
             resources?: number;
+            /** @description Identity records (modalities, persons, identities, observations, identity events) stored; absent when none. */
+            identity_records?: number;
             /** @description Records identical to stored ones. */
             skipped: number;
             /** @description The id of each record stored under a fresh id, because its own was taken outside the import scope, mapped to that fresh id. Empty when nothing was renamed. */
@@ -1653,6 +1660,14 @@ export interface components {
         AddObservationsRequest: {
             namespace: components["schemas"]["Namespace"];
             observations: components["schemas"]["ObservationInput"][];
+        };
+        /** @description The declaration of one kind of embedding (face, voice, …) in a user's scope: the first observation of the modality declares its dimension. */
+        EmbeddingModality: {
+            namespace: components["schemas"]["Namespace"];
+            name: string;
+            dim: number;
+            /** Format: date-time */
+            created_at: string;
         };
         Observation: {
             id: string;
