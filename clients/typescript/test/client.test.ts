@@ -239,6 +239,8 @@ describe('EngramClient against engram serve', () => {
     assert.equal((await c.listIdentities({ ...ns, modality: 'face' })).identities.length, 2);
     await c.deleteIdentity(split.id, ns);
     await rejects(c.getIdentity(split.id, ns), 404, 'not_found');
+  });
+
   test('media: an episode with German and Chinese transcript segments, a bad span refused', async () => {
     const ns = { ...ann, session: 'media' };
     const audio = await c.addResource({ ...ns, name: 'anruf.ogg' }, new Blob([new Uint8Array([79, 103, 103, 83])], { type: 'audio/ogg' }));
@@ -415,6 +417,8 @@ describe('EngramClient against engram serve', () => {
     const h = await c.entityHistory(robert.id, me);
     assert.deepEqual(h.versions.map((v) => v.op), ['split', 'merged']);
     assert.deepEqual(h.versions[1]!.related, [bob.id]);
+  });
+
   test('communities: refresh, list, get, and graph nodes carry theirs', async () => {
     const me = { org: 'acme', project: 'app', user: 'communities-ts' };
     await c.addMemories({
