@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/engramhq/engram"
@@ -28,24 +27,7 @@ func TestGraphQueryPlans(t *testing.T) {
 	defer db.Close()
 	plan := func(q string, args ...any) string {
 		t.Helper()
-		rows, err := db.write.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatalf("explain %q: %v", q, err)
-		}
-		defer rows.Close()
-		var steps []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			steps = append(steps, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(steps, "\n")
+		return queryPlan(t, db, q, args...)
 	}
 	ids := `["a","b","c"]`
 	for _, s := range []engram.Scope{{Org: "o", Project: "p", User: "u"}, {Org: "o", Project: "p", User: "u", IncludeShared: true}} {

@@ -22,24 +22,7 @@ func TestQueryPlans(t *testing.T) {
 	defer db.Close()
 	plan := func(q string, args ...any) string {
 		t.Helper()
-		rows, err := db.write.QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatalf("explain %q: %v", q, err)
-		}
-		defer rows.Close()
-		var steps []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			steps = append(steps, detail)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(steps, "\n")
+		return queryPlan(t, db, q, args...)
 	}
 	type check struct {
 		name string
@@ -89,4 +72,27 @@ func TestQueryPlans(t *testing.T) {
 			t.Errorf("%s: plan\n%s\nscans or sorts", c.name, c.plan)
 		}
 	}
+}
+
+// queryPlan returns the steps of q's query plan on db, one per line.
+func queryPlan(t *testing.T, db *DB, q string, args ...any) string {
+	t.Helper()
+	rows, err := db.write.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatalf("explain %q: %v", q, err)
+	}
+	defer rows.Close()
+	var steps []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(steps, "\n")
 }
