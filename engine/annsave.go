@@ -254,10 +254,13 @@ func (v *vectors) discard(ctx context.Context, k partKey, why string, err error)
 }
 
 // dropFile removes the saved index of n's (tenant, user) after a hard
-// delete or purge, so that no deleted vector stays on disk; the index in
-// memory, which no longer holds it, is saved again later. It waits for a
-// save in progress. It fails with the file system's error.
-func (v *vectors) dropFile(n engram.Namespace) error {
+// delete or purge, so that no deleted vector stays on disk, and catches
+// the index in memory up with the change log before any save may run
+// again: a save that started from an index still holding the deleted
+// vector (a graph finishing its build in the background) would otherwise
+// write it back. The index is saved again later. It waits for a save in
+// progress. It fails with the file system's or the store's error.
+func (v *vectors) dropFile(ctx context.Context, n engram.Namespace) error {
 	if v == nil || v.files == nil {
 		return nil
 	}
@@ -270,12 +273,16 @@ func (v *vectors) dropFile(n engram.Namespace) error {
 	v.mu.Lock()
 	p := v.parts[k]
 	v.mu.Unlock()
-	if p != nil {
-		p.mu.Lock()
-		p.dirty = true
-		p.mu.Unlock()
+	if p == nil {
+		return nil
 	}
-	return nil
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dirty = true
+	if !p.loaded || p.gone {
+		return nil
+	}
+	return v.catchUp(ctx, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
 }
 
 // close stops the saver and saves the indexes that changed, without
@@ -300,14 +307,15 @@ func (p *partition) index() vector.Index {
 }
 
 // SaveIndexes writes every loaded approximate vector index that changed
-// since its last save to Options.IndexDir, after waiting for graphs being
-// built in the background, and every loaded text index that changed,
-// caught up with the store first; without an IndexDir it does nothing. The
+// since its last save to Options.IndexDir, caught up with the store and
+// after waiting for graphs being built in the background, and every
+// loaded text index that changed, caught up with the store first; without an IndexDir it does nothing. The
 // engine also saves them periodically and on Close. It fails with ctx's
 // error or the file system's.
 func (e *Engine) SaveIndexes(ctx context.Context) error {
 	var err error
 	if e.vec != nil {
+		e.vec.refresh(ctx)
 		err = e.vec.saveAll(ctx, true)
 	}
 	return errors.Join(err, e.text.saveAll(ctx))

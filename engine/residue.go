@@ -56,7 +56,7 @@ func (e *Engine) afterPurge(ctx context.Context, n engram.Namespace, texts []str
 		}
 	}
 	if len(texts) > 0 || tenant {
-		if err := e.vec.dropFile(n); err != nil {
+		if err := e.vec.dropFile(ctx, n); err != nil {
 			e.log.WarnContext(ctx, "engine: removing the saved vector index after a delete failed", "tenant", n.Tenant(), "err", err)
 		}
 		if err := e.text.dropFile(n); err != nil {

@@ -363,7 +363,7 @@ func (v *vectors) forget(s engram.Scope) {
 		p.gone = true
 		p.mu.Unlock()
 	}
-	if err := v.dropFile(s.Namespace()); err != nil {
+	if err := v.dropFile(context.Background(), s.Namespace()); err != nil {
 		v.log.Warn("engine: removing the saved vector index of a purged scope failed", "tenant", s.Tenant(), "err", err)
 	}
 }
