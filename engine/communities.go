@@ -429,52 +429,9 @@ func (e *Engine) RefreshDirtyCommunities(ctx context.Context) (int, error) {
 // again. An interval at or below zero starts nothing; a second call is a
 // no-op.
 func (e *Engine) StartCommunityRefresher(every time.Duration) {
-	if every <= 0 {
-		return
-	}
-	e.sweepMu.Lock()
-	defer e.sweepMu.Unlock()
-	if e.refresher != nil {
-		return
-	}
-	sw := &sweeper{stopc: make(chan struct{}), done: make(chan struct{})}
-	e.refresher = sw
-	go func() {
-		defer close(sw.done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sw.stopc:
-				return
-			case <-tick.C:
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				select {
-				case <-sw.stopc:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			n, err := e.RefreshDirtyCommunities(ctx)
-			stopped := ctx.Err() != nil
-			cancel()
-			if err != nil && !stopped {
-				e.log.Warn("refresh communities", "users", n, "err", err)
-			}
+	e.startTicking(&e.refresher, every, func(ctx context.Context) {
+		if n, err := e.RefreshDirtyCommunities(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("refresh communities", "users", n, "err", err)
 		}
-	}()
-}
-
-// stopRefresher stops the community refresher, if one runs, and waits.
-func (e *Engine) stopRefresher() {
-	e.sweepMu.Lock()
-	sw := e.refresher
-	e.sweepMu.Unlock()
-	if sw == nil {
-		return
-	}
-	sw.once.Do(func() { close(sw.stopc) })
-	<-sw.done
+	})
 }

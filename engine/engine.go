@@ -297,8 +297,8 @@ func (e *Engine) Close() error {
 	var err error
 	e.once.Do(func() {
 		e.stopWorkers()
-		e.stopSweeper()
-		e.stopRefresher()
+		e.stopTicking(&e.sweeper)
+		e.stopTicking(&e.refresher)
 		if verr := e.vec.close(); verr != nil {
 			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
 		}

@@ -93,16 +93,36 @@ type sweeper struct {
 // again. An interval below or at zero starts nothing; a second call is a
 // no-op.
 func (e *Engine) StartSweeper(every time.Duration, batch int) {
+	e.startTicking(&e.sweeper, every, func(ctx context.Context) {
+		if u, err := e.SweepUploads(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("sweep abandoned uploads", "err", err)
+		} else if u > 0 {
+			e.log.Info("removed abandoned uploads", "uploads", u)
+		}
+		n, err := e.Sweep(ctx, batch)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			e.log.Warn("sweep expired memories", "marked", n, "err", err)
+		case n > 0:
+			e.log.Info("swept expired memories", "marked", n)
+		}
+	})
+}
+
+// startTicking starts the background loop of *slot, unless one was
+// started: run every interval, with a context cancelled when the engine
+// closes (stopTicking). An interval at or below zero starts nothing.
+func (e *Engine) startTicking(slot **sweeper, every time.Duration, run func(ctx context.Context)) {
 	if every <= 0 {
 		return
 	}
 	e.sweepMu.Lock()
 	defer e.sweepMu.Unlock()
-	if e.sweeper != nil {
+	if *slot != nil {
 		return
 	}
 	sw := &sweeper{stopc: make(chan struct{}), done: make(chan struct{})}
-	e.sweeper = sw
+	*slot = sw
 	go func() {
 		defer close(sw.done)
 		tick := time.NewTicker(every)
@@ -121,28 +141,16 @@ func (e *Engine) StartSweeper(every time.Duration, batch int) {
 				case <-ctx.Done():
 				}
 			}()
-			if u, err := e.SweepUploads(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("sweep abandoned uploads", "err", err)
-			} else if u > 0 {
-				e.log.Info("removed abandoned uploads", "uploads", u)
-			}
-			n, err := e.Sweep(ctx, batch)
-			stopped := ctx.Err() != nil
+			run(ctx)
 			cancel()
-			switch {
-			case err != nil && !stopped:
-				e.log.Warn("sweep expired memories", "marked", n, "err", err)
-			case n > 0:
-				e.log.Info("swept expired memories", "marked", n)
-			}
 		}
 	}()
 }
 
-// stopSweeper stops the sweeper, if one runs, and waits for it.
-func (e *Engine) stopSweeper() {
+// stopTicking stops the loop of *slot, if one runs, and waits for it.
+func (e *Engine) stopTicking(slot **sweeper) {
 	e.sweepMu.Lock()
-	sw := e.sweeper
+	sw := *slot
 	e.sweepMu.Unlock()
 	if sw == nil {
 		return
