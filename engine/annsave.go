@@ -228,7 +228,7 @@ func (v *vectors) loadFile(ctx context.Context, k partKey, p *partition) (bool, 
 		return false, nil
 	}
 	p.idx, p.ns, p.seq, p.loaded = a, f.ns, f.seq, true
-	err = v.catchUp(ctx, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
+	err = v.catchUp(ctx, nil, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
 	switch {
 	case engram.ErrorCode(err) == engram.ECONFLICT:
 		v.discard(ctx, k, "older than the change log keeps", err)
@@ -282,7 +282,7 @@ func (v *vectors) dropFile(ctx context.Context, n engram.Namespace) error {
 	if !p.loaded || p.gone {
 		return nil
 	}
-	return v.catchUp(ctx, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
+	return v.catchUp(ctx, nil, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
 }
 
 // close stops the saver and saves the indexes that changed, without

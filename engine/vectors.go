@@ -374,6 +374,12 @@ func (v *vectors) forget(s engram.Scope) {
 // since, by this engine or by another process writing to the same store.
 // An index loaded from the store is saved once its graph is built.
 func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
+	return v.partitionIn(ctx, nil, k)
+}
+
+// partitionIn is partition, catching up through r when r is not nil (the
+// caller's read transaction, which saves a transaction of its own).
+func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (*partition, error) {
 	v.mu.Lock()
 	p := v.parts[k]
 	if p == nil {
@@ -385,7 +391,7 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.loaded {
-		err := v.catchUp(ctx, p, scope)
+		err := v.catchUp(ctx, r, p, scope)
 		if engram.ErrorCode(err) != engram.ECONFLICT {
 			return p, err
 		}
@@ -441,15 +447,16 @@ func (v *vectors) load(ctx context.Context, k partKey, p *partition) error {
 	return nil
 }
 
-// catchUp applies the store's changes since p.seq to p. The caller holds
+// catchUp applies the store's changes since p.seq to p, read through r,
+// or in a read transaction of its own when r is nil. The caller holds
 // p.mu.
-func (v *vectors) catchUp(ctx context.Context, p *partition, scope engram.Scope) error {
+func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, scope engram.Scope) error {
 	var (
 		ids  []string
 		seq  int64
 		recs []engram.VectorRecord
 	)
-	err := v.store.View(ctx, func(r engram.Reader) error {
+	err := viewOr(ctx, v.store, r, func(r engram.Reader) error {
 		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
 		if err != nil {
 			return err
@@ -491,25 +498,38 @@ type denseHit struct {
 }
 
 // search returns up to k memory ids the scope contains, by the best cosine
-// of any of their fields to any of qs.
-func (v *vectors) search(ctx context.Context, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
+// of any of their fields to any of qs. It catches the partitions up
+// through r (the search's read transaction), or in transactions of their
+// own when r is nil.
+func (v *vectors) search(ctx context.Context, r engram.Reader, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
 	type part struct {
 		key  partKey
 		keep func(engram.Namespace) bool
 	}
-	parts := []part{{partKey{s.Org, s.Project, s.User}, s.Contains}}
+	// A user's own partition holds only that user's memories: a scope that
+	// does not narrow to an agent or a session keeps all of them, and the
+	// index needs no filter (the store checks the scope of every
+	// candidate it loads anyway).
+	own := s.Contains
+	if s.Agent == "" && s.Session == "" {
+		own = nil
+	}
+	parts := []part{{partKey{s.Org, s.Project, s.User}, own}}
 	if s.IncludeShared && s.User != "" {
 		parts = append(parts, part{partKey{s.Org, s.Project, ""}, s.Contains})
 	}
 	best := map[string]float32{}
 	for _, pt := range parts {
-		p, err := v.partition(ctx, pt.key)
+		p, err := v.partitionIn(ctx, r, pt.key)
 		if err != nil {
 			return nil, err
 		}
-		keep := func(item string) bool {
-			n, ok := p.ns[memOf(item)]
-			return ok && pt.keep(n)
+		var keep func(string) bool
+		if pt.keep != nil {
+			keep = func(item string) bool {
+				n, ok := p.ns[memOf(item)]
+				return ok && pt.keep(n)
+			}
 		}
 		p.mu.RLock()
 		for _, q := range qs {
@@ -546,4 +566,12 @@ func (b *vecBatch) done(err error) error {
 		b.commit()
 	}
 	return err
+}
+
+// viewOr runs fn on r, or in a read transaction of st when r is nil.
+func viewOr(ctx context.Context, st engram.Store, r engram.Reader, fn func(engram.Reader) error) error {
+	if r != nil {
+		return fn(r)
+	}
+	return st.View(ctx, fn)
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -291,6 +292,44 @@ func testAccessCount(t *testing.T, open Open) {
 	}
 	if got.Version != 1 {
 		t.Errorf("reads changed the version to %d", got.Version)
+	}
+	testAccessTimes(t, open)
+}
+
+// testAccessTimes: one flush writes every read of a tenant; each memory
+// read counts as often as it was read, and last_accessed is never earlier
+// than a memory's own last read nor later than the tenant's latest read.
+func testAccessTimes(t *testing.T, open Open) {
+	clk := &clock{t: t0}
+	e := newEngine(t, open, engine.Options{Now: clk.now, AccessFlush: time.Hour})
+	ms := mustAdd(t, e, nsA, engram.Memory{Value: "First of two."}, engram.Memory{Value: "Second of two."})
+	read := func(id string) {
+		t.Helper()
+		if _, err := e.GetMemory(ctx, scA, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read(ms[0].ID)
+	clk.add(time.Minute)
+	read(ms[1].ID)
+	read(ms[1].ID)
+	clk.add(time.Minute)
+	read(ms[0].ID)
+	if err := e.FlushAccess(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{2, 2} {
+		got, err := e.GetMemory(ctx, scA, ms[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.AccessCount != want || got.LastAccessed == nil {
+			t.Errorf("memory %d: access count %d, last %v; want %d reads", i, got.AccessCount, got.LastAccessed, want)
+			continue
+		}
+		if last := got.LastAccessed.UTC(); !last.Equal(t0.Add(2 * time.Minute)) {
+			t.Errorf("memory %d: last accessed %v, want the flush's latest read %v", i, last, t0.Add(2*time.Minute))
+		}
 	}
 }
 

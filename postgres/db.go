@@ -125,6 +125,16 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 	if _, ok := cc.RuntimeParams["application_name"]; !ok {
 		cc.RuntimeParams["application_name"] = "engram"
 	}
+	// Every statement is planned for its own arguments. A generic plan,
+	// which PostgreSQL adopts for a prepared statement after five runs,
+	// is made once per connection from the statistics of that moment: made
+	// while a table was new and small it kept scanning the whole table for
+	// a primary-key lookup long after the table grew, and one plan for all
+	// tenants suits neither the large ones nor the small. The URL may set
+	// another plan_cache_mode.
+	if _, ok := cc.RuntimeParams["plan_cache_mode"]; !ok {
+		cc.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
 
 	db.pool, err = pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

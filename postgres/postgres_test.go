@@ -235,3 +235,18 @@ func ExampleOpen() {
 	}
 	defer db.Close()
 }
+
+// TestPlanCacheMode: connections plan every statement for its arguments
+// unless the URL says otherwise.
+func TestPlanCacheMode(t *testing.T) {
+	u := emptiedURL(t)
+	for _, c := range []struct{ url, want string }{
+		{u, "force_custom_plan"},
+		{withParam(t, u, "plan_cache_mode", "auto"), "auto"},
+	} {
+		db := openAt(t, c.url, postgres.Options{})
+		if got, err := postgres.Setting(ctx, db, "plan_cache_mode"); err != nil || got != c.want {
+			t.Errorf("plan_cache_mode = %q, %v; want %q", got, err, c.want)
+		}
+	}
+}

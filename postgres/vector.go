@@ -60,8 +60,10 @@ func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string
 		return nil, err
 	}
 	want := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		if engram.ValidID(id) {
+		if engram.ValidID(id) && !seen[id] {
+			seen[id] = true
 			want = append(want, id)
 		}
 	}
@@ -69,7 +71,15 @@ func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string
 		return nil, nil
 	}
 	var out []engram.VectorRecord
-	err := t.each(ctx, "get vectors", vectorSelect+`WHERE m.tenant = $1 AND m.id = ANY($2) AND m.status = $3`,
+	// Each id is looked up by primary key in both tables, whatever the
+	// statistics say: OFFSET 0 keeps the planner from turning the lookups
+	// into a join that reads every vector of a table it believes is small.
+	err := t.each(ctx, "get vectors", `SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec
+		FROM unnest($2::text[]) AS u(id)
+		CROSS JOIN LATERAL (SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m
+			WHERE m.tenant = $1 AND m.id = u.id AND m.status = $3 OFFSET 0) m
+		CROSS JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v
+			WHERE v.tenant = $1 AND v.memory_id = u.id AND v.embedder = $4 OFFSET 0) v`,
 		[]any{n.Tenant(), want, string(engram.StatusActive), embedder}, func(row pgx.Row) error {
 			r, err := scanVector(row)
 			out = append(out, r)
@@ -80,11 +90,6 @@ func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string
 	}
 	return out, nil
 }
-
-// vectorSelect reads the vectors of embedder $4 of the memories m a WHERE
-// clause picks.
-const vectorSelect = "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
-	"FROM memories m JOIN memory_vectors v ON v.tenant = m.tenant AND v.memory_id = m.id AND v.embedder = $4 "
 
 func scanVector(row pgx.Row) (engram.VectorRecord, error) {
 	var (

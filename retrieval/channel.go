@@ -44,6 +44,12 @@ type Gathering struct {
 	cands   []*Candidate
 	lexical *string
 	kept    map[string]any
+
+	// rows holds the memories read by id through rowsOf, so that channels
+	// finding the same memory read it once per transaction; nil for an id
+	// the store does not have in the scope.
+	rows   map[string]*engram.Memory
+	rowsOf engram.Reader
 }
 
 // NewGathering starts a gathering.
@@ -106,9 +112,47 @@ func (g *Gathering) Lexical() string {
 
 // Load returns the memories among ids that the scope holds and the
 // caller's filter keeps, by id. The filter's own ids, when it has some,
-// still bound the result. It fails with the store's error.
+// still bound the result. With an in-memory text index it reads by id and
+// judges there (see loadFound). It fails with the store's error.
 func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.Memory, error) {
+	if g.Text != nil {
+		return g.loadFound(ctx, g.Filter, ids)
+	}
 	return g.load(ctx, g.Filter, ids)
+}
+
+// getMemories returns the memories among ids that the scope holds, read
+// by id in g.Reader's transaction; each id is read from the store once per
+// transaction, whichever channel asks.
+func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Memory, error) {
+	if g.rowsOf != g.Reader || g.rows == nil {
+		g.rows, g.rowsOf = map[string]*engram.Memory{}, g.Reader
+	}
+	var miss []string
+	for _, id := range ids {
+		if _, ok := g.rows[id]; !ok {
+			miss = append(miss, id)
+		}
+	}
+	if len(miss) > 0 {
+		ms, err := g.Reader.GetMemories(ctx, g.Scope, miss)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range miss {
+			g.rows[id] = nil
+		}
+		for i := range ms {
+			g.rows[ms[i].ID] = &ms[i]
+		}
+	}
+	out := make([]*engram.Memory, 0, len(ids))
+	for _, id := range ids {
+		if m := g.rows[id]; m != nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // load is Load with the filter f.
@@ -195,18 +239,18 @@ func (g *Gathering) loadFound(ctx context.Context, f engram.MemoryFilter, ids []
 	if len(f.Metadata) > 0 || len(f.MetadataIn) > 0 || f.Contains != "" || len(f.Sources) > 0 {
 		return g.load(ctx, f, ids)
 	}
-	ms, err := g.Reader.GetMemories(ctx, g.Scope, ids)
+	ms, err := g.getMemories(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]*engram.Memory, len(ms))
 	var ask []string
-	for i := range ms {
-		switch keep, sure := g.Text.Judge(&ms[i], f); {
+	for _, m := range ms {
+		switch keep, sure := g.Text.Judge(m, f); {
 		case !sure:
-			ask = append(ask, ms[i].ID)
+			ask = append(ask, m.ID)
 		case keep:
-			out[ms[i].ID] = &ms[i]
+			out[m.ID] = m
 		}
 	}
 	if len(ask) == 0 {

@@ -49,6 +49,13 @@ func TestQueryPlans(t *testing.T) {
 			"memory_vectors USING COVERING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
 		}},
 	)
+	// A flush of reads looks each distinct id up by key, once: counting the
+	// list per updated row made a flush of thousands of reads quadratic.
+	touchPlan := plan(touchSQL, 1, "o", "p", `["a","b"]`, 2)
+	if want := "INDEX sqlite_autoindex_memories_1 (org=? AND project=? AND id=?)"; !strings.Contains(touchPlan, want) ||
+		strings.Contains(touchPlan, "CORRELATED") || strings.Contains(touchPlan, "SCAN memories") {
+		t.Errorf("Touch: plan\n%s\ndoes not contain %q or counts per row", touchPlan, want)
+	}
 	// A search's candidate list, bound as one JSON array, is looked up by
 	// the key, not scanned. (The result is sorted: the list is unordered.)
 	w := &where{}

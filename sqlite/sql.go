@@ -61,9 +61,10 @@ const (
 	deleteVersionsSQL   = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND memory_id = ?`
 	scrubMemoryAuditSQL = `UPDATE audit SET detail = '' WHERE org = ? AND project = ? AND user_id = ?
 		AND detail != '' AND EXISTS (SELECT 1 FROM json_each(audit.ids) AS j WHERE j.value = ?)`
-	// touchSQL adds to each memory as many accesses as its id is listed.
-	touchSQL = `UPDATE memories SET last_accessed = ?1,
-		access_count = access_count + (SELECT count(*) FROM json_each(?4) AS j WHERE j.value = memories.id)
+	// touchSQL adds ?5 accesses to each memory listed in ?4, looked up by
+	// key (a count of the list per updated row made a flush of thousands
+	// of reads quadratic).
+	touchSQL = `UPDATE memories SET last_accessed = ?1, access_count = access_count + ?5
 		WHERE org = ?2 AND project = ?3 AND id IN (SELECT j.value FROM json_each(?4) AS j)`
 
 	insertVersionSQL = `INSERT INTO memory_versions (org, project, user_id, agent, session,

@@ -993,15 +993,27 @@ func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, a
 			return invalidID("memory", id)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
+	// The ids are counted here and written in one statement per distinct
+	// count (few: most memories are read once or twice per flush), each
+	// looking its ids up by key.
+	times := map[string]int{}
+	for _, id := range ids {
+		times[id]++
 	}
-	j, err := stringsJSON(ids)
-	if err != nil {
-		return err
+	byCount := map[int][]string{}
+	for id, n := range times {
+		byCount[n] = append(byCount[n], id)
 	}
-	_, err = t.exec(ctx, touchSQL, micros(at), tenant.Org, tenant.Project, j)
-	return mapErr(ctx, "touch", err)
+	for n, list := range byCount {
+		j, err := stringsJSON(list)
+		if err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, touchSQL, micros(at), tenant.Org, tenant.Project, j, n); err != nil {
+			return mapErr(ctx, "touch", err)
+		}
+	}
+	return nil
 }
 
 // SetMeta stores value under key, replacing any value there; an empty value

@@ -123,13 +123,13 @@ func testGetVectors(t *testing.T, open Opener) {
 	var recs []engram.VectorRecord
 	err := st.View(ctx, func(r engram.Reader) error {
 		var err error
-		recs, err = r.(engram.VectorReader).GetVectors(ctx, nsU1, "e", []string{active.ID, deleted.ID, foreign.ID, engram.NewID()})
+		recs, err = r.(engram.VectorReader).GetVectors(ctx, nsU1, "e", []string{active.ID, deleted.ID, foreign.ID, engram.NewID(), active.ID})
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != 1 || recs[0].MemoryID != active.ID || recs[0].Namespace != nsU1 || recs[0].Vec[1] != 0.8 {
-		t.Errorf("GetVectors = %+v, want only the active memory of the tenant", recs)
+		t.Errorf("GetVectors = %+v, want only the active memory of the tenant, once", recs)
 	}
 }

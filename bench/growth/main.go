@@ -61,11 +61,13 @@ func run(args []string) error {
 	plotOnly := fs.Bool("plot", false, "only rewrite growth.svg and the README table from results.json")
 	add := fs.String("add", "", "merge the points in `FILE` (JSON lines, as --point prints them) into results.json instead of measuring")
 	point := fs.String("point", "", "internal: measure one point, backend/tenants/per-tenant, and print it as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "with --point: write a CPU profile of the timed searches to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *point != "" {
 		slog.SetDefault(slog.New(slog.DiscardHandler)) // the stores' migration logs
+		profile = *cpuProfile
 		return measureOne(*point, *queries, *dim, *pgURL)
 	}
 	path := filepath.Join(*out, "results.json")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,6 +181,10 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 	defer c.cleanup()
 	qs := c.queries(p.Queries)
 	p.Load = loadavg()
+	stop, err := startProfile()
+	if err != nil {
+		return p, err
+	}
 	cpu0 := cpuTime()
 	lat := make([]time.Duration, 0, len(qs))
 	hits := 0
@@ -193,6 +198,7 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 		hits += n
 	}
 	p.CPUMsPerQ = float64((cpuTime() - cpu0).Microseconds()) / 1000 / float64(len(qs))
+	stop()
 	p.P50Ms, p.P95Ms, p.P99Ms = pct(lat, 50), pct(lat, 95), pct(lat, 99)
 	p.HitsPerQuery = float64(hits) / float64(len(qs))
 	c.emb.pre = nil // not part of what the engine holds
@@ -201,6 +207,27 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 	p.HeapPerMemKB = (p.HeapInUseMB - p.HeapBaseMB) * 1024 / float64(p.Memories)
 	p.Measured = time.Now().UTC().Format(time.RFC3339)
 	return p, nil
+}
+
+// profile is where --cpuprofile writes the timed searches' CPU profile;
+// empty for none.
+var profile string
+
+// startProfile starts the CPU profile when one is asked for, and returns
+// what stops it.
+func startProfile() (func(), error) {
+	if profile == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(profile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // fill writes perNS memories with their two vectors (value and
