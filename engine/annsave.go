@@ -207,9 +207,9 @@ func (v *vectors) save(k partKey, p *partition) error {
 // up with the store's change log. It reports false, leaving p empty, when
 // there is no usable file: none, one made for something else, a damaged
 // one, or one the change log cannot bring up to date; such a file is
-// logged and removed. It fails only with the store's error. The caller
-// holds p.mu.
-func (v *vectors) loadFile(ctx context.Context, k partKey, p *partition) (bool, error) {
+// logged and removed. It reads the store through r. It fails only with
+// the store's error. The caller holds p.mu.
+func (v *vectors) loadFile(ctx context.Context, r engram.Reader, k partKey, p *partition) (bool, error) {
 	if v.files == nil {
 		return false, nil
 	}
@@ -228,7 +228,7 @@ func (v *vectors) loadFile(ctx context.Context, k partKey, p *partition) (bool, 
 		return false, nil
 	}
 	p.idx, p.ns, p.seq, p.loaded = a, f.ns, f.seq, true
-	err = v.catchUp(ctx, nil, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
+	err = v.catchUp(ctx, r, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
 	switch {
 	case engram.ErrorCode(err) == engram.ECONFLICT:
 		v.discard(ctx, k, "older than the change log keeps", err)
@@ -276,13 +276,16 @@ func (v *vectors) dropFile(ctx context.Context, n engram.Namespace) error {
 	if p == nil {
 		return nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.dirty = true
-	if !p.loaded || p.gone {
-		return nil
-	}
-	return v.catchUp(ctx, nil, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
+	// The transaction first, then p.mu, as partitionIn takes them.
+	return v.store.View(ctx, func(r engram.Reader) error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.dirty = true
+		if !p.loaded || p.gone {
+			return nil
+		}
+		return v.catchUp(ctx, r, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
+	})
 }
 
 // close stops the saver and saves the indexes that changed, without

@@ -374,11 +374,20 @@ func (v *vectors) forget(s engram.Scope) {
 // since, by this engine or by another process writing to the same store.
 // An index loaded from the store is saved once its graph is built.
 func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
-	return v.partitionIn(ctx, nil, k)
+	var p *partition
+	err := v.store.View(ctx, func(r engram.Reader) error {
+		var err error
+		p, err = v.partitionIn(ctx, r, k)
+		return err
+	})
+	return p, err
 }
 
-// partitionIn is partition, catching up through r when r is not nil (the
-// caller's read transaction, which saves a transaction of its own).
+// partitionIn is partition, reading the store through r, the caller's
+// read transaction. The transaction is always taken before p.mu: a
+// search holds its transaction while it waits for p.mu, so whoever holds
+// p.mu and then waited for a connection could wait for ever once the
+// searches hold them all.
 func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (*partition, error) {
 	v.mu.Lock()
 	p := v.parts[k]
@@ -397,10 +406,10 @@ func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (
 		}
 		p.loaded = false // the store forgot changes we missed: reload
 	}
-	if ok, err := v.loadFile(ctx, k, p); ok || err != nil {
+	if ok, err := v.loadFile(ctx, r, k, p); ok || err != nil {
 		return p, err
 	}
-	if err := v.load(ctx, k, p); err != nil {
+	if err := v.load(ctx, r, k, p); err != nil {
 		return nil, err
 	}
 	if a, ok := p.idx.(*vector.Auto); ok && v.files != nil {
@@ -410,14 +419,14 @@ func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (
 	return p, nil
 }
 
-// load fills p from the store's vectors of partition k. The caller holds
-// p.mu.
-func (v *vectors) load(ctx context.Context, k partKey, p *partition) error {
+// load fills p from the store's vectors of partition k, read through r.
+// The caller holds p.mu.
+func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *partition) error {
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
 	idx := v.newIndex(v.emb.Dim())
 	ns := map[string]engram.Namespace{}
 	var seq int64
-	err := v.store.View(ctx, func(r engram.Reader) error {
+	err := func(r engram.Reader) error {
 		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
 		if err != nil {
 			return err
@@ -439,7 +448,7 @@ func (v *vectors) load(ctx context.Context, k partKey, p *partition) error {
 			ns[rec.MemoryID] = rec.Namespace
 			return nil
 		})
-	})
+	}(r)
 	if err != nil {
 		return err
 	}
@@ -447,16 +456,15 @@ func (v *vectors) load(ctx context.Context, k partKey, p *partition) error {
 	return nil
 }
 
-// catchUp applies the store's changes since p.seq to p, read through r,
-// or in a read transaction of its own when r is nil. The caller holds
-// p.mu.
+// catchUp applies the store's changes since p.seq to p, read through r.
+// The caller holds p.mu.
 func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, scope engram.Scope) error {
 	var (
 		ids  []string
 		seq  int64
 		recs []engram.VectorRecord
 	)
-	err := viewOr(ctx, v.store, r, func(r engram.Reader) error {
+	err := func(r engram.Reader) error {
 		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
 		if err != nil {
 			return err
@@ -470,7 +478,7 @@ func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, sc
 		}
 		recs, err = vr.GetVectors(ctx, scope.Namespace(), v.emb.Name(), ids)
 		return err
-	})
+	}(r)
 	if err != nil {
 		return err
 	}
@@ -499,8 +507,7 @@ type denseHit struct {
 
 // search returns up to k memory ids the scope contains, by the best cosine
 // of any of their fields to any of qs. It catches the partitions up
-// through r (the search's read transaction), or in transactions of their
-// own when r is nil.
+// through r, the search's read transaction.
 func (v *vectors) search(ctx context.Context, r engram.Reader, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
 	type part struct {
 		key  partKey
@@ -566,12 +573,4 @@ func (b *vecBatch) done(err error) error {
 		b.commit()
 	}
 	return err
-}
-
-// viewOr runs fn on r, or in a read transaction of st when r is nil.
-func viewOr(ctx context.Context, st engram.Store, r engram.Reader, fn func(engram.Reader) error) error {
-	if r != nil {
-		return fn(r)
-	}
-	return st.View(ctx, fn)
 }
