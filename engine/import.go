@@ -387,7 +387,11 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 		if err != nil {
 			return err
 		}
-		return skipIfSame(old, c, "memory", c.ID, &im.res)
+		// How often a memory was read is not its content: an export
+		// imported again after searches is the same memory.
+		a, b := *old, *c
+		a.AccessCount, a.LastAccessed, b.AccessCount, b.LastAccessed = 0, nil, 0, nil
+		return skipIfSame(&a, &b, "memory", c.ID, &im.res)
 	case memStored:
 		if c != m {
 			if err := im.tx.ReplaceMemory(ctx, c); err != nil {

@@ -158,6 +158,40 @@ func testImportConflict(t *testing.T, open Open) {
 	if n := countMemories(t, dst, scA); n != 0 {
 		t.Errorf("memories after conflicting import = %d, want 0", n)
 	}
+	testImportAfterReads(t, open)
+}
+
+// testImportAfterReads: an export imported again into its own store after
+// the memories were read (searched, got) is skipped whole, not a conflict:
+// access counts are not content. A changed value still conflicts.
+func testImportAfterReads(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{AccessFlush: time.Hour})
+	mustAddEpisodes(t, e, nsA, "The spare key is under the blue flower pot.")
+	b, _ := exportJSONL(t, e, scA)
+	recs := decodeJSONL(t, b)
+	ids := searchIDs(t, e, scA, "spare key")
+	if len(ids) == 0 {
+		t.Fatal("the search found nothing")
+	}
+	if _, err := e.GetMemory(ctx, scA, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.FlushAccess(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Import(ctx, scA, recs)
+	if err != nil || res.Skipped != len(recs) {
+		t.Fatalf("import after reads = %+v, %v; want all %d records skipped", res, err, len(recs))
+	}
+	for i := range recs {
+		if recs[i].Memory != nil {
+			recs[i].Memory.Value += " Changed."
+			break
+		}
+	}
+	if _, err := e.Import(ctx, scA, recs); code(err) != engram.ECONFLICT {
+		t.Errorf("import of a changed memory = %v, want conflict", err)
+	}
 }
 
 var idRe = regexp.MustCompile(`[0-9A-HJKMNP-TV-Z]{26}`)
