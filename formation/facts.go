@@ -87,7 +87,9 @@ var factRules = map[string][]factRule{
 	lang.German: join(
 		rules("residence", "wohnt in", "wohne lebe gezogen",
 			`(?i:\bich (?:wohne|lebe) (?:jetzt |inzwischen |mittlerweile |noch |seit \S+ )?in )`+name,
-			`(?i:\bich bin (?:jetzt |gerade |kürzlich |letzte[nr]? \S+ |vor \S+ \S+ )?nach )`+name+`(?i: (?:gezogen|umgezogen))`),
+			`(?i:\bich bin (?:jetzt |gerade |kürzlich |letzte[nr]? \S+ |vor \S+ \S+ )?(?:mit (?:meine[mnr]?|unsere[mnr]?) \S+ )?nach )`+name+`(?i: (?:gezogen|umgezogen))`,
+			// Verb second: "Letzten Monat bin ich (mit meiner Familie) nach München gezogen."
+			`(?i:\bbin ich (?:jetzt |gerade |kürzlich |endlich )?(?:mit (?:meine[mnr]?|unsere[mnr]?) \S+ )?nach )`+name+`(?i: (?:gezogen|umgezogen))`),
 		rules("workplace", "arbeitet bei", "arbeite",
 			`(?i:\bich arbeite (?:jetzt |inzwischen |mittlerweile |noch |seit \S+ )?(?:bei|für) )`+name),
 		rules("diet", "ist", "vegetar vegan",

@@ -31,6 +31,8 @@ func TestFactsOf(t *testing.T) {
 		{"I have three cats.", "count of cat", "three"},
 		{"Ich wohne jetzt in Hamburg.", "residence", "Hamburg"},
 		{"Ich bin letzten Monat nach München gezogen.", "residence", "München"},
+		{"Letzten Monat bin ich mit meiner Familie nach München gezogen.", "residence", "München"},
+		{"Ich bin mit meinem Freund nach Köln umgezogen.", "residence", "Köln"},
 		{"Ich arbeite seit Mai bei Siemens.", "workplace", "Siemens"},
 		{"Meine Lieblingsfarbe ist Blau.", "favourite farb", "Blau"},
 		{"Ich habe zwei Hunde.", "count of hund", "zwei"},
@@ -49,7 +51,8 @@ func TestFactsOf(t *testing.T) {
 	}
 	for _, text := range []string{
 		"My sister lives in Rome.", "Do you live in Berlin?", "Where do I live?", "I used to live in Paris.",
-		"Meine Schwester wohnt in Rom.", "Wohnst du in Berlin?", "Mi hermana vive en Roma.", "¿Vives en Berlín?",
+		"Meine Schwester wohnt in Rom.", "Wohnst du in Berlin?", "Meine Schwester ist mit ihrem Mann nach Rom gezogen.",
+		"Wann bin ich nach Berlin gezogen?", "Mi hermana vive en Roma.", "¿Vives en Berlín?",
 		"I have ten minutes.", "I want to live in Spain someday.", "Mon frère habite à Nice.",
 	} {
 		if fs := factsOf(lang.Detect(text), text); len(fs) != 0 {
