@@ -26,8 +26,11 @@ import (
 const (
 	EntityPerson = "person"
 	EntityPlace  = "place"
-	EntityWork   = "work"  // a quoted title: a book, a film, a song
-	EntityThing  = "thing" // anything else, or not known
+	EntityWork   = "work" // a quoted title: a book, a film, a song
+	// EntityOrganization is a company or an institution: where someone
+	// works.
+	EntityOrganization = "organization"
+	EntityThing        = "thing" // anything else, or not known
 )
 
 // EntityStatus is the lifecycle state of an entity.

@@ -27,6 +27,22 @@ var placePrepositions = map[string]bool{
 	"à": true, "au": true, "vers": true,
 }
 
+// employerPrepositions are the words after which a name is taken for an
+// organisation when a word of work (workWords) comes shortly before them:
+// "Ich arbeite seit Mai bei Siemens", "I work at Google", "Trabajo en
+// Telefónica", "Je travaille chez Renault". "bei" and "en" alone still
+// make a place.
+var employerPrepositions = map[string]bool{"at": true, "for": true, "bei": true, "für": true, "en": true, "para": true, "chez": true, "pour": true}
+
+// workWords are the beginnings of the words of working, in English,
+// German, Spanish and French.
+var workWords = []string{"work", "employ", "hired", "job", "intern", "arbeit", "angestellt", "stelle", "praktikum",
+	"trabaj", "emplead", "travaill", "emploi", "stage"}
+
+// workWindow is how many words before the preposition a word of work may
+// be ("arbeite seit Mai bei").
+const workWindow = 3
+
 // personCues are the words after which a name is taken for a person.
 var personCues = map[string]bool{
 	"with": true, "mit": true, "con": true, "avec": true, "friend": true, "sister": true, "brother": true,
@@ -134,12 +150,28 @@ func typeOf(text, name string, titles map[string]bool) string {
 	}
 	w := strings.ToLower(before[len(before)-1])
 	switch {
+	case w == "joined" || employerPrepositions[w] && workedBefore(before[:len(before)-1]):
+		return engram.EntityOrganization
 	case placePrepositions[w]:
 		return engram.EntityPlace
 	case personCues[w]:
 		return engram.EntityPerson
 	}
 	return ""
+}
+
+// workedBefore reports whether one of the last workWindow words is a word
+// of work.
+func workedBefore(words []string) bool {
+	for _, w := range words[max(0, len(words)-workWindow):] {
+		w = strings.ToLower(w)
+		for _, p := range workWords {
+			if strings.HasPrefix(w, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dateWords are the words of date labels and relative dates that cue

@@ -27,6 +27,18 @@ func TestExtract(t *testing.T) {
 			[]entity.Candidate{{"北京", ""}}},
 		{"a quoted title is a work", engram.Memory{Value: `I loved reading "Charlotte's Web" as a kid.`, Cues: []string{"Charlotte's Web"}},
 			[]entity.Candidate{{"Charlotte's Web", engram.EntityWork}}},
+		// Where someone works is an organisation, whatever the preposition;
+		// the same prepositions without work still make places.
+		{"german employer", engram.Memory{Value: "Ich arbeite seit Mai bei Siemens.", Language: "de"},
+			[]entity.Candidate{{"Siemens", engram.EntityOrganization}}},
+		{"english employer", engram.Memory{Value: "I started working at Acme Corp and moved to Denver.", Language: "en"},
+			[]entity.Candidate{{"Acme Corp", engram.EntityOrganization}, {"Denver", engram.EntityPlace}}},
+		{"spanish employer and place", engram.Memory{Value: "Trabajo en Telefónica y vivo en Madrid.", Language: "es"},
+			[]entity.Candidate{{"Telefónica", engram.EntityOrganization}, {"Madrid", engram.EntityPlace}}},
+		{"french employer", engram.Memory{Value: "Je travaille chez Renault depuis 2020.", Language: "fr"},
+			[]entity.Candidate{{"Renault", engram.EntityOrganization}}},
+		{"bei without work is a place", engram.Memory{Value: "Wir wohnen jetzt bei Potsdam.", Language: "de"},
+			[]entity.Candidate{{"Potsdam", engram.EntityPlace}}},
 		{"vault memories name nothing", engram.Memory{Kind: engram.KindVault, Value: "Grete's PIN is 1234", Cues: []string{"Grete"}}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
