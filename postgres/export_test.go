@@ -9,3 +9,9 @@ func Setting(ctx context.Context, db *DB, name string) (string, error) {
 	err := db.pool.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
 	return v, err
 }
+
+// Statements of the store, for tests of their plans.
+const (
+	GetMemoriesSQL = getMemoriesSQL
+	GetVectorsSQL  = getVectorsSQL
+)

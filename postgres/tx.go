@@ -66,6 +66,15 @@ const memoryCols = `m.id, m.org, m.project, m.user_id, m.agent, m.session, m.kin
 	m.created_at, m.updated_at, m.expired_at, m.expires_at, m.sources, m.superseded_by,
 	m.metadata, m.version, m.access_count, m.last_accessed`
 
+// getMemoriesSQL reads the memories of tenant $1 among the ids $2. Only
+// the tenant and each id go to the database, one primary-key lookup per
+// id whatever the statistics say: with the user in the condition the
+// planner may walk the user's whole index, and on a table not yet
+// analysed it read the whole table for a hundred ids (OFFSET 0 keeps the
+// lookups from being flattened into a join).
+const getMemoriesSQL = `SELECT m.* FROM unnest($2::text[]) AS u(id)
+	CROSS JOIN LATERAL (SELECT ` + memoryCols + ` FROM memories m WHERE m.tenant = $1 AND m.id = u.id OFFSET 0) m`
+
 const versionCols = `v.memory_id, v.org, v.project, v.user_id, v.agent, v.session, v.version,
 	v.op, v.old, v.new, v.actor, v.reason, v.at`
 
@@ -255,15 +264,10 @@ func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]e
 	if len(want) == 0 {
 		return nil, nil
 	}
-	// Only the tenant and the ids go to the database, so that it looks the
-	// rows up by primary key: with the user in the condition too, the
-	// planner may walk the user's whole index instead. The scope is
-	// checked here, by its reference rule.
-	q := &query{}
-	q.where("m.tenant = " + q.arg(s.Tenant()))
-	q.where("m.id = ANY(" + q.arg(want) + ")")
+	// The scope is checked here, by its reference rule (see
+	// getMemoriesSQL).
 	var out []engram.Memory
-	err := t.each(ctx, "get memories", "SELECT "+memoryCols+" FROM memories m WHERE "+q.String(), q.args,
+	err := t.each(ctx, "get memories", getMemoriesSQL, []any{s.Tenant(), want},
 		func(row pgx.Row) error {
 			m, err := scanMemory(row)
 			if err == nil && s.Contains(m.Namespace) {

@@ -71,15 +71,7 @@ func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string
 		return nil, nil
 	}
 	var out []engram.VectorRecord
-	// Each id is looked up by primary key in both tables, whatever the
-	// statistics say: OFFSET 0 keeps the planner from turning the lookups
-	// into a join that reads every vector of a table it believes is small.
-	err := t.each(ctx, "get vectors", `SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec
-		FROM unnest($2::text[]) AS u(id)
-		CROSS JOIN LATERAL (SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m
-			WHERE m.tenant = $1 AND m.id = u.id AND m.status = $3 OFFSET 0) m
-		CROSS JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v
-			WHERE v.tenant = $1 AND v.memory_id = u.id AND v.embedder = $4 OFFSET 0) v`,
+	err := t.each(ctx, "get vectors", getVectorsSQL,
 		[]any{n.Tenant(), want, string(engram.StatusActive), embedder}, func(row pgx.Row) error {
 			r, err := scanVector(row)
 			out = append(out, r)
@@ -90,6 +82,18 @@ func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string
 	}
 	return out, nil
 }
+
+// getVectorsSQL reads the vectors of embedder $4 of the memories of tenant
+// $1 among the ids $2 in status $3. Each id is looked up by primary key in
+// both tables, whatever the statistics say: OFFSET 0 keeps the planner from
+// turning the lookups into a join that reads every vector of a table it
+// believes is small.
+const getVectorsSQL = `SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec
+		FROM unnest($2::text[]) AS u(id)
+		CROSS JOIN LATERAL (SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m
+			WHERE m.tenant = $1 AND m.id = u.id AND m.status = $3 OFFSET 0) m
+		CROSS JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v
+			WHERE v.tenant = $1 AND v.memory_id = u.id AND v.embedder = $4 OFFSET 0) v`
 
 func scanVector(row pgx.Row) (engram.VectorRecord, error) {
 	var (
