@@ -34,10 +34,10 @@ func (o *oneReader) View(ctx context.Context, fn func(engram.Reader) error) erro
 
 // TestSearchNeedsOneTransaction: a search, its first one included (which
 // loads the vector and text indexes) and ones that catch the indexes up
-// after writes, reads the store in one transaction and never waits for a
-// second while it holds it; concurrent searches and index saves finish
-// too. Waiting for a second transaction deadlocked a server once every
-// read connection was held by a search.
+// after writes, never waits for a second read transaction while it holds
+// one; concurrent searches and index saves finish too. Waiting for a
+// second transaction deadlocked a server once every read connection was
+// held by a search.
 func TestSearchNeedsOneTransaction(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

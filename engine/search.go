@@ -289,8 +289,10 @@ type dense struct{ vec *vectors }
 // Name implements retrieval.Channel.
 func (dense) Name() string { return ChannelDense }
 
-// Prepare implements retrieval.Preparer: it embeds the query, outside any
-// transaction. It fails with the embedder's error.
+// Prepare implements retrieval.Preparer: it embeds the query and searches
+// the vector index, caught up in a read transaction of its own (see
+// vectors.partition), before the search's. It fails with the embedder's or
+// the store's error.
 func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 	views, parts := g.Query.Views, g.Query.Parts
 	if g.Config.Raw || len(views) == 0 {
@@ -300,23 +302,23 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 	if err != nil {
 		return fmt.Errorf("embed query: %w", err)
 	}
-	g.Keep(ChannelDense, append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...))
+	queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
+	hits, err := d.vec.search(ctx, g.Scope, queries, g.Pool)
+	if err != nil {
+		return err
+	}
+	g.Keep(ChannelDense, hits)
 	return nil
 }
 
-// Gather implements retrieval.Channel: the memories the scope and filter
-// keep nearest to the prepared query vectors, ranked by cosine, with the
-// vector index caught up in the search's read transaction. A memory in a
-// language the embedder does not cover keeps DenseOtherLanguage of the
-// channel's weight. It fails with the store's error.
+// Gather implements retrieval.Channel: the prepared hits that the scope
+// and filter keep, ranked by cosine. A memory in a language the embedder
+// does not cover keeps DenseOtherLanguage of the channel's weight. It fails
+// with the store's error.
 func (d dense) Gather(ctx context.Context, g *retrieval.Gathering) error {
-	queries, _ := g.Kept(ChannelDense).([][]float32)
-	if len(queries) == 0 {
+	hits, _ := g.Kept(ChannelDense).([]denseHit)
+	if len(hits) == 0 {
 		return nil
-	}
-	hits, err := d.vec.search(ctx, g.Reader, g.Scope, queries, g.Pool)
-	if err != nil || len(hits) == 0 {
-		return err
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {

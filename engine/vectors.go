@@ -383,11 +383,15 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 	return p, err
 }
 
-// partitionIn is partition, reading the store through r, the caller's
-// read transaction. The transaction is always taken before p.mu: a
-// search holds its transaction while it waits for p.mu, so whoever holds
-// p.mu and then waited for a connection could wait for ever once the
-// searches hold them all.
+// partitionIn is partition, reading the store through r, a read
+// transaction that has read nothing yet. The transaction is taken before
+// p.mu, so that no one holding p.mu waits for a connection (a pool whose
+// connections are held by searches waiting for p.mu would never give one);
+// its snapshot is taken at its first read, under p.mu, so it holds every
+// write already applied to the index in memory (vecBatch.commit applies
+// a write once it has committed). Catching up through a transaction that
+// had read before, such as a search's, could go back to an older state of
+// a memory and put a deleted vector back.
 func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (*partition, error) {
 	v.mu.Lock()
 	p := v.parts[k]
@@ -506,9 +510,8 @@ type denseHit struct {
 }
 
 // search returns up to k memory ids the scope contains, by the best cosine
-// of any of their fields to any of qs. It catches the partitions up
-// through r, the search's read transaction.
-func (v *vectors) search(ctx context.Context, r engram.Reader, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
+// of any of their fields to any of qs, each partition caught up first.
+func (v *vectors) search(ctx context.Context, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
 	type part struct {
 		key  partKey
 		keep func(engram.Namespace) bool
@@ -527,7 +530,7 @@ func (v *vectors) search(ctx context.Context, r engram.Reader, s engram.Scope, q
 	}
 	best := map[string]float32{}
 	for _, pt := range parts {
-		p, err := v.partitionIn(ctx, r, pt.key)
+		p, err := v.partition(ctx, pt.key)
 		if err != nil {
 			return nil, err
 		}
