@@ -24,6 +24,9 @@ export async function startEngram({ args = [], env = {}, noAuth = false, keySpec
   const dataDir = mkdtempSync(join(tmpdir(), 'engram-it-'));
   const key = noAuth ? '' : makeKey(dataDir, keySpec);
   const serveArgs = ['serve', '--addr', '127.0.0.1:0', '--data', dataDir, ...args];
+  // A test sends its requests as fast as the server answers them; the
+  // per-key limit (50 a second by default) is tested where it is asked for.
+  if (!args.includes('--rate-limit')) serveArgs.push('--rate-limit', '0');
   if (noAuth) serveArgs.push('--no-auth');
   const child = spawn(bin, serveArgs, {
     env: { ...process.env, ...env },
