@@ -201,7 +201,7 @@ func (e *Engine) gather(ctx context.Context, s *search) error {
 		}
 	}
 	return e.store.View(ctx, func(r engram.Reader) error {
-		g.Reader = r
+		g.SetReader(r)
 		if err := e.text.attach(ctx, r, g); err != nil {
 			return err
 		}

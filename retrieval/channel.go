@@ -45,12 +45,15 @@ type Gathering struct {
 	lexical *string
 	kept    map[string]any
 
-	// rows holds the memories read by id through rowsOf, so that channels
+	// rows holds the memories read by id through Reader, so that channels
 	// finding the same memory read it once per transaction; nil for an id
-	// the store does not have in the scope.
-	rows   map[string]*engram.Memory
-	rowsOf engram.Reader
+	// the store does not have in the scope. SetReader empties it.
+	rows map[string]*engram.Memory
 }
+
+// SetReader makes the gathering read through r, a new transaction,
+// forgetting the memories read through the one before.
+func (g *Gathering) SetReader(r engram.Reader) { g.Reader, g.rows = r, nil }
 
 // NewGathering starts a gathering.
 func NewGathering(r engram.Reader, s engram.Scope, f engram.MemoryFilter, q *Query, cfg *Config, pool int) *Gathering {
@@ -125,8 +128,8 @@ func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.
 // by id in g.Reader's transaction; each id is read from the store once per
 // transaction, whichever channel asks.
 func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Memory, error) {
-	if g.rowsOf != g.Reader || g.rows == nil {
-		g.rows, g.rowsOf = map[string]*engram.Memory{}, g.Reader
+	if g.rows == nil {
+		g.rows = map[string]*engram.Memory{}
 	}
 	var miss []string
 	for _, id := range ids {

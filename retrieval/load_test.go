@@ -60,7 +60,7 @@ func TestLoadReadsEachMemoryOnce(t *testing.T) {
 	if !slices.EqualFunc(r.calls, want, slices.Equal[[]string]) {
 		t.Errorf("store reads %v, want %v", r.calls, want)
 	}
-	g.Reader = &countingReader{ms: r.ms} // the next transaction
+	g.SetReader(&countingReader{ms: r.ms}) // the next transaction
 	if _, err := g.Load(ctx, []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
