@@ -60,6 +60,29 @@ func marker(t *testing.T) string {
 	return "zq" + string(b)
 }
 
+// distinctMarkers returns n markers whose memories' vectors all differ.
+// BagEmbedder hashes words into 64 buckets, so two random markers share
+// one about once in 64 draws; a deleted marker sharing the kept one's
+// bucket has the kept memory's vector, byte for byte, and the scan would
+// find it in the kept user's index file.
+func distinctMarkers(t *testing.T, n int) []string {
+	t.Helper()
+	var out []string
+	seen := map[string]bool{}
+	for len(out) < n {
+		m := marker(t)
+		vs := embedded(t, m)
+		if slices.ContainsFunc(vs, func(v []byte) bool { return seen[string(v)] }) {
+			continue
+		}
+		for _, v := range vs {
+			seen[string(v)] = true
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // grep returns the files holding marker or its last 12 bytes (full-text
 // indexes store a word behind the prefix it shares with the word before).
 func grep(t *testing.T, files []string, marker string) []string {
@@ -148,7 +171,8 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 	t.Cleanup(func() { e.Close(); cache.Close(); st.Close() })
 	scan := func() []string { return append(files(t), DirFiles(t, cacheDir)...) }
 
-	hard, purged, kept := marker(t), marker(t), marker(t)
+	ms := distinctMarkers(t, 3)
+	hard, purged, kept := ms[0], ms[1], ms[2]
 	noForm := false
 	var identityIDs []string
 	write := func(ns engram.Namespace, m string) (memID, epID string, resIDs []string) {
