@@ -423,11 +423,22 @@ func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (
 	return p, nil
 }
 
+// holder is an index that can defer its own rebuilds while it is filled
+// (vector.Auto).
+type holder interface {
+	Hold()
+	Release()
+}
+
 // load fills p from the store's vectors of partition k, read through r.
 // The caller holds p.mu.
 func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *partition) error {
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
 	idx := v.newIndex(v.emb.Dim())
+	if h, ok := idx.(holder); ok {
+		h.Hold() // one graph build from all the vectors, once read
+		defer h.Release()
+	}
 	ns := map[string]engram.Namespace{}
 	var seq int64
 	err := func(r engram.Reader) error {

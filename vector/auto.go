@@ -25,7 +25,7 @@ type AutoConfig struct {
 
 // Auto is exact while small and approximate when large. It starts as a
 // Flat; when an Add takes it past the threshold it builds an HNSW from a
-// copy of the vectors in the background, keeps answering exactly from the
+// snapshot of the vectors in the background, keeps answering exactly from the
 // Flat meanwhile, replays the writes made during the build onto the graph
 // and then switches to it. Dropping below half the threshold switches back
 // to a Flat at once.
@@ -37,6 +37,7 @@ type Auto struct {
 	flat      *Flat // set while exact
 	ann       *HNSW // set once switched
 	building  bool
+	held      bool          // Hold: Add does not start a build
 	pending   []op          // writes made while building
 	done      chan struct{} // closed when the running build ends
 }
@@ -94,10 +95,32 @@ func (a *Auto) Add(id string, v []float32) error {
 	}
 	if a.building {
 		a.pending = append(a.pending, op{id, append([]float32(nil), v...)})
-	} else if a.flat != nil && a.flat.Len() > a.threshold {
+	} else if !a.held && a.flat != nil && a.flat.Len() > a.threshold {
 		a.startBuild()
 	}
 	return nil
+}
+
+// Hold makes Add leave the switch to the graph to Release. A caller adding
+// many vectors at once (loading an index from a store) holds the index
+// meanwhile, so that the graph is built once, from all of them, instead of
+// from the first threshold's worth while every later vector is kept a
+// second time as a write to replay onto it.
+func (a *Auto) Hold() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.held = true
+}
+
+// Release ends Hold and starts building the graph in the background if the
+// index is past its threshold.
+func (a *Auto) Release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.held = false
+	if !a.building && a.flat != nil && a.flat.Len() > a.threshold {
+		a.startBuild()
+	}
 }
 
 // Delete removes id and reports whether it was stored.

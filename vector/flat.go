@@ -21,6 +21,9 @@ type Flat struct {
 	data []float32         // len(ids)*dim floats, slot i at data[i*dim:]
 	ids  []string          // slot -> id
 	slot map[string]uint32 // id -> slot
+	// shared is how many floats of data a snapshot may still read: a
+	// write below it copies data first (own), so a snapshot costs no copy.
+	shared int
 }
 
 // NewFlat returns an empty exact index of vectors of length dim. It panics
@@ -52,12 +55,14 @@ func (f *Flat) Add(id string, v []float32) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if s, ok := f.slot[id]; ok {
+		f.own(int(s) * f.dim)
 		copy(f.data[int(s)*f.dim:], v)
 		return nil
 	}
 	if len(f.data)+f.dim > cap(f.data) {
 		f.grow(1)
 	}
+	f.own(len(f.data))
 	f.slot[id] = uint32(len(f.ids))
 	f.ids = append(f.ids, id)
 	f.data = append(f.data, v...)
@@ -78,7 +83,16 @@ func (f *Flat) grow(more int) {
 	c := max(need, cap(f.data)+cap(f.data)/2, minFlatCap*f.dim)
 	d := make([]float32, len(f.data), c)
 	copy(d, f.data)
-	f.data = d
+	f.data, f.shared = d, 0
+}
+
+// own gives f a copy of data of its own before a write at offset off, when
+// a snapshot may read there. The caller holds f.mu for writing.
+func (f *Flat) own(off int) {
+	if off < f.shared {
+		f.data = append(make([]float32, 0, cap(f.data)), f.data...)
+		f.shared = 0
+	}
 }
 
 // Delete removes id and reports whether it was stored.
@@ -92,6 +106,7 @@ func (f *Flat) Delete(id string) bool {
 	delete(f.slot, id)
 	last := uint32(len(f.ids) - 1)
 	if s != last {
+		f.own(int(s) * f.dim)
 		moved := f.ids[last]
 		f.ids[s] = moved
 		f.slot[moved] = s
@@ -168,12 +183,16 @@ func (f *Flat) results(top minHeap) []Result {
 	return out
 }
 
-// snapshot returns a copy of the ids and vectors.
+// snapshot returns a copy of the ids and the vectors as they are now. The
+// vectors are f's own, not copied: f copies them before it next writes
+// where the snapshot reads (own), so a snapshot taken to build a graph
+// does not double the memory of an index that is only added to meanwhile.
 func (f *Flat) snapshot() ([]string, [][]float32) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	ids := append([]string(nil), f.ids...)
-	data := append([]float32(nil), f.data...)
+	data := f.data[:len(f.data):len(f.data)]
+	f.shared = len(f.data)
 	vecs := make([][]float32, len(ids))
 	for i := range vecs {
 		vecs[i] = data[i*f.dim : (i+1)*f.dim : (i+1)*f.dim]
