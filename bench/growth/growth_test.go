@@ -67,6 +67,7 @@ func TestPlotAndTable(t *testing.T) {
 		{Backend: "sqlite", Shape: "1ns", Tenants: 1, PerTenant: 1000, Memories: 1000, P50Ms: 1, P95Ms: 2, HeapInUseMB: 10, RSSMB: 50},
 		{Backend: "sqlite", Shape: "1ns", Tenants: 1, PerTenant: 10000, Memories: 10000, P50Ms: 2, P95Ms: 4, HeapInUseMB: 60, RSSMB: 120},
 		{Backend: "postgres", Shape: "tenants", Tenants: 100, PerTenant: 10, Memories: 1000, P50Ms: 3, P95Ms: 9, HeapInUseMB: 20, RSSMB: 70},
+		{Backend: "sqlite", Shape: "1ns", Tenants: 1, PerTenant: 100000, Memories: 100000, P50Ms: 6, P95Ms: 12, SaveSeconds: 1.1, RestartSeconds: 2.5, RestartApprox: true, RestartP50Ms: 6.2, RestartP95Ms: 14, RestartPeakRSSMB: 768},
 	}
 	svg := string(plot(ps))
 	for _, want := range []string{"<svg", "</svg>", "SQLite", "dotted CPU", "10k", "<polyline"} {
@@ -85,7 +86,7 @@ func TestPlotAndTable(t *testing.T) {
 	}
 	b, _ := os.ReadFile(path)
 	got := string(b)
-	for _, want := range []string{"intro\n", "| sqlite | 10000 | 2.00 / 4.00 / 0.00 | 0.00 ms", "| postgres | 100 tenants × 10 |", "after\n"} {
+	for _, want := range []string{"intro\n", "| sqlite | 10000 | 2.00 / 4.00 / 0.00 | 0.00 ms", "| postgres | 100 tenants × 10 |", "| sqlite | 100000 | 1.1 s | 2.5 s | true | 6.20 / 14.00 | 768 MiB |", "after\n"} {
 		if !contains(got, want) {
 			t.Errorf("README lacks %q:\n%s", want, got)
 		}
@@ -96,3 +97,18 @@ func TestPlotAndTable(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestRestartPoint measures a small one-namespace point with --restart:
+// the indexes are saved, a new engine over the same store answers, and
+// its figures are recorded.
+func TestRestartPoint(t *testing.T) {
+	restart = true
+	t.Cleanup(func() { restart = false })
+	p, err := measure(context.Background(), Point{Backend: "sqlite", Shape: "1ns", Tenants: 1, PerTenant: 300, Memories: 300, Dim: 64, Queries: 20}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.HitsPerQuery == 0 || p.RestartSeconds <= 0 || p.RestartP50Ms <= 0 || p.RestartPeakRSSMB <= 0 {
+		t.Errorf("restart figures missing: %+v", p)
+	}
+}

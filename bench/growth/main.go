@@ -62,12 +62,13 @@ func run(args []string) error {
 	add := fs.String("add", "", "merge the points in `FILE` (JSON lines, as --point prints them) into results.json instead of measuring")
 	point := fs.String("point", "", "internal: measure one point, backend/tenants/per-tenant, and print it as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "with --point: write a CPU profile of the timed searches to `FILE`")
+	restartFlag := fs.Bool("restart", false, "one-namespace points also save their indexes and time a restart that loads them")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *point != "" {
 		slog.SetDefault(slog.New(slog.DiscardHandler)) // the stores' migration logs
-		profile = *cpuProfile
+		profile, restart = *cpuProfile, *restartFlag
 		return measureOne(*point, *queries, *dim, *pgURL)
 	}
 	path := filepath.Join(*out, "results.json")
@@ -110,7 +111,7 @@ func run(args []string) error {
 			}
 		}
 		for _, p := range todo {
-			got, err := runChild(p, *queries, *dim, *pgURL)
+			got, err := runChild(p, *queries, *dim, *pgURL, *restartFlag)
 			if err != nil {
 				return err
 			}
@@ -129,13 +130,13 @@ func run(args []string) error {
 }
 
 // runChild measures p in a new process running this program with --point.
-func runChild(p Point, queries, dim int, pgURL string) (Point, error) {
+func runChild(p Point, queries, dim int, pgURL string, restart bool) (Point, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return p, err
 	}
 	cmd := exec.Command(exe, "--point", fmt.Sprintf("%s/%d/%d", p.Backend, p.Tenants, p.PerTenant),
-		"--queries", strconv.Itoa(queries), "--dim", strconv.Itoa(dim), "--pg", pgURL)
+		"--queries", strconv.Itoa(queries), "--dim", strconv.Itoa(dim), "--pg", pgURL, "--restart="+strconv.FormatBool(restart))
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {
@@ -217,6 +218,27 @@ const (
 )
 
 // writeTable replaces the table between the markers of the README at path.
+// writeRestarts adds the table of the points measured with --restart.
+func writeRestarts(t *strings.Builder, ps []Point) {
+	var rs []Point
+	for _, p := range ps {
+		if p.RestartSeconds > 0 {
+			rs = append(rs, p)
+		}
+	}
+	if len(rs) == 0 {
+		return
+	}
+	t.WriteString("Restart (`--restart`): the indexes saved, the engine closed and a new one opened over the same store.\n\n")
+	t.WriteString("| backend | memories | save | restart to first answer | from a graph | search p50 / p95 after (ms) | peak RSS after the restart |\n")
+	t.WriteString("|---|---:|---:|---:|---|---:|---:|\n")
+	for _, p := range rs {
+		fmt.Fprintf(t, "| %s | %d | %.1f s | %.1f s | %v | %.2f / %.2f | %.0f MiB |\n",
+			p.Backend, p.Memories, p.SaveSeconds, p.RestartSeconds, p.RestartApprox, p.RestartP50Ms, p.RestartP95Ms, p.RestartPeakRSSMB)
+	}
+	t.WriteString("\n")
+}
+
 func writeTable(path string, ps []Point) error {
 	readme, err := os.ReadFile(path)
 	if err != nil {
@@ -246,6 +268,7 @@ func writeTable(path string, ps []Point) error {
 			p.Backend, size, p.P50Ms, p.P95Ms, p.P99Ms, p.CPUMsPerQ, first, p.HeapInUseMB, p.HeapPerMemKB, p.RSSMB, p.PeakRSSMB, p.LoadSeconds, p.Load)
 	}
 	t.WriteString("\n")
+	writeRestarts(&t, ps)
 	out := append(append(slices.Clone(readme[:i]), t.String()...), readme[j:]...)
 	return os.WriteFile(path, out, 0o644)
 }

@@ -55,6 +55,15 @@ type Point struct {
 	PeakRSSMB    float64 `json:"peak_rss_mb"`     // the process's high-water mark, loading included
 	HeapPerMemKB float64 `json:"heap_per_mem_kb"` // (HeapInUse - HeapBase) / Memories
 
+	// With --restart (one namespace): the indexes saved to files, the
+	// engine closed and a new one opened over the same store.
+	SaveSeconds      float64 `json:"save_seconds,omitempty"`        // SaveIndexes after the build
+	RestartSeconds   float64 `json:"restart_seconds,omitempty"`     // new engine until its first search answered, graph loaded
+	RestartP50Ms     float64 `json:"restart_p50_ms,omitempty"`      // warm searches of the new engine
+	RestartP95Ms     float64 `json:"restart_p95_ms,omitempty"`      //
+	RestartApprox    bool    `json:"restart_approximate,omitempty"` // the new engine answered from a graph at once
+	RestartPeakRSSMB float64 `json:"restart_peak_rss_mb,omitempty"` // the high-water mark counted from the restart
+
 	Measured string `json:"measured"`       // when, RFC 3339
 	Note     string `json:"note,omitempty"` // what a reader must know about this figure, added by hand
 	Load     string `json:"load"`           // /proc/loadavg before the searches
@@ -72,6 +81,9 @@ const batch = 2000
 // indexes are built.
 type corpus struct {
 	e       *engine.Engine
+	st      engram.Store
+	opts    engine.Options // the engine's, for a restart
+	autos   func() []*vector.Auto
 	emb     *hashEmbedder
 	nss     []engram.Namespace
 	g       *gen
@@ -86,13 +98,14 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 	if err != nil {
 		return nil, p, err
 	}
-	c := &corpus{emb: &hashEmbedder{dim: p.Dim}, g: newGen(99), cleanup: cleanup}
+	c := &corpus{st: st, emb: &hashEmbedder{dim: p.Dim}, g: newGen(99), cleanup: cleanup}
 	var (
 		mu    sync.Mutex
 		autos []*vector.Auto
 	)
-	c.e, err = engine.New(ctx, st, engine.Options{
+	c.opts = engine.Options{
 		Embedder: c.emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
+		IndexSaveEvery: 24 * time.Hour, // saved when the bench says so
 		NewIndex: func(dim int) vector.Index {
 			a := vector.NewAuto(dim, vector.AutoConfig{})
 			mu.Lock()
@@ -100,12 +113,35 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 			mu.Unlock()
 			return a
 		},
-	})
+	}
+	c.autos = func() []*vector.Auto {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(autos)
+		autos = nil
+		return out
+	}
+	if restart && p.Tenants == 1 {
+		dir, err := os.MkdirTemp("", "growth-index-*")
+		if err != nil {
+			cleanup()
+			return nil, p, err
+		}
+		c.opts.IndexDir = dir
+		closeStore := cleanup
+		cleanup = func() { closeStore(); os.RemoveAll(dir) }
+	}
+	c.e, err = engine.New(ctx, st, c.opts)
 	if err != nil {
 		cleanup()
 		return nil, p, err
 	}
-	c.cleanup = func() { c.e.Close(); cleanup() }
+	c.cleanup = func() {
+		if c.e != nil {
+			c.e.Close()
+		}
+		cleanup()
+	}
 	p.HeapBaseMB = heapMB()
 
 	c.nss = make([]engram.Namespace, p.Tenants)
@@ -133,9 +169,7 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 		}
 		cold = append(cold, time.Since(t))
 	}
-	mu.Lock()
-	waitFor := slices.Clone(autos)
-	mu.Unlock()
+	waitFor := c.autos()
 	for _, a := range waitFor {
 		if err := a.Wait(ctx); err != nil {
 			c.cleanup()
@@ -143,13 +177,65 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 		}
 	}
 	p.ReadySeconds = time.Since(start).Seconds()
-	if len(waitFor) > 0 {
-		p.Approximate = waitFor[0].Approximate()
-	}
+	// An engine with an index directory makes an index to try its file
+	// before the one it loads from the store: any graph counts.
+	p.Approximate = slices.ContainsFunc(waitFor, (*vector.Auto).Approximate)
 	if p.Tenants > 1 {
 		p.ColdP50Ms, p.ColdP95Ms = pct(cold, 50), pct(cold, 95)
 	}
+	if c.opts.IndexDir != "" {
+		start = time.Now()
+		if err := c.e.SaveIndexes(ctx); err != nil {
+			c.cleanup()
+			return nil, p, err
+		}
+		p.SaveSeconds = time.Since(start).Seconds()
+	}
 	return c, p, nil
+}
+
+// restart closes the engine, whose indexes were saved, opens a new one
+// over the same store and index directory, and times its first search
+// (which loads the saved graph and text index) and then warm ones. The
+// old engine's memory is collected first, so the peak counts the new
+// engine only (on Linux, VmHWM is reset through /proc/self/clear_refs).
+func (c *corpus) restart(ctx context.Context, p Point) (Point, error) {
+	if err := c.e.Close(); err != nil {
+		return p, err
+	}
+	c.e = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	resetPeak()
+	start := time.Now()
+	e, err := engine.New(ctx, c.st, c.opts)
+	if err != nil {
+		return p, err
+	}
+	c.e = e
+	qs := c.queries(101)
+	if _, err := c.search(ctx, 0, qs[0]); err != nil {
+		return p, err
+	}
+	p.RestartSeconds = time.Since(start).Seconds()
+	p.RestartApprox = slices.ContainsFunc(c.autos(), (*vector.Auto).Approximate)
+	var lat []time.Duration
+	for i, q := range qs[1:] {
+		t := time.Now()
+		if _, err := c.search(ctx, i, q); err != nil {
+			return p, err
+		}
+		lat = append(lat, time.Since(t))
+	}
+	p.RestartP50Ms, p.RestartP95Ms = pct(lat, 50), pct(lat, 95)
+	p.RestartPeakRSSMB = procMB("VmHWM:")
+	return p, nil
+}
+
+// resetPeak resets the process's VmHWM to its current resident set
+// (Linux); elsewhere the peak keeps counting from the start.
+func resetPeak() {
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // queries returns n queries with their vectors made.
@@ -206,8 +292,15 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 	p.RSSMB, p.PeakRSSMB = procMB("VmRSS:"), procMB("VmHWM:")
 	p.HeapPerMemKB = (p.HeapInUseMB - p.HeapBaseMB) * 1024 / float64(p.Memories)
 	p.Measured = time.Now().UTC().Format(time.RFC3339)
+	if c.opts.IndexDir != "" {
+		return c.restart(ctx, p)
+	}
 	return p, nil
 }
+
+// restart is --restart: one-namespace points save their indexes and time
+// a new engine's start (corpus.restart).
+var restart bool
 
 // profile is where --cpuprofile writes the timed searches' CPU profile;
 // empty for none.
