@@ -76,3 +76,12 @@ func LatticeGraphQueries(k, dim int) [][]float32 {
 	}
 	return out
 }
+
+// SetNativeLittle lets the tests force the graph file's per-float path
+// (false) or its in-memory path (true); it returns a function restoring
+// the machine's.
+func SetNativeLittle(b bool) (restore func()) {
+	old := nativeLittle
+	nativeLittle = b
+	return func() { nativeLittle = old }
+}

@@ -7,7 +7,18 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 )
+
+// nativeLittle reports whether this machine stores a float32 as the file
+// does, so vectors are read and written as they lie in memory, without
+// converting each float (a variable so that tests can force either path).
+var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// floatBytes returns the memory of f as bytes.
+func floatBytes(f []float32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), len(f)*4)
+}
 
 // The graph format, little-endian: the magic, a header of eight 32-bit
 // words (dim, M, EfConstruction, EfSearch, slots, live, entry, top), then
@@ -76,6 +87,18 @@ func (h *HNSW) writeGraph(w *bufio.Writer) error {
 // writeVectors writes every slot's vector, zeros for a tombstone.
 func (h *HNSW) writeVectors(w io.Writer) error {
 	zero := make([]float32, h.dim)
+	if nativeLittle {
+		for s := range uint32(h.n) {
+			v := h.vec(s)
+			if h.dead[s] {
+				v = zero
+			}
+			if _, err := w.Write(floatBytes(v)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	buf := make([]byte, 0, 256*h.dim*4)
 	for s := range uint32(h.n) {
 		v := h.vec(s)
@@ -232,6 +255,12 @@ func (h *HNSW) readVectors(r io.Reader) error {
 		h.vecs = append(h.vecs, c)
 		h.links0 = append(h.links0, make([]uint32, chunkSize*(h.m0+1)))
 		floats := c[:min(chunkSize, h.n-base)*h.dim]
+		if nativeLittle {
+			if _, err := io.ReadFull(r, floatBytes(floats)); err != nil {
+				return err
+			}
+			continue
+		}
 		for len(floats) > 0 {
 			k := min(len(floats), len(buf)/4)
 			if _, err := io.ReadFull(r, buf[:k*4]); err != nil {

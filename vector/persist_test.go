@@ -167,3 +167,47 @@ func FuzzReadHNSW(f *testing.F) {
 		h.Search(queries[1], 3, nil)
 	})
 }
+
+// TestHNSW_FileSameEitherPath: the graph written as the floats lie in
+// memory and written float by float are the same bytes, and each path
+// reads the other's file into a graph answering alike (the in-memory path
+// is taken on little-endian machines, the other on the rest).
+func TestHNSW_FileSameEitherPath(t *testing.T) {
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
+		t.Skip("a big-endian machine has only the per-float path")
+	}
+	const dim = 24
+	h := vector.NewHNSW(dim, vector.HNSWConfig{Seed: 3})
+	ids, vecs, queries := clustered(700, dim, 20)
+	if err := h.AddBatch(ids, vecs); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(ids); i += 9 {
+		h.Delete(ids[i])
+	}
+	write := func(native bool) []byte {
+		defer vector.SetNativeLittle(native)()
+		var buf bytes.Buffer
+		if _, err := h.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	fast, slow := write(true), write(false)
+	if !bytes.Equal(fast, slow) {
+		t.Fatal("the two write paths wrote different files")
+	}
+	for _, native := range []bool{true, false} {
+		restore := vector.SetNativeLittle(native)
+		got, err := vector.ReadHNSW(bytes.NewReader(fast), 1)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range queries {
+			if r, want := got.Search(q, 10, nil), h.Search(q, 10, nil); !slices.Equal(r, want) {
+				t.Fatalf("read natively %v, query %d: found %v, the written graph %v", native, i, r, want)
+			}
+		}
+	}
+}
