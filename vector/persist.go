@@ -87,7 +87,7 @@ func (h *HNSW) writeGraph(w *bufio.Writer) error {
 // writeVectors writes every slot's vector, zeros for a tombstone.
 func (h *HNSW) writeVectors(w io.Writer) error {
 	zero := make([]float32, h.dim)
-	if nativeLittle {
+	if nativeLittle { // no conversion: each vector as it lies in memory
 		for s := range uint32(h.n) {
 			v := h.vec(s)
 			if h.dead[s] {
@@ -249,7 +249,7 @@ func (h *HNSW) readSlots(r *bufio.Reader, n int) error {
 // readVectors reads the vectors chunk by chunk, so a short input fails
 // before a long one's memory is allocated.
 func (h *HNSW) readVectors(r io.Reader) error {
-	buf := make([]byte, 256*h.dim*4)
+	var buf []byte // the per-float path's
 	for base := 0; base < h.n; base += chunkSize {
 		c := make([]float32, chunkSize*h.dim)
 		h.vecs = append(h.vecs, c)
@@ -260,6 +260,9 @@ func (h *HNSW) readVectors(r io.Reader) error {
 				return err
 			}
 			continue
+		}
+		if buf == nil {
+			buf = make([]byte, 256*h.dim*4)
 		}
 		for len(floats) > 0 {
 			k := min(len(floats), len(buf)/4)
