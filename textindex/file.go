@@ -160,6 +160,7 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 	seen = nil
 	x.byID = make(map[string]uint32, len(docs))
 	x.docs = make([]doc[A], 0, len(docs))
+	x.lens = make([]uint32, 0, len(docs))
 	for t, n := range df {
 		x.lists[t].ps = make([]posting, 0, n)
 		x.lists[t].blocks = make([]block, 0, (n+blockSize-1)/blockSize)

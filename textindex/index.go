@@ -18,6 +18,7 @@ type Index[A any] struct {
 	names []string          // by term number
 	lists []plist           // by term number
 	docs  []doc[A]          // by document number, in order of addition
+	lens  []uint32          // docs[d].len, apart: scoring reads 4 bytes a document, not its whole record
 	byID  map[string]uint32 // id -> document number of its live version
 
 	live     int   // live documents
@@ -107,7 +108,7 @@ func (x *Index[A]) Bytes() int64 {
 	n := stored * int64(unsafe.Sizeof(posting{}))
 	n += (stored/blockSize + int64(len(x.lists))) * int64(unsafe.Sizeof(block{}))
 	n += int64(x.postings) * int64(unsafe.Sizeof(tf{}))
-	n += int64(len(x.docs)) * int64(unsafe.Sizeof(d))
+	n += int64(len(x.docs)) * int64(unsafe.Sizeof(d)+4)
 	n += int64(x.live) * (int64(unsafe.Sizeof("")) + 4 + mapEntry)
 	n += int64(len(x.lists)) * (int64(unsafe.Sizeof(l)) + 2*int64(unsafe.Sizeof("")) + 4 + mapEntry)
 	return n + x.strBytes
@@ -153,6 +154,7 @@ func (x *Index[A]) term(t string) uint32 {
 func (x *Index[A]) insert(id string, n uint32, terms []tf, attr A) {
 	d := uint32(len(x.docs))
 	x.docs = append(x.docs, doc[A]{id: id, len: n, alive: true, terms: terms, attr: attr})
+	x.lens = append(x.lens, n)
 	x.byID[id] = d
 	x.strBytes += int64(len(id))
 	for _, t := range terms {

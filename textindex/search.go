@@ -1,7 +1,6 @@
 package textindex
 
 import (
-	"container/heap"
 	"math"
 	"slices"
 	"strings"
@@ -335,22 +334,27 @@ func (s *scorer[A]) wand(lists []termList) {
 }
 
 // scoreAt scores document d, which the first cursors of cs are on, and
-// moves them past it.
+// moves them past it. Whether d is live and kept is asked only of a score
+// the top k would take: the attributes a keep function reads lie apart
+// from the postings, and most documents WAND scores fall short.
 func (s *scorer[A]) scoreAt(cs []*cursor, d uint32, has []bool) {
 	clear(has)
-	accept := s.accepts(d)
+	n := s.ix.lens[d]
 	for _, c := range cs {
 		if c.doc() != d {
 			break
 		}
-		if accept {
-			has[c.term] = true
-			s.part[c.term] = s.idf[c.term] * s.st.tfPart(c.ps[c.i].f, s.ix.docs[d].len)
-		}
+		has[c.term] = true
+		s.part[c.term] = s.idf[c.term] * s.st.tfPart(c.ps[c.i].f, n)
 		c.i++
 	}
-	if accept {
-		s.top.offer(s.ix.docs[d].id, s.score(has))
+	score := s.score(has)
+	if theta, full := s.top.threshold(); full && score < theta {
+		s.top.offers++
+		return
+	}
+	if s.accepts(d) {
+		s.top.offer(s.ix.docs[d].id, score)
 	}
 }
 
@@ -450,7 +454,7 @@ func cmpDoc(a, b uint32) int {
 type topK struct {
 	k      int
 	hs     []Hit
-	offers int // hits offered
+	offers int // documents scored: offered, or short of the threshold
 }
 
 // worse reports whether a ranks below b: a lower score, or the same score
@@ -463,26 +467,49 @@ func worse(a, b Hit) bool {
 	return strings.Compare(a.ID, b.ID) < 0
 }
 
-func (t *topK) Len() int           { return len(t.hs) }
-func (t *topK) Less(i, j int) bool { return worse(t.hs[i], t.hs[j]) }
-func (t *topK) Swap(i, j int)      { t.hs[i], t.hs[j] = t.hs[j], t.hs[i] }
-func (t *topK) Push(x any)         { t.hs = append(t.hs, x.(Hit)) }
-func (t *topK) Pop() any {
-	h := t.hs[len(t.hs)-1]
-	t.hs = t.hs[:len(t.hs)-1]
-	return h
-}
-
 func (t *topK) offer(id string, score float64) {
 	h := Hit{id, score}
 	t.offers++
 	if len(t.hs) < t.k {
-		heap.Push(t, h)
+		t.hs = append(t.hs, h)
+		t.up(len(t.hs) - 1)
 		return
 	}
 	if worse(t.hs[0], h) {
 		t.hs[0] = h
-		heap.Fix(t, 0)
+		t.down(0)
+	}
+}
+
+// up moves the hit at i towards the root while it is worse than its
+// parent.
+func (t *topK) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !worse(t.hs[i], t.hs[parent]) {
+			return
+		}
+		t.hs[i], t.hs[parent] = t.hs[parent], t.hs[i]
+		i = parent
+	}
+}
+
+// down moves the hit at i away from the root while a child is worse.
+func (t *topK) down(i int) {
+	n := len(t.hs)
+	for {
+		w := i
+		if l := 2*i + 1; l < n && worse(t.hs[l], t.hs[w]) {
+			w = l
+		}
+		if r := 2*i + 2; r < n && worse(t.hs[r], t.hs[w]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		t.hs[i], t.hs[w] = t.hs[w], t.hs[i]
+		i = w
 	}
 }
 
