@@ -1,6 +1,8 @@
 package engram
 
 import (
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -64,6 +66,53 @@ func (m *Memory) Lapse(t time.Time) bool {
 	at := *m.ExpiresAt
 	m.Status, m.ExpiredAt = StatusExpired, &at
 	return true
+}
+
+// Clone returns a deep copy of m: its slices, time pointers and metadata
+// (maps and lists within it too) are its own, so that changing one never
+// shows in the other.
+func (m *Memory) Clone() *Memory {
+	c := *m
+	c.Cues, c.Sources = slices.Clone(m.Cues), slices.Clone(m.Sources)
+	c.ValidFrom, c.ValidTo = cloneTime(m.ValidFrom), cloneTime(m.ValidTo)
+	c.ExpiredAt, c.ExpiresAt = cloneTime(m.ExpiredAt), cloneTime(m.ExpiresAt)
+	c.LastAccessed = cloneTime(m.LastAccessed)
+	if m.Metadata != nil {
+		c.Metadata = cloneValue(m.Metadata).(map[string]any)
+	}
+	return &c
+}
+
+func cloneTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
+
+// cloneValue deep-copies a decoded JSON value: maps and lists are copied,
+// everything else (strings, numbers, booleans, nil) is immutable.
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = cloneValue(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cloneValue(x)
+		}
+		return out
+	case []string:
+		return slices.Clone(v)
+	case map[string]string:
+		return maps.Clone(v)
+	}
+	return v
 }
 
 // Memory is what engram remembers: a short primary abstraction and cue

@@ -278,9 +278,10 @@ func (e *Engine) subRank(ctx context.Context, a *agent, query string) ([]*retrie
 func (e *Engine) expand(ctx context.Context, a *agent, asked bool) ([]string, error) {
 	from := a.expandFrom()
 	var raised []string
+	epoch := e.text.epoch()
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		g := retrieval.NewGathering(r, a.s.scope, a.s.req.Filter, a.s.query, &a.s.cfg, a.s.k)
-		if err := e.text.attach(ctx, r, g); err != nil {
+		if err := e.text.attach(ctx, r, g, epoch); err != nil {
 			return err
 		}
 		var links []retrieval.Link

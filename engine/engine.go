@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,6 +48,11 @@ type Options struct {
 	// when next searched. Zero means DefaultTextIndexBytes; a negative
 	// value sets no bound.
 	TextIndexBytes int64
+	// RowCacheBytes bounds the memories the in-memory text indexes keep
+	// for searches, all namespaces together, so that a search reads from
+	// the store only the candidates they lack (see rowCache). Zero means
+	// DefaultRowCacheBytes; a negative value keeps none.
+	RowCacheBytes int64
 	// Channels are retrieval channels run after the built-in ones (dense,
 	// bm25, temporal), in order. A channel the retrieval configuration
 	// does not weigh gets weight 1.
@@ -189,7 +195,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes)
+	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes, opts.RowCacheBytes)
 	if opts.IndexDir != "" {
 		if err := e.text.setUpFiles(ctx, store, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
 			e.vec.close()
@@ -216,7 +222,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if flush <= 0 {
 		flush = time.Second
 	}
-	e.access = newAccessRecorder(store, flush, e.log)
+	e.access = newAccessRecorder(store, flush, e.log, e.text.touched)
 	if err := e.setUpJobs(ctx, opts); err != nil {
 		e.access.stop()
 		e.vec.close()
@@ -352,6 +358,9 @@ func writeScope(s engram.Scope) (engram.Scope, error) {
 type accessRecorder struct {
 	store engram.Store
 	log   *slog.Logger
+	// flushed, when set, is told each tenant's touched ids after a flush
+	// committed.
+	flushed func(tenant engram.Namespace, ids []string)
 
 	mu      sync.Mutex
 	pending map[engram.Namespace]map[string]access // tenant -> id -> accesses since the last flush
@@ -371,8 +380,8 @@ type access struct {
 // a memory read in a tight loop costs a bounded write.
 const maxAccessesPerFlush = 64
 
-func newAccessRecorder(store engram.Store, every time.Duration, log *slog.Logger) *accessRecorder {
-	a := &accessRecorder{store: store, log: log, pending: map[engram.Namespace]map[string]access{},
+func newAccessRecorder(store engram.Store, every time.Duration, log *slog.Logger, flushed func(engram.Namespace, []string)) *accessRecorder {
+	a := &accessRecorder{store: store, log: log, flushed: flushed, pending: map[engram.Namespace]map[string]access{},
 		stopc: make(chan struct{}), done: make(chan struct{})}
 	go a.loop(every)
 	return a
@@ -423,7 +432,7 @@ func (a *accessRecorder) flush(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	return a.store.Update(ctx, func(tx engram.Tx) error {
+	err := a.store.Update(ctx, func(tx engram.Tx) error {
 		for tenant, ids := range pending {
 			// One Touch per tenant: an id read n times is listed n times,
 			// and every id takes the time of the tenant's latest read in
@@ -445,6 +454,13 @@ func (a *accessRecorder) flush(ctx context.Context) error {
 		}
 		return nil
 	})
+	if err != nil || a.flushed == nil {
+		return err
+	}
+	for tenant, ids := range pending {
+		a.flushed(tenant, slices.Collect(maps.Keys(ids)))
+	}
+	return nil
 }
 
 func (a *accessRecorder) stop() {

@@ -189,7 +189,8 @@ func (e *Engine) channelNames() []string {
 
 // gather runs the search's channels: their preparations first, then, in
 // one read transaction, the in-memory text index of the scope brought up
-// to date with it and their reads of the store.
+// to date with it, their prefetches (which run beside the rest, as the
+// dense channel's index search does) and their reads of the store.
 func (e *Engine) gather(ctx context.Context, s *search) error {
 	pool := max(s.cfg.Pool, s.k)
 	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
@@ -200,10 +201,16 @@ func (e *Engine) gather(ctx context.Context, s *search) error {
 			}
 		}
 	}
+	epoch := e.text.epoch()
 	return e.store.View(ctx, func(r engram.Reader) error {
 		g.SetReader(r)
-		if err := e.text.attach(ctx, r, g); err != nil {
+		if err := e.text.attach(ctx, r, g, epoch); err != nil {
 			return err
+		}
+		for _, c := range s.channels {
+			if p, ok := c.(retrieval.Prefetcher); ok {
+				p.Prefetch(g)
+			}
 		}
 		for _, c := range s.channels {
 			if err := c.Gather(ctx, g); err != nil {
@@ -251,7 +258,9 @@ func (s *search) result() (*engram.SearchResult, error) {
 	}
 	res.Hits = make([]engram.Hit, len(cands))
 	for i, c := range cands {
-		h := engram.Hit{Memory: c.Memory, Score: c.Score}
+		// A copy of its own: candidates share their slices, maps and
+		// times with the row cache (see rowCache).
+		h := engram.Hit{Memory: *c.Memory.Clone(), Score: c.Score}
 		h.Memory.Lapse(s.req.Filter.Now)
 		if s.req.Explain {
 			h.Explain, h.Factors = c.Ranks, c.Factors
@@ -289,10 +298,11 @@ type dense struct{ vec *vectors }
 // Name implements retrieval.Channel.
 func (dense) Name() string { return ChannelDense }
 
-// Prepare implements retrieval.Preparer: it embeds the query and searches
-// the vector index, caught up in a read transaction of its own (see
-// vectors.partition), before the search's. It fails with the embedder's or
-// the store's error.
+// Prepare implements retrieval.Preparer: it embeds the query and brings
+// the scope's vector indexes up to date, in a read transaction of its own
+// (see vectors.partition), before the search's; their search then runs
+// beside the search's reads of the store, and Gather waits for it. It
+// fails with the embedder's or the store's error.
 func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 	views, parts := g.Query.Views, g.Query.Parts
 	if g.Config.Raw || len(views) == 0 {
@@ -303,11 +313,14 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 		return fmt.Errorf("embed query: %w", err)
 	}
 	queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
-	hits, err := d.vec.search(ctx, g.Scope, queries, g.Pool)
+	ps, err := d.vec.open(ctx, g.Scope)
 	if err != nil {
 		return err
 	}
-	g.Keep(ChannelDense, hits)
+	found := make(chan []denseHit, 1)
+	pool := g.Pool
+	go func() { found <- ps.search(queries, pool) }()
+	g.Keep(ChannelDense, found)
 	return nil
 }
 
@@ -316,7 +329,11 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 // does not cover keeps DenseOtherLanguage of the channel's weight. It fails
 // with the store's error.
 func (d dense) Gather(ctx context.Context, g *retrieval.Gathering) error {
-	hits, _ := g.Kept(ChannelDense).([]denseHit)
+	found, _ := g.Kept(ChannelDense).(chan []denseHit)
+	if found == nil {
+		return nil
+	}
+	hits := <-found
 	if len(hits) == 0 {
 		return nil
 	}

@@ -39,6 +39,10 @@ type texts struct {
 	total  atomic.Int64 // bytes of the loaded indexes
 	clock  atomic.Int64 // ticks once a search, for least-recent use
 
+	rowBudget int64        // bytes of cached memories, all partitions together; 0 caches none
+	rowTotal  atomic.Int64 // bytes of the cached memories
+	touches   atomic.Int64 // ticks once per access flush (see touched)
+
 	mu     sync.Mutex
 	parts  map[partKey]*textPart
 	closed bool // no more background saves
@@ -63,6 +67,12 @@ type textPart struct {
 	dirty    bool  // changed since it was last saved to its file
 	idx      *textindex.Index[memAttr]
 	names    map[string]string // one copy of each agent, session, kind and status
+
+	// rows are memories of the partition as they are at seq (see
+	// rowCache); changed is the sequence of the last change applied to
+	// the partition, or of its load.
+	rows    rowCache
+	changed int64
 }
 
 // memAttr is what a search's filter looks at in the index: everything of
@@ -80,8 +90,10 @@ type memAttr struct {
 
 // newTexts returns the text indexes of a store, or nil when limit is
 // negative (the store's index serves). budget bounds their bytes
-// together: zero means DefaultTextIndexBytes, negative no bound.
-func newTexts(limit int, budget int64) *texts {
+// together: zero means DefaultTextIndexBytes, negative no bound. rows
+// bounds the bytes of the memories they cache: zero means
+// DefaultRowCacheBytes, negative caches none.
+func newTexts(limit int, budget, rows int64) *texts {
 	if limit < 0 {
 		return nil
 	}
@@ -94,22 +106,39 @@ func newTexts(limit int, budget int64) *texts {
 	case budget < 0:
 		budget = 0
 	}
-	return &texts{limit: limit, budget: budget, parts: map[partKey]*textPart{}}
+	switch {
+	case rows == 0:
+		rows = DefaultRowCacheBytes
+	case rows < 0:
+		rows = 0
+	}
+	return &texts{limit: limit, budget: budget, rowBudget: rows, parts: map[partKey]*textPart{}}
 }
 
-// attach gives g the text index of its scope (see open); it fails with
-// the store's error.
-func (t *texts) attach(ctx context.Context, r engram.Reader, g *retrieval.Gathering) error {
-	text, err := t.open(ctx, r, g.Scope)
+// attach gives g the text index of its scope (see open); epoch is what
+// epoch returned before r's transaction began. It fails with the store's
+// error.
+func (t *texts) attach(ctx context.Context, r engram.Reader, g *retrieval.Gathering, epoch int64) error {
+	text, err := t.open(ctx, r, g.Scope, epoch)
 	g.Text = text
 	return err
+}
+
+// epoch returns the count of access flushes so far, which a search reads
+// before its transaction begins: a memory it reads may be cached only if
+// no flush changed access counts since (see rowCache).
+func (t *texts) epoch() int64 {
+	if t == nil {
+		return 0
+	}
+	return t.touches.Load()
 }
 
 // open returns the index of the scope, brought up to date with what r,
 // the search's read transaction, sees, or nil when a namespace of the
 // scope is too large for memory and the store's index must serve. It
 // fails with the store's error.
-func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retrieval.TextIndex, error) {
+func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope, epoch int64) (retrieval.TextIndex, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -117,11 +146,11 @@ func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retr
 	if s.IncludeShared && s.User != "" {
 		keys = append(keys, partKey{s.Org, s.Project, ""})
 	}
-	v := &textView{scope: s}
+	v := &textView{scope: s, t: t, epoch: epoch}
 	defer func() { t.evict(v.parts) }()
 	now := t.clock.Add(1)
 	for _, k := range keys {
-		p, idx, err := t.partition(ctx, r, k)
+		p, idx, seen, err := t.partition(ctx, r, k, epoch)
 		if err != nil {
 			return nil, err
 		}
@@ -133,16 +162,19 @@ func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope) (retr
 		// search reads a consistent, if a moment older, index.
 		v.parts = append(v.parts, p)
 		v.idxs = append(v.idxs, idx)
+		v.seen = append(v.seen, seen)
 	}
 	return v, nil
 }
 
 // partition returns the partition of one (tenant, user) and its index,
-// loaded on first use and caught up with the change log since; the index
-// is nil when the store's must serve. It is the index as it was when
-// caught up: evict may drop it from the partition a moment later, and the
-// search that has it goes on with it.
-func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*textPart, *textindex.Index[memAttr], error) {
+// loaded on first use and caught up with the change log since, and the
+// change sequence r's transaction sees; the index is nil when the store's
+// must serve. It is the index as it was when caught up: evict may drop it
+// from the partition a moment later, and the search that has it goes on
+// with it. A load caches the memories it reads if no access flush came
+// after epoch.
+func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch int64) (*textPart, *textindex.Index[memAttr], int64, error) {
 	t.mu.Lock()
 	p := t.parts[k]
 	if p == nil {
@@ -154,17 +186,17 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*tex
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.loaded && p.tooLarge {
-		return p, nil, nil // until a restart, the store's index serves
+		return p, nil, 0, nil // until a restart, the store's index serves
 	}
 	if p.loaded {
-		err := t.catchUp(ctx, r, p, scope)
+		seen, err := t.catchUp(ctx, r, p, scope)
 		if engram.ErrorCode(err) != engram.ECONFLICT {
-			return p, p.idx, err
+			return p, p.idx, seen, err
 		}
 		p.loaded = false // the store forgot changes we missed: reload
 	}
-	err := t.load(ctx, r, p, k)
-	return p, p.idx, err
+	err := t.load(ctx, r, p, k, epoch)
+	return p, p.idx, p.seq, err
 }
 
 // load reads partition k's saved file (see loadFile) or else every memory
@@ -172,8 +204,10 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey) (*tex
 // stores' indexes do), into a new index, which is then saved in the
 // background. A store without a change log could not keep it fresh: its
 // own index serves. The caller holds p.mu.
-func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey) error {
+func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey, epoch int64) error {
+	t.dropRows(p)
 	if ok, err := t.loadFile(ctx, r, p, k); ok || err != nil {
+		p.changed = p.seq
 		return err
 	}
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
@@ -200,6 +234,7 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKe
 			for i := range ms {
 				if ms[i].Namespace.User == scope.User {
 					p.index(idx, &ms[i])
+					t.cacheRow(p, &ms[i], epoch)
 				}
 			}
 			if idx.Len() > t.limit {
@@ -217,8 +252,10 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKe
 	}
 	if tooLarge {
 		idx = nil
+		t.dropRows(p)
 	}
 	p.idx, p.seq, p.loaded, p.tooLarge, p.dirty = idx, seq, true, tooLarge, !tooLarge
+	p.changed = seq
 	t.count(p)
 	if p.dirty && t.files != nil {
 		t.saveSoon(k)
@@ -262,6 +299,7 @@ func (t *texts) evict(in []*textPart) {
 		if !p.tooLarge {
 			p.idx, p.names, p.loaded = nil, nil, false
 			t.count(p)
+			t.dropRows(p)
 		}
 		p.mu.Unlock()
 	}
@@ -295,9 +333,12 @@ func (p *textPart) name(s string) string {
 }
 
 // catchUp applies the store's changes since p.seq: changed memories are
-// indexed again, purged ones removed. A namespace that grew past the limit
-// is reloaded, which marks it too large. The caller holds p.mu.
-func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) error {
+// indexed again and dropped from the row cache, purged ones removed. A
+// namespace that grew past the limit is reloaded, which marks it too
+// large. It returns the change sequence r's transaction sees, which is
+// below p.seq when another search caught p up further. The caller holds
+// p.mu.
+func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) (int64, error) {
 	var (
 		ids []string
 		seq int64
@@ -324,26 +365,27 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 		if err == nil {
 			p.seq = max(p.seq, seq)
 		}
-		return err
+		return seq, err
 	}
 	if p.tooLarge {
 		p.seq = seq
-		return nil
+		return seq, nil
 	}
 	for _, id := range ids {
 		p.idx.Remove(id)
 	}
+	t.forgetRows(p, ids)
 	for i := range ms {
 		if ms[i].Namespace.User == scope.User {
 			p.index(p.idx, &ms[i])
 		}
 	}
-	p.seq, p.dirty = seq, true
+	p.seq, p.changed, p.dirty = seq, seq, true
 	t.count(p)
 	if p.idx.Len() > t.limit {
-		return engram.Errorf(engram.ECONFLICT, "the text index of %s outgrew its limit", scope.Tenant())
+		return seq, engram.Errorf(engram.ECONFLICT, "the text index of %s outgrew its limit", scope.Tenant())
 	}
-	return nil
+	return seq, nil
 }
 
 // textView is the text index of one search's scope: the partitions of its
@@ -353,6 +395,9 @@ type textView struct {
 	scope engram.Scope
 	parts []*textPart
 	idxs  []*textindex.Index[memAttr] // of parts, as they were at open
+	seen  []int64                     // of parts, the change sequence the search's transaction sees
+	t     *texts
+	epoch int64 // t.touches before the search's transaction began
 }
 
 // SearchText implements retrieval.TextIndex.
@@ -375,7 +420,12 @@ func (v *textView) Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bo
 	if m.ExpiresAt != nil {
 		return false, false
 	}
-	return keeper(v.scope, &f)(m.ID, attrOf(m, func(s string) string { return s })), true
+	k := newFilterKeeper(v.scope, &f)
+	a := memAttr{
+		user: m.Namespace.User, agent: m.Namespace.Agent, session: m.Namespace.Session,
+		kind: m.Kind, status: m.Status, created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo,
+	}
+	return k.keep(m.ID, &a), true
 }
 
 // keeper returns the test of a memory's attributes against the scope's
@@ -384,34 +434,51 @@ func (v *textView) Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bo
 // with a TTL may count as expired, and the store, which reads the hits
 // with the whole filter, decides.
 func keeper(s engram.Scope, f *engram.MemoryFilter) func(string, *memAttr) bool {
-	statuses := f.Statuses
-	if len(statuses) == 0 {
-		statuses = []engram.Status{engram.StatusActive}
+	k := newFilterKeeper(s, f)
+	return k.keep
+}
+
+// filterKeeper is keeper's test.
+type filterKeeper struct {
+	s        engram.Scope
+	f        *engram.MemoryFilter
+	statuses []engram.Status
+	ids      map[string]bool
+}
+
+func newFilterKeeper(s engram.Scope, f *engram.MemoryFilter) filterKeeper {
+	k := filterKeeper{s: s, f: f, statuses: f.Statuses}
+	if len(k.statuses) == 0 {
+		k.statuses = activeOnly
 	}
-	var ids map[string]bool
 	if len(f.IDs) > 0 {
-		ids = map[string]bool{}
+		k.ids = map[string]bool{}
 		for _, id := range f.IDs {
-			ids[id] = true
+			k.ids[id] = true
 		}
 	}
-	return func(id string, a *memAttr) bool {
-		switch {
-		case ids != nil && !ids[id]:
-			return false
-		case !s.Contains(engram.Namespace{Org: s.Org, Project: s.Project, User: a.user, Agent: a.agent, Session: a.session}):
-			return false
-		case !slices.Contains(statuses, a.status) &&
-			!(a.expires && a.status == engram.StatusActive && slices.Contains(statuses, engram.StatusExpired)):
-			return false
-		case len(f.Kinds) > 0 && !slices.Contains(f.Kinds, a.kind):
-			return false
-		case f.CreatedAfter != nil && a.created.Before(*f.CreatedAfter),
-			f.CreatedBefore != nil && !a.created.Before(*f.CreatedBefore):
-			return false
-		}
-		return validIn(a, f)
+	return k
+}
+
+var activeOnly = []engram.Status{engram.StatusActive}
+
+func (k *filterKeeper) keep(id string, a *memAttr) bool {
+	s, f := &k.s, k.f
+	switch {
+	case k.ids != nil && !k.ids[id]:
+		return false
+	case !s.Contains(engram.Namespace{Org: s.Org, Project: s.Project, User: a.user, Agent: a.agent, Session: a.session}):
+		return false
+	case !slices.Contains(k.statuses, a.status) &&
+		!(a.expires && a.status == engram.StatusActive && slices.Contains(k.statuses, engram.StatusExpired)):
+		return false
+	case len(f.Kinds) > 0 && !slices.Contains(f.Kinds, a.kind):
+		return false
+	case f.CreatedAfter != nil && a.created.Before(*f.CreatedAfter),
+		f.CreatedBefore != nil && !a.created.Before(*f.CreatedBefore):
+		return false
 	}
+	return validIn(a, f)
 }
 
 // validIn reports whether a's validity interval [from, to) holds f.ValidAt

@@ -120,7 +120,7 @@ func (t *texts) saveOne(ctx context.Context, r engram.Reader, k partKey, p *text
 		p.mu.Unlock()
 		return nil
 	}
-	err := t.catchUp(ctx, r, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
+	_, err := t.catchUp(ctx, r, p, engram.Scope{Org: k.org, Project: k.project, User: k.user})
 	if engram.ErrorCode(err) == engram.ECONFLICT {
 		p.loaded = false // the next search reloads it
 		err = nil
@@ -173,7 +173,7 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 		return false, nil
 	}
 	p.idx, p.seq, p.loaded, p.tooLarge, p.dirty = idx, seq, true, false, false
-	err = t.catchUp(ctx, r, p, scope)
+	_, err = t.catchUp(ctx, r, p, scope)
 	switch {
 	case engram.ErrorCode(err) == engram.ECONFLICT:
 		t.discard(ctx, k, "older than the change log keeps", err)

@@ -520,13 +520,18 @@ type denseHit struct {
 	score float32
 }
 
-// search returns up to k memory ids the scope contains, by the best cosine
-// of any of their fields to any of qs, each partition caught up first.
-func (v *vectors) search(ctx context.Context, s engram.Scope, qs [][]float32, k int) ([]denseHit, error) {
-	type part struct {
-		key  partKey
-		keep func(engram.Namespace) bool
-	}
+// scopeParts is the vector partitions one search's scope reads, each
+// with the test of the namespaces it keeps (nil: all).
+type scopeParts []scopePart
+
+type scopePart struct {
+	p    *partition
+	keep func(engram.Namespace) bool
+}
+
+// open returns the partitions of scope s, each caught up in a read
+// transaction of its own (see partition). It fails with the store's error.
+func (v *vectors) open(ctx context.Context, s engram.Scope) (scopeParts, error) {
 	// A user's own partition holds only that user's memories: a scope that
 	// does not narrow to an agent or a session keeps all of them, and the
 	// index needs no filter (the store checks the scope of every
@@ -535,16 +540,30 @@ func (v *vectors) search(ctx context.Context, s engram.Scope, qs [][]float32, k 
 	if s.Agent == "" && s.Session == "" {
 		own = nil
 	}
-	parts := []part{{partKey{s.Org, s.Project, s.User}, own}}
+	keys := []partKey{{s.Org, s.Project, s.User}}
+	keeps := []func(engram.Namespace) bool{own}
 	if s.IncludeShared && s.User != "" {
-		parts = append(parts, part{partKey{s.Org, s.Project, ""}, s.Contains})
+		keys = append(keys, partKey{s.Org, s.Project, ""})
+		keeps = append(keeps, s.Contains)
 	}
-	best := map[string]float32{}
-	for _, pt := range parts {
-		p, err := v.partition(ctx, pt.key)
+	var out scopeParts
+	for i, k := range keys {
+		p, err := v.partition(ctx, k)
 		if err != nil {
 			return nil, err
 		}
+		out = append(out, scopePart{p, keeps[i]})
+	}
+	return out, nil
+}
+
+// search returns the k memories of the partitions nearest any of the
+// queries qs, by their best field, best first. It reads no store, so it
+// may run while the search holds its read transaction.
+func (ps scopeParts) search(qs [][]float32, k int) []denseHit {
+	best := map[string]float32{}
+	for _, pt := range ps {
+		p := pt.p
 		var keep func(string) bool
 		if pt.keep != nil {
 			keep = func(item string) bool {
@@ -577,7 +596,7 @@ func (v *vectors) search(ctx context.Context, s engram.Scope, qs [][]float32, k 
 	if len(out) > k {
 		out = out[:k]
 	}
-	return slices.Clip(out), nil
+	return slices.Clip(out)
 }
 
 // done applies the staged changes when the transaction committed (err is

@@ -40,10 +40,12 @@ type Gathering struct {
 	// SearchText ranks with instead of the store's index.
 	Text TextIndex
 
-	byID    map[string]*Candidate
-	cands   []*Candidate
-	lexical *string
-	kept    map[string]any
+	byID     map[string]*Candidate
+	cands    []*Candidate
+	slab     []Candidate // where Add makes candidates
+	lexical  *string
+	kept     map[string]any
+	prefetch *textPrefetch
 
 	// rows holds the memories read by id through Reader, so that channels
 	// finding the same memory read it once per transaction; nil for an id
@@ -57,7 +59,7 @@ func (g *Gathering) SetReader(r engram.Reader) { g.Reader, g.rows = r, nil }
 
 // NewGathering starts a gathering.
 func NewGathering(r engram.Reader, s engram.Scope, f engram.MemoryFilter, q *Query, cfg *Config, pool int) *Gathering {
-	return &Gathering{Reader: r, Scope: s, Filter: f, Query: q, Config: cfg, Pool: pool, byID: map[string]*Candidate{}}
+	return &Gathering{Reader: r, Scope: s, Filter: f, Query: q, Config: cfg, Pool: pool, byID: make(map[string]*Candidate, 2*pool)}
 }
 
 // Add records that channel found m at rank (from 1) with score (higher is
@@ -66,7 +68,12 @@ func NewGathering(r engram.Reader, s engram.Scope, f engram.MemoryFilter, q *Que
 func (g *Gathering) Add(m *engram.Memory, channel string, rank int, score float64) {
 	c := g.byID[m.ID]
 	if c == nil {
-		c = &Candidate{Memory: *m}
+		// Candidates come from a slab: one allocation for many.
+		if len(g.slab) == cap(g.slab) {
+			g.slab = make([]Candidate, 0, max(2*g.Pool, 16))
+		}
+		g.slab = append(g.slab, Candidate{Memory: *m})
+		c = &g.slab[len(g.slab)-1]
 		g.byID[m.ID] = c
 		g.cands = append(g.cands, c)
 	}
@@ -94,23 +101,73 @@ func (g *Gathering) Candidates() []*Candidate { return g.cands }
 // first time a channel asks: with Config.DropSpeakers it leaves out the
 // names of the speakers of the candidates found by then.
 func (g *Gathering) Lexical() string {
-	if g.lexical != nil {
-		return *g.lexical
+	if g.lexical == nil {
+		text := g.lexicalAfter(g.cands)
+		g.lexical = &text
 	}
-	text := g.Query.Text
-	if !g.Config.Raw {
-		var drop func(string) bool
-		if g.Config.DropSpeakers {
-			speakers := Speakers{}
-			for _, c := range g.cands {
-				speakers.Add(&c.Memory)
-			}
-			drop = speakers.Named
+	return *g.lexical
+}
+
+// lexicalAfter is the full-text query once cands are found.
+func (g *Gathering) lexicalAfter(cands []*Candidate) string {
+	if g.Config.Raw {
+		return g.Query.Text
+	}
+	var drop func(string) bool
+	if g.Config.DropSpeakers {
+		speakers := Speakers{}
+		for _, c := range cands {
+			speakers.Add(&c.Memory)
 		}
-		text = g.Query.Lexical(g.Config.Inflect, drop)
+		drop = speakers.Named
 	}
-	g.lexical = &text
-	return text
+	return g.Query.Lexical(g.Config.Inflect, drop)
+}
+
+// Prefetcher is a Channel capability: work on the in-memory indexes that
+// may start, beside the other channels, once the gathering has its
+// transaction and text index and before any channel gathers.
+type Prefetcher interface {
+	Prefetch(g *Gathering)
+}
+
+// textPrefetch is a ranking of the in-memory text index started before
+// the channels gather (see PrefetchText).
+type textPrefetch struct {
+	query string
+	limit int
+	found chan []TextScore
+}
+
+// PrefetchText starts, on a goroutine of its own, the ranking of the
+// in-memory text index that the full-text channel asks for first: with
+// the query as it reads before any candidate is found, g.Filter and
+// g.Pool. SearchText takes it when the channel's query turns out the same
+// (no speaker of the candidates found first is named in it); else it is
+// dropped. Without an in-memory index it does nothing.
+func (g *Gathering) PrefetchText() {
+	if g.Text == nil || g.lexical != nil {
+		return
+	}
+	text := g.lexicalAfter(nil)
+	if text == "" {
+		return
+	}
+	pf := &textPrefetch{query: text, limit: g.Pool, found: make(chan []TextScore, 1)}
+	idx, f := g.Text, g.Filter
+	go func() { pf.found <- idx.SearchText(text, f, pf.limit) }()
+	g.prefetch = pf
+}
+
+// prefetched returns the prefetched ranking when it is the one asked
+// for, once.
+func (g *Gathering) prefetched(query string, limit int) ([]TextScore, bool) {
+	pf := g.prefetch
+	if pf == nil || pf.query != query || pf.limit != limit {
+		return nil, false
+	}
+	g.prefetch = nil
+	return <-pf.found, true
 }
 
 // Load returns the memories among ids that the scope holds and the
@@ -125,17 +182,22 @@ func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.
 }
 
 // getMemories returns the memories among ids that the scope holds, read
-// by id in g.Reader's transaction; each id is read from the store once per
+// by id in g.Reader's transaction, or taken from the text index's
+// RowCache when it has one; each id is read from the store once per
 // transaction, whichever channel asks.
 func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Memory, error) {
 	if g.rows == nil {
-		g.rows = map[string]*engram.Memory{}
+		g.rows = make(map[string]*engram.Memory, 2*g.Pool) // the dense and full-text channels' candidates
 	}
 	var miss []string
 	for _, id := range ids {
 		if _, ok := g.rows[id]; !ok {
 			miss = append(miss, id)
 		}
+	}
+	cache, _ := g.Text.(RowCache)
+	if len(miss) > 0 && cache != nil {
+		miss = cache.Memories(miss, g.rows)
 	}
 	if len(miss) > 0 {
 		ms, err := g.Reader.GetMemories(ctx, g.Scope, miss)
@@ -147,6 +209,9 @@ func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Me
 		}
 		for i := range ms {
 			g.rows[ms[i].ID] = &ms[i]
+		}
+		if cache != nil {
+			cache.Remember(ms)
 		}
 	}
 	out := make([]*engram.Memory, 0, len(ids))
@@ -194,6 +259,21 @@ type TextIndex interface {
 	Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bool)
 }
 
+// RowCache is the optional capability of a TextIndex that keeps memories
+// of its scope in memory, as recent as the index itself, so that a
+// search reads from the store only those it lacks.
+type RowCache interface {
+	// Memories puts into into, by id, each memory among ids that the
+	// cache holds and the search's scope contains, and returns the ids it
+	// does not hold. The memories are shared with the cache: a search
+	// never changes them and copies those it returns.
+	Memories(ids []string, into map[string]*engram.Memory) (miss []string)
+	// Remember offers the cache memories the search read from the store
+	// in its transaction; the cache keeps copies of those it can prove
+	// current.
+	Remember(ms []engram.Memory)
+}
+
 // TextScore is one memory a TextIndex found.
 type TextScore struct {
 	ID    string
@@ -204,6 +284,12 @@ type TextScore struct {
 // best first, at most limit of them: with the in-memory index (Text) when
 // there is one, else with the store's. It fails with the store's error.
 func (g *Gathering) SearchText(ctx context.Context, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+	return g.searchText(ctx, query, f, limit, false)
+}
+
+// searchText is SearchText; with filtered, f is g.Filter and the ranking
+// PrefetchText started may serve.
+func (g *Gathering) searchText(ctx context.Context, query string, f engram.MemoryFilter, limit int, filtered bool) ([]engram.TextHit, error) {
 	if g.Text == nil {
 		return g.Reader.SearchText(ctx, g.Scope, query, f, limit)
 	}
@@ -211,7 +297,13 @@ func (g *Gathering) SearchText(ctx context.Context, query string, f engram.Memor
 	// sources) and drops what changed since the index caught up; ask the
 	// index for more until enough are left or it has no more.
 	for k := limit; ; k *= 4 {
-		found := g.Text.SearchText(query, f, k)
+		found, ok := []TextScore(nil), false
+		if filtered && k == limit {
+			found, ok = g.prefetched(query, k)
+		}
+		if !ok {
+			found = g.Text.SearchText(query, f, k)
+		}
 		ids := make([]string, len(found))
 		for i, h := range found {
 			ids[i] = h.ID
@@ -275,13 +367,17 @@ type BM25 struct{}
 // Name implements Channel.
 func (BM25) Name() string { return ChannelBM25 }
 
+// Prefetch implements Prefetcher: the in-memory index's ranking starts
+// (see Gathering.PrefetchText).
+func (BM25) Prefetch(g *Gathering) { g.PrefetchText() }
+
 // Gather implements Channel; it fails with the store's error.
 func (BM25) Gather(ctx context.Context, g *Gathering) error {
 	text := g.Lexical()
 	if text == "" {
 		return nil // the query named a time and nothing else to match
 	}
-	hits, err := g.SearchText(ctx, text, g.Filter, g.Pool)
+	hits, err := g.searchText(ctx, text, g.Filter, g.Pool, true)
 	if err != nil {
 		return err
 	}

@@ -357,7 +357,8 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 	names := nameKeys(q.Names)
 	best := 0.0
 	for _, c := range cs {
-		c.Factors = map[string]float64{FactorFused: c.Fused}
+		c.Factors = make(map[string]float64, 8) // room for every factor: no growing
+		c.Factors[FactorFused] = c.Fused
 		c.Score = boost(q, names, c, cfg)
 		best = math.Max(best, c.Score)
 	}

@@ -136,6 +136,7 @@ func TestServeBadLimits(t *testing.T) {
 		{"ENGRAM_MAX_CONCURRENT=-3", nil, "--max-concurrent (env ENGRAM_MAX_CONCURRENT)"},
 		{"", []string{"--text-index-mb", "-1"}, "--text-index-mb (env ENGRAM_TEXT_INDEX_MB)"},
 		{"ENGRAM_TEXT_INDEX_LIMIT=-5", nil, "--text-index-limit (env ENGRAM_TEXT_INDEX_LIMIT)"},
+		{"", []string{"--row-cache-mb", "-1"}, "--row-cache-mb (env ENGRAM_ROW_CACHE_MB)"},
 	} {
 		env := baseEnv(t)
 		if tc.env != "" {

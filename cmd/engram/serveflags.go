@@ -39,6 +39,7 @@ type serveFlags struct {
 	resourceQuota                *int64
 	maxResourceBytes             *int64
 	textIndexMB, textIndexLimit  *int64
+	rowCacheMB                   *int64
 }
 
 var timeoutFlags = [4]struct {
@@ -82,6 +83,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"`megabytes` all users' in-memory text indexes may take together; past it the least recently searched are dropped and loaded again when needed; 0 for no bound (env ENGRAM_TEXT_INDEX_MB)")
 	f.textIndexLimit = fs.Int64("text-index-limit", envInt64(getenv, "ENGRAM_TEXT_INDEX_LIMIT", engine.DefaultTextIndexLimit),
 		"most `memories` one user may have for full-text search to use the in-memory index; above it the store's index serves; 0 always uses the store's (env ENGRAM_TEXT_INDEX_LIMIT)")
+	f.rowCacheMB = fs.Int64("row-cache-mb", envInt64(getenv, "ENGRAM_ROW_CACHE_MB", engine.DefaultRowCacheBytes>>20),
+		"`megabytes` of memories the in-memory text indexes keep for searches, all users together, so a search reads from the store only those it lacks; 0 keeps none (env ENGRAM_ROW_CACHE_MB)")
 	f.noAuth = fs.Bool("no-auth", envBool(getenv, "ENGRAM_NO_AUTH"),
 		"serve without API keys; allowed only on a loopback --addr (env ENGRAM_NO_AUTH=1)")
 	f.allowedHosts = fs.String("allowed-hosts", getenv("ENGRAM_ALLOWED_HOSTS"),
@@ -128,6 +131,8 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--text-index-mb (env ENGRAM_TEXT_INDEX_MB) must be a number of megabytes up to 1073741824, 0 for no bound")
 	case *f.textIndexLimit < 0 || *f.textIndexLimit > math.MaxInt32:
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--text-index-limit (env ENGRAM_TEXT_INDEX_LIMIT) must be a number of memories up to 2147483647, 0 to use the store's index always")
+	case *f.rowCacheMB < 0 || *f.rowCacheMB > 1<<30:
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--row-cache-mb (env ENGRAM_ROW_CACHE_MB) must be a number of megabytes up to 1073741824, 0 to keep none")
 	}
 	if *f.workers < 0 || *f.workers > 256 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--workers (env ENGRAM_WORKERS) must be a number from 0 to 256")
@@ -181,6 +186,10 @@ func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.TextIndexLimit = int(*f.textIndexLimit)
 	if *f.textIndexLimit == 0 {
 		o.TextIndexLimit = -1 // the store's index always
+	}
+	o.RowCacheBytes = *f.rowCacheMB << 20
+	if *f.rowCacheMB == 0 {
+		o.RowCacheBytes = -1 // none
 	}
 }
 

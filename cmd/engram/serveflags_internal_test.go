@@ -8,19 +8,21 @@ import (
 	"github.com/engramhq/engram/engine"
 )
 
-// TestServeTextIndexFlags: --text-index-mb and --text-index-limit (and
-// their variables) reach the engine's options, 0 meaning no bound and the
-// store's index always; left out, the engine's defaults apply.
+// TestServeTextIndexFlags: --text-index-mb, --text-index-limit and
+// --row-cache-mb (and their variables) reach the engine's options, 0
+// meaning no bound, the store's index always and no cache; left out, the
+// engine's defaults apply.
 func TestServeTextIndexFlags(t *testing.T) {
 	for _, c := range []struct {
 		env   map[string]string
 		args  []string
 		bytes int64
 		limit int
+		rows  int64
 	}{
-		{nil, nil, engine.DefaultTextIndexBytes, engine.DefaultTextIndexLimit},
-		{nil, []string{"--text-index-mb", "64", "--text-index-limit", "5000"}, 64 << 20, 5000},
-		{map[string]string{"ENGRAM_TEXT_INDEX_MB": "0", "ENGRAM_TEXT_INDEX_LIMIT": "0"}, nil, -1, -1},
+		{nil, nil, engine.DefaultTextIndexBytes, engine.DefaultTextIndexLimit, engine.DefaultRowCacheBytes},
+		{nil, []string{"--text-index-mb", "64", "--text-index-limit", "5000", "--row-cache-mb", "32"}, 64 << 20, 5000, 32 << 20},
+		{map[string]string{"ENGRAM_TEXT_INDEX_MB": "0", "ENGRAM_TEXT_INDEX_LIMIT": "0", "ENGRAM_ROW_CACHE_MB": "0"}, nil, -1, -1, -1},
 	} {
 		var f serveFlags
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -31,8 +33,9 @@ func TestServeTextIndexFlags(t *testing.T) {
 		}
 		var o engine.Options
 		f.tuneEngine(&o)
-		if o.TextIndexBytes != c.bytes || o.TextIndexLimit != c.limit {
-			t.Errorf("%v %v: TextIndexBytes %d, TextIndexLimit %d; want %d, %d", c.env, c.args, o.TextIndexBytes, o.TextIndexLimit, c.bytes, c.limit)
+		if o.TextIndexBytes != c.bytes || o.TextIndexLimit != c.limit || o.RowCacheBytes != c.rows {
+			t.Errorf("%v %v: TextIndexBytes %d, TextIndexLimit %d, RowCacheBytes %d; want %d, %d, %d", c.env, c.args,
+				o.TextIndexBytes, o.TextIndexLimit, o.RowCacheBytes, c.bytes, c.limit, c.rows)
 		}
 	}
 }
