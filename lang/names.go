@@ -181,7 +181,25 @@ func germanName(ws []word, i int, known map[string]bool) bool {
 	}
 	if i > 0 {
 		p := strings.ToLower(ws[i-1].text)
-		if deDeterminers[p] || deAdjective.MatchString(p) {
+		if deDeterminers[p] || deNumerals[p] || deAdjective.MatchString(p) || digits(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// deNumerals are the German number words after which a capitalised word
+// is a noun ("seit drei Jahren").
+var deNumerals = setOf(`zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig vierzig
+	fünfzig hundert tausend paar`)
+
+// digits reports whether w is a number written in digits.
+func digits(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if r < '0' || r > '9' {
 			return false
 		}
 	}

@@ -22,6 +22,7 @@ func TestNames(t *testing.T) {
 		{"de", "Anna hat mir gestern eine Nachricht geschickt.", []string{"anna"}, []string{"Anna"}},
 		{"de", "Anna hat mir gestern eine Nachricht geschickt.", nil, nil},
 		{"de", "Die Wohnung in der Stadt ist zu teuer.", nil, nil},
+		{"de", "Ich wohne seit drei Jahren in Berlin und habe 2 Katzen.", nil, []string{"Berlin"}},
 		{"es", "Ayer fui al parque con María y Juan.", nil, []string{"María", "Juan"}},
 		{"es", "Hola, ¿Qué tal?", nil, nil},
 		{"es", "Estudié en la Universidad de Salamanca.", nil, []string{"Universidad de Salamanca"}},
