@@ -310,12 +310,12 @@ var allStatuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded, 
 // index adds m to idx, replacing its earlier version. The caller holds
 // p.mu.
 func (p *textPart) index(idx *textindex.Index[memAttr], m *engram.Memory) {
-	idx.Add(m.ID, m.Value, m.Abstraction, m.Cues, *attrOf(m, p.name))
+	idx.Add(m.ID, m.Value, m.Abstraction, m.Cues, attrOf(m, p.name))
 }
 
 // attrOf returns the attributes of m, its names passed through name.
-func attrOf(m *engram.Memory, name func(string) string) *memAttr {
-	return &memAttr{
+func attrOf(m *engram.Memory, name func(string) string) memAttr {
+	return memAttr{
 		user: name(m.Namespace.User), agent: name(m.Namespace.Agent), session: name(m.Namespace.Session),
 		kind: engram.Kind(name(string(m.Kind))), status: engram.Status(name(string(m.Status))),
 		created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo, expires: m.ExpiresAt != nil,
@@ -421,10 +421,7 @@ func (v *textView) Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bo
 		return false, false
 	}
 	k := newFilterKeeper(v.scope, &f)
-	a := memAttr{
-		user: m.Namespace.User, agent: m.Namespace.Agent, session: m.Namespace.Session,
-		kind: m.Kind, status: m.Status, created: m.CreatedAt, validFrom: m.ValidFrom, validTo: m.ValidTo,
-	}
+	a := attrOf(m, func(s string) string { return s })
 	return k.keep(m.ID, &a), true
 }
 
