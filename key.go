@@ -175,7 +175,7 @@ func (ks Keys) Authenticate(ctx context.Context, secret string) (*APIKey, error)
 		return nil, denied
 	}
 	var k *APIKey
-	err := ks.Store.View(ctx, func(r Reader) error {
+	err := ReadFresh(ctx, ks.Store, func(r Reader) error { // one read
 		kr, err := Need[KeyReader](r, "authentication with API keys")
 		if err != nil {
 			return err

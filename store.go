@@ -14,7 +14,8 @@ import (
 // serve reads and writes without vectors. The rest are optional
 // capabilities, small interfaces that a backend's Reader or Tx implements
 // beside the core (VectorReader, VectorWriter, ChangeLog, MetaReader,
-// MetaWriter, Dumper, Expirer, GraphReader, GraphWriter). Callers discover them with a type assertion, or with
+// MetaWriter, Dumper, Expirer, GraphReader, GraphWriter; FreshReader and
+// Scrubber on the Store itself). Callers discover them with a type assertion, or with
 // Need, which gives the coded error to return when one is missing. A
 // backend whose Reader implements a reading capability implements the
 // matching writing one on its Tx.
@@ -107,6 +108,28 @@ type ChangeLog interface {
 	// old changes: if after is older than what it keeps, it returns
 	// ECONFLICT and the caller reloads from scratch.
 	Changes(ctx context.Context, s Scope, after int64) ([]string, int64, error)
+}
+
+// FreshReader is the capability of a Store that reads outside a
+// transaction: ReadFresh runs fn with a Reader each of whose statements
+// sees what was committed before that statement began. Two reads in fn
+// need not agree with each other, so it serves only callers that do not
+// need them to, such as a cache catching up through the ChangeLog, which
+// reads again whatever changes later. On a networked database it saves
+// the round trips of beginning and ending a transaction. The Reader has
+// the same optional capabilities as View's; fn's error is returned as is.
+type FreshReader interface {
+	ReadFresh(ctx context.Context, fn func(r Reader) error) error
+}
+
+// ReadFresh runs fn through st's FreshReader when st has one, else in a
+// View, which gives fn at least what a FreshReader would. fn's error, or
+// the store's, is returned as is.
+func ReadFresh(ctx context.Context, st Store, fn func(r Reader) error) error {
+	if f, ok := st.(FreshReader); ok {
+		return f.ReadFresh(ctx, fn)
+	}
+	return st.View(ctx, fn)
 }
 
 // MetaReader is the capability of a Reader whose store keeps store-wide

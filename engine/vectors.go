@@ -372,10 +372,13 @@ func (v *vectors) forget(s engram.Scope) {
 // (from its saved file when one is usable, see loadFile, else from the
 // store's vectors) and brought up to date with every change committed
 // since, by this engine or by another process writing to the same store.
-// An index loaded from the store is saved once its graph is built.
+// An index loaded from the store is saved once its graph is built. It
+// reads through the store's FreshReader when it has one: a catch-up reads
+// again whatever changes after the sequence it records, so its reads need
+// no common snapshot, and on PostgreSQL a search saves two round trips.
 func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
 	var p *partition
-	err := v.store.View(ctx, func(r engram.Reader) error {
+	err := engram.ReadFresh(ctx, v.store, func(r engram.Reader) error {
 		var err error
 		p, err = v.partitionIn(ctx, r, k)
 		return err
@@ -383,11 +386,11 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 	return p, err
 }
 
-// partitionIn is partition, reading the store through r, a read
-// transaction that has read nothing yet. The transaction is taken before
-// p.mu, so that no one holding p.mu waits for a connection (a pool whose
-// connections are held by searches waiting for p.mu would never give one);
-// its snapshot is taken at its first read, under p.mu, so it holds every
+// partitionIn is partition, reading the store through r, a Reader that
+// has read nothing yet. Its connection is taken before p.mu, so that no
+// one holding p.mu waits for a connection (a pool whose connections are
+// held by searches waiting for p.mu would never give one); what it reads
+// is taken at its first read or later, under p.mu, so it holds every
 // write already applied to the index in memory (vecBatch.commit applies
 // a write once it has committed). Catching up through a transaction that
 // had read before, such as a search's, could go back to an older state of

@@ -76,7 +76,10 @@ type DB struct {
 	closed      atomic.Bool
 }
 
-var _ engram.Store = (*DB)(nil)
+var (
+	_ engram.Store       = (*DB)(nil)
+	_ engram.FreshReader = (*DB)(nil)
+)
 
 // Open connects to the database at url (postgres://user:pass@host:port/db?...)
 // and, unless opts.SkipMigrations, applies the migrations the database has
@@ -210,20 +213,20 @@ func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
 	if db.closed.Load() {
 		return errClosed()
 	}
-	ptx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	ltx, err := db.acquire(ctx, beginWrite)
 	if err != nil {
 		return db.mapErr(ctx, "begin", err)
 	}
 	// Also after a panic in fn, and after a failed commit (a no-op then).
-	defer rollback(ctx, ptx)
-	t := &tx{db: db, ptx: ptx}
+	defer ltx.end(ctx)
+	t := &tx{db: db, ptx: ltx}
 	if err := fn(t); err != nil {
 		return err
 	}
 	if err := t.logChanges(ctx); err != nil {
 		return err
 	}
-	if err := ptx.Commit(ctx); err != nil {
+	if err := ltx.commit(ctx); err != nil {
 		if errors.Is(err, pgx.ErrTxCommitRollback) {
 			// A statement failed inside fn and fn went on: the server has
 			// already discarded the transaction.
@@ -242,17 +245,36 @@ func rollback(ctx context.Context, ptx pgx.Tx) {
 }
 
 // View runs fn in a REPEATABLE READ READ ONLY transaction: every read sees
-// the snapshot taken at its first statement. fn's error is returned as is.
+// the snapshot taken at its first statement, which carries the BEGIN with
+// it. fn's error is returned as is.
 func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 	if db.closed.Load() {
 		return errClosed()
 	}
-	ptx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	ltx, err := db.acquire(ctx, beginRead)
 	if err != nil {
 		return db.mapErr(ctx, "begin", err)
 	}
-	defer rollback(ctx, ptx)
-	return fn(&tx{db: db, ptx: ptx, readOnly: true})
+	defer ltx.end(ctx)
+	return fn(&tx{db: db, ptx: ltx, readOnly: true})
+}
+
+// ReadFresh implements engram.FreshReader: fn's reads run on one
+// connection outside any transaction, each statement seeing what was
+// committed before it began, with no BEGIN or ROLLBACK round trips. The
+// connection is taken before fn runs, as View's is, so a caller may take
+// a lock in fn that holders of other connections wait for. fn's error is
+// returned as is.
+func (db *DB) ReadFresh(ctx context.Context, fn func(r engram.Reader) error) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return db.mapErr(ctx, "acquire", err)
+	}
+	defer conn.Release()
+	return fn(&tx{db: db, ptx: conn, readOnly: true})
 }
 
 // mapErr turns a database error into what callers of the Store expect: an

@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/engramhq/engram"
+)
 
 // Setting returns the value of a run-time setting on one of db's
 // connections, for tests.
@@ -15,3 +19,12 @@ const (
 	GetMemoriesSQL = getMemoriesSQL
 	GetVectorsSQL  = getVectorsSQL
 )
+
+// TxSetting returns a run-time setting read through r, a Reader or Tx of
+// a DB, as its next statement: inside View and Update, the setting of
+// their transaction.
+func TxSetting(ctx context.Context, r engram.Reader, name string) (string, error) {
+	var v string
+	err := r.(*tx).ptx.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
+	return v, err
+}

@@ -20,10 +20,12 @@ type sharedFormer struct {
 	running map[engram.Namespace]int
 	most    int
 	by      map[string]int // formations per engine, by the engine's tag in the episode
+	both    chan struct{}  // closed once both servers run: until then formations wait
 }
 
 func (f *sharedFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
 	ns := eps[0].Namespace
+	<-f.both // else the first server may finish every job before the second starts
 	f.mu.Lock()
 	f.running[ns]++
 	f.most = max(f.most, f.running[ns])
@@ -59,7 +61,7 @@ func (f taggedFormer) Form(ctx context.Context, eps []engram.Episode) ([]engram.
 // once, and take over a job whose worker died holding its lease.
 func TestJobsTwoServers(t *testing.T) {
 	url := emptiedURL(t)
-	f := &sharedFormer{formed: map[string]int{}, running: map[engram.Namespace]int{}, by: map[string]int{}}
+	f := &sharedFormer{formed: map[string]int{}, running: map[engram.Namespace]int{}, by: map[string]int{}, both: make(chan struct{})}
 	open := func(tag string, workers int) *engine.Engine {
 		db := openAt(t, url, postgres.Options{})
 		e, err := engine.New(ctx, db, engine.Options{Former: taggedFormer{f, tag}, Logger: quiet,
@@ -101,6 +103,7 @@ func TestJobsTwoServers(t *testing.T) {
 	}
 	open("a", 3)
 	open("b", 3)
+	close(f.both)
 
 	deadline := time.Now().Add(30 * time.Second)
 	for {

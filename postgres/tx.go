@@ -18,7 +18,7 @@ import (
 // engram.Reader of a read-only transaction.
 type tx struct {
 	db       *DB
-	ptx      pgx.Tx
+	ptx      querier // the transaction, or a connection outside one for ReadFresh
 	readOnly bool
 	changes  map[change]struct{} // memories this transaction changed, logged before commit
 }

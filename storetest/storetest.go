@@ -47,6 +47,8 @@ func Run(t *testing.T, open Opener) {
 		{"UpdateAtomicity", testUpdateAtomicity},
 		{"UpdatePanic", testUpdatePanic},
 		{"UpdateSeesOwnWrites", testUpdateSeesOwnWrites},
+		{"ViewSnapshot", testViewSnapshot},
+		{"ReadFresh", testReadFresh},
 		{"MemoryFilters", testMemoryFilters},
 		{"InvalidFilters", testInvalidFilters},
 		{"EpisodeFilters", testEpisodeFilters},
