@@ -48,12 +48,13 @@ type texts struct {
 	closed bool // no more background saves
 
 	// With Options.IndexDir (see setUpFiles); files is nil without.
-	files  *textFiles
-	store  engram.Store
-	log    *slog.Logger
-	saveMu sync.Mutex // one save or file removal at a time
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	files   *textFiles
+	store   engram.Store
+	log     *slog.Logger
+	saveMu  sync.Mutex // one save or file removal at a time
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	warming sync.WaitGroup // the warm goroutines, also in wg
 }
 
 type textPart struct {
@@ -208,6 +209,9 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKe
 	t.dropRows(p)
 	if ok, err := t.loadFile(ctx, r, p, k); ok || err != nil {
 		p.changed = p.seq
+		if ok {
+			t.warmSoon(k, p, p.idx)
+		}
 		return err
 	}
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}

@@ -542,3 +542,43 @@ func BenchmarkSearchEngineCold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRead measures a read of the change log, the statement every
+// search starts with, as View runs it (one statement, or two) and as
+// ReadFresh does, on an otherwise idle database: the cost of the round
+// trips around it.
+//
+//	bash scripts/pg.sh go test -run '^$' -bench BenchmarkRead -count 5 ./postgres/
+func BenchmarkRead(b *testing.B) {
+	db := openFresh(b, postgres.Options{})
+	storetest.Put(b, db, storetest.Memory(nsU1, "a change to read"))
+	changes := func(r engram.Reader) error {
+		_, _, err := r.(engram.ChangeLog).Changes(ctx, scU1, 0)
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		read func(fn func(engram.Reader) error) error
+		n    int
+	}{
+		{"view-1", func(fn func(engram.Reader) error) error { return db.View(ctx, fn) }, 1},
+		{"view-2", func(fn func(engram.Reader) error) error { return db.View(ctx, fn) }, 2},
+		{"fresh-1", func(fn func(engram.Reader) error) error { return db.ReadFresh(ctx, fn) }, 1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				err := c.read(func(r engram.Reader) error {
+					for range c.n {
+						if err := changes(r); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
