@@ -20,6 +20,16 @@ func floatBytes(f []float32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), len(f)*4)
 }
 
+// readWords fills w with little-endian 32-bit words from r: straight into
+// w's memory where that is how the machine stores them.
+func readWords(r io.Reader, w []uint32) error {
+	if !nativeLittle {
+		return binary.Read(r, binary.LittleEndian, w)
+	}
+	_, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*4))
+	return err
+}
+
 // The graph format, little-endian: the magic, a header of eight 32-bit
 // words (dim, M, EfConstruction, EfSearch, slots, live, entry, top), then
 // per slot its level and a dead flag (one byte each), per slot its id (a
@@ -198,8 +208,10 @@ func readGraph(r *bufio.Reader, workers int) (*HNSW, error) {
 	return h, nil
 }
 
-// readSlots reads the levels, dead flags and ids of n slots, growing the
-// arrays as the input proves to be that long.
+// readSlots reads the levels, dead flags and ids of n slots. The levels
+// and flags, two bytes a slot, are read first: once they have proven that
+// the input holds n slots, the ids and their map are sized for n at once
+// (growing a map of millions of ids took a third of a graph's load).
 func (h *HNSW) readSlots(r *bufio.Reader, n int) error {
 	for s := 0; s < n; s++ {
 		var b [2]byte
@@ -212,9 +224,10 @@ func (h *HNSW) readSlots(r *bufio.Reader, n int) error {
 		h.levels = append(h.levels, b[0])
 		h.dead = append(h.dead, b[1] == 1)
 	}
-	h.ids = make([]string, 0, min(n, 1<<16))
+	h.ids = make([]string, n)
+	live := 0
 	buf := make([]byte, 0, 64)
-	for s := 0; s < n; s++ {
+	for s := range h.ids {
 		var lb [4]byte
 		if _, err := io.ReadFull(r, lb[:]); err != nil {
 			return err
@@ -230,17 +243,21 @@ func (h *HNSW) readSlots(r *bufio.Reader, n int) error {
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return err
 		}
-		id := string(buf)
+		h.ids[s] = string(buf)
+		if l > 0 {
+			live++
+		}
+	}
+	h.slots = make(map[string]uint32, live)
+	for s, id := range h.ids {
 		if h.dead[s] {
 			h.free = append(h.free, uint32(s))
-		} else {
-			if _, dup := h.slots[id]; dup {
-				return fmt.Errorf("slot %d: id %q appears twice", s, id)
-			}
-			h.slots[id] = uint32(s)
-			h.live++
+			continue
 		}
-		h.ids = append(h.ids, id)
+		h.slots[id] = uint32(s)
+		if h.live++; len(h.slots) != h.live {
+			return fmt.Errorf("slot %d: id %q appears twice", s, id)
+		}
 	}
 	h.n = n
 	return nil
@@ -284,7 +301,7 @@ func (h *HNSW) readLinks(r io.Reader) error {
 	h.indeg = make([]int32, h.n)
 	for c, links := range h.links0 {
 		used := min(chunkSize, h.n-c*chunkSize)
-		if err := binary.Read(r, binary.LittleEndian, links[:used*(h.m0+1)]); err != nil {
+		if err := readWords(r, links[:used*(h.m0+1)]); err != nil {
 			return err
 		}
 	}
@@ -292,7 +309,7 @@ func (h *HNSW) readLinks(r io.Reader) error {
 	for s := range uint32(h.n) {
 		if l := int(h.levels[s]); l > 0 {
 			h.upper[s] = make([]uint32, l*(h.m+1))
-			if err := binary.Read(r, binary.LittleEndian, h.upper[s]); err != nil {
+			if err := readWords(r, h.upper[s]); err != nil {
 				return err
 			}
 		}

@@ -63,12 +63,13 @@ func run(args []string) error {
 	point := fs.String("point", "", "internal: measure one point, backend/tenants/per-tenant, and print it as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "with --point: write a CPU profile of the timed searches to `FILE`")
 	restartFlag := fs.Bool("restart", false, "one-namespace points also save their indexes and time a restart that loads them")
+	restartProf := fs.String("restart-cpuprofile", "", "with --point and --restart: write a CPU profile of the restart, until its first answer, to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *point != "" {
 		slog.SetDefault(slog.New(slog.DiscardHandler)) // the stores' migration logs
-		profile, restart = *cpuProfile, *restartFlag
+		profile, restart, restartProfile = *cpuProfile, *restartFlag, *restartProf
 		return measureOne(*point, *queries, *dim, *pgURL)
 	}
 	path := filepath.Join(*out, "results.json")

@@ -209,14 +209,21 @@ func (c *corpus) restart(ctx context.Context, p Point) (Point, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	resetPeak()
-	start := time.Now()
-	e, err := engine.New(ctx, c.st, c.opts)
+	qs := c.queries(201)
+	stop, err := startProfile(restartProfile)
 	if err != nil {
 		return p, err
 	}
+	start := time.Now()
+	e, err := engine.New(ctx, c.st, c.opts)
+	if err != nil {
+		stop()
+		return p, err
+	}
 	c.e = e
-	qs := c.queries(201)
-	if _, err := c.search(ctx, 0, qs[0]); err != nil {
+	_, err = c.search(ctx, 0, qs[0])
+	stop()
+	if err != nil {
 		return p, err
 	}
 	p.RestartSeconds = time.Since(start).Seconds()
@@ -285,7 +292,7 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 	defer c.cleanup()
 	qs := c.queries(p.Queries)
 	p.Load = loadavg()
-	stop, err := startProfile()
+	stop, err := startProfile(profile)
 	if err != nil {
 		return p, err
 	}
@@ -320,17 +327,18 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 // a new engine's start (corpus.restart).
 var restart bool
 
-// profile is where --cpuprofile writes the timed searches' CPU profile;
+// profile is where --cpuprofile writes the timed searches' CPU profile,
+// and restartProfile where --restart-cpuprofile writes the restart's;
 // empty for none.
-var profile string
+var profile, restartProfile string
 
-// startProfile starts the CPU profile when one is asked for, and returns
-// what stops it.
-func startProfile() (func(), error) {
-	if profile == "" {
+// startProfile starts a CPU profile written to path when one is asked for
+// (path is not empty), and returns what stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(profile)
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
