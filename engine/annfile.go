@@ -237,15 +237,23 @@ func (f *annFiles) readBody(r *bufio.Reader, k partKey, workers int) (*annFile, 
 	if h.store != f.store || h.emb != f.emb || h.dim != f.dim || h.key != k {
 		return nil, errANNMismatch
 	}
-	ns := make(map[string]engram.Namespace, min(h.mems, 1<<16))
+	// The records first, then a map sized for them: growing a map of a
+	// million ids took seconds of a restart.
+	type rec struct{ id, agent, session string }
+	recs := make([]rec, 0, min(h.mems, 1<<16))
+	var buf []byte
 	for range h.mems {
 		var s [3]string
 		for i := range s {
-			if s[i], err = readString(r); err != nil {
+			if s[i], buf, err = readStringBuf(r, buf); err != nil {
 				return nil, fmt.Errorf("read the memories: %w", err)
 			}
 		}
-		ns[s[0]] = engram.Namespace{Org: k.org, Project: k.project, User: k.user, Agent: s[1], Session: s[2]}
+		recs = append(recs, rec{s[0], s[1], s[2]})
+	}
+	ns := make(map[string]engram.Namespace, len(recs))
+	for _, m := range recs {
+		ns[m.id] = engram.Namespace{Org: k.org, Project: k.project, User: k.user, Agent: m.agent, Session: m.session}
 	}
 	g, err := vector.ReadHNSW(r, workers)
 	if err != nil {
@@ -280,19 +288,29 @@ func readANNHeader(r io.Reader) (*annHeader, error) {
 }
 
 func readString(r io.Reader) (string, error) {
+	s, _, err := readStringBuf(r, nil)
+	return s, err
+}
+
+// readStringBuf is readString reading through buf, which it returns,
+// grown if it had to be, for the next string.
+func readStringBuf(r io.Reader, buf []byte) (string, []byte, error) {
 	var lb [4]byte
 	if _, err := io.ReadFull(r, lb[:]); err != nil {
-		return "", err
+		return "", buf, err
 	}
 	n := binary.LittleEndian.Uint32(lb[:])
 	if n > maxANNString {
-		return "", fmt.Errorf("a string of %d bytes is longer than any the engine writes", n)
+		return "", buf, fmt.Errorf("a string of %d bytes is longer than any the engine writes", n)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return "", err
+	if uint32(cap(buf)) < n {
+		buf = make([]byte, n)
 	}
-	return string(b), nil
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return "", buf, err
+	}
+	return string(buf), buf, nil
 }
 
 // remove deletes partition k's file; a missing file is not an error.

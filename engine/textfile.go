@@ -60,7 +60,7 @@ func (f *textFiles) write(k partKey, seq int64, idx *textindex.Index[memAttr]) e
 // errANNMismatch when it was made for another store or partition or in
 // another format version, and a descriptive error when it is truncated
 // or corrupted.
-func (f *textFiles) read(k partKey, name func(string) string) (*textindex.Index[memAttr], int64, error) {
+func (f *textFiles) read(k partKey, name func([]byte) string) (*textindex.Index[memAttr], int64, error) {
 	var (
 		idx *textindex.Index[memAttr]
 		seq int64
@@ -116,8 +116,8 @@ func appendTime(b []byte, t time.Time) []byte {
 
 var errShortAttr = errors.New("a memory's attributes are cut short")
 
-// readAttr decodes what appendAttr wrote, passing names through name.
-func readAttr(b []byte, name func(string) string) (memAttr, error) {
+// readAttr decodes what appendAttr wrote, making its names with name.
+func readAttr(b []byte, name func([]byte) string) (memAttr, error) {
 	var (
 		a memAttr
 		s [5]string
@@ -127,7 +127,7 @@ func readAttr(b []byte, name func(string) string) (memAttr, error) {
 			return a, errShortAttr
 		}
 		n := binary.LittleEndian.Uint32(b)
-		s[i], b = name(string(b[4:4+n])), b[4+n:]
+		s[i], b = name(b[4:4+n]), b[4+n:]
 	}
 	a.user, a.agent, a.session, a.kind, a.status = s[0], s[1], s[2], engram.Kind(s[3]), engram.Status(s[4])
 	var ok bool

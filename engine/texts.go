@@ -336,6 +336,16 @@ func (p *textPart) name(s string) string {
 	return s
 }
 
+// nameOf is name for a name's bytes, copied only the first time.
+func (p *textPart) nameOf(b []byte) string {
+	if c, ok := p.names[string(b)]; ok {
+		return c
+	}
+	s := string(b)
+	p.names[s] = s
+	return s
+}
+
 // catchUp applies the store's changes since p.seq: changed memories are
 // indexed again and dropped from the row cache, purged ones removed. A
 // namespace that grew past the limit is reloaded, which marks it too

@@ -156,7 +156,7 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 		return false, nil
 	}
 	p.names = map[string]string{}
-	idx, seq, err := t.files.read(k, p.name)
+	idx, seq, err := t.files.read(k, p.nameOf)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.discard(ctx, k, "unreadable", err)
