@@ -86,12 +86,14 @@ var factRules = map[string][]factRule{
 	),
 	lang.German: join(
 		rules("residence", "wohnt in", "wohne lebe gezogen",
-			`(?i:\bich (?:wohne|lebe) (?:jetzt |inzwischen |mittlerweile |noch |seit (?:\S+ ){1,2})?in )`+name,
+			// "und wohne": the subject left out in a second clause, which
+			// the first-person verb still names.
+			`(?i:\b(?:ich|und) (?:wohne|lebe) (?:jetzt |inzwischen |mittlerweile |noch |seit (?:\S+ ){1,2})?in )`+name,
 			`(?i:\bich bin (?:jetzt |gerade |kürzlich |letzte[nr]? \S+ |vor \S+ \S+ )?(?:mit (?:meine[mnr]?|unsere[mnr]?) \S+ )?nach )`+name+`(?i: (?:gezogen|umgezogen))`,
 			// Verb second: "Letzten Monat bin ich (mit meiner Familie) nach München gezogen."
 			`(?i:\bbin ich (?:jetzt |gerade |kürzlich |endlich )?(?:mit (?:meine[mnr]?|unsere[mnr]?) \S+ )?nach )`+name+`(?i: (?:gezogen|umgezogen))`),
 		rules("workplace", "arbeitet bei", "arbeite",
-			`(?i:\bich arbeite (?:jetzt |inzwischen |mittlerweile |noch |seit (?:\S+ ){1,2})?(?:bei|für) )`+name),
+			`(?i:\b(?:ich|und) arbeite (?:jetzt |inzwischen |mittlerweile |noch |seit (?:\S+ ){1,2})?(?:bei|für) )`+name),
 		rules("diet", "ist", "vegetar vegan",
 			`(?i:\bich bin (?:jetzt |seit (?:\S+ ){1,2})?)(?P<v>(?i:vegetarier(?:in)?|veganer(?:in)?|vegetarisch|vegan))\b`),
 		rules("diet", "isst wieder:", "esse",

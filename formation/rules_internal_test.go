@@ -52,9 +52,21 @@ func TestFactsOf(t *testing.T) {
 			t.Errorf("factsOf(%q) = %+v, want %s = %q", tc.text, fs, tc.attr, tc.value)
 		}
 	}
+	// Two clauses, the second without its subject.
+	for _, tc := range []struct{ text, work string }{
+		{"Ich wohne seit drei Jahren in München und arbeite bei Siemens.", "Siemens"},
+		{"Ich lebe in Wien und arbeite für Red Bull.", "Red Bull"},
+		{"Vivo en Sevilla y trabajo en Telefónica desde 2019.", "Telefónica"},
+	} {
+		fs := factsOf(lang.Detect(tc.text), tc.text)
+		if len(fs) != 2 || fs[0].attr != "residence" || fs[1].attr != "workplace" || fs[1].value != tc.work {
+			t.Errorf("factsOf(%q) = %+v, want a residence and workplace %q", tc.text, fs, tc.work)
+		}
+	}
 	for _, text := range []string{
 		"My sister lives in Rome.", "Do you live in Berlin?", "Where do I live?", "I used to live in Paris.",
 		"Meine Schwester wohnt in Rom.", "Wohnst du in Berlin?", "Meine Schwester ist mit ihrem Mann nach Rom gezogen.",
+		"Meine Schwester wohnt in Rom und arbeitet bei Bosch.", "Er lebt in Wien und arbeitet für Red Bull.",
 		"Wann bin ich nach Berlin gezogen?", "Mi hermana vive en Roma.", "¿Vives en Berlín?",
 		"I have ten minutes.", "I want to live in Spain someday.", "Mon frère habite à Nice.",
 	} {
