@@ -77,7 +77,7 @@ func (x *Index[A]) Save(w io.Writer, attr func(b []byte, a *A) []byte) error {
 }
 
 // Load reads an index Save wrote; attr decodes the bytes Save's attr
-// appended. It fails with r's error (io.ErrUnexpectedEOF when the data
+// appended, which it must not keep (Load reuses them). It fails with r's error (io.ErrUnexpectedEOF when the data
 // ends early), attr's, or a descriptive one when the data is not what
 // Save writes (a term number out of range, terms out of order, a
 // document twice).
@@ -113,27 +113,27 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 		attr  A
 	}
 	docs := make([]saved, 0, min(nd, 1<<20))
-	seen := make(map[string]struct{}, min(nd, 1<<20))
 	df := make([]int, nt)
-	var buf [8]byte
+	var (
+		buf [8]byte
+		b   []byte // of the id, then of the attributes
+	)
 	for range nd {
-		id, err := readString(br)
-		if err != nil {
+		if b, err = readBytes(br, b); err != nil {
 			return nil, fmt.Errorf("read a document: %w", err)
 		}
-		if _, dup := seen[id]; dup || id == "" {
-			return nil, fmt.Errorf("document %q is saved twice or has no id", id)
+		if len(b) == 0 {
+			return nil, errors.New("a document has no id")
 		}
-		seen[id] = struct{}{}
+		id := string(b)
 		n, err := readUint32(br)
 		if err != nil {
 			return nil, fmt.Errorf("read document %s: %w", id, err)
 		}
-		ab, err := readString(br)
-		if err != nil {
+		if b, err = readBytes(br, b); err != nil {
 			return nil, fmt.Errorf("read document %s: %w", id, err)
 		}
-		a, err := attr([]byte(ab))
+		a, err := attr(b)
 		if err != nil {
 			return nil, fmt.Errorf("read document %s: %w", id, err)
 		}
@@ -157,7 +157,6 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 		}
 		docs = append(docs, saved{id, n, terms, a})
 	}
-	seen = nil
 	x.byID = make(map[string]uint32, len(docs))
 	x.docs = make([]doc[A], 0, len(docs))
 	x.lens = make([]uint32, 0, len(docs))
@@ -168,6 +167,9 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 	for i := range docs {
 		d := &docs[i]
 		x.insert(d.id, d.n, d.terms, d.attr)
+		if len(x.byID) != len(x.docs) {
+			return nil, fmt.Errorf("document %q is saved twice", d.id)
+		}
 		*d = saved{}
 	}
 	return x, nil
@@ -187,18 +189,28 @@ func readUint32(r io.Reader) (uint32, error) {
 }
 
 func readString(r io.Reader) (string, error) {
+	b, err := readBytes(r, nil)
+	return string(b), err
+}
+
+// readBytes reads a string Save wrote into buf, grown if it must be, and
+// returns it.
+func readBytes(r io.Reader, buf []byte) ([]byte, error) {
 	n, err := readUint32(r)
 	if err != nil {
-		return "", err
+		return buf[:0], err
 	}
 	if n > maxString {
-		return "", fmt.Errorf("a string of %d bytes is longer than any Save writes", n)
+		return buf[:0], fmt.Errorf("a string of %d bytes is longer than any Save writes", n)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return "", noEOF(err)
+	if uint32(cap(buf)) < n {
+		buf = make([]byte, n)
 	}
-	return string(b), nil
+	buf = buf[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return buf[:0], noEOF(err)
+	}
+	return buf, nil
 }
 
 // noEOF turns a clean end of the data into an unexpected one: Load always

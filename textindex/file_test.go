@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/engramhq/engram/textindex"
@@ -85,6 +86,18 @@ func TestLoadDamaged(t *testing.T) {
 	binary.LittleEndian.PutUint32(bad[len(bad)-8:], 1000) // the last term's number
 	if _, err := textindex.Load(bytes.NewReader(bad), decAttr); err == nil {
 		t.Errorf("Load with a term number out of range succeeded")
+	}
+	// The second document saved under the first one's id.
+	x = textindex.New[attr]()
+	x.Add("docA", "one two", "", nil, attr{1})
+	x.Add("docB", "three four", "", nil, attr{2})
+	buf.Reset()
+	if err := x.Save(&buf, encAttr); err != nil {
+		t.Fatal(err)
+	}
+	twice := bytes.Replace(buf.Bytes(), []byte("docB"), []byte("docA"), 1)
+	if _, err := textindex.Load(bytes.NewReader(twice), decAttr); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("Load with a document saved twice: %v, want an error saying so", err)
 	}
 }
 
