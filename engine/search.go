@@ -194,6 +194,7 @@ func (e *Engine) channelNames() []string {
 func (e *Engine) gather(ctx context.Context, s *search) error {
 	pool := max(s.cfg.Pool, s.k)
 	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
+	e.text.readEarly(s.scope) // while the vector index loads, if it must
 	for _, c := range s.channels {
 		if p, ok := c.(retrieval.Preparer); ok {
 			if err := p.Prepare(ctx, g); err != nil {

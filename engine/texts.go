@@ -74,6 +74,11 @@ type textPart struct {
 	// the partition, or of its load.
 	rows    rowCache
 	changed int64
+
+	// early is a read of the partition's file begun before a search took
+	// p.mu to load it (see readEarly); loadFile takes it.
+	earlyMu sync.Mutex
+	early   *earlyRead
 }
 
 // memAttr is what a search's filter looks at in the index: everything of
@@ -336,14 +341,17 @@ func (p *textPart) name(s string) string {
 	return s
 }
 
-// nameOf is name for a name's bytes, copied only the first time.
-func (p *textPart) nameOf(b []byte) string {
-	if c, ok := p.names[string(b)]; ok {
-		return c
+// interner returns a function that gives one copy of each name, made
+// from its bytes the first time, kept in names.
+func interner(names map[string]string) func([]byte) string {
+	return func(b []byte) string {
+		if c, ok := names[string(b)]; ok {
+			return c
+		}
+		s := string(b)
+		names[s] = s
+		return s
 	}
-	s := string(b)
-	p.names[s] = s
-	return s
 }
 
 // catchUp applies the store's changes since p.seq: changed memories are

@@ -155,8 +155,8 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 	if t.files == nil || !ok {
 		return false, nil
 	}
-	p.names = map[string]string{}
-	idx, seq, err := t.files.read(k, p.nameOf)
+	idx, seq, names, err := t.readFile(k, p)
+	p.names = names
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.discard(ctx, k, "unreadable", err)
