@@ -72,6 +72,7 @@ type DB struct {
 	addr        string // host:port, for error messages
 	stmtTimeout time.Duration
 	keep        int64
+	vectorPage  int // memories per statement of ScanVectors
 	log         *slog.Logger
 	closed      atomic.Bool
 }
@@ -104,9 +105,10 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		cc.ConnectTimeout = cmpOr(opts.ConnectTimeout, DefaultConnectTimeout)
 	}
 	db := &DB{
-		addr: address(cc),
-		keep: cmpOr(opts.ChangeLogKeep, DefaultChangeLogKeep),
-		log:  opts.Logger,
+		addr:       address(cc),
+		keep:       cmpOr(opts.ChangeLogKeep, DefaultChangeLogKeep),
+		vectorPage: vectorPage,
+		log:        opts.Logger,
 	}
 	db.scrub.interval = cmpOr(opts.ScrubInterval, DefaultScrubInterval)
 	if db.log == nil {

@@ -28,3 +28,7 @@ func TxSetting(ctx context.Context, r engram.Reader, name string) (string, error
 	err := r.(*tx).ptx.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
 	return v, err
 }
+
+// SetVectorPage sets how many memories one statement of db's ScanVectors
+// reads, for tests of its paging.
+func SetVectorPage(db *DB, n int) { db.vectorPage = n }

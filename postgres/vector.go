@@ -19,10 +19,18 @@ func checkEmbedder(name string) error {
 	return storable("embedder name", name)
 }
 
+// vectorPage is how many memories one statement of ScanVectors reads, so
+// that each statement ends well within the statement timeout however many
+// vectors a scope holds: one statement over a million memories' vectors
+// ran past the default 30 s.
+const vectorPage = 10_000
+
 // ScanVectors calls fn for every vector made by embedder that belongs to an
 // active memory in s, in no particular order, reading rows as fn consumes
-// them. fn's error stops the scan and is returned as is; EINVALID for a bad
-// scope or embedder name. fn must not use the Reader while the scan runs.
+// them. It reads the memories a page at a time in the order of their ids,
+// all in the caller's transaction, so the scan sees one snapshot. fn's
+// error stops the scan and is returned as is; EINVALID for a bad scope or
+// embedder name. fn must not use the Reader while the scan runs.
 func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
 	if err := s.Validate(); err != nil {
 		return err
@@ -30,22 +38,74 @@ func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, f
 	if err := checkEmbedder(embedder); err != nil {
 		return err
 	}
+	after := ""
+	for {
+		last, n, err := t.scanVectorPage(ctx, s, embedder, after, fn)
+		if err != nil || n < t.db.vectorPage {
+			return err
+		}
+		after = last
+	}
+}
+
+// scanVectorPage calls fn for the vectors of the first db.vectorPage active
+// memories of s whose ids sort after `after` ("": from the first), and
+// returns the greatest id among those memories and how many there were,
+// with or without vectors.
+func (t *tx) scanVectorPage(ctx context.Context, s engram.Scope, embedder, after string, fn func(engram.VectorRecord) error) (string, int, error) {
 	q := &query{}
 	q.scope("m.", s)
 	q.where("m.status = " + q.arg(string(engram.StatusActive)))
-	sql := "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
-		"FROM memories m JOIN memory_vectors v ON v.tenant = m.tenant AND v.memory_id = m.id AND v.embedder = " +
-		q.arg(embedder) + " WHERE " + q.String()
-	return t.each(ctx, "scan vectors", sql, q.args, func(row pgx.Row) error {
-		r, err := scanVector(row)
+	if after != "" {
+		q.where("m.id > " + q.arg(after))
+	}
+	// A memory without vectors still comes back, once, with a NULL field,
+	// so a page is counted by its memories, not by its vectors.
+	sql := "SELECT p.id, p.org, p.project, p.user_id, p.agent, p.session, v.field, v.dim, v.vec FROM " +
+		"(SELECT m.tenant, m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m WHERE " +
+		q.String() + " ORDER BY m.id LIMIT " + q.arg(t.db.vectorPage) + ") p " +
+		"LEFT JOIN memory_vectors v ON v.tenant = p.tenant AND v.memory_id = p.id AND v.embedder = " + q.arg(embedder)
+	last, seen := "", map[string]struct{}{}
+	err := t.each(ctx, "scan vectors", sql, q.args, func(row pgx.Row) error {
+		r, ok, err := scanPageVector(row)
 		if err != nil {
 			return err
+		}
+		seen[r.MemoryID] = struct{}{}
+		last = max(last, r.MemoryID)
+		if !ok {
+			return nil
 		}
 		if err := fn(r); err != nil {
 			return fnError{err}
 		}
 		return nil
 	})
+	return last, len(seen), err
+}
+
+// scanPageVector reads a row of scanVectorPage: the record, and false
+// when its memory has no vector.
+func scanPageVector(row pgx.Row) (engram.VectorRecord, bool, error) {
+	var (
+		r     engram.VectorRecord
+		field *string
+		dim   *int
+		raw   []byte
+	)
+	n := &r.Namespace
+	if err := row.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &field, &dim, &raw); err != nil {
+		return r, false, err
+	}
+	if field == nil || dim == nil {
+		return r, false, nil
+	}
+	r.Field = *field
+	var err error
+	if r.Vec, err = storeutil.DecodeVec(raw, *dim); err != nil {
+		return r, false, fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
+	}
+	return r, true, nil
 }
 
 // GetVectors returns the vectors made by embedder of the active memories

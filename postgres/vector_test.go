@@ -1,0 +1,93 @@
+package postgres_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/postgres"
+	"github.com/engramhq/engram/storetest"
+)
+
+// TestScanVectorsPages: ScanVectors reads a scope's memories a page of
+// ids at a time; every vector of an active memory comes back exactly once
+// whatever the page size, also when a whole page of memories has no
+// vector, when a page ends between a memory's two vectors' rows, and at
+// the last page's edge.
+func TestScanVectorsPages(t *testing.T) {
+	db := openFresh(t, postgres.Options{})
+	ns := engram.Namespace{Org: "acme", Project: "app", User: "u1"}
+	other := engram.Namespace{Org: "acme", Project: "app", User: "u2"}
+	var ms []*engram.Memory
+	for i := range 14 {
+		ms = append(ms, storetest.Memory(ns, fmt.Sprintf("memory %d", i)))
+	}
+	slices.SortFunc(ms, func(a, b *engram.Memory) int { return strings.Compare(a.ID, b.ID) })
+	ms[8].Status = engram.StatusDeleted
+	stranger := storetest.Memory(other, "another user's")
+	recs := []any{stranger}
+	for _, m := range ms {
+		recs = append(recs, m)
+	}
+	storetest.Put(t, db, recs...)
+
+	want := map[string][]float32{}
+	err := db.Update(ctx, func(tx engram.Tx) error {
+		vw := tx.(engram.VectorWriter)
+		if err := vw.PutVectors(ctx, other, stranger.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{9, 9}}}); err != nil {
+			return err
+		}
+		for i, m := range ms {
+			if i >= 3 && i <= 6 {
+				continue // the second page of three holds no vector
+			}
+			fvs := []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{float32(i), 1}}}
+			if i%2 == 0 {
+				fvs = append(fvs, engram.FieldVector{Field: engram.FieldAbstraction, Vec: []float32{1, float32(i)}})
+			}
+			if err := vw.PutVectors(ctx, ns, m.ID, "e", fvs); err != nil {
+				return err
+			}
+			if m.Status == engram.StatusActive {
+				for _, fv := range fvs {
+					want[m.ID+"/"+fv.Field] = fv.Vec
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, page := range []int{1, 2, 3, 4, 13, 14, 100} {
+		postgres.SetVectorPage(db, page)
+		got := map[string][]float32{}
+		err := db.View(ctx, func(r engram.Reader) error {
+			return r.(engram.VectorReader).ScanVectors(ctx, engram.ScopeOf(ns), "e", func(rec engram.VectorRecord) error {
+				k := rec.MemoryID + "/" + rec.Field
+				if _, dup := got[k]; dup {
+					return fmt.Errorf("%s read twice", k)
+				}
+				if rec.Namespace != ns {
+					return fmt.Errorf("%s in namespace %v", k, rec.Namespace)
+				}
+				got[k] = rec.Vec
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("page %d: %d vectors, want %d", page, len(got), len(want))
+		}
+		for k, v := range want {
+			if !slices.Equal(got[k], v) {
+				t.Errorf("page %d: %s = %v, want %v", page, k, got[k], v)
+			}
+		}
+	}
+}
