@@ -937,6 +937,13 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
 	}
 	s.IncludeShared = false
+	// The statement timeout is for searches and ordinary writes; a purge
+	// of a large scope (100k memories took 14 s) must not be cut off and
+	// rolled back by it, so its statements run until done or until ctx
+	// ends.
+	if _, err := t.ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
 
 	// Versions in the scope, and any left under another namespace by a
 	// memory that moved into it; while the memories still exist.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/postgres"
@@ -89,5 +90,54 @@ func TestScanVectorsPages(t *testing.T) {
 				t.Errorf("page %d: %s = %v, want %v", page, k, got[k], v)
 			}
 		}
+	}
+}
+
+// TestPurgeScopeOutlastsStatementTimeout: a purge's statements are not
+// cut off by the statement timeout, which would roll the whole purge back
+// however often it was retried. Here the timeout is 5 ms and the scope's
+// 1,500 memories take far longer than that to delete (0.4 s on a 2-core VM).
+func TestPurgeScopeOutlastsStatementTimeout(t *testing.T) {
+	u := emptiedURL(t)
+	db := openAt(t, u, postgres.Options{})
+	ns := engram.Namespace{Org: "acme", Project: "app", User: "u1"}
+	const n = 1500
+	err := db.Update(ctx, func(tx engram.Tx) error {
+		for i := range n {
+			m := storetest.Memory(ns, fmt.Sprintf("memory %d", i))
+			if err := tx.InsertMemory(ctx, m); err != nil {
+				return err
+			}
+			v := make([]float32, 64)
+			v[i%64] = 1
+			if err := tx.(engram.VectorWriter).PutVectors(ctx, ns, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: v}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasty := openAt(t, u, postgres.Options{StatementTimeout: 5 * time.Millisecond, SkipMigrations: true})
+	var c engram.PurgeCounts
+	start := time.Now()
+	err = hasty.Update(ctx, func(tx engram.Tx) error {
+		c, err = tx.PurgeScope(ctx, engram.ScopeOf(ns))
+		return err
+	})
+	t.Logf("purge took %v", time.Since(start))
+	if err != nil || c.Memories != n {
+		t.Fatalf("purge: %+v, %v; want %d memories", c, err, n)
+	}
+	err = db.View(ctx, func(r engram.Reader) error {
+		ms, _, err := r.ListMemories(ctx, engram.ScopeOf(ns), engram.MemoryFilter{Limit: 10})
+		if err == nil && len(ms) > 0 {
+			err = fmt.Errorf("%d memories left", len(ms))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
