@@ -14,6 +14,11 @@ import (
 // order. fn's error stops the dump and is returned as is; fn must not use
 // the Reader while the dump runs. It is for maintenance only.
 func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
+	// Each step is one statement over a whole table, read as fast as fn
+	// takes it: the statement timeout would cut a large store's dump off.
+	if _, err := t.ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return t.mapErr(ctx, "dump", err)
+	}
 	call := func(r engram.DumpRecord) error {
 		if err := fn(r); err != nil {
 			return fnError{err}

@@ -93,8 +93,8 @@ func TestScanVectorsPages(t *testing.T) {
 	}
 }
 
-// TestPurgeScopeOutlastsStatementTimeout: a purge's statements are not
-// cut off by the statement timeout, which would roll the whole purge back
+// TestPurgeScopeOutlastsStatementTimeout: a dump's and a purge's
+// statements are not cut off by the statement timeout, which would roll the whole purge back
 // however often it was retried. Here the timeout is 5 ms and the scope's
 // 1,500 memories take far longer than that to delete (0.4 s on a 2-core VM).
 func TestPurgeScopeOutlastsStatementTimeout(t *testing.T) {
@@ -120,6 +120,20 @@ func TestPurgeScopeOutlastsStatementTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	hasty := openAt(t, u, postgres.Options{StatementTimeout: 5 * time.Millisecond, SkipMigrations: true})
+	// A dump (engram migrate-store) reads each table in one statement.
+	dumped := 0
+	err = hasty.View(ctx, func(r engram.Reader) error {
+		return r.(engram.Dumper).Dump(ctx, func(d engram.DumpRecord) error {
+			if d.Memory != nil {
+				dumped++
+				time.Sleep(10 * time.Microsecond)
+			}
+			return nil
+		})
+	})
+	if err != nil || dumped != n {
+		t.Fatalf("dump: %d memories, %v; want %d", dumped, err, n)
+	}
 	var c engram.PurgeCounts
 	start := time.Now()
 	err = hasty.Update(ctx, func(tx engram.Tx) error {
