@@ -32,3 +32,9 @@ func TxSetting(ctx context.Context, r engram.Reader, name string) (string, error
 // SetVectorPage sets how many memories one statement of db's ScanVectors
 // reads, for tests of its paging.
 func SetVectorPage(db *DB, n int) { db.vectorPage = n }
+
+// VectorPageSQL is the statement of one page of ScanVectors, for tests of
+// its plan.
+func VectorPageSQL(s engram.Scope, embedder, after string, page int) (string, []any) {
+	return vectorPageQuery(s, embedder, after, page)
+}

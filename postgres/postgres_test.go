@@ -316,4 +316,28 @@ func TestByIDPlans(t *testing.T) {
 			t.Errorf("%s: plan\n%s\nreads more than the ids' rows", name, text)
 		}
 	}
+	// A page of ScanVectors reads each memory's vectors by key, also where
+	// the statistics make a page large: joined as one set, the planner
+	// hashes the whole vector table (Hash Right Join over a Seq Scan here).
+	if _, err := p.Exec(ctx, "ANALYZE memories, memory_vectors"); err != nil {
+		t.Fatal(err)
+	}
+	sql, args := postgres.VectorPageSQL(engram.ScopeOf(ns), "e", "", 10_000)
+	var plan []string
+	rows, err := p.Query(ctx, "EXPLAIN "+sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	rows.Close()
+	if text := strings.Join(plan, "\n"); strings.Contains(text, "Seq Scan on memory_vectors") || strings.Contains(text, "Hash") ||
+		!strings.Contains(text, "Index Scan using memory_vectors_pkey") {
+		t.Errorf("ScanVectors page: plan\n%s\nreads the vectors other than by key", text)
+	}
 }

@@ -53,20 +53,9 @@ func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, f
 // returns the greatest id among those memories and how many there were,
 // with or without vectors.
 func (t *tx) scanVectorPage(ctx context.Context, s engram.Scope, embedder, after string, fn func(engram.VectorRecord) error) (string, int, error) {
-	q := &query{}
-	q.scope("m.", s)
-	q.where("m.status = " + q.arg(string(engram.StatusActive)))
-	if after != "" {
-		q.where("m.id > " + q.arg(after))
-	}
-	// A memory without vectors still comes back, once, with a NULL field,
-	// so a page is counted by its memories, not by its vectors.
-	sql := "SELECT p.id, p.org, p.project, p.user_id, p.agent, p.session, v.field, v.dim, v.vec FROM " +
-		"(SELECT m.tenant, m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m WHERE " +
-		q.String() + " ORDER BY m.id LIMIT " + q.arg(t.db.vectorPage) + ") p " +
-		"LEFT JOIN memory_vectors v ON v.tenant = p.tenant AND v.memory_id = p.id AND v.embedder = " + q.arg(embedder)
+	sql, args := vectorPageQuery(s, embedder, after, t.db.vectorPage)
 	last, seen := "", map[string]struct{}{}
-	err := t.each(ctx, "scan vectors", sql, q.args, func(row pgx.Row) error {
+	err := t.each(ctx, "scan vectors", sql, args, func(row pgx.Row) error {
 		r, ok, err := scanPageVector(row)
 		if err != nil {
 			return err
@@ -82,6 +71,27 @@ func (t *tx) scanVectorPage(ctx context.Context, s engram.Scope, embedder, after
 		return nil
 	})
 	return last, len(seen), err
+}
+
+// vectorPageQuery returns the statement of scanVectorPage and its
+// arguments. A memory without vectors still comes back, once, with a NULL
+// field, so a page is counted by its memories, not by its vectors. The
+// vectors are read by key for each memory of the page (a lateral
+// subquery, kept from being flattened by OFFSET 0): joined as one set,
+// PostgreSQL plans a hash join over the whole vector table once a page is
+// large, and with 1M memories a page ran past the statement timeout.
+func vectorPageQuery(s engram.Scope, embedder, after string, page int) (string, []any) {
+	q := &query{}
+	q.scope("m.", s)
+	q.where("m.status = " + q.arg(string(engram.StatusActive)))
+	if after != "" {
+		q.where("m.id > " + q.arg(after))
+	}
+	return "SELECT p.id, p.org, p.project, p.user_id, p.agent, p.session, v.field, v.dim, v.vec FROM " +
+		"(SELECT m.tenant, m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m WHERE " +
+		q.String() + " ORDER BY m.id LIMIT " + q.arg(page) + ") p " +
+		"LEFT JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v WHERE v.tenant = p.tenant AND v.memory_id = p.id AND v.embedder = " +
+		q.arg(embedder) + " OFFSET 0) v ON true", q.args
 }
 
 // scanPageVector reads a row of scanVectorPage: the record, and false
