@@ -298,20 +298,7 @@ func TestByIDPlans(t *testing.T) {
 		"GetMemories": {postgres.GetMemoriesSQL, []any{ns.Tenant(), ids}},
 		"GetVectors":  {postgres.GetVectorsSQL, []any{ns.Tenant(), ids, string(engram.StatusActive), "e"}},
 	} {
-		rows, err := p.Query(ctx, "EXPLAIN "+c.sql, c.args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		rows.Close()
-		text := strings.Join(plan, "\n")
+		text := explain(t, p, c.sql, c.args)
 		if strings.Contains(text, "Seq Scan on memor") || strings.Contains(text, "Hash Join") || !strings.Contains(text, "Index") {
 			t.Errorf("%s: plan\n%s\nreads more than the ids' rows", name, text)
 		}
@@ -323,11 +310,21 @@ func TestByIDPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	sql, args := postgres.VectorPageSQL(engram.ScopeOf(ns), "e", "", 10_000)
-	var plan []string
+	if text := explain(t, p, sql, args); strings.Contains(text, "Seq Scan on memory_vectors") || strings.Contains(text, "Hash") ||
+		!strings.Contains(text, "Index Scan using memory_vectors_pkey") {
+		t.Errorf("ScanVectors page: plan\n%s\nreads the vectors other than by key", text)
+	}
+}
+
+// explain returns PostgreSQL's plan of sql with args, one line per step.
+func explain(t *testing.T, p *pgxpool.Pool, sql string, args []any) string {
+	t.Helper()
 	rows, err := p.Query(ctx, "EXPLAIN "+sql, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
+	var plan []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
@@ -335,9 +332,8 @@ func TestByIDPlans(t *testing.T) {
 		}
 		plan = append(plan, line)
 	}
-	rows.Close()
-	if text := strings.Join(plan, "\n"); strings.Contains(text, "Seq Scan on memory_vectors") || strings.Contains(text, "Hash") ||
-		!strings.Contains(text, "Index Scan using memory_vectors_pkey") {
-		t.Errorf("ScanVectors page: plan\n%s\nreads the vectors other than by key", text)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "\n")
 }
