@@ -165,21 +165,10 @@ const getVectorsSQL = `SELECT m.id, m.org, m.project, m.user_id, m.agent, m.sess
 		CROSS JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v
 			WHERE v.tenant = $1 AND v.memory_id = u.id AND v.embedder = $4 OFFSET 0) v`
 
+// scanVector reads a row of getVectorsSQL, which always has a vector.
 func scanVector(row pgx.Row) (engram.VectorRecord, error) {
-	var (
-		r   engram.VectorRecord
-		dim int
-		raw []byte
-	)
-	n := &r.Namespace
-	if err := row.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &r.Field, &dim, &raw); err != nil {
-		return r, err
-	}
-	var err error
-	if r.Vec, err = storeutil.DecodeVec(raw, dim); err != nil {
-		return r, fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
-	}
-	return r, nil
+	r, _, err := scanPageVector(row)
+	return r, err
 }
 
 // PutVectors replaces the vectors that embedder made of the memory with the
