@@ -57,7 +57,10 @@ type Options struct {
 	SkipMigrations bool
 	// ScrubInterval is the least time between two rewrites of the tables
 	// that hold text, which Scrub asks for after a hard delete or a purge
-	// (see Scrub); default DefaultScrubInterval, negative for never.
+	// (see Scrub), counted from the last rewrite of any server sharing the
+	// database; default the URL's engram_scrub_interval (a duration, or
+	// "off"), else DefaultScrubInterval. Negative means never (ScrubNow
+	// still rewrites).
 	ScrubInterval time.Duration
 	// Logger receives migration and connection logs; default slog.Default().
 	Logger *slog.Logger
@@ -110,7 +113,9 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		vectorPage: vectorPage,
 		log:        opts.Logger,
 	}
-	db.scrub.interval = cmpOr(opts.ScrubInterval, DefaultScrubInterval)
+	if db.scrub.interval, err = scrubInterval(opts.ScrubInterval, cc.RuntimeParams); err != nil {
+		return nil, err
+	}
 	if db.log == nil {
 		db.log = slog.Default()
 	}
@@ -155,6 +160,32 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// ScrubIntervalParam is the URL parameter that sets Options.ScrubInterval:
+// a duration such as 6h, or off.
+const ScrubIntervalParam = "engram_scrub_interval"
+
+// scrubInterval returns the interval between rewrites: opt when set, else
+// the URL's parameter, which it takes out of params (the server would
+// refuse it), else the default. A parameter that is neither "off" nor a
+// positive duration is EINVALID.
+func scrubInterval(opt time.Duration, params map[string]string) (time.Duration, error) {
+	v, inURL := params[ScrubIntervalParam]
+	delete(params, ScrubIntervalParam)
+	switch {
+	case opt != 0:
+		return opt, nil
+	case !inURL:
+		return DefaultScrubInterval, nil
+	case v == "off":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, engram.Errorf(engram.EINVALID, "the PostgreSQL URL's %s is %q; want a positive duration such as 6h, or off", ScrubIntervalParam, v)
+	}
+	return d, nil
 }
 
 func cmpOr[T comparable](v, def T) T {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -38,3 +39,13 @@ func SetVectorPage(db *DB, n int) { db.vectorPage = n }
 func VectorPageSQL(s engram.Scope, embedder, after string, page int) (string, []any) {
 	return vectorPageQuery(s, embedder, after, page)
 }
+
+// ScrubStarted returns when db's last rewrite began, zero if none did.
+func ScrubStarted(db *DB) time.Time {
+	db.scrub.mu.Lock()
+	defer db.scrub.mu.Unlock()
+	return db.scrub.started
+}
+
+// ScrubIntervalOf returns db's least time between rewrites.
+func ScrubIntervalOf(db *DB) time.Duration { return db.scrub.interval }

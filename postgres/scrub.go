@@ -11,12 +11,24 @@ import (
 
 // DefaultScrubInterval is the default Options.ScrubInterval. A rewrite
 // costs time in proportion to the whole store (about 3.5 s at 40,000
-// memories), with every tenant's reads of a table waiting while it is
-// copied, so it runs rarely.
+// memories, 42 s at 1M), with every tenant's reads of a table waiting
+// while it is copied, so it runs rarely.
 const DefaultScrubInterval = time.Hour
 
 // scrubLockTimeout is how long a rewrite waits for a table's lock.
 const scrubLockTimeout = 2 * time.Second
+
+// scrubRetry is the longest a background rewrite waits to try again after
+// it failed or found another server's rewrite under way.
+const scrubRetry = time.Minute
+
+// scrubStarted is the meta key holding when the store's last complete
+// rewrite began, by the database's clock.
+const scrubStarted = "scrub_started"
+
+// scrubLock is the advisory lock's first key (the second is the schema's
+// hash): one rewrite at a time per store, however many servers share it.
+const scrubLock = 0x656e6772 // "engr"
 
 // The tables whose rows hold text a client wrote are rewritten; the vectors
 // are vacuumed in place.
@@ -33,7 +45,7 @@ type scrubber struct {
 	mu      sync.Mutex
 	pending bool          // asked for since the last rewrite started
 	running bool          // a rewrite is under way
-	last    time.Time     // when the last rewrite ended
+	started time.Time     // when this server's last rewrite began
 	wake    chan struct{} // nil until the first Scrub starts the worker
 	quit    chan struct{}
 	exited  chan struct{}
@@ -51,9 +63,12 @@ var _ engram.Scrubber = (*DB)(nil)
 // files and truncates the old ones, and a plain VACUUM on memory_vectors.
 // It takes each table's exclusive lock for as long as that table takes to
 // copy, so it runs in the background, at most once per
-// Options.ScrubInterval, and gives up (to try again later) rather than
+// Options.ScrubInterval among all the servers sharing the database (one at
+// a time, under an advisory lock; the start of the last complete rewrite is
+// kept in the meta table), and gives up (to try again later) rather than
 // wait more than scrubLockTimeout for a lock, which would queue every
-// reader behind it. A negative interval turns the rewrites off. The
+// reader behind it. A negative interval turns the rewrites off (ScrubNow
+// still runs one). The
 // write-ahead log keeps the old rows until the server recycles its
 // segments. Scrub fails only after Close.
 func (db *DB) Scrub(ctx context.Context) error {
@@ -110,7 +125,9 @@ func (s *scrubber) stop() {
 	}
 }
 
-// scrubLoop runs rewrites while they are asked for, until Close.
+// scrubLoop runs rewrites while they are asked for, until Close. A
+// rewrite the interval defers, or another server's rewrite holds off,
+// stays asked for and is tried again when it may run.
 func (db *DB) scrubLoop() {
 	s := &db.scrub
 	defer close(s.exited)
@@ -123,55 +140,120 @@ func (db *DB) scrubLoop() {
 		case <-s.quit:
 			return
 		}
-		s.mu.Lock()
-		wait := s.interval - time.Since(s.last)
-		s.mu.Unlock()
-		if wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-s.quit:
-				return
+		for {
+			s.mu.Lock()
+			if !s.pending {
+				s.mu.Unlock()
+				break
+			}
+			s.pending, s.running = false, true
+			s.mu.Unlock()
+			wait, err := db.rewrite(ctx, false)
+			if err != nil && ctx.Err() == nil {
+				db.log.Warn("postgres: scrubbing deleted rows failed; trying again later", "err", err)
+				wait = min(s.interval, scrubRetry)
+			}
+			s.mu.Lock()
+			s.running = false
+			if wait > 0 {
+				s.pending = true
+			}
+			s.mu.Unlock()
+			if wait > 0 {
+				select {
+				case <-time.After(wait):
+				case <-s.quit:
+					return
+				}
 			}
 		}
-		s.mu.Lock()
-		s.pending, s.running = false, true
-		s.mu.Unlock()
-		err := db.rewrite(ctx)
-		s.mu.Lock()
-		s.running, s.last = false, time.Now()
-		if err != nil && ctx.Err() == nil {
-			db.log.Warn("postgres: scrubbing deleted rows failed; trying again later", "err", err)
-			s.pending = true
-			select {
-			case s.wake <- struct{}{}:
-			default:
-			}
-		}
-		s.mu.Unlock()
 	}
 }
 
+// ScrubNow rewrites the tables that hold text now, whatever the interval
+// (for a maintenance window: engram scrub), after any rewrite another
+// server has under way. It fails with the context's or the store's error,
+// EUNAVAILABLE after Close.
+func (db *DB) ScrubNow(ctx context.Context) error {
+	if db.closed.Load() {
+		return errClosed()
+	}
+	_, err := db.rewrite(ctx, true)
+	return err
+}
+
 // rewrite runs the VACUUMs on a connection of its own, without the
-// statement timeout (a rewrite may take longer) and with a lock timeout.
-func (db *DB) rewrite(ctx context.Context) error {
+// statement timeout (a rewrite may take longer) and with a lock timeout,
+// holding the store's advisory lock. Unless forced it runs only when the
+// store's last rewrite, by any server, began an interval ago or more, and
+// otherwise returns how long to wait; it returns a short wait, too, when
+// another server holds the lock. A forced rewrite waits for the lock.
+func (db *DB) rewrite(ctx context.Context, force bool) (time.Duration, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
-		return db.mapErr(ctx, "scrub", err)
+		return 0, db.mapErr(ctx, "scrub", err)
 	}
 	defer conn.Release()
+	fail := func(err error) (time.Duration, error) {
+		// Never hand a connection with these settings, or the lock, back
+		// to the pool.
+		conn.Conn().Close(context.WithoutCancel(ctx))
+		return 0, db.mapErr(ctx, "scrub", err)
+	}
+	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
+		return fail(err)
+	}
+	lock := "(" + strconv.Itoa(scrubLock) + ", hashtext(current_schema()))"
+	if force {
+		_, err = conn.Exec(ctx, "SELECT pg_advisory_lock"+lock)
+	} else {
+		var got bool
+		err = conn.QueryRow(ctx, "SELECT pg_try_advisory_lock"+lock).Scan(&got)
+		if err == nil && !got {
+			if _, err := conn.Exec(ctx, "RESET statement_timeout"); err != nil {
+				return fail(err)
+			}
+			return min(db.scrub.interval, scrubRetry), nil
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	var start time.Time
+	var left float64
+	err = conn.QueryRow(ctx, `SELECT now(), COALESCE((SELECT EXTRACT(EPOCH FROM value::timestamptz + make_interval(secs => $2) - now())
+		FROM meta WHERE key = $1), 0)::float8`, scrubStarted, db.scrub.interval.Seconds()).Scan(&start, &left)
+	if err != nil {
+		return fail(err)
+	}
+	if !force && left > 0 {
+		if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock"+lock+"; RESET statement_timeout"); err != nil {
+			return fail(err)
+		}
+		return time.Duration(left * float64(time.Second)), nil
+	}
+	db.scrub.mu.Lock()
+	db.scrub.started = time.Now()
+	db.scrub.mu.Unlock()
+	began := time.Now()
 	for _, q := range []string{
-		"SET statement_timeout = 0",
 		"SET lock_timeout = '" + strconv.FormatInt(scrubLockTimeout.Milliseconds(), 10) + "ms'",
 		"VACUUM FULL " + scrubFull,
 		"VACUUM " + scrubPlain,
 		"RESET lock_timeout",
-		"RESET statement_timeout",
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
-			// Never hand a connection with these settings back to the pool.
-			conn.Conn().Close(context.WithoutCancel(ctx))
-			return db.mapErr(ctx, "scrub", err)
+			return fail(err)
 		}
 	}
-	return nil
+	// Only a complete rewrite counts: one cut off is tried again soon.
+	if _, err := conn.Exec(ctx, "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+		scrubStarted, start.UTC().Format(time.RFC3339Nano)); err != nil {
+		return fail(err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock"+lock+"; RESET statement_timeout"); err != nil {
+		return fail(err)
+	}
+	db.log.Info("postgres: rewrote the tables that hold text, to clear deleted rows", "took", time.Since(began).Round(time.Millisecond))
+	return 0, nil
 }
