@@ -83,6 +83,7 @@ func init() {
 		reembedCommand,
 		migrateCommand,
 		migrateStoreCommand,
+		scrubCommand,
 		keysCommand,
 		jobsCommand,
 		entitiesCommand,
