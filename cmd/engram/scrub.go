@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -38,22 +37,9 @@ type scrubber interface {
 }
 
 func runScrub(ctx context.Context, m *Main, cmd *Command, args []string) error {
-	fs := m.flagSet(cmd)
-	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "PostgreSQL `URL` (env ENGRAM_STORE)")
-	pos, err := m.parse(cmd, fs, args)
+	st, err := openStoreCommand(ctx, m, cmd, args, storeopen.Options{})
 	if err != nil {
 		return err
-	}
-	if len(pos) > 0 {
-		return cmdUsageErrorf(cmd, "scrub takes no arguments, got %q", pos[0])
-	}
-	if err := checkStoreURL(cmd, *store); err != nil {
-		return err
-	}
-	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	st, err := openStore(ctx, "--store", *store, storeopen.Options{Logger: logger})
-	if err != nil {
-		return fmt.Errorf("open the PostgreSQL store: %w", err)
 	}
 	defer st.Close()
 	db, ok := st.(scrubber)

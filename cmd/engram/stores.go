@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -81,4 +83,29 @@ func openEngineOn(ctx context.Context, loc string, opts engine.Options) (*engine
 		return nil, nil, err
 	}
 	return eng, func() error { return errors.Join(eng.Close(), st.Close()) }, nil
+}
+
+// openStoreCommand parses the command line of cmd, a command that takes
+// only --store (ENGRAM_STORE), the URL of a PostgreSQL database, and opens
+// that store with opts, its logs going to stderr at warning level. A bad
+// command line is a usage error; other errors are storeopen.Open's.
+func openStoreCommand(ctx context.Context, m *Main, cmd *Command, args []string, opts storeopen.Options) (engram.Store, error) {
+	fs := m.flagSet(cmd)
+	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "PostgreSQL `URL` (env ENGRAM_STORE)")
+	pos, err := m.parse(cmd, fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) > 0 {
+		return nil, cmdUsageErrorf(cmd, "%s takes no arguments, got %q", cmd.Name, pos[0])
+	}
+	if err := checkStoreURL(cmd, *store); err != nil {
+		return nil, err
+	}
+	opts.Logger = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openStore(ctx, "--store", *store, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open the PostgreSQL store: %w", err)
+	}
+	return st, nil
 }
