@@ -19,11 +19,11 @@ const DefaultScrubInterval = time.Hour
 const scrubLockTimeout = 2 * time.Second
 
 // scrubRetry is the longest a background rewrite waits to try again after
-// it failed or found another server's rewrite under way.
+// it found another server's rewrite under way.
 const scrubRetry = time.Minute
 
-// scrubStarted is the meta key holding when the store's last complete
-// rewrite began, by the database's clock.
+// scrubStarted is the meta key holding when the store's last rewrite
+// began, by the database's clock.
 const scrubStarted = "scrub_started"
 
 // scrubLock is the advisory lock's first key (the second is the schema's
@@ -64,8 +64,8 @@ var _ engram.Scrubber = (*DB)(nil)
 // It takes each table's exclusive lock for as long as that table takes to
 // copy, so it runs in the background, at most once per
 // Options.ScrubInterval among all the servers sharing the database (one at
-// a time, under an advisory lock; the start of the last complete rewrite is
-// kept in the meta table), and gives up (to try again later) rather than
+// a time, under an advisory lock; the start of the last one is kept in the
+// meta table, and one that failed counts too), and gives up (to try again later) rather than
 // wait more than scrubLockTimeout for a lock, which would queue every
 // reader behind it. A negative interval turns the rewrites off (ScrubNow
 // still runs one). The
@@ -151,7 +151,7 @@ func (db *DB) scrubLoop() {
 			wait, err := db.rewrite(ctx, false)
 			if err != nil && ctx.Err() == nil {
 				db.log.Warn("postgres: scrubbing deleted rows failed; trying again later", "err", err)
-				wait = min(s.interval, scrubRetry)
+				wait = s.interval // the attempt counted (see rewrite)
 			}
 			s.mu.Lock()
 			s.running = false
@@ -232,6 +232,12 @@ func (db *DB) rewrite(ctx context.Context, force bool) (time.Duration, error) {
 		}
 		return time.Duration(left * float64(time.Second)), nil
 	}
+	// An attempt counts, complete or not: whatever happens, the store sees
+	// at most one rewrite per interval.
+	if _, err := conn.Exec(ctx, "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+		scrubStarted, start.UTC().Format(time.RFC3339Nano)); err != nil {
+		return fail(err)
+	}
 	db.scrub.mu.Lock()
 	db.scrub.started = time.Now()
 	db.scrub.mu.Unlock()
@@ -245,11 +251,6 @@ func (db *DB) rewrite(ctx context.Context, force bool) (time.Duration, error) {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			return fail(err)
 		}
-	}
-	// Only a complete rewrite counts: one cut off is tried again soon.
-	if _, err := conn.Exec(ctx, "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-		scrubStarted, start.UTC().Format(time.RFC3339Nano)); err != nil {
-		return fail(err)
 	}
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock"+lock+"; RESET statement_timeout"); err != nil {
 		return fail(err)

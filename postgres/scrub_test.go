@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,46 @@ func TestScrubNowAndTheLock(t *testing.T) {
 	var stamp string
 	if err := other.QueryRow(ctx, "SELECT value FROM meta WHERE key = 'scrub_started'").Scan(&stamp); err != nil || stamp == "" {
 		t.Errorf("no rewrite recorded in meta: %q, %v", stamp, err)
+	}
+}
+
+// TestScrubFailedAttemptCounts: a rewrite that gives up on a table's lock
+// still counts for the interval, so neither this server nor another one
+// copies the tables again until it has passed.
+func TestScrubFailedAttemptCounts(t *testing.T) {
+	u := emptiedURL(t)
+	a := openAt(t, u, postgres.Options{ScrubInterval: time.Hour})
+	b := openAt(t, u, postgres.Options{ScrubInterval: time.Hour})
+	holder, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE episodes IN ACCESS SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Scrub(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The attempt waits 2 s for the lock, then gives up.
+	short, cancel := context.WithTimeout(ctx, 4*time.Second)
+	defer cancel()
+	if err := a.ScrubWait(short); err == nil {
+		t.Fatal("the rewrite finished while episodes was locked")
+	}
+	tx.Rollback(ctx)
+	if postgres.ScrubStarted(a).IsZero() {
+		t.Fatal("no rewrite was attempted")
+	}
+	if err := b.Scrub(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if s := postgres.ScrubStarted(b); !s.IsZero() {
+		t.Errorf("another server rewrote at %v, within the interval of the failed attempt", s)
 	}
 }
