@@ -1,12 +1,14 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/jackc/pgx/v5"
 )
 
 // DefaultScrubInterval is the default Options.ScrubInterval. A rewrite
@@ -65,12 +67,12 @@ var _ engram.Scrubber = (*DB)(nil)
 // copy, so it runs in the background, at most once per
 // Options.ScrubInterval among all the servers sharing the database (one at
 // a time, under an advisory lock; the start of the last one is kept in the
-// meta table, and one that failed counts too), and gives up (to try again later) rather than
-// wait more than scrubLockTimeout for a lock, which would queue every
-// reader behind it. A negative interval turns the rewrites off (ScrubNow
-// still runs one). The
-// write-ahead log keeps the old rows until the server recycles its
-// segments. Scrub fails only after Close.
+// meta table, and one that failed counts too), and gives up (to try again
+// an interval later) rather than wait more than scrubLockTimeout for a
+// lock, which would queue every reader behind it. A negative interval turns
+// the rewrites off (ScrubNow still runs one). The write-ahead log keeps the
+// old rows until the server recycles its segments. Scrub fails only after
+// Close.
 func (db *DB) Scrub(ctx context.Context) error {
 	if db.closed.Load() {
 		return errClosed()
@@ -194,49 +196,43 @@ func (db *DB) rewrite(ctx context.Context, force bool) (time.Duration, error) {
 		return 0, db.mapErr(ctx, "scrub", err)
 	}
 	defer conn.Release()
-	fail := func(err error) (time.Duration, error) {
+	wait, err := db.rewriteOn(ctx, conn.Conn(), force)
+	if err != nil {
 		// Never hand a connection with these settings, or the lock, back
 		// to the pool.
 		conn.Conn().Close(context.WithoutCancel(ctx))
 		return 0, db.mapErr(ctx, "scrub", err)
 	}
+	return wait, nil
+}
+
+// rewriteLock is the store's advisory lock, as arguments of the lock
+// functions.
+var rewriteLock = "(" + strconv.Itoa(scrubLock) + ", hashtext(current_schema()))"
+
+// rewriteOn is rewrite on conn, whose settings and lock are left as they
+// were found unless it fails.
+func (db *DB) rewriteOn(ctx context.Context, conn *pgx.Conn, force bool) (time.Duration, error) {
 	if _, err := conn.Exec(ctx, "SET statement_timeout = 0"); err != nil {
-		return fail(err)
+		return 0, err
 	}
-	lock := "(" + strconv.Itoa(scrubLock) + ", hashtext(current_schema()))"
-	if force {
-		_, err = conn.Exec(ctx, "SELECT pg_advisory_lock"+lock)
-	} else {
-		var got bool
-		err = conn.QueryRow(ctx, "SELECT pg_try_advisory_lock"+lock).Scan(&got)
-		if err == nil && !got {
-			if _, err := conn.Exec(ctx, "RESET statement_timeout"); err != nil {
-				return fail(err)
-			}
-			return min(db.scrub.interval, scrubRetry), nil
-		}
+	if got, err := takeRewriteLock(ctx, conn, force); err != nil || !got {
+		_, err2 := conn.Exec(ctx, "RESET statement_timeout")
+		return min(db.scrub.interval, scrubRetry), cmp.Or(err, err2)
 	}
+	start, left, err := lastRewrite(ctx, conn, db.scrub.interval)
 	if err != nil {
-		return fail(err)
-	}
-	var start time.Time
-	var left float64
-	err = conn.QueryRow(ctx, `SELECT now(), COALESCE((SELECT EXTRACT(EPOCH FROM value::timestamptz + make_interval(secs => $2) - now())
-		FROM meta WHERE key = $1), 0)::float8`, scrubStarted, db.scrub.interval.Seconds()).Scan(&start, &left)
-	if err != nil {
-		return fail(err)
+		return 0, err
 	}
 	if !force && left > 0 {
-		if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock"+lock+"; RESET statement_timeout"); err != nil {
-			return fail(err)
-		}
-		return time.Duration(left * float64(time.Second)), nil
+		_, err := conn.Exec(ctx, "SELECT pg_advisory_unlock"+rewriteLock+"; RESET statement_timeout")
+		return left, err
 	}
 	// An attempt counts, complete or not: whatever happens, the store sees
 	// at most one rewrite per interval.
 	if _, err := conn.Exec(ctx, "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
 		scrubStarted, start.UTC().Format(time.RFC3339Nano)); err != nil {
-		return fail(err)
+		return 0, err
 	}
 	db.scrub.mu.Lock()
 	db.scrub.started = time.Now()
@@ -247,14 +243,36 @@ func (db *DB) rewrite(ctx context.Context, force bool) (time.Duration, error) {
 		"VACUUM FULL " + scrubFull,
 		"VACUUM " + scrubPlain,
 		"RESET lock_timeout",
+		"SELECT pg_advisory_unlock" + rewriteLock,
+		"RESET statement_timeout",
 	} {
 		if _, err := conn.Exec(ctx, q); err != nil {
-			return fail(err)
+			return 0, err
 		}
-	}
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock"+lock+"; RESET statement_timeout"); err != nil {
-		return fail(err)
 	}
 	db.log.Info("postgres: rewrote the tables that hold text, to clear deleted rows", "took", time.Since(began).Round(time.Millisecond))
 	return 0, nil
+}
+
+// takeRewriteLock takes the store's advisory lock on conn: waiting for it
+// when wait is set, else only if it is free, reporting whether it did.
+func takeRewriteLock(ctx context.Context, conn *pgx.Conn, wait bool) (bool, error) {
+	if wait {
+		_, err := conn.Exec(ctx, "SELECT pg_advisory_lock"+rewriteLock)
+		return err == nil, err
+	}
+	var got bool
+	err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock"+rewriteLock).Scan(&got)
+	return got, err
+}
+
+// lastRewrite returns the database's time now and how long is left of the
+// interval since the store's last rewrite began (zero or less when it has
+// passed, or when there was none).
+func lastRewrite(ctx context.Context, conn *pgx.Conn, interval time.Duration) (time.Time, time.Duration, error) {
+	var now time.Time
+	var left float64
+	err := conn.QueryRow(ctx, `SELECT now(), COALESCE((SELECT EXTRACT(EPOCH FROM value::timestamptz + make_interval(secs => $2) - now())
+		FROM meta WHERE key = $1), 0)::float8`, scrubStarted, interval.Seconds()).Scan(&now, &left)
+	return now, time.Duration(left * float64(time.Second)), err
 }
