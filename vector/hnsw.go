@@ -510,8 +510,8 @@ func (h *HNSW) link(s uint32, sc *scratch) {
 func (h *HNSW) alloc(id string, v []float32) uint32 {
 	s := uint32(h.n)
 	if h.n>>chunkBits >= len(h.vecs) {
-		h.vecs = append(h.vecs, hugeFloats(chunkSize*h.dim))
-		h.links0 = append(h.links0, hugeWords(chunkSize*(h.m0+1)))
+		h.vecs = append(h.vecs, make([]float32, chunkSize*h.dim))
+		h.links0 = append(h.links0, make([]uint32, chunkSize*(h.m0+1)))
 	}
 	copy(h.vec(s), v)
 	level := min(int(-math.Log(1-h.rng.Float64())*h.ml), maxLayers-1)

@@ -263,28 +263,14 @@ func (h *HNSW) readSlots(r *bufio.Reader, n int) error {
 	return nil
 }
 
-// readSlab is how many chunks readVectors allocates at a time: few enough
-// that a short input fails before a long one's memory is allocated, many
-// enough that most of each allocation lies in whole huge pages.
-const readSlab = 8
-
-// readVectors reads the vectors chunk by chunk into allocations of up to
-// readSlab chunks, backed by huge pages where the kernel allows.
+// readVectors reads the vectors chunk by chunk, so a short input fails
+// before a long one's memory is allocated.
 func (h *HNSW) readVectors(r io.Reader) error {
 	var buf []byte // the per-float path's
-	var vslab []float32
-	var lslab []uint32
-	vn, ln := chunkSize*h.dim, chunkSize*(h.m0+1)
 	for base := 0; base < h.n; base += chunkSize {
-		if len(vslab) == 0 {
-			k := min(readSlab, (h.n-base+chunkSize-1)/chunkSize)
-			vslab, lslab = hugeFloats(k*vn), hugeWords(k*ln)
-		}
-		c := vslab[:vn:vn]
-		vslab = vslab[vn:]
+		c := make([]float32, chunkSize*h.dim)
 		h.vecs = append(h.vecs, c)
-		h.links0 = append(h.links0, lslab[:ln:ln])
-		lslab = lslab[ln:]
+		h.links0 = append(h.links0, make([]uint32, chunkSize*(h.m0+1)))
 		floats := c[:min(chunkSize, h.n-base)*h.dim]
 		if nativeLittle {
 			if _, err := io.ReadFull(r, floatBytes(floats)); err != nil {
