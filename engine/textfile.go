@@ -25,7 +25,7 @@ import (
 var textMagic = [8]byte{'e', 'n', 'g', 'r', 'm', 't', 'x', 't'}
 
 const (
-	textVersion = 1
+	textVersion = 2 // 2: private-use and unassigned code points are parts of words
 	textExt     = ".bm25"
 )
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/engramhq/engram"
 
@@ -37,15 +38,17 @@ func cuesText(cues []string) string { return textsearch.SegmentCues(cues) }
 // double-quoted string, so nothing a user types can be read as FTS5 syntax
 // (NEAR, column filters, prefix stars, boolean operators), and the terms are
 // ORed so that any of them can match while BM25 rewards documents matching
-// more. It returns "" when q has no terms.
+// more. A term with no letter, digit or private-use character is left out:
+// unicode61 may read all it holds as separators (it does combining marks and
+// some unassigned code points), and a phrase of no tokens matches nothing
+// even where the text holds it. It returns "" when q has no terms.
 func matchQuery(q string) string {
-	terms := textsearch.Terms(q)
-	if len(terms) == 0 {
-		return ""
-	}
 	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
+	for _, t := range textsearch.Terms(q) {
+		if !hasWordChar(t) {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteString(" OR ")
 		}
 		b.WriteByte('"')
@@ -55,6 +58,14 @@ func matchQuery(q string) string {
 		b.WriteByte('"')
 	}
 	return b.String()
+}
+
+// hasWordChar reports whether s holds a letter, a digit or a private-use
+// character, which unicode61 reads as parts of words.
+func hasWordChar(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+	}) >= 0
 }
 
 // nsToken is the token that the ns column of memories_fts holds for every

@@ -19,6 +19,7 @@ func FuzzMatchQuery(f *testing.F) {
 		"budget meeting", `"a" OR b* NEAR(`, "AND", "NOT x", "col:term", "{value cues}: x", "^start",
 		"東京都 budget", "京", "a\x00b", `'); DROP TABLE memories_fts; --`, "-x +y", "ǅemal İstanbul Straße",
 		"café CAFÉ cafe\u0301", "\xff\xfe", "x)y(z", "near/3 a b",
+		"\u036d", "\u0903 \u0301", "x\u036dy", "\u07b20", "e\ufffef \ufffe", "g\U0010fffdh \ue000",
 	} {
 		f.Add(s, "acme", "app", "u1", false)
 	}

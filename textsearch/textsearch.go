@@ -83,10 +83,18 @@ func SegmentCues(cues []string) string { return Segment(strings.Join(cues, "\n")
 // (see lang.IsStopWord), dropped from queries that have other terms.
 func IsStopWord(w string) bool { return lang.IsStopWord(lang.English, w) }
 
-// IsSeparator reports whether r separates terms: everything but letters,
-// digits and combining marks does, as in SQLite's unicode61 tokenizer.
+// IsSeparator reports whether r separates terms: punctuation, symbols,
+// spaces and control and format characters do; letters, digits, combining
+// marks, private-use characters and code points Unicode leaves unassigned
+// do not. SQLite's unicode61 tokenizer reads private-use and unassigned
+// code points as parts of words too, so a word of them is one term in
+// both; it reads marks as separators, so a term holding one is a phrase
+// there, which matches the same text all the same.
 func IsSeparator(r rune) bool {
-	return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.IsMark(r)
+	if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || unicode.Is(unicode.Co, r) {
+		return false
+	}
+	return unicode.In(r, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf, unicode.Cs) // else unassigned
 }
 
 // Terms splits free text into its distinct lower-case search terms, in order

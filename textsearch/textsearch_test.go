@@ -58,6 +58,9 @@ func TestTerms(t *testing.T) {
 		{"c++ & c#", []string{"c"}},
 		{"budget' OR '1'='1 --", []string{"budget", "1"}},
 		{"a:b|c!d&e<f>g", []string{"b", "c", "e", "f", "g"}}, // a and d are stop words
+		// Private-use and unassigned code points are parts of words, as in
+		// SQLite's unicode61; format characters and no-break spaces are not.
+		{"x\ue000y \u07b20 z\u200bw v\u00a0u", []string{"x\ue000y", "\u07b20", "z", "w", "v", "u"}},
 	} {
 		if got := textsearch.Terms(c.in); !slices.Equal(got, c.want) {
 			t.Errorf("Terms(%q) = %q, want %q", c.in, got, c.want)
