@@ -361,7 +361,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 		problems = append(problems, fmt.Sprintf("%d rows violate foreign keys", fkBad))
 	}
 
-	for _, t := range []struct{ table, fts string }{{"memories", "memories_fts"}, {"episodes", "episodes_fts"}} {
+	for _, t := range []struct{ table, fts string }{{"memories", "memories_fts"}} {
 		// The FTS5 command is an INSERT, so it needs the writer.
 		if _, err := db.write.ExecContext(ctx, "INSERT INTO "+t.fts+"("+t.fts+") VALUES ('integrity-check')"); err != nil {
 			if ctx.Err() != nil {
@@ -476,42 +476,11 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 // each runs in the migration's transaction, after its SQL.
 var afterMigration = map[int]func(ctx context.Context, tx *sql.Tx) error{
 	2: reindexMemories,
-	8: reindexAll,
+	8: reindexMemories, // episodes_fts, made anew too, is dropped by migration 15
 }
 
-// reindexAll fills both text indexes (made anew by migration 8).
-func reindexAll(ctx context.Context, tx *sql.Tx) error {
-	if err := reindexMemories(ctx, tx); err != nil {
-		return err
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT rid, content FROM episodes ORDER BY rid")
-	if err != nil {
-		return fmt.Errorf("read episodes to index: %w", err)
-	}
-	defer rows.Close()
-	ins, err := tx.PrepareContext(ctx, insertEpisodeFTSSQL)
-	if err != nil {
-		return fmt.Errorf("index episodes: %w", err)
-	}
-	defer ins.Close()
-	for rows.Next() {
-		var rid int64
-		var content string
-		if err := rows.Scan(&rid, &content); err != nil {
-			return fmt.Errorf("read episodes to index: %w", err)
-		}
-		if _, err := ins.ExecContext(ctx, rid, ftsText(content)); err != nil {
-			return fmt.Errorf("index episode row %d: %w", rid, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read episodes to index: %w", err)
-	}
-	return nil
-}
-
-// reindexMemories fills memories_fts (made anew by migration 2) from the
-// memories table.
+// reindexMemories fills memories_fts (made anew by migrations 2 and 8)
+// from the memories table.
 func reindexMemories(ctx context.Context, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, "SELECT rid, org, project, user_id, value, abstraction, cues FROM memories ORDER BY rid")
 	if err != nil {

@@ -12,8 +12,8 @@
 // own savepoint, so a failing update undoes only its own writes, and each
 // returns only after the commit that holds it.
 //
-// Memories and episodes are indexed with FTS5 (unicode61, diacritics
-// removed) and ranked by BM25. Runs of Chinese, Japanese and Korean
+// Memories are indexed with FTS5 (unicode61, diacritics removed) and
+// ranked by BM25; episodes are not, since nothing searches their words. Runs of Chinese, Japanese and Korean
 // characters are indexed as overlapping bigrams, since the tokenizer would
 // otherwise keep a whole sentence as one token and no word inside it could be
 // found. Free-text queries are tokenised in Go and every term is quoted, so a

@@ -139,9 +139,8 @@ func decodeCues(s sql.NullString) ([]string, error) {
 }
 
 // unindexScope removes the text index rows of the memories matching the
-// condition mw (on alias m) and the episodes matching ew (on alias e),
-// reading them a page at a time.
-func (t *tx) unindexScope(ctx context.Context, mw string, margs []any, ew string, eargs []any) error {
+// condition mw (on alias m), reading them a page at a time.
+func (t *tx) unindexScope(ctx context.Context, mw string, margs []any) error {
 	const page = 500
 	for after := int64(-1); ; {
 		var rs []indexedMemory
@@ -163,36 +162,8 @@ func (t *tx) unindexScope(ctx context.Context, mw string, margs []any, ew string
 			}
 		}
 		if len(rs) < page {
-			break
-		}
-		after = rs[len(rs)-1].rid
-	}
-	for after := int64(-1); ; {
-		type ep struct {
-			rid     int64
-			content string
-		}
-		var es []ep
-		err := t.each(ctx, "purge scope", "SELECT e.rid, e.content FROM episodes e WHERE "+ew+" AND e.rid > ? ORDER BY e.rid LIMIT ?",
-			append(append([]any{}, eargs...), after, page), func(sc scanner) error {
-				var e ep
-				if err := sc.Scan(&e.rid, &e.content); err != nil {
-					return err
-				}
-				es = append(es, e)
-				return nil
-			})
-		if err != nil {
-			return err
-		}
-		for _, e := range es {
-			if _, err := t.exec(ctx, deleteEpisodeFTSSQL, e.rid, ftsText(e.content)); err != nil {
-				return mapErr(ctx, "unindex episode", err)
-			}
-		}
-		if len(es) < page {
 			return nil
 		}
-		after = es[len(es)-1].rid
+		after = rs[len(rs)-1].rid
 	}
 }

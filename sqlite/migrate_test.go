@@ -42,6 +42,9 @@ func TestMigrationNamespaceTokens(t *testing.T) {
 		`CREATE VIRTUAL TABLE memories_fts USING fts5(value, abstraction, cues,
 			content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2')`,
 		"INSERT INTO memories_fts (rowid, value, abstraction, cues) SELECT rid, value, abstraction, coalesce(cues, '') FROM memories",
+		`CREATE VIRTUAL TABLE episodes_fts USING fts5(content, content = '', contentless_delete = 1,
+			tokenize = 'unicode61 remove_diacritics 2')`, // dropped by migration 15
+		"INSERT INTO episodes_fts (rowid, content) VALUES (1, 'an episode')",
 		"DROP TABLE api_keys",                    // migration 3
 		"DROP TABLE IF EXISTS vault_keys",        // migration 5
 		"ALTER TABLE episodes DROP COLUMN media", // migration 11
@@ -61,6 +64,11 @@ func TestMigrationNamespaceTokens(t *testing.T) {
 	if err := db.IntegrityCheck(ctx); err != nil {
 		t.Fatalf("integrity after the migration: %v", err)
 	}
+	raw = rawDB(t, db)
+	if n := count(t, raw, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'episodes_fts%'"); n != 0 {
+		t.Errorf("after the migrations %d tables of episodes_fts remain", n)
+	}
+	raw.Close()
 	withShared := scU1
 	withShared.IncludeShared = true
 	for _, c := range []struct {

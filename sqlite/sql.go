@@ -32,11 +32,7 @@ const (
 	insertEpisodeSQL = `INSERT INTO episodes (org, project, user_id, agent, session, id, role, speaker,
 		content, modality, occurred_at, received_at, metadata, media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	insertEpisodeFTSSQL = `INSERT INTO episodes_fts (rowid, content) VALUES (?, ?)`
-	deleteEpisodeSQL    = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ? RETURNING rid, content`
-	// The index is contentless: a row is removed by giving its indexed text
-	// back, which lets FTS5's secure-delete erase its entries (fts.go).
-	deleteEpisodeFTSSQL = `INSERT INTO episodes_fts (episodes_fts, rowid, content) VALUES ('delete', ?, ?)`
+	deleteEpisodeSQL = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ?`
 
 	insertMemorySQL = `INSERT INTO memories (org, project, user_id, agent, session, id, kind,
 		abstraction, cues, value, language, confidence, importance, status, valid_from, valid_to,
@@ -167,7 +163,7 @@ func readStatements() []string {
 
 func writeStatements() []string {
 	return append(append(readStatements(),
-		insertEpisodeSQL, insertEpisodeFTSSQL, deleteEpisodeSQL, deleteEpisodeFTSSQL,
+		insertEpisodeSQL, deleteEpisodeSQL,
 		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertMemoryFTSSQL,
 		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL, scrubMemoryAuditSQL,
 		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL, memoryExistsSQL,

@@ -212,13 +212,9 @@ func TestIntegrityCheck(t *testing.T) {
 		if err := db.IntegrityCheck(ctx); err != nil {
 			t.Errorf("after %s: %v", s.name, err)
 		}
-		// Every row has exactly its index row.
-		for _, tb := range []string{"memories", "episodes"} {
-			rows := count(t, raw, "SELECT count(*) FROM "+tb)
-			idx := count(t, raw, "SELECT count(*) FROM "+tb+"_fts_docsize")
-			if rows != idx {
-				t.Errorf("after %s: %d %s but %d index rows", s.name, rows, tb, idx)
-			}
+		// Every memory has exactly its index row.
+		if rows, idx := count(t, raw, "SELECT count(*) FROM memories"), count(t, raw, "SELECT count(*) FROM memories_fts_docsize"); rows != idx {
+			t.Errorf("after %s: %d memories but %d index rows", s.name, rows, idx)
 		}
 	}
 
@@ -228,14 +224,14 @@ func TestIntegrityCheck(t *testing.T) {
 	if _, err := raw.Exec("DELETE FROM memories_fts_docsize WHERE id = (SELECT min(rid) FROM memories)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec("INSERT INTO episodes_fts (rowid, content) VALUES (999999, 'orphan')"); err != nil {
+	if _, err := raw.Exec("INSERT INTO memories_fts (rowid, value, abstraction, cues, ns) VALUES (999999, 'orphan', '', '', 'ns')"); err != nil {
 		t.Fatal(err)
 	}
 	err := db.IntegrityCheck(ctx)
 	if err == nil {
 		t.Fatal("IntegrityCheck passed with a broken index")
 	}
-	for _, want := range []string{"1 memories are missing from memories_fts", "episodes_fts has 1 rows without a row in episodes"} {
+	for _, want := range []string{"1 memories are missing from memories_fts", "memories_fts has 1 rows without a row in memories"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("IntegrityCheck error %q does not report %q", err, want)
 		}

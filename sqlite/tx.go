@@ -633,21 +633,12 @@ func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 		return err
 	}
 	n := e.Namespace
-	res, err := t.exec(ctx, insertEpisodeSQL, n.Org, n.Project, n.User, n.Agent, n.Session, e.ID,
+	_, err = t.exec(ctx, insertEpisodeSQL, n.Org, n.Project, n.User, n.Agent, n.Session, e.ID,
 		e.Role, e.Speaker, e.Content, string(e.Modality), micros(e.OccurredAt), micros(e.ReceivedAt), md, media)
 	if isConstraint(err) {
 		return engram.Errorf(engram.ECONFLICT, "episode %s already exists", e.ID)
-	} else if err != nil {
-		return mapErr(ctx, "insert episode", err)
 	}
-	rid, err := res.LastInsertId()
-	if err != nil {
-		return mapErr(ctx, "insert episode", err)
-	}
-	if _, err := t.exec(ctx, insertEpisodeFTSSQL, rid, ftsText(e.Content)); err != nil {
-		return mapErr(ctx, "index episode", err)
-	}
-	return nil
+	return mapErr(ctx, "insert episode", err)
 }
 
 // memoryArgs encodes the JSON columns of m.
@@ -882,16 +873,7 @@ func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) er
 	if !engram.ValidID(id) {
 		return invalidID("episode", id)
 	}
-	var rid int64
-	var content string
-	err := t.queryRow(ctx, deleteEpisodeSQL, n.Org, n.Project, id).Scan(&rid, &content)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil
-	case err != nil:
-		return mapErr(ctx, "purge episode", err)
-	}
-	_, err = t.exec(ctx, deleteEpisodeFTSSQL, rid, ftsText(content))
+	_, err := t.exec(ctx, deleteEpisodeSQL, n.Org, n.Project, id)
 	return mapErr(ctx, "purge episode", err)
 }
 
@@ -913,7 +895,6 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 
 	mw, margs := scopeWhere("m.", s)
 	vw, vargs := scopeWhere("memory_versions.", s)
-	ew, eargs := scopeWhere("e.", s)
 	dmw, dmargs := scopeWhere("memories.", s)
 	dew, deargs := scopeWhere("episodes.", s)
 
@@ -921,7 +902,7 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, err
 	}
 	// Index rows first, while the rows that hold their text still exist.
-	if err := t.unindexScope(ctx, mw, margs, ew, eargs); err != nil {
+	if err := t.unindexScope(ctx, mw, margs); err != nil {
 		return c, err
 	}
 	// Versions in the scope, and any left under another namespace by a
