@@ -220,6 +220,27 @@ type Scrubber interface {
 	Scrub(ctx context.Context) error
 }
 
+// FullTextReader is the capability of a Reader that can tell whether its
+// store keeps a full-text index of memories in the database. The engine
+// searches text with an in-memory index of its own in every namespace up
+// to a limit, and with the store's index above it; when the store has
+// none, the engine's index serves every namespace, whatever its size.
+type FullTextReader interface {
+	// FullTextIndexed reports whether the store's full-text index of
+	// memories is there and usable. It fails with the store's error.
+	FullTextIndexed(ctx context.Context) (bool, error)
+}
+
+// FullTextSwitch is the capability of a Store whose full-text index of
+// memories can be dropped and built again, for every tenant at once. It
+// is a property of the database, seen by every server sharing it.
+type FullTextSwitch interface {
+	// SetFullTextIndexed builds the index from every memory (on) or drops
+	// it (off); when the index is already so it does nothing. It fails with
+	// the store's error and leaves the index as it was.
+	SetFullTextIndexed(ctx context.Context, on bool) error
+}
+
 // Need returns tx, a Reader or Tx, as the capability C. When tx does not
 // implement C it returns an EINVALID error naming C and what needs it
 // (need, e.g. "an engine with an embedder"), which callers return as is.

@@ -64,6 +64,10 @@ type textPart struct {
 	mu       sync.RWMutex
 	loaded   bool
 	tooLarge bool  // more memories than the limit, or no change log: the store's index serves
+	// unbounded is set when the partition held more memories than the
+	// limit but the store had no full-text index to serve it (see
+	// tooMany): the in-memory index keeps serving until it is loaded again.
+	unbounded bool
 	seq      int64 // the store's change sequence the index reflects
 	dirty    bool  // changed since it was last saved to its file
 	idx      *textindex.Index[memAttr]
@@ -192,7 +196,11 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.loaded && p.tooLarge {
-		return p, nil, 0, nil // until a restart, the store's index serves
+		// Until a restart the store's index serves, unless it was dropped.
+		if on, err := storeIndexed(ctx, r); err != nil || on {
+			return p, nil, 0, err
+		}
+		p.loaded = false
 	}
 	if p.loaded {
 		seen, err := t.catchUp(ctx, r, p, scope)
@@ -212,6 +220,7 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch
 // own index serves. The caller holds p.mu.
 func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey, epoch int64) error {
 	t.dropRows(p)
+	p.unbounded = false
 	if ok, err := t.loadFile(ctx, r, p, k); ok || err != nil {
 		p.changed = p.seq
 		if ok {
@@ -246,9 +255,9 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKe
 					t.cacheRow(p, &ms[i], epoch)
 				}
 			}
-			if idx.Len() > t.limit {
-				tooLarge = true
-				return nil
+			if over, err := t.tooMany(ctx, r, p, idx.Len()); err != nil || over {
+				tooLarge = over
+				return err
 			}
 			if next == "" {
 				return nil
@@ -404,10 +413,40 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 	}
 	p.seq, p.changed, p.dirty = seq, seq, true
 	t.count(p)
-	if p.idx.Len() > t.limit {
+	if over, err := t.tooMany(ctx, r, p, p.idx.Len()); err != nil {
+		return seq, err
+	} else if over {
 		return seq, engram.Errorf(engram.ECONFLICT, "the text index of %s outgrew its limit", scope.Tenant())
 	}
 	return seq, nil
+}
+
+// tooMany reports whether p's index, of n memories, should give way to
+// the store's own full-text index: n is over the limit and the store has
+// an index (see storeIndexed). Once the store was found without one, p
+// keeps its in-memory index whatever its size until it is loaded again.
+// It fails with the store's error. The caller holds p.mu.
+func (t *texts) tooMany(ctx context.Context, r engram.Reader, p *textPart, n int) (bool, error) {
+	if n <= t.limit || p.unbounded {
+		return false, nil
+	}
+	on, err := storeIndexed(ctx, r)
+	if err != nil || on {
+		return on, err
+	}
+	p.unbounded = true
+	return false, nil
+}
+
+// storeIndexed reports whether the store of r has a full-text index of
+// memories (engram.FullTextReader); a store that cannot say is taken to
+// have one. It fails with the store's error.
+func storeIndexed(ctx context.Context, r engram.Reader) (bool, error) {
+	fr, ok := r.(engram.FullTextReader)
+	if !ok {
+		return true, nil
+	}
+	return fr.FullTextIndexed(ctx)
 }
 
 // textView is the text index of one search's scope: the partitions of its

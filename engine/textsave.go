@@ -174,6 +174,10 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 	}
 	p.idx, p.seq, p.loaded, p.tooLarge, p.dirty = idx, seq, true, false, false
 	_, err = t.catchUp(ctx, r, p, scope)
+	over := false
+	if err == nil {
+		over, err = t.tooMany(ctx, r, p, p.idx.Len())
+	}
 	switch {
 	case engram.ErrorCode(err) == engram.ECONFLICT:
 		t.discard(ctx, k, "older than the change log keeps", err)
@@ -181,7 +185,7 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 		p.idx, p.loaded = nil, false
 		t.count(p)
 		return false, err
-	case p.idx.Len() > t.limit:
+	case over:
 		// The limit was lowered since: load marks the namespace too large.
 	default:
 		t.count(p)

@@ -25,6 +25,7 @@ func RunText(t *testing.T, open Open) {
 		{"IndexFresh", testTextIndexFresh},
 		{"Multilingual", testTextMultilingual},
 		{"IndexFallback", testTextIndexFallback},
+		{"IndexStoreOff", testTextIndexStoreOff},
 		{"Shared", testTextShared},
 		{"Eviction", testTextEviction},
 	} {
@@ -260,6 +261,51 @@ func testTextIndexFallback(t *testing.T, open Open) {
 	if len(got) != 3 || !slices.Equal(got, want) {
 		t.Errorf("over its limit, search = %v; want the store's %v", got, want)
 	}
+}
+
+// testTextIndexStoreOff: when the store's full-text index is turned off
+// (engram.FullTextSwitch), a namespace over Options.TextIndexLimit is
+// searched with the in-memory index after all, scores and all as an
+// engine without the limit finds them: at once in an engine that had
+// given it to the store, as it grows, and after a restart.
+func testTextIndexStoreOff(t *testing.T, open Open) {
+	st := open(t)
+	t.Cleanup(func() { st.Close() })
+	small, err := engine.New(ctx, st, engine.Options{TextIndexLimit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	free, err := engine.New(ctx, st, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free.Close()
+	for _, v := range []string{"red apples and green pears", "apples in the kitchen", "pears are sweet", "a red car"} {
+		mustAddMemory(t, small, nsA, v)
+	}
+	same := func(e *engine.Engine, when string, n int) {
+		t.Helper()
+		got := bm25Search(t, e, scA, "red apples", engram.MemoryFilter{})
+		want := bm25Search(t, free, scA, "red apples", engram.MemoryFilter{})
+		if len(got) != n || !slices.Equal(got, want) {
+			t.Errorf("%s: search = %v; want the in-memory index's %v", when, got, want)
+		}
+	}
+	bm25Search(t, small, scA, "red apples", engram.MemoryFilter{}) // over the limit: the store's index serves
+	if err := st.(engram.FullTextSwitch).SetFullTextIndexed(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	same(small, "store index turned off", 3)
+	mustAddMemory(t, small, nsA, "apples on the red table")
+	same(small, "grown further", 4)
+
+	restarted, err := engine.New(ctx, st, engine.Options{TextIndexLimit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restarted.Close()
+	same(restarted, "after a restart", 4)
 }
 
 // testTextShared: with IncludeShared a user's full-text search also finds

@@ -121,7 +121,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.read.SetMaxOpenConns(n)
 	db.read.SetMaxIdleConns(n)
 
-	if db.wstmts, err = prepare(ctx, db.write, writeStatements()); err == nil {
+	var fts int
+	if err := db.write.QueryRowContext(ctx, ftsTablesSQL).Scan(&fts); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", abs, err)
+	}
+	if db.wstmts, err = prepare(ctx, db.write, writeStatements(fts > 0)); err == nil {
 		db.rstmts, err = prepare(ctx, db.read, readStatements())
 	}
 	if err != nil {
@@ -326,10 +331,10 @@ func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 	return fn(&tx{stx: stx, stmts: db.rstmts, cache: db.rcache, readOnly: true})
 }
 
-// IntegrityCheck runs SQLite's integrity_check and foreign_key_check, FTS5's
-// integrity-check on both text indexes, and checks that every episode and
-// memory has exactly one text index row. It returns an error describing each
-// problem found, or nil.
+// IntegrityCheck runs SQLite's integrity_check and foreign_key_check and,
+// when the full-text index of memories is there, FTS5's integrity-check on
+// it and a check that every memory has exactly one row in it. It returns
+// an error describing each problem found, or nil.
 func (db *DB) IntegrityCheck(ctx context.Context) error {
 	if db.closed.Load() {
 		return errClosed()
@@ -361,7 +366,15 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 		problems = append(problems, fmt.Sprintf("%d rows violate foreign keys", fkBad))
 	}
 
-	for _, t := range []struct{ table, fts string }{{"memories", "memories_fts"}} {
+	var fts int
+	if err := db.read.QueryRowContext(ctx, ftsTablesSQL).Scan(&fts); err != nil {
+		return mapErr(ctx, "integrity check", err)
+	}
+	checks := []struct{ table, fts string }{{"memories", "memories_fts"}}
+	if fts == 0 {
+		checks = nil // the full-text index is off
+	}
+	for _, t := range checks {
 		// The FTS5 command is an INSERT, so it needs the writer.
 		if _, err := db.write.ExecContext(ctx, "INSERT INTO "+t.fts+"("+t.fts+") VALUES ('integrity-check')"); err != nil {
 			if ctx.Err() != nil {

@@ -101,6 +101,67 @@ func scopeMatch(s engram.Scope, terms string) string {
 	return "ns : (" + tok + ") AND {value abstraction cues} : (" + terms + ")"
 }
 
+// The full-text index of memories is optional (engram.FullTextSwitch):
+// the engine's in-memory index serves every namespace up to its limit,
+// and all of them when memories_fts is gone. Whether it is there is read
+// from the schema in every transaction that would touch it, so a switch
+// made by another process is seen by the next transaction. A migration
+// that changes memories_fts must allow for its absence.
+
+// memoriesFTSSQL makes memories_fts as migration 8 did.
+var memoriesFTSSQL = []string{
+	`CREATE VIRTUAL TABLE memories_fts USING fts5(
+		value, abstraction, cues, ns,
+		content = '',
+		tokenize = 'unicode61 remove_diacritics 2')`,
+	`INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1)`,
+}
+
+// ftsTablesSQL counts the memories_fts table: 1 when the index is there.
+const ftsTablesSQL = `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'memories_fts'`
+
+// FullTextIndexed implements engram.FullTextReader: whether memories_fts
+// is there. It fails with the database's error.
+func (t *tx) FullTextIndexed(ctx context.Context) (bool, error) {
+	var n int
+	if err := t.queryRow(ctx, ftsTablesSQL).Scan(&n); err != nil {
+		return false, mapErr(ctx, "read the schema", err)
+	}
+	return n > 0, nil
+}
+
+// SetFullTextIndexed implements engram.FullTextSwitch in one write
+// transaction. Off drops memories_fts, whose freed pages secure_delete
+// zeroes; on makes it and indexes every memory of every tenant, which
+// holds other writes for as long as that takes. It fails with the
+// database's error, and then nothing changed.
+func (db *DB) SetFullTextIndexed(ctx context.Context, on bool) error {
+	return db.Update(ctx, func(etx engram.Tx) error {
+		t := etx.(*tx)
+		has, err := t.FullTextIndexed(ctx)
+		if err != nil || has == on {
+			return err
+		}
+		sctx, err := t.stmtCtx(ctx)
+		if err != nil {
+			return err
+		}
+		if !on {
+			_, err := t.stx.ExecContext(sctx, "DROP TABLE memories_fts")
+			return mapErr(ctx, "drop the full-text index", err)
+		}
+		for _, q := range memoriesFTSSQL {
+			if _, err := t.stx.ExecContext(sctx, q); err != nil {
+				return mapErr(ctx, "make the full-text index", err)
+			}
+		}
+		if err := reindexMemories(sctx, t.stx); err != nil {
+			return mapErr(ctx, "make the full-text index", err)
+		}
+		return nil
+	})
+}
+
 // Deleting from the text indexes. They are contentless (they hold Go's
 // CJK-bigram transform of the text, see ftsText) and have FTS5's
 // secure-delete option on, so a row is removed with FTS5's 'delete' command
@@ -116,8 +177,11 @@ type indexedMemory struct {
 	cues               sql.NullString // JSON list, as stored
 }
 
-// unindexMemory removes r's row from memories_fts.
+// unindexMemory removes r's row from memories_fts, when there is one.
 func (t *tx) unindexMemory(ctx context.Context, r indexedMemory) error {
+	if on, err := t.FullTextIndexed(ctx); err != nil || !on {
+		return err
+	}
 	cues, err := decodeCues(r.cues)
 	if err != nil {
 		return fmt.Errorf("sqlite: unindex memory row %d: %w", r.rid, err)
@@ -141,6 +205,9 @@ func decodeCues(s sql.NullString) ([]string, error) {
 // unindexScope removes the text index rows of the memories matching the
 // condition mw (on alias m), reading them a page at a time.
 func (t *tx) unindexScope(ctx context.Context, mw string, margs []any) error {
+	if on, err := t.FullTextIndexed(ctx); err != nil || !on {
+		return err
+	}
 	const page = 500
 	for after := int64(-1); ; {
 		var rs []indexedMemory

@@ -158,16 +158,22 @@ func readStatements() []string {
 			qs = append(qs, q)
 		}
 	}
-	return append(qs, getMetaSQL, scanMemoriesSQL, lapsedSQL)
+	return append(qs, getMetaSQL, scanMemoriesSQL, lapsedSQL, ftsTablesSQL)
 }
 
-func writeStatements() []string {
-	return append(append(readStatements(),
+// writeStatements are the statements prepared on the writer; those of
+// memories_fts only when fts is set (it exists), since preparing a
+// statement on a missing table fails.
+func writeStatements(fts bool) []string {
+	qs := append(append(readStatements(),
 		insertEpisodeSQL, deleteEpisodeSQL,
-		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertMemoryFTSSQL,
-		deleteMemoryFTSSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL, scrubMemoryAuditSQL,
+		insertMemorySQL, replaceMemorySQL, memoryForReplaceSQL, insertSourcesSQL, deleteSourcesSQL, deleteMemorySQL, scrubMemoryAuditSQL,
 		deleteVersionsSQL, touchSQL, insertVersionSQL, insertAuditSQL, memoryExistsSQL,
 		deleteEmbeddingsSQL, insertVectorSQL, deleteVectorsExceptSQL, setMetaSQL, deleteMetaSQL), graphStatements()...)
+	if fts {
+		qs = append(qs, insertMemoryFTSSQL, deleteMemoryFTSSQL)
+	}
+	return qs
 }
 
 type scanner interface{ Scan(dest ...any) error }

@@ -317,6 +317,11 @@ func (t *tx) SearchText(ctx context.Context, s engram.Scope, query string, f eng
 	if match == "" {
 		return nil, nil
 	}
+	if on, err := t.FullTextIndexed(ctx); err != nil {
+		return nil, err
+	} else if !on {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "the store's full-text index is off (engram fulltext on builds it)")
+	}
 	q := "SELECT " + memoryCols + ", " + bm25Expr + " AS r FROM memories_fts " +
 		"JOIN memories m ON m.rid = memories_fts.rowid " +
 		"WHERE memories_fts MATCH ? AND " + w.String() + " ORDER BY r, m.id DESC LIMIT ?"
@@ -693,7 +698,11 @@ func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	return t.logChange(ctx, n.Org, n.Project, m.ID)
 }
 
+// indexMemory adds m's row to memories_fts, when there is one.
 func (t *tx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error {
+	if on, err := t.FullTextIndexed(ctx); err != nil || !on {
+		return err
+	}
 	n := m.Namespace
 	if _, err := t.exec(ctx, insertMemoryFTSSQL, rid, ftsText(m.Value), ftsText(m.Abstraction), cuesText(m.Cues),
 		nsToken(n.Org, n.Project, n.User)); err != nil {

@@ -63,6 +63,7 @@ func Run(t *testing.T, open Opener) {
 		{"SearchLimit", testSearchLimit},
 		{"SearchCJK", testSearchCJK},
 		{"SearchOtherNamespaces", testSearchOtherNamespaces},
+		{"FullTextSwitch", testFullTextSwitch},
 		{"ReplaceMemory", testReplaceMemory},
 		{"PurgeMemory", testPurgeMemory},
 		{"PurgeTombstones", testPurgeTombstones},
@@ -247,12 +248,16 @@ func checkCapabilities(t *testing.T, st engram.Store) {
 			needErr[engram.ResourceReader](r, need),
 			needErr[engram.IdentityReader](r, need),
 			needErr[engram.IdentityExporter](r, need),
+			needErr[engram.FullTextReader](r, need),
 		)
 	})
 	if err == nil {
 		err = st.Update(ctx, func(tx engram.Tx) error {
 			return errors.Join(needErr[engram.VectorWriter](tx, need), needErr[engram.MetaWriter](tx, need), needErr[engram.KeyWriter](tx, need), needErr[engram.VaultKeyWriter](tx, need), needErr[engram.ResourceWriter](tx, need), needErr[engram.IdentityWriter](tx, need))
 		})
+	}
+	if err == nil {
+		err = needErr[engram.FullTextSwitch](st, need)
 	}
 	if err != nil {
 		t.Fatalf("capabilities: %v", err)

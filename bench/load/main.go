@@ -39,8 +39,13 @@ func main() {
 	addShare := flag.Float64("add-share", 0.5, "share of requests that add an episode; the rest search")
 	embedder := flag.String("embedder", "use-lite", "the server's --embedder (use-lite or none)")
 	store := flag.String("store", "", "PostgreSQL `URL` for the server's --store; empty: SQLite in a fresh data directory")
+	fulltext := flag.String("fulltext", "on", "the store's full-text index (engram fulltext) during the run: on or off")
 	flag.Parse()
-	if err := run(*bin, *clients, *duration, *addShare, *embedder, *store); err != nil {
+	if *fulltext != "on" && *fulltext != "off" {
+		fmt.Fprintln(os.Stderr, "load: --fulltext is on or off, not", *fulltext)
+		os.Exit(2)
+	}
+	if err := run(*bin, *clients, *duration, *addShare, *embedder, *store, *fulltext); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
@@ -58,7 +63,7 @@ type result struct {
 	secret string
 }
 
-func run(bin string, clients int, duration time.Duration, addShare float64, embedder, store string) error {
+func run(bin string, clients int, duration time.Duration, addShare float64, embedder, store, fulltext string) error {
 	dir, err := os.MkdirTemp("", "engram-load-")
 	if err != nil {
 		return err
@@ -78,6 +83,9 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 		return fmt.Errorf("engram keys create: %w", err)
 	}
 	admin := strings.TrimSpace(string(out))
+	if out, err := exec.Command(bin, append([]string{"fulltext", fulltext}, where...)...).CombinedOutput(); err != nil {
+		return fmt.Errorf("engram fulltext %s: %w: %s", fulltext, err, out)
+	}
 	addr, err := freeAddr()
 	if err != nil {
 		return err
@@ -109,7 +117,7 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 		r.secret = key.Secret
 		res[i] = r
 	}
-	fmt.Printf("server %s (%s, auth on, embedder %s); %d clients with their own keys for %v\n", addr, backend, embedder, clients, duration)
+	fmt.Printf("server %s (%s, full-text index %s, auth on, embedder %s); %d clients with their own keys for %v\n", addr, backend, fulltext, embedder, clients, duration)
 
 	cpu0 := procCPU(srv.Process.Pid)
 	start := time.Now()

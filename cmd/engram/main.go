@@ -84,6 +84,7 @@ func init() {
 		migrateCommand,
 		migrateStoreCommand,
 		scrubCommand,
+		fulltextCommand,
 		keysCommand,
 		jobsCommand,
 		entitiesCommand,
