@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -173,13 +174,20 @@ func drive(hc *http.Client, base string, r *result, i int, deadline time.Time, a
 }
 
 // verify reads back every acknowledged episode with its client's key and
-// returns how many are missing.
+// returns how many are missing. A read the server's rate limit refuses
+// (429) is tried again after the second it asks for, so that only an
+// episode the server does not have counts as lost.
 func verify(hc *http.Client, base string, res []*result) int {
 	lost := 0
 	for _, r := range res {
 		for _, id := range r.acked {
 			q := "/v1/episodes/" + id + "?org=load&project=" + project + "&user=" + r.user
-			if err := call(hc, base, r.secret, "GET", q, nil, nil, http.StatusOK); err != nil {
+			err := call(hc, base, r.secret, "GET", q, nil, nil, http.StatusOK)
+			for try := 0; try < 30 && isStatus(err, http.StatusTooManyRequests); try++ {
+				time.Sleep(time.Second)
+				err = call(hc, base, r.secret, "GET", q, nil, nil, http.StatusOK)
+			}
+			if err != nil {
 				fmt.Printf("lost write: episode %s of %s: %v\n", id, r.user, err)
 				lost++
 			}
@@ -236,6 +244,20 @@ func pct(sorted []time.Duration, p int) time.Duration {
 
 // call sends one JSON request with the key and decodes the answer into out
 // (when not nil); a status other than want is an error.
+// statusError is a response with another status than the one wanted.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+// isStatus reports whether err is a response with status code.
+func isStatus(err error, code int) bool {
+	var se *statusError
+	return errors.As(err, &se) && se.code == code
+}
+
 func call(hc *http.Client, base, key, method, path string, body, out any, want int) error {
 	var rd io.Reader
 	if body != nil {
@@ -263,7 +285,7 @@ func call(hc *http.Client, base, key, method, path string, body, out any, want i
 		return err
 	}
 	if resp.StatusCode != want {
-		return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))
+		return &statusError{resp.StatusCode, fmt.Sprintf("%s %s: %d %s", method, path, resp.StatusCode, strings.TrimSpace(string(b)))}
 	}
 	if out != nil {
 		return json.Unmarshal(b, out)
