@@ -134,16 +134,8 @@ func testTextStatsPerTenant(t *testing.T, open Open) {
 func testTextIndexFresh(t *testing.T, open Open) {
 	st := open(t)
 	t.Cleanup(func() { st.Close() })
-	a, err := engine.New(ctx, st, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := engine.New(ctx, st, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	es := enginesOn(t, st, engine.Options{}, engine.Options{})
+	a, b := es[0], es[1]
 	check := func(step, q string, f engram.MemoryFilter, want ...string) {
 		t.Helper()
 		got := bm25Search(t, b, scA, q, f)
@@ -239,16 +231,8 @@ func testTextMultilingual(t *testing.T, open Open) {
 func testTextIndexFallback(t *testing.T, open Open) {
 	st := open(t)
 	t.Cleanup(func() { st.Close() })
-	small, err := engine.New(ctx, st, engine.Options{TextIndexLimit: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer small.Close()
-	store, err := engine.New(ctx, st, engine.Options{TextIndexLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	es := enginesOn(t, st, engine.Options{TextIndexLimit: 3}, engine.Options{TextIndexLimit: -1})
+	small, store := es[0], es[1]
 	mustAddMemory(t, small, nsA, "red apples and green pears")
 	mustAddMemory(t, small, nsA, "apples in the kitchen")
 	if got := bm25Search(t, small, scA, "red apples", engram.MemoryFilter{}); len(got) != 2 {
@@ -271,16 +255,8 @@ func testTextIndexFallback(t *testing.T, open Open) {
 func testTextIndexStoreOff(t *testing.T, open Open) {
 	st := open(t)
 	t.Cleanup(func() { st.Close() })
-	small, err := engine.New(ctx, st, engine.Options{TextIndexLimit: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer small.Close()
-	free, err := engine.New(ctx, st, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer free.Close()
+	es := enginesOn(t, st, engine.Options{TextIndexLimit: 3}, engine.Options{})
+	small, free := es[0], es[1]
 	for _, v := range []string{"red apples and green pears", "apples in the kitchen", "pears are sweet", "a red car"} {
 		mustAddMemory(t, small, nsA, v)
 	}
@@ -300,12 +276,23 @@ func testTextIndexStoreOff(t *testing.T, open Open) {
 	mustAddMemory(t, small, nsA, "apples on the red table")
 	same(small, "grown further", 4)
 
-	restarted, err := engine.New(ctx, st, engine.Options{TextIndexLimit: 3})
-	if err != nil {
-		t.Fatal(err)
+	same(enginesOn(t, st, engine.Options{TextIndexLimit: 3})[0], "after a restart", 4)
+}
+
+// enginesOn opens an engine over st for each of opts, closed when the
+// test ends.
+func enginesOn(t *testing.T, st engram.Store, opts ...engine.Options) []*engine.Engine {
+	t.Helper()
+	es := make([]*engine.Engine, len(opts))
+	for i, o := range opts {
+		e, err := engine.New(ctx, st, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		es[i] = e
 	}
-	defer restarted.Close()
-	same(restarted, "after a restart", 4)
+	return es
 }
 
 // testTextShared: with IncludeShared a user's full-text search also finds
@@ -336,16 +323,8 @@ func testTextShared(t *testing.T, open Open) {
 func testTextEviction(t *testing.T, open Open) {
 	st := open(t)
 	t.Cleanup(func() { st.Close() })
-	tiny, err := engine.New(ctx, st, engine.Options{TextIndexBytes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tiny.Close()
-	free, err := engine.New(ctx, st, engine.Options{TextIndexBytes: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer free.Close()
+	es := enginesOn(t, st, engine.Options{TextIndexBytes: 1}, engine.Options{TextIndexBytes: -1})
+	tiny, free := es[0], es[1]
 	nss := []engram.Namespace{
 		{Org: "alpha", Project: "p", User: "u"}, {Org: "alpha", Project: "p", User: "v"},
 		{Org: "beta", Project: "p", User: "u"}, {Org: "alpha", Project: "q", User: "u"},
