@@ -196,6 +196,9 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		}
 	}
 	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes, opts.RowCacheBytes)
+	if e.text == nil {
+		e.warnNoTextIndex(ctx)
+	}
 	if opts.IndexDir != "" {
 		if err := e.text.setUpFiles(ctx, store, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
 			e.vec.close()
@@ -231,6 +234,23 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	}
 	e.StartCommunityRefresher(opts.CommunityRefresh)
 	return e, nil
+}
+
+// warnNoTextIndex logs a warning when the store has no full-text index of
+// its own (engram fulltext off) for an engine that searches text only
+// with it (a negative TextIndexLimit): every search's full-text channel
+// would fail. A store that cannot be read is left for the first request
+// to report.
+func (e *Engine) warnNoTextIndex(ctx context.Context) {
+	on := true
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		var err error
+		on, err = storeIndexed(ctx, r)
+		return err
+	})
+	if err == nil && !on {
+		e.log.Warn("engine: full-text search uses only the store's index (text index limit below zero), but the store has none; searches will fail until `engram fulltext on` builds it or the limit is raised")
+	}
 }
 
 // setUpJobs learns, when opts has a use for jobs (workers, asynchronous

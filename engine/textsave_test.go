@@ -13,6 +13,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/sqlite"
 )
 
 // openText starts an engine over st without an embedder, keeping its
@@ -301,5 +302,38 @@ func TestTextIndexFile_OtherServerDelete(t *testing.T) {
 			t.Fatalf("the file still holds the memory another server deleted (read error %v)", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWarnNoTextIndex: an engine that searches text only with the store's
+// index warns at start when the store has none, and an engine with its
+// own index does not.
+func TestWarnNoTextIndex(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "engram.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	start := func(limit int) string {
+		var logs syncBuffer
+		e, err := engine.New(ctx, db, engine.Options{TextIndexLimit: limit, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		return logs.String()
+	}
+	if logs := start(-1); strings.Contains(logs, "engram fulltext on") {
+		t.Errorf("warned with the store's index there: %s", logs)
+	}
+	if err := db.SetFullTextIndexed(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if logs := start(-1); !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "engram fulltext on") {
+		t.Errorf("no warning with the store's index off: %q", logs)
+	}
+	if logs := start(0); strings.Contains(logs, "engram fulltext on") {
+		t.Errorf("warned an engine with its own text index: %s", logs)
 	}
 }
