@@ -63,15 +63,15 @@ type textPart struct {
 
 	mu       sync.RWMutex
 	loaded   bool
-	tooLarge bool  // more memories than the limit, or no change log: the store's index serves
+	tooLarge bool // more memories than the limit, or no change log: the store's index serves
 	// unbounded is set when the partition held more memories than the
 	// limit but the store had no full-text index to serve it (see
 	// tooMany): the in-memory index keeps serving until it is loaded again.
 	unbounded bool
-	seq      int64 // the store's change sequence the index reflects
-	dirty    bool  // changed since it was last saved to its file
-	idx      *textindex.Index[memAttr]
-	names    map[string]string // one copy of each agent, session, kind and status
+	seq       int64 // the store's change sequence the index reflects
+	dirty     bool  // changed since it was last saved to its file
+	idx       *textindex.Index[memAttr]
+	names     map[string]string // one copy of each agent, session, kind and status
 
 	// rows are memories of the partition as they are at seq (see
 	// rowCache); changed is the sequence of the last change applied to
