@@ -63,13 +63,14 @@ func run(args []string) error {
 	point := fs.String("point", "", "internal: measure one point, backend/tenants/per-tenant, and print it as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "with --point: write a CPU profile of the timed searches to `FILE`")
 	restartFlag := fs.Bool("restart", false, "one-namespace points also save their indexes and time a restart that loads them")
+	rowCache := fs.Int64("row-cache-mb", 0, "the engine's row cache in `megabytes` (serve --row-cache-mb); 0 for its default, -1 for none")
 	restartProf := fs.String("restart-cpuprofile", "", "with --point and --restart: write a CPU profile of the restart, until its first answer, to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *point != "" {
 		slog.SetDefault(slog.New(slog.DiscardHandler)) // the stores' migration logs
-		profile, restart, restartProfile = *cpuProfile, *restartFlag, *restartProf
+		profile, restart, restartProfile, rowCacheMB = *cpuProfile, *restartFlag, *restartProf, *rowCache
 		return measureOne(*point, *queries, *dim, *pgURL)
 	}
 	path := filepath.Join(*out, "results.json")
@@ -112,7 +113,7 @@ func run(args []string) error {
 			}
 		}
 		for _, p := range todo {
-			got, err := runChild(p, *queries, *dim, *pgURL, *restartFlag)
+			got, err := runChild(p, *queries, *dim, *pgURL, *restartFlag, *rowCache)
 			if err != nil {
 				return err
 			}
@@ -131,13 +132,14 @@ func run(args []string) error {
 }
 
 // runChild measures p in a new process running this program with --point.
-func runChild(p Point, queries, dim int, pgURL string, restart bool) (Point, error) {
+func runChild(p Point, queries, dim int, pgURL string, restart bool, rowCacheMB int64) (Point, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return p, err
 	}
 	cmd := exec.Command(exe, "--point", fmt.Sprintf("%s/%d/%d", p.Backend, p.Tenants, p.PerTenant),
-		"--queries", strconv.Itoa(queries), "--dim", strconv.Itoa(dim), "--pg", pgURL, "--restart="+strconv.FormatBool(restart))
+		"--queries", strconv.Itoa(queries), "--dim", strconv.Itoa(dim), "--pg", pgURL, "--restart="+strconv.FormatBool(restart),
+		"--row-cache-mb", strconv.FormatInt(rowCacheMB, 10))
 	cmd.Stderr = os.Stderr
 	b, err := cmd.Output()
 	if err != nil {

@@ -108,6 +108,7 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 	c.opts = engine.Options{
 		Embedder: c.emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
 		IndexSaveEvery: 24 * time.Hour, // saved when the bench says so
+		RowCacheBytes:  rowCacheMB << 20,
 		NewIndex: func(dim int) vector.Index {
 			a := vector.NewAuto(dim, vector.AutoConfig{})
 			mu.Lock()
@@ -326,6 +327,10 @@ func measure(ctx context.Context, p Point, pgURL string) (Point, error) {
 // restart is --restart: one-namespace points save their indexes and time
 // a new engine's start (corpus.restart).
 var restart bool
+
+// rowCacheMB is --row-cache-mb: the engine's RowCacheBytes in megabytes
+// (0 for its default, negative for none).
+var rowCacheMB int64
 
 // profile is where --cpuprofile writes the timed searches' CPU profile,
 // and restartProfile where --restart-cpuprofile writes the restart's;
