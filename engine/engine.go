@@ -198,6 +198,8 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes, opts.RowCacheBytes)
 	if e.text == nil {
 		e.warnNoTextIndex(ctx)
+	} else {
+		e.text.log = e.log
 	}
 	if opts.IndexDir != "" {
 		if err := e.text.setUpFiles(ctx, store, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {

@@ -68,6 +68,7 @@ type textPart struct {
 	// limit but the store had no full-text index to serve it (see
 	// tooMany): the in-memory index keeps serving until it is loaded again.
 	unbounded bool
+	warned    bool  // warnOverBudget has logged it
 	seq       int64 // the store's change sequence the index reflects
 	dirty     bool  // changed since it was last saved to its file
 	idx       *textindex.Index[memAttr]
@@ -315,12 +316,26 @@ func (t *texts) evict(in []*textPart) {
 		}
 		p.mu.Lock()
 		if !p.tooLarge {
+			t.warnOverBudget(p)
 			p.idx, p.names, p.loaded = nil, nil, false
 			t.count(p)
 			t.dropRows(p)
 		}
 		p.mu.Unlock()
 	}
+}
+
+// warnOverBudget logs, once per partition, that p is being dropped while
+// larger than the whole budget: it will be read from the store again at
+// its next search, and again after every search of another user. The
+// caller holds p.mu.
+func (t *texts) warnOverBudget(p *textPart) {
+	if p.bytes.Load() <= t.budget || p.warned {
+		return
+	}
+	p.warned = true
+	t.log.Warn("engine: a text index larger than the text-index budget was dropped; it is read from the store again at its next search (raise serve --text-index-mb)",
+		"index_mb", p.bytes.Load()>>20, "budget_mb", t.budget>>20, "memories", p.idx.Len())
 }
 
 var allStatuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/engramhq/engram"
@@ -98,4 +101,68 @@ func countTrue(m map[string]bool) int {
 		}
 	}
 	return n
+}
+
+// A text index larger than the whole budget is dropped when another user
+// searches, and the engine says so once, naming the flag to raise.
+func TestTextsWarnOverBudget(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "engram.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var logs lockedBuffer
+	e, err := New(ctx, db, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), TextIndexBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	for _, u := range []string{"ann", "ben"} {
+		ns := engram.Namespace{Org: "o", Project: "p", User: u}
+		ms := []engram.Memory{{Kind: engram.KindSemantic, Value: "Der Garten hat Rosen."}, {Kind: engram.KindSemantic, Value: "花园里有玫瑰。"}}
+		if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: ms}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := func(u string) {
+		t.Helper()
+		req := engram.SearchRequest{Scope: engram.Scope{Org: "o", Project: "p", User: u}, Query: "Garten Rosen", Channels: []string{ChannelBM25}}
+		if res, err := e.Search(ctx, req); err != nil || len(res.Hits) == 0 {
+			t.Fatalf("search of %s: %d hits, %v", u, len(res.Hits), err)
+		}
+	}
+	search("ann")
+	if strings.Contains(logs.String(), "text-index-mb") {
+		t.Fatalf("warned before any index was dropped: %s", logs.String())
+	}
+	for range 3 {
+		search("ben")
+		search("ann")
+	}
+	if n := strings.Count(logs.String(), "raise serve --text-index-mb"); n != 2 {
+		t.Errorf("warned %d times, want once for each of the two indexes:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("not a warning: %s", logs.String())
+	}
+}
+
+// lockedBuffer is a log's destination that searches may write to from
+// their own goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
