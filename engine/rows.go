@@ -13,10 +13,10 @@ import (
 const DefaultRowCacheBytes = 512 << 20
 
 // rowCache holds memories of one text partition, packed (see packedRow),
-// as they are at the partition's change sequence, so that a search reads from the store only
-// the candidates it lacks (reading about two hundred rows by id was the
-// larger part of a search's time at 100k memories). It stays exact
-// through three rules:
+// as they are at the partition's change sequence, so that a search reads
+// from the store only the candidates it lacks (reading about two hundred
+// rows by id was the larger part of a search's time at 100k memories).
+// It stays exact through three rules:
 //   - catchUp drops every memory the change log names, and a reload or an
 //     eviction drops them all;
 //   - a memory read in a search's transaction is kept only if no change
@@ -220,8 +220,7 @@ func (t *texts) touched(tenant engram.Namespace, ids []string) {
 // the view's partitions cache and its scope contains (an agent or session
 // scope sees only its own). They share their strings, lists, metadata
 // and times with the cache: the search copies its hits before it returns
-// them (see search.result). One partition's
-// lock is held at a time.
+// them (see search.result). One partition's lock is held at a time.
 func (v *textView) Memories(ids []string, into map[string]*engram.Memory) (miss []string) {
 	// The memories unpacked, in one allocation: at most one per id.
 	ms := make([]engram.Memory, 0, len(ids))
