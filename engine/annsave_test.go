@@ -9,34 +9,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/enginetest"
+	"github.com/engramhq/engram/internal/syncbuf"
 	"github.com/engramhq/engram/sqlite"
 	"github.com/engramhq/engram/vector"
 )
-
-// syncBuffer is a log sink several goroutines may write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // annEnv is a store and an index directory that engines open and close
 // over, as a server restarting.
@@ -59,9 +41,9 @@ func newANNEnv(t *testing.T) *annEnv {
 
 // open starts an engine whose indexes switch to a graph past 8 vectors;
 // its log is returned.
-func (a *annEnv) open(indexDir string) (*engine.Engine, *syncBuffer) {
+func (a *annEnv) open(indexDir string) (*engine.Engine, *syncbuf.Buffer) {
 	a.t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	e, err := engine.New(context.Background(), a.db, engine.Options{
 		Embedder: &enginetest.BagEmbedder{},
 		IndexDir: indexDir,
@@ -322,7 +304,7 @@ func TestIndexFile_UnwritableDir(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	e, err := engine.New(context.Background(), env.db, engine.Options{
 		Embedder: &enginetest.BagEmbedder{}, IndexDir: filepath.Join(blocker, "ann"),
 		Logger: slog.New(slog.NewTextHandler(logs, nil)),
@@ -385,7 +367,7 @@ func TestIndexFile_ChangeLogCannotCatchUp(t *testing.T) {
 	}{{true, "older than the change log keeps"}, {false, "newer than the store"}} {
 		t.Run(tc.log, func(t *testing.T) {
 			env, want, _ := saved(t)
-			logs := &syncBuffer{}
+			logs := &syncbuf.Buffer{}
 			e, err := engine.New(context.Background(), logStore{env.db, tc.conflict}, engine.Options{
 				Embedder: &enginetest.BagEmbedder{}, IndexDir: env.dir,
 				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

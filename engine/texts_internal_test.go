@@ -1,15 +1,14 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/syncbuf"
 	"github.com/engramhq/engram/sqlite"
 )
 
@@ -112,7 +111,7 @@ func TestTextsWarnOverBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	e, err := New(ctx, db, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), TextIndexBytes: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -146,23 +145,4 @@ func TestTextsWarnOverBudget(t *testing.T) {
 	if !strings.Contains(logs.String(), "level=WARN") {
 		t.Errorf("not a warning: %s", logs.String())
 	}
-}
-
-// lockedBuffer is a log's destination that searches may write to from
-// their own goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

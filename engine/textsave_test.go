@@ -13,14 +13,15 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/internal/syncbuf"
 	"github.com/engramhq/engram/sqlite"
 )
 
 // openText starts an engine over st without an embedder, keeping its
 // text indexes in dir (none when dir is empty); its log is returned.
-func openText(t *testing.T, st engram.Store, dir string) (*engine.Engine, *syncBuffer) {
+func openText(t *testing.T, st engram.Store, dir string) (*engine.Engine, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	e, err := engine.New(context.Background(), st, engine.Options{
 		IndexDir: dir,
 		Logger:   slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -316,7 +317,7 @@ func TestWarnNoTextIndex(t *testing.T) {
 	}
 	defer db.Close()
 	start := func(limit int) string {
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		e, err := engine.New(ctx, db, engine.Options{TextIndexLimit: limit, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 		if err != nil {
 			t.Fatal(err)

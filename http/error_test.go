@@ -1,7 +1,6 @@
 package http_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,11 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/engramhq/engram"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/internal/syncbuf"
 )
 
 func TestErrorStatus(t *testing.T) {
@@ -39,24 +38,6 @@ func TestErrorStatus(t *testing.T) {
 			t.Errorf("ErrorStatus(%q) = %d, want %d", tc.code, got, tc.want)
 		}
 	}
-}
-
-// lockedBuffer collects log output written from server goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestErrorMapping sends each kind of service error through the server and
@@ -85,7 +66,7 @@ func TestErrorMapping(t *testing.T) {
 		{"unknown code", engram.Errorf("weird", "something odd"), 500, engram.EINTERNAL, "internal error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs lockedBuffer
+			var logs syncbuf.Buffer
 			svc := &fakeService{err: tc.err}
 			srv := httptest.NewServer(engramhttp.NewServer(svc, engramhttp.ServerOptions{
 				Logger: slog.New(slog.NewTextHandler(&logs, nil)),

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"github.com/engramhq/engram/internal/syncbuf"
 	"github.com/engramhq/engram/uselite"
 
 	"bufio"
@@ -15,7 +16,6 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -164,25 +164,8 @@ func (c *cli) fail(code int, args ...string) string {
 type server struct {
 	cmd  *exec.Cmd
 	url  string
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	done chan error
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 var listeningRE = regexp.MustCompile(`listening on (https?://[0-9.]+:[0-9]+)`)
@@ -202,7 +185,7 @@ func startServer(t *testing.T, dir string, env []string, extra ...string) *serve
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, logs: &syncBuffer{}, done: make(chan error, 1)}
+	s := &server{cmd: cmd, logs: &syncbuf.Buffer{}, done: make(chan error, 1)}
 	urlc := make(chan string, 1)
 	go func() {
 		br := bufio.NewReader(stderr)
