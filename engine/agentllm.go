@@ -101,7 +101,7 @@ func agentState(a *agent) string {
 	}
 	b.WriteString("\nBest memories:\n")
 	for i, c := range a.pool.Ranked()[:min(AgentShown, a.pool.Len())] {
-		m := &c.Memory
+		m := c.Memory
 		when := ""
 		if m.ValidFrom != nil {
 			when = m.ValidFrom.Format(time.DateOnly) + " "

@@ -247,7 +247,7 @@ func (s *search) result() (*engram.SearchResult, error) {
 		}
 		ms := make([]*engram.Memory, len(cands))
 		for i, c := range cands {
-			ms[i] = &c.Memory
+			ms[i] = c.Memory
 		}
 		var taken []int
 		taken, pieces, res.Context, res.Tokens = withProfile(s.profile, ms, s.req.Budget, counter)

@@ -266,7 +266,7 @@ func (p *Pool) Link(ctx context.Context, g *Gathering, links []Link) ([]string, 
 		if m == nil {
 			continue
 		}
-		c := &Candidate{Memory: *m}
+		c := &Candidate{Memory: m}
 		if e := p.byID[l.ID]; e != nil {
 			c = e.c
 		}

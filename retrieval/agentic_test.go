@@ -32,7 +32,7 @@ func TestClauses(t *testing.T) {
 }
 
 func scored(id string, score float64, cues ...string) *retrieval.Candidate {
-	return &retrieval.Candidate{Memory: engram.Memory{ID: id, Cues: cues}, Score: score}
+	return &retrieval.Candidate{Memory: &engram.Memory{ID: id, Cues: cues}, Score: score}
 }
 
 func TestAnchors(t *testing.T) {

@@ -64,7 +64,8 @@ func NewGathering(r engram.Reader, s engram.Scope, f engram.MemoryFilter, q *Que
 
 // Add records that channel found m at rank (from 1) with score (higher is
 // better). A memory found by several channels is one candidate with a rank
-// from each.
+// from each. The candidate keeps m itself, not a copy, so m must not change
+// afterwards (channels add the memories they read, which nothing changes).
 func (g *Gathering) Add(m *engram.Memory, channel string, rank int, score float64) {
 	c := g.byID[m.ID]
 	if c == nil {
@@ -72,7 +73,7 @@ func (g *Gathering) Add(m *engram.Memory, channel string, rank int, score float6
 		if len(g.slab) == cap(g.slab) {
 			g.slab = make([]Candidate, 0, max(2*g.Pool, 16))
 		}
-		g.slab = append(g.slab, Candidate{Memory: *m})
+		g.slab = append(g.slab, Candidate{Memory: m})
 		c = &g.slab[len(g.slab)-1]
 		g.byID[m.ID] = c
 		g.cands = append(g.cands, c)
@@ -117,7 +118,7 @@ func (g *Gathering) lexicalAfter(cands []*Candidate) string {
 	if g.Config.DropSpeakers {
 		speakers := Speakers{}
 		for _, c := range cands {
-			speakers.Add(&c.Memory)
+			speakers.Add(c.Memory)
 		}
 		drop = speakers.Named
 	}

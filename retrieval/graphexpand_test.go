@@ -75,7 +75,7 @@ func TestEntitiesExpand(t *testing.T) {
 		},
 	}
 	g := retrieval.NewGathering(f, engram.Scope{Org: "o", Project: "p", User: "u"}, engram.MemoryFilter{}, nil, nil, 10)
-	from := []*retrieval.Candidate{{Memory: engram.Memory{ID: "hit"}, Score: 1}}
+	from := []*retrieval.Candidate{{Memory: &engram.Memory{ID: "hit"}, Score: 1}}
 	links, err := retrieval.Entities{MentionShare: 0.9, RelationShare: 0.6, Limit: 10}.Expand(context.Background(), g, from)
 	if err != nil {
 		t.Fatal(err)

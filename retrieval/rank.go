@@ -156,7 +156,7 @@ func (c Config) Plain() Config {
 // Candidate is one memory a channel found, with what the pipeline learned
 // about it.
 type Candidate struct {
-	Memory  engram.Memory
+	Memory  *engram.Memory // shared with the gathering's reads; never changed
 	Ranks   []engram.ChannelHit // one per channel that found it
 	Fused   float64
 	Score   float64
@@ -374,7 +374,7 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 			rel = c.Score / best
 		}
 		c.Factors[FactorRelevance] = rel
-		c.Score = rel + miras(&c.Memory, c.Factors, mirasCfg, now)
+		c.Score = rel + miras(c.Memory, c.Factors, mirasCfg, now)
 		c.Factors[FactorFinal] = c.Score
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
@@ -388,7 +388,7 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 // boost returns c's fused score multiplied by 1+w for every hint of the
 // query the memory meets, recording each in c.Factors.
 func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
-	m := &c.Memory
+	m := c.Memory
 	s := c.Fused
 	apply := func(name string, w float64, on bool) {
 		if on && w != 0 {

@@ -11,7 +11,7 @@ import (
 )
 
 func cand(id string, meta map[string]any, ranks ...engram.ChannelHit) *retrieval.Candidate {
-	return &retrieval.Candidate{Memory: engram.Memory{ID: id, Value: id, Metadata: meta, Confidence: 1, Importance: 0.5}, Ranks: ranks}
+	return &retrieval.Candidate{Memory: &engram.Memory{ID: id, Value: id, Metadata: meta, Confidence: 1, Importance: 0.5}, Ranks: ranks}
 }
 
 func hit(ch string, rank int, score float64) engram.ChannelHit {
