@@ -150,6 +150,7 @@ type Engine struct {
 	once           sync.Once
 
 	resourceQuota int64 // 0: none
+	noGraph       bool  // keep no entity graph; set by tests only (export_test.go)
 	describer     engram.MediaDescriber
 
 	sweepMu sync.Mutex

@@ -26,3 +26,8 @@ func CachedRows(e *Engine, n engram.Namespace) (int, int64) {
 	defer p.rows.mu.RUnlock()
 	return len(p.rows.m), e.text.rowTotal.Load()
 }
+
+// KeepNoGraph makes e keep no entity graph, as over a store without
+// engram.GraphWriter, so benchmarks can show what the graph costs a write
+// with every other capability of the store in use.
+func KeepNoGraph(e *Engine) { e.noGraph = true }

@@ -39,7 +39,7 @@ const candidatePool = 64
 // nothing. It fails with the store's error.
 func (e *Engine) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Memory, now time.Time) error {
 	gw, ok := tx.(engram.GraphWriter)
-	if !ok {
+	if !ok || e.noGraph {
 		return nil
 	}
 	gr, ok := tx.(engram.GraphReader)

@@ -24,22 +24,33 @@ import (
 // BenchmarkIngestLoCoMo ingests the first LoCoMo conversation, one
 // AddEpisodes per session, into a fresh engine with the USE-lite embedder
 // behind the embedding cache, as engram serve runs it, and reports
-// turns/s. It skips without the model or the data set
-// ($ENGRAM_SHARED/datasets or ../../shared/datasets).
+// turns/s and CPU time per turn. "graph" keeps the entity graph as
+// engram serve does; "nograph" is the same engine told to keep none
+// (engine.KeepNoGraph), so the pair shows what the graph costs ingest
+// with the real model. It skips without the model or
+// the data set ($ENGRAM_SHARED/datasets or ../../shared/datasets).
 //
-//	go test -run '^$' -bench BenchmarkIngestLoCoMo -cpuprofile /tmp/ing.prof ./engine/
+//	go test -run '^$' -bench BenchmarkIngestLoCoMo -benchtime 2x ./engine/
+//	go test -run '^$' -bench 'BenchmarkIngestLoCoMo/graph' -cpuprofile /tmp/ing.prof ./engine/
 func BenchmarkIngestLoCoMo(b *testing.B) {
 	m, err := uselite.Load(uselite.DefaultDir())
 	if err != nil {
 		b.Skipf("USE-lite model not installed: %v", err)
 	}
 	sessions := locomoSessions(b)
+	for _, mode := range []string{"nograph", "graph"} {
+		b.Run(mode, func(b *testing.B) { ingestLoCoMo(b, m, sessions, mode == "graph") })
+	}
+}
+
+func ingestLoCoMo(b *testing.B, m *uselite.Model, sessions [][]engram.EpisodeInput, graph bool) {
 	turns := 0
 	for _, s := range sessions {
 		turns += len(s)
 	}
 	counted := &countingEmbedder{Model: m}
 	ctx := context.Background()
+	var cpu int64
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
@@ -56,19 +67,26 @@ func BenchmarkIngestLoCoMo(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if !graph {
+			engine.KeepNoGraph(e)
+		}
 		ns := engram.Namespace{Org: "o", Project: "p", User: fmt.Sprintf("u%d", i)}
 		b.StartTimer()
+		cpu0 := cpuTime()
 		for _, s := range sessions {
 			if _, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: s}); err != nil {
 				b.Fatal(err)
 			}
 		}
+		cpu += cpuTime() - cpu0
+		checkGraphKept(b, e, ns, graph)
 		b.StopTimer()
 		e.Close()
 		db.Close()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.N*turns)/b.Elapsed().Seconds(), "turns/s")
+	b.ReportMetric(float64(cpu)/float64(b.N*turns), "cpu-ns/turn")
 	b.ReportMetric(float64(counted.texts)/float64(b.N*turns), "texts/turn")
 	b.ReportMetric(float64(counted.tokens)/float64(b.N*turns), "tokens/turn")
 }
