@@ -99,6 +99,8 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.IntVar(&wn.Limits.Hyponyms, "wordnet-hyponyms", DefaultWordNet.Limits.Hyponyms, "levels of more specific words the WordNet channel adds")
 	fs.IntVar(&wn.Limits.Hypernyms, "wordnet-hypernyms", DefaultWordNet.Limits.Hypernyms, "levels of more general words the WordNet channel adds")
 	fs.IntVar(&wn.Limits.Senses, "wordnet-senses", DefaultWordNet.Limits.Senses, "senses of each word the WordNet channel follows")
+	fs.IntVar(&wn.Limits.Broad, "wordnet-broad", DefaultWordNet.Limits.Broad, "the most more specific senses a sense may have and still be followed down (0: no limit)")
+	fs.IntVar(&wn.Limits.Max, "wordnet-max", DefaultWordNet.Limits.Max, "the most related words the WordNet channel adds for one word (0: no limit)")
 	fs.BoolVar(&wn.WithQuery, "wordnet-with-query", false, "the WordNet channel searches the related words together with the query's own")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 
