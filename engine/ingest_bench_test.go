@@ -31,7 +31,7 @@ import (
 // the data set ($ENGRAM_SHARED/datasets or ../../shared/datasets).
 //
 //	go test -run '^$' -bench BenchmarkIngestLoCoMo -benchtime 2x ./engine/
-//	go test -run '^$' -bench 'BenchmarkIngestLoCoMo/graph' -cpuprofile /tmp/ing.prof ./engine/
+//	go test -run '^$' -bench 'BenchmarkIngestLoCoMo/^graph$' -cpuprofile /tmp/ing.prof ./engine/
 func BenchmarkIngestLoCoMo(b *testing.B) {
 	m, err := uselite.Load(uselite.DefaultDir())
 	if err != nil {
