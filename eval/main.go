@@ -154,7 +154,7 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	cfg.NewEngine = c.NewEngine
 	var tunes []func(*engine.Options)
 	if graph != "" {
-		walk, ok := GraphWalks[graph]
+		walk, ok := retrieval.GraphWalk(graph)
 		if !ok {
 			fmt.Fprintf(stderr, "engram eval: --graph %q is not one of pagerank, spread\n", graph)
 			return 2

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -103,25 +101,10 @@ func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() erro
 	return flushingService{e, e}, e.Close, nil
 }
 
-// GraphWalks are the walks of the graph channel that --graph names.
-var GraphWalks = map[string]func(map[string]float64, []retrieval.Edge) map[string]float64{
-	"pagerank": retrieval.PageRank,
-	"spread":   retrieval.SpreadActivation,
-}
-
 // GraphTune adds the graph channel, walking with walk and weighed weight
 // in fusion, to engine options.
 func GraphTune(walk func(map[string]float64, []retrieval.Edge) map[string]float64, weight float64) func(*engine.Options) {
-	return func(o *engine.Options) {
-		cfg := retrieval.DefaultConfig()
-		if o.Retrieval != nil {
-			cfg = *o.Retrieval
-		}
-		cfg.Weights = maps.Clone(cfg.Weights)
-		cfg.Weights[retrieval.ChannelGraph] = weight
-		o.Retrieval = &cfg
-		o.Channels = append(o.Channels, retrieval.Graph{Walk: walk})
-	}
+	return func(o *engine.Options) { o.AddChannel(retrieval.Graph{Walk: walk}, weight) }
 }
 
 // WordNetConfig is the WordNet query-expansion channel that --wordnet adds.
@@ -147,45 +130,18 @@ var DefaultWordNet = WordNetConfig{
 func WordNetTune(c WordNetConfig) func(*engine.Options) {
 	th := &wordnet.Thesaurus{DB: wordnet.Open(wordnet.DefaultDir()), Limits: c.Limits}
 	return func(o *engine.Options) {
-		cfg := retrieval.DefaultConfig()
-		if o.Retrieval != nil {
-			cfg = *o.Retrieval
-		}
-		cfg.Weights = maps.Clone(cfg.Weights)
-		cfg.Weights[retrieval.ChannelThesaurus] = c.Weight
-		o.Retrieval = &cfg
-		o.Channels = append(o.Channels, retrieval.Expansion{Thesaurus: th, WithQuery: c.WithQuery})
+		o.AddChannel(retrieval.Expansion{Thesaurus: th, WithQuery: c.WithQuery}, c.Weight)
 	}
 }
 
 // AgentTune returns the engine options change that --agent spec names:
-// engine.DefaultAgentConfig with the listed fields set (spec is
-// "key=value,..."; see the usage text for the keys). It fails on an
-// unknown key or a value that is not a number.
+// engine.DefaultAgentConfig with the listed fields set (see
+// engine.ParseAgentConfig for the keys). It fails as ParseAgentConfig
+// does.
 func AgentTune(spec string) (func(*engine.Options), error) {
-	cfg := engine.DefaultAgentConfig()
-	floats := map[string]*float64{
-		"parts": &cfg.PartWeight, "anchors": &cfg.AnchorWeight, "neighbour": &cfg.NeighbourShare,
-		"cue": &cfg.CueShare, "entity": &cfg.EntityShare, "relation": &cfg.RelationShare, "mingain": &cfg.MinGain,
-	}
-	ints := map[string]*int{
-		"from": &cfg.ExpandFrom, "cuelimit": &cfg.CueLimit, "limit": &cfg.EntityLimit,
-		"steps": &cfg.ExpandSteps, "window": &cfg.Window, "anchortop": &cfg.AnchorTop,
-	}
-	for _, kv := range strings.Split(spec, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
-		var err error
-		switch {
-		case floats[k] != nil:
-			*floats[k], err = strconv.ParseFloat(v, 64)
-		case ints[k] != nil:
-			*ints[k], err = strconv.Atoi(v)
-		default:
-			return nil, fmt.Errorf("unknown key %q", k)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
+	cfg, err := engine.ParseAgentConfig(spec)
+	if err != nil {
+		return nil, err
 	}
 	return func(o *engine.Options) { o.Agent = &cfg }, nil
 }

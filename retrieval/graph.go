@@ -61,6 +61,18 @@ const GraphHub = 50
 // Name implements Channel.
 func (Graph) Name() string { return ChannelGraph }
 
+// GraphWalk returns the walk named name: "spread" (SpreadActivation, the
+// default walk) or "pagerank" (PageRank); false for any other name.
+func GraphWalk(name string) (func(seeds map[string]float64, edges []Edge) map[string]float64, bool) {
+	switch name {
+	case "spread":
+		return SpreadActivation, true
+	case "pagerank":
+		return PageRank, true
+	}
+	return nil, false
+}
+
 // Gather implements Channel; it fails with the store's error.
 func (c Graph) Gather(ctx context.Context, g *Gathering) error {
 	gr, ok := g.Reader.(engram.GraphReader)

@@ -40,6 +40,7 @@ type serveFlags struct {
 	maxResourceBytes             *int64
 	textIndexMB, textIndexLimit  *int64
 	rowCacheMB                   *int64
+	search                       searchFlags
 }
 
 var timeoutFlags = [4]struct {
@@ -96,6 +97,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	f.maxResourceBytes = fs.Int64("max-resource-bytes", envInt64(getenv, "ENGRAM_MAX_RESOURCE_BYTES", engramhttp.DefaultMaxResourceBytes),
 		"largest upload to POST /v1/resources, in `bytes` (env ENGRAM_MAX_RESOURCE_BYTES)")
 	f.mcp.register(fs, getenv)
+	f.search.register(fs, getenv)
 }
 
 // options returns the server options the flags give; a duration that does
@@ -149,6 +151,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	if err := f.mcp.check(cmd); err != nil {
 		return engramhttp.ServerOptions{}, err
 	}
+	if err := f.search.check(cmd); err != nil {
+		return engramhttp.ServerOptions{}, err
+	}
 	var tlsConfig *tls.Config
 	if *f.tlsCert != "" {
 		cert, err := loadCertificate(*f.tlsCert, *f.tlsKey)
@@ -172,9 +177,11 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 }
 
 // tuneEngine sets the engine options the flags give: its background
-// workers and their lease, its saved indexes, its resource quota and the
-// bounds of its text indexes (checked by options).
+// workers and their lease, its saved indexes, its resource quota, the
+// bounds of its text indexes, and the search channels and agentic rules
+// turned on (checked by options).
 func (f *serveFlags) tuneEngine(o *engine.Options) {
+	f.search.tune(o)
 	o.Workers = int(*f.workers)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 	o.IndexDir = f.indexPath
