@@ -105,3 +105,32 @@ func TestEntities(t *testing.T) {
 		}
 	}
 }
+
+// TestGraph_NarrowedScopeUnseenEntity: a scope narrowed to an agent does
+// not see an entity only another agent's memories name, so the graph
+// around it is 404 as the entity itself is, not an empty graph that
+// tells the entity exists.
+func TestGraph_NarrowedScopeUnseenEntity(t *testing.T) {
+	e := newAuthEnv(t)
+	alice := e.key(t, "acme", "app", "alice", engram.RoleWrite)
+	for agent, value := range map[string]string{"a": "Last summer I hiked in Yosemite with Melanie.", "b": "Yesterday I met Caroline in Berlin."} {
+		body := `{"namespace":{"org":"acme","project":"app","user":"alice","agent":"` + agent + `"},"memories":[{"value":"` + value + `"}]}`
+		if r := e.call(t, alice, "POST", "/v1/memories", body); r.Status != http.StatusCreated {
+			t.Fatalf("add memory: %d %s", r.Status, r.Body)
+		}
+	}
+	const scope = "?org=acme&project=app&user=alice"
+	var page engram.EntityPage
+	r := e.call(t, alice, "GET", "/v1/entities"+scope+"&prefix=berlin", "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || len(page.Entities) != 1 {
+		t.Fatalf("Berlin: %d %s", r.Status, r.Body)
+	}
+	berlin := page.Entities[0].ID
+	wantError(t, "entity seen by agent a", e.call(t, alice, "GET", "/v1/entities/"+berlin+scope+"&agent=a", ""), http.StatusNotFound, engram.ENOTFOUND, berlin)
+	wantError(t, "graph around it for agent a", e.call(t, alice, "GET", "/v1/graph"+scope+"&agent=a&entity="+berlin, ""), http.StatusNotFound, engram.ENOTFOUND, berlin)
+	var g engram.Graph
+	r = e.call(t, alice, "GET", "/v1/graph"+scope+"&agent=b&entity="+berlin, "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &g) != nil || len(g.Nodes) != 2 || len(g.Edges) != 1 {
+		t.Errorf("graph around Berlin for agent b: %d %s", r.Status, r.Body)
+	}
+}
