@@ -24,10 +24,14 @@ func graphOf(r engram.Reader) (engram.GraphReader, error) {
 	return g, nil
 }
 
-// ListEntities implements engram.GraphService.
+// ListEntities implements engram.GraphService. A bad filter is EINVALID
+// naming the field (see engram.EntityFilter.Validate).
 func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
 	s, err := readScope(s)
 	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	page := &engram.EntityPage{Entities: []engram.Entity{}}

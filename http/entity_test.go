@@ -134,3 +134,26 @@ func TestGraph_NarrowedScopeUnseenEntity(t *testing.T) {
 		t.Errorf("graph around Berlin for agent b: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestEntities_BadFilterText: a type or prefix that is not text an entity
+// can have (a NUL character, bytes that are not UTF-8, longer than the
+// limit) is 400 naming the parameter, on every store alike, not an empty
+// page.
+func TestEntities_BadFilterText(t *testing.T) {
+	e := newAuthEnv(t)
+	alice := e.key(t, "acme", "app", "alice", engram.RoleRead)
+	const list = "/v1/entities?org=acme&project=app&user=alice"
+	for _, c := range []struct{ query, field, msg string }{
+		{"&type=person%00", "type", "NUL"},
+		{"&type=caf%E9", "type", "UTF-8"},
+		{"&type=" + strings.Repeat("x", 65), "type", "longer than the limit"},
+		{"&prefix=mel%00", "prefix", "NUL"},
+		{"&prefix=caf%E9", "prefix", "UTF-8"},
+	} {
+		r := e.call(t, alice, "GET", list+c.query, "")
+		wantError(t, "GET "+c.query, r, http.StatusBadRequest, engram.EINVALID, c.msg)
+		if msg := errorOf(t, r).Error.Message; !strings.Contains(msg, c.field) {
+			t.Errorf("GET %s: %q does not name %s", c.query, msg, c.field)
+		}
+	}
+}
