@@ -114,11 +114,11 @@ type SplitRequest struct {
 
 // Validate returns an EINVALID error naming the first bad field of r.
 func (r *SplitRequest) Validate() error {
-	if NormalizeName(r.Name) == "" {
-		return Errorf(EINVALID, "name is required and must have a letter or a digit")
-	}
 	if err := checkText("name", r.Name, MaxShortBytes); err != nil {
 		return err
+	}
+	if NormalizeName(r.Name) == "" {
+		return Errorf(EINVALID, "name is required and must have a letter or a digit")
 	}
 	if err := checkText("type", r.Type, 64); err != nil {
 		return err

@@ -83,6 +83,11 @@ func (e *Episode) Validate() error {
 	return checkMetadata("episode", e.Metadata)
 }
 
+// CheckText returns an EINVALID error naming field when v is longer than
+// max bytes, is not valid UTF-8 or holds a NUL character: the checks
+// every text a request carries gets.
+func CheckText(field, v string, max int) error { return checkText(field, v, max) }
+
 func checkText(field, v string, max int) error {
 	if len(v) > max {
 		return Errorf(EINVALID, "%s is %d bytes, longer than the limit of %d", field, len(v), max)

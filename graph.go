@@ -237,6 +237,16 @@ type EntityFilter struct {
 	Limit  int    // 0 means the default
 }
 
+// Validate returns an EINVALID error naming the first bad field of f: a
+// type or prefix that no entity's type or name could be (longer than
+// their limits, not valid UTF-8, holding a NUL character).
+func (f *EntityFilter) Validate() error {
+	if err := checkText("type", f.Type, 64); err != nil {
+		return err
+	}
+	return checkText("prefix", f.Prefix, MaxShortBytes)
+}
+
 // RelationFilter narrows Relations.
 type RelationFilter struct {
 	// All includes relations that are no longer current (expired in

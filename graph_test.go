@@ -1,6 +1,7 @@
 package engram_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/engramhq/engram"
@@ -24,5 +25,24 @@ func TestGraphLimit(t *testing.T) {
 	}
 	if n, _ := engram.RelationLimit(0); n != engram.DefaultEntityLimit {
 		t.Errorf("RelationLimit(0) = %d, want the default %d", n, engram.DefaultEntityLimit)
+	}
+}
+
+// A split's name that is not UTF-8, or holds a NUL character, is refused
+// saying so, not as a name without letters: a name of bytes that are not
+// UTF-8 has no letters either, and "name is required" misleads.
+func TestSplitRequestNameText(t *testing.T) {
+	mem := []string{engram.NewID()}
+	for name, want := range map[string]string{
+		"\xff\xfe":     "name is not valid UTF-8",
+		"\x00":         "name contains a NUL character",
+		"J\xfcrgen":    "name is not valid UTF-8",
+		"  ":           "name is required",
+		"Jürgen B\x00": "name contains a NUL character",
+	} {
+		r := engram.SplitRequest{Name: name, Memories: mem}
+		if err := r.Validate(); engram.ErrorCode(err) != engram.EINVALID || !strings.HasPrefix(engram.ErrorMessage(err), want) {
+			t.Errorf("split name %q: %v, want EINVALID %q", name, err, want)
+		}
 	}
 }

@@ -189,7 +189,9 @@ type ImportResult struct {
 
 // SearchRequest asks for the memories that best answer a query.
 type SearchRequest struct {
-	Scope   Scope        `json:"scope"`
+	Scope Scope `json:"scope"`
+	// Query is required: at most MaxContentBytes of valid UTF-8 without
+	// NUL characters; anything else is an EINVALID error naming query.
 	Query   string       `json:"query"`
 	K       int          `json:"k,omitempty"` // default 10, at most MaxK
 	Filter  MemoryFilter `json:"filter,omitempty"`

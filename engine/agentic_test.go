@@ -458,3 +458,19 @@ func TestAgenticLLMMalformed(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchQueryText: a query that is not valid UTF-8 or holds a NUL
+// character is refused naming query, in either mode, as every other text
+// a request carries is.
+func TestSearchQueryText(t *testing.T) {
+	e := openAgent(t, engine.Options{})
+	sc := engram.Scope{Org: "acme", Project: "app", User: "u1"}
+	for _, mode := range []string{engram.ModeOneShot, engram.ModeAgentic} {
+		for _, q := range []string{"caf\xe9 au lait", "Anna\x00's dog"} {
+			_, err := e.Search(context.Background(), engram.SearchRequest{Scope: sc, Query: q, Mode: mode})
+			if engram.ErrorCode(err) != engram.EINVALID || !strings.HasPrefix(engram.ErrorMessage(err), "query") {
+				t.Errorf("%s search of %q: %v, want EINVALID naming query", mode, q, err)
+			}
+		}
+	}
+}

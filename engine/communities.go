@@ -358,7 +358,8 @@ func (e *Engine) GetCommunity(ctx context.Context, s engram.Scope, id string) (*
 }
 
 // narrowCommunity keeps, for a narrowed scope, only the members s sees and
-// clears what may quote other memories; it reports whether s sees any
+// clears what may quote other memories (names and sources become empty,
+// not nil: they are arrays on the wire); it reports whether s sees any
 // member.
 func narrowCommunity(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, c *engram.Community) (bool, error) {
 	if !narrowed(s) {
@@ -374,7 +375,7 @@ func narrowCommunity(ctx context.Context, r engram.Reader, g engram.GraphReader,
 			keep = append(keep, id)
 		}
 	}
-	c.Members, c.Names, c.Summary, c.Abstract, c.Sources = keep, nil, "", "", []string{}
+	c.Members, c.Names, c.Summary, c.Abstract, c.Sources = keep, []string{}, "", "", []string{}
 	return len(keep) > 0, nil
 }
 

@@ -221,7 +221,8 @@ func absorbNames(target *engram.Entity, merged []*engram.Entity) {
 // that a moved memory supports is divided: the moved memories' evidence
 // goes to a relation of the new entity with the same other end and label,
 // the rest stays; a relation left with no evidence of its own moves whole.
-// A split may not take every mention (rename or merge instead).
+// A split may not take every mention (rename or merge instead), nor
+// divide an entity with MaxEntityLimit relations or more (EINVALID).
 func (e *Engine) SplitEntity(ctx context.Context, s engram.Scope, id string, req engram.SplitRequest) (*engram.Entity, error) {
 	s, err := writeScope(s)
 	if err != nil {
@@ -306,11 +307,16 @@ func splitMentions(id string, ms []engram.Mention, ids []string) ([]engram.Menti
 }
 
 // divideRelations gives ent the evidence that the memories ids lend the
-// relations of the entity id.
+// relations of the entity id. EINVALID when the entity has more relations
+// than one read returns: the rest would keep the moved memories'
+// evidence.
 func divideRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope, id string, ent *engram.Entity, ids []string, now time.Time) error {
 	rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: engram.MaxEntityLimit})
 	if err != nil {
 		return err
+	}
+	if len(rs) == engram.MaxEntityLimit {
+		return engram.Errorf(engram.EINVALID, "entity %s has more than %d relations, too many to split at once", id, engram.MaxEntityLimit-1)
 	}
 	made := map[[3]string]*engram.Relation{}
 	for i := range rs {

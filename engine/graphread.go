@@ -24,10 +24,14 @@ func graphOf(r engram.Reader) (engram.GraphReader, error) {
 	return g, nil
 }
 
-// ListEntities implements engram.GraphService.
+// ListEntities implements engram.GraphService. A bad filter is EINVALID
+// naming the field (see engram.EntityFilter.Validate).
 func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
 	s, err := readScope(s)
 	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
 		return nil, err
 	}
 	page := &engram.EntityPage{Entities: []engram.Entity{}}
@@ -72,8 +76,8 @@ func (e *Engine) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 		if err != nil {
 			return err
 		}
-		if ok, err := entityVisible(ctx, r, g, s, id); err != nil || !ok {
-			return cmp.Or[error](err, engram.Errorf(engram.ENOTFOUND, "entity %s not found", id))
+		if err := seeEntity(ctx, r, g, s, id); err != nil {
+			return err
 		}
 		d.Entity = *ent
 		if err := entityMemories(ctx, r, g, s, id, d); err != nil {
@@ -130,7 +134,8 @@ func entityMemories(ctx context.Context, r engram.Reader, g engram.GraphReader, 
 // Graph implements engram.GraphService: around an entity, the relations
 // within req.Hops of it, breadth first; else the scope's heaviest
 // relations. Nodes are the ends of the edges (and the entity asked
-// about).
+// about). An entity asked about that s does not see (see entityVisible)
+// is ENOTFOUND, as GetEntity answers.
 func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequest) (*engram.Graph, error) {
 	s, err := readScope(s)
 	if err != nil {
@@ -155,6 +160,9 @@ func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 			out.Edges, err = g.Relations(ctx, es, nil, engram.RelationFilter{Limit: limit})
 		} else {
 			seen = []string{req.Entity}
+			if err := seeEntity(ctx, r, g, s, req.Entity); err != nil {
+				return err
+			}
 			out.Edges, err = around(ctx, g, es, req.Entity, hops, limit)
 		}
 		if err != nil {
@@ -303,6 +311,16 @@ func entityVisible(ctx context.Context, r engram.Reader, g engram.GraphReader, s
 	}
 	mems, err := r.GetMemories(ctx, s, ids)
 	return len(mems) > 0, err
+}
+
+// seeEntity returns an ENOTFOUND error when s does not see the entity id
+// (see entityVisible), as for an id it does not hold.
+func seeEntity(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) error {
+	ok, err := entityVisible(ctx, r, g, s, id)
+	if err != nil || !ok {
+		return cmp.Or[error](err, engram.Errorf(engram.ENOTFOUND, "entity %s not found", id))
+	}
+	return nil
 }
 
 // visibleEntities returns the entities of es that s sees, never nil.

@@ -109,8 +109,8 @@ func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
 	if strings.TrimSpace(req.Query) == "" {
 		return nil, engram.Errorf(engram.EINVALID, "query is required")
 	}
-	if len(req.Query) > engram.MaxContentBytes {
-		return nil, engram.Errorf(engram.EINVALID, "query is %d bytes, longer than the limit of %d", len(req.Query), engram.MaxContentBytes)
+	if err := engram.CheckText("query", req.Query, engram.MaxContentBytes); err != nil {
+		return nil, err
 	}
 	k, err := searchK(req)
 	if err != nil {

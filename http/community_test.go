@@ -84,3 +84,40 @@ func TestCommunities(t *testing.T) {
 		t.Errorf("refresh narrowed to a session: %d %s, want 400", r.Status, r.Body)
 	}
 }
+
+// TestCommunities_NarrowedShape: a scope narrowed to an agent gets its
+// communities without names, summary or sources, but in the documented
+// shape: names and sources are arrays (empty), never null.
+func TestCommunities_NarrowedShape(t *testing.T) {
+	e := newAuthEnv(t)
+	alice := e.key(t, "acme", "app", "alice", engram.RoleWrite)
+	body := `{"namespace":{"org":"acme","project":"app","user":"alice","agent":"a"},"memories":[{"value":"Last summer I hiked in Yosemite with Melanie and Jürgen."}]}`
+	if r := e.call(t, alice, "POST", "/v1/memories", body); r.Status != http.StatusCreated {
+		t.Fatalf("add memory: %d %s", r.Status, r.Body)
+	}
+	const scope = "?org=acme&project=app&user=alice"
+	if r := e.call(t, alice, "POST", "/v1/communities/refresh"+scope, ""); r.Status != http.StatusOK {
+		t.Fatalf("refresh: %d %s", r.Status, r.Body)
+	}
+	wantArrays := func(what string, c map[string]any) {
+		t.Helper()
+		for _, field := range []string{"members", "names", "sources"} {
+			if _, ok := c[field].([]any); !ok {
+				t.Errorf("%s: %s is %v, want an array", what, field, c[field])
+			}
+		}
+	}
+	r := e.call(t, alice, "GET", "/v1/communities"+scope+"&agent=a", "")
+	var l struct{ Communities []map[string]any }
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &l) != nil || len(l.Communities) != 1 {
+		t.Fatalf("list for agent a: %d %s", r.Status, r.Body)
+	}
+	wantArrays("list for agent a", l.Communities[0])
+	id, _ := l.Communities[0]["id"].(string)
+	r = e.call(t, alice, "GET", "/v1/communities/"+id+scope+"&agent=a", "")
+	var d struct{ Community map[string]any }
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &d) != nil {
+		t.Fatalf("get for agent a: %d %s", r.Status, r.Body)
+	}
+	wantArrays("get for agent a", d.Community)
+}

@@ -105,3 +105,55 @@ func TestEntities(t *testing.T) {
 		}
 	}
 }
+
+// TestGraph_NarrowedScopeUnseenEntity: a scope narrowed to an agent does
+// not see an entity only another agent's memories name, so the graph
+// around it is 404 as the entity itself is, not an empty graph that
+// tells the entity exists.
+func TestGraph_NarrowedScopeUnseenEntity(t *testing.T) {
+	e := newAuthEnv(t)
+	alice := e.key(t, "acme", "app", "alice", engram.RoleWrite)
+	for agent, value := range map[string]string{"a": "Last summer I hiked in Yosemite with Melanie.", "b": "Yesterday I met Caroline in Berlin."} {
+		body := `{"namespace":{"org":"acme","project":"app","user":"alice","agent":"` + agent + `"},"memories":[{"value":"` + value + `"}]}`
+		if r := e.call(t, alice, "POST", "/v1/memories", body); r.Status != http.StatusCreated {
+			t.Fatalf("add memory: %d %s", r.Status, r.Body)
+		}
+	}
+	const scope = "?org=acme&project=app&user=alice"
+	var page engram.EntityPage
+	r := e.call(t, alice, "GET", "/v1/entities"+scope+"&prefix=berlin", "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil || len(page.Entities) != 1 {
+		t.Fatalf("Berlin: %d %s", r.Status, r.Body)
+	}
+	berlin := page.Entities[0].ID
+	wantError(t, "entity seen by agent a", e.call(t, alice, "GET", "/v1/entities/"+berlin+scope+"&agent=a", ""), http.StatusNotFound, engram.ENOTFOUND, berlin)
+	wantError(t, "graph around it for agent a", e.call(t, alice, "GET", "/v1/graph"+scope+"&agent=a&entity="+berlin, ""), http.StatusNotFound, engram.ENOTFOUND, berlin)
+	var g engram.Graph
+	r = e.call(t, alice, "GET", "/v1/graph"+scope+"&agent=b&entity="+berlin, "")
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &g) != nil || len(g.Nodes) != 2 || len(g.Edges) != 1 {
+		t.Errorf("graph around Berlin for agent b: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestEntities_BadFilterText: a type or prefix that is not text an entity
+// can have (a NUL character, bytes that are not UTF-8, longer than the
+// limit) is 400 naming the parameter, on every store alike, not an empty
+// page.
+func TestEntities_BadFilterText(t *testing.T) {
+	e := newAuthEnv(t)
+	alice := e.key(t, "acme", "app", "alice", engram.RoleRead)
+	const list = "/v1/entities?org=acme&project=app&user=alice"
+	for _, c := range []struct{ query, field, msg string }{
+		{"&type=person%00", "type", "NUL"},
+		{"&type=caf%E9", "type", "UTF-8"},
+		{"&type=" + strings.Repeat("x", 65), "type", "longer than the limit"},
+		{"&prefix=mel%00", "prefix", "NUL"},
+		{"&prefix=caf%E9", "prefix", "UTF-8"},
+	} {
+		r := e.call(t, alice, "GET", list+c.query, "")
+		wantError(t, "GET "+c.query, r, http.StatusBadRequest, engram.EINVALID, c.msg)
+		if msg := errorOf(t, r).Error.Message; !strings.Contains(msg, c.field) {
+			t.Errorf("GET %s: %q does not name %s", c.query, msg, c.field)
+		}
+	}
+}
