@@ -194,7 +194,7 @@ type RecallInput struct {
 	Budget int        `json:"budget,omitempty" jsonschema:"most tokens (cl100k_base) of context to assemble; default 1000"`
 	Now    *time.Time `json:"now,omitempty" jsonschema:"when the question is asked (RFC 3339), for 'last week' and recency; default now"`
 	Mode   string     `json:"mode,omitempty" jsonschema:"oneshot (default): one search; agentic: search in steps that refine the query, expand from the best hits and stop when a step adds little, returning the trace"`
-	Steps  int        `json:"steps,omitempty" jsonschema:"agentic only: most steps after the first search, 1 to 8; default 3"`
+	Steps  int        `json:"steps,omitempty" jsonschema:"agentic only: most steps after the first search, 1 to 8; 0 or absent: 3"`
 }
 
 // RecallOutput is the assembled context and the memories in it.
@@ -232,7 +232,7 @@ func (c *caller) recall(ctx context.Context, in RecallInput) (any, error) {
 	case in.Mode != "" && in.Mode != engram.ModeOneShot && in.Mode != engram.ModeAgentic:
 		return nil, invalid("mode %q is not one of %s, %s", in.Mode, engram.ModeOneShot, engram.ModeAgentic)
 	case in.Steps < 0 || in.Steps > engram.MaxSteps:
-		return nil, invalid("steps %d is outside 1..%d", in.Steps, engram.MaxSteps)
+		return nil, invalid("steps %d is outside 1..%d (0 or absent: the default)", in.Steps, engram.MaxSteps)
 	case in.Steps != 0 && in.Mode != engram.ModeAgentic:
 		return nil, invalid("steps is for mode agentic only")
 	}
