@@ -552,7 +552,7 @@ export interface paths {
         put?: never;
         /**
          * Split the mentions of some memories off this entity into a new entity.
-         * @description In one transaction: a new entity named name (of type, else this entity's type) takes the mentions of the listed memories, and the relations those memories support are divided: their evidence goes to relations of the new entity, and a relation left with no other evidence moves whole. Every listed memory must mention this entity, and at least one of its mentions must stay. The scope must name neither an agent nor a session. 400 names the bad field; 404 when the entity is not in the scope.
+         * @description In one transaction: a new entity named name (of type, else this entity's type) takes the mentions of the listed memories, and the relations those memories support are divided: their evidence goes to relations of the new entity, and a relation left with no other evidence moves whole. Every listed memory must mention this entity, and at least one of its mentions must stay; an entity with 1000 relations or more cannot be split. The scope must name neither an agent nor a session. 400 names the bad field; 404 when the entity is not in the scope.
          */
         post: operations["splitEntity"];
         delete?: never;
@@ -1203,6 +1203,7 @@ export interface components {
         };
         SearchRequest: {
             scope: components["schemas"]["Scope"];
+            /** @description The question or topic; required. At most 65536 bytes of UTF-8 without NUL characters, else 400. */
             query: string;
             /** @description Hits to return; default 10. */
             k?: number;
@@ -1611,9 +1612,9 @@ export interface components {
             from: string[];
         };
         SplitRequest: {
-            /** @description The new entity's name. */
+            /** @description The new entity's name: at least one letter or digit, at most 1024 bytes of UTF-8 without NUL characters. */
             name: string;
-            /** @description The new entity's type; default the split entity's. */
+            /** @description The new entity's type; default the split entity's. At most 64 bytes. */
             type?: string;
             /** @description The memories whose mentions move to the new entity. */
             memories: string[];
@@ -3303,9 +3304,9 @@ export interface operations {
                 session?: components["parameters"]["session"];
                 /** @description Also read project-level records (no user, agent or session). Never widens a write. */
                 include_shared?: components["parameters"]["include_shared"];
-                /** @description Keep entities of this type: person, place, work, thing, or another a client set. */
+                /** @description Keep entities of this type: person, place, work, thing, or another a client set. At most 64 bytes of UTF-8 without NUL characters, else 400. */
                 type?: string;
-                /** @description Keep entities whose normalised name (case and accents folded) starts with this one's. */
+                /** @description Keep entities whose normalised name (case and accents folded) starts with this one's. At most 1024 bytes of UTF-8 without NUL characters, else 400. */
                 prefix?: string;
                 /** @description Page size; default 50, at most 1000. */
                 limit?: components["parameters"]["limit"];
@@ -3584,7 +3585,7 @@ export interface operations {
                 session?: components["parameters"]["session"];
                 /** @description Also read project-level records (no user, agent or session). Never widens a write. */
                 include_shared?: components["parameters"]["include_shared"];
-                /** @description The id of the entity to start from; 404 when the scope holds none such. */
+                /** @description The id of the entity to start from; 404 when the scope holds none such, or (a scope naming an agent or a session) none of its memories names it. */
                 entity?: string;
                 /** @description How many relations away from entity to go: 1 (default) or 2. */
                 hops?: number;
