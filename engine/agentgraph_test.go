@@ -110,6 +110,34 @@ func TestAgenticEntitiesStayInScope(t *testing.T) {
 	}
 }
 
+// TestAgenticEntitiesStayInSession checks that an expansion through the
+// graph in a scope narrowed to a session follows only what that session's
+// memories say: s2 ties Melanie to Zoltan, s1 names them apart, so a
+// search in s1 that finds Melanie reaches neither Zoltan's memory of s1
+// nor, in its trace, anything through that tie.
+func TestAgenticEntitiesStayInSession(t *testing.T) {
+	e := openAgent(t, engine.Options{Agent: entityMoves(2)})
+	s1 := engram.Namespace{Org: "acme", Project: "app", User: "u1", Session: "s1"}
+	s2 := s1
+	s2.Session = "s2"
+	mine := addValues(t, e, s1, nil, "Yesterday I met Melanie in Lisbon.", "I had lunch with Zoltan.")
+	addValues(t, e, s2, nil, "I met Melanie and Zoltan at the harbour.", "Zoltan and Melanie are cousins.")
+	res := agentic(t, e, engram.SearchRequest{Scope: engram.ScopeOf(s1), Query: "Lisbon", K: 10, Explain: true})
+	if got := actions(res.Trace); len(got) < 2 || got[1] != "expand/rules" {
+		t.Fatalf("trace %v, want an expansion after the search", got)
+	}
+	for _, h := range viaEntity(res.Hits) {
+		if h.Memory.ID == mine[1] {
+			t.Errorf("s1's search reached Zoltan's memory through a tie only s2 makes: %+v", h.Explain)
+		}
+	}
+	for _, st := range res.Trace {
+		if slices.Contains(st.New, mine[1]) {
+			t.Errorf("the trace's %s step brought Zoltan's memory in: %+v", st.Action, res.Trace)
+		}
+	}
+}
+
 // TestAgenticSecondExpansion checks that the rules expand a second time
 // only from what the first expansion brought into the first places, and
 // not at all when ExpandSteps is 1.

@@ -109,6 +109,35 @@ func TestGraphChannelScope(t *testing.T) {
 	}
 }
 
+// TestGraphChannelSession: a search narrowed to a session walks only
+// the part of the graph its own memories make. Session s2 ties Pablo to
+// Maria and names Ottokar; s1 names Maria and Pablo apart. In s1, a
+// question about Ottokar (whom only s2 names) finds nothing, and one
+// about Maria does not reach Pablo's memory through s2's tie, though both
+// memories are s1's own.
+func TestGraphChannelSession(t *testing.T) {
+	for name, walk := range walks {
+		t.Run(name, func(t *testing.T) {
+			e := graphEngine(t, walk)
+			s1 := engram.Namespace{Org: "acme", Project: "p", User: "alice", Session: "s1"}
+			s2 := s1
+			s2.Session = "s2"
+			mine := addValues(t, e, s1, nil, "In spring Maria planted tulips.", "At night Pablo plays the cello.")
+			addValues(t, e, s2, nil, "In summer Maria met Pablo and Ottokar at the station.")
+			if got := graphHits(t, e, engram.ScopeOf(s1), "Where is Ottokar?", engram.MemoryFilter{}); len(got) != 0 {
+				t.Errorf("s1's search for a name only s2 says found %v", got)
+			}
+			got := graphHits(t, e, engram.ScopeOf(s1), "What did Maria plant?", engram.MemoryFilter{})
+			if !slices.Contains(got, mine[0]) {
+				t.Errorf("s1's own memory of Maria not found: %v", got)
+			}
+			if slices.Contains(got, mine[1]) {
+				t.Errorf("s1's search for Maria reached Pablo's memory through a tie only s2 makes: %v", got)
+			}
+		})
+	}
+}
+
 // TestGraphChannelFilter: the caller's filter bounds what the graph finds.
 func TestGraphChannelFilter(t *testing.T) {
 	e := graphEngine(t, nil)

@@ -40,12 +40,11 @@ func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 		if err != nil {
 			return err
 		}
-		es, next, err := g.ListEntities(ctx, engram.EntityScope(s), f)
-		if err != nil {
+		if narrowed(s) {
+			page.Entities, page.Next, err = listVisible(ctx, r, g, s, f)
 			return err
 		}
-		page.Next = next
-		page.Entities, err = visibleEntities(ctx, r, g, s, es)
+		page.Entities, page.Next, err = g.ListEntities(ctx, engram.EntityScope(s), f)
 		return err
 	})
 	if err != nil {
@@ -76,18 +75,20 @@ func (e *Engine) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 		if err != nil {
 			return err
 		}
-		if err := seeEntity(ctx, r, g, s, id); err != nil {
-			return err
+		vis, err := visibleEntities(ctx, r, g, s, []engram.Entity{*ent})
+		if err != nil || len(vis) == 0 {
+			return cmp.Or(err, errNoEntity(id))
 		}
-		d.Entity = *ent
+		d.Entity = vis[0]
 		if err := entityMemories(ctx, r, g, s, id, d); err != nil {
 			return err
 		}
-		rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: engram.DefaultGraphLimit})
+		rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: relationFetch(s, engram.DefaultGraphLimit)})
 		if err != nil {
 			return err
 		}
-		d.Relations, err = visibleRelations(ctx, r, g, s, rs)
+		rs, err = visibleRelations(ctx, r, g, s, rs)
+		d.Relations = rs[:min(len(rs), engram.DefaultGraphLimit)]
 		return err
 	})
 	if err != nil {
@@ -155,15 +156,17 @@ func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 			return err
 		}
 		es := engram.EntityScope(s)
+		keep := func(rs []engram.Relation) ([]engram.Relation, error) { return visibleRelations(ctx, r, g, s, rs) }
 		var seen []string
 		if req.Entity == "" {
-			out.Edges, err = g.Relations(ctx, es, nil, engram.RelationFilter{Limit: limit})
+			out.Edges, err = g.Relations(ctx, es, nil, engram.RelationFilter{Limit: relationFetch(s, limit)})
+			if err == nil {
+				out.Edges, err = keep(out.Edges)
+				out.Edges = out.Edges[:min(len(out.Edges), limit)]
+			}
 		} else {
 			seen = []string{req.Entity}
-			if err := seeEntity(ctx, r, g, s, req.Entity); err != nil {
-				return err
-			}
-			out.Edges, err = around(ctx, g, es, req.Entity, hops, limit)
+			out.Edges, err = around(ctx, r, g, s, req.Entity, hops, limit, keep)
 		}
 		if err != nil {
 			return err
@@ -181,11 +184,7 @@ func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 		if out.Nodes, err = visibleEntities(ctx, r, g, s, out.Nodes); err != nil {
 			return err
 		}
-		if err := tagCommunities(ctx, r, es, out.Nodes); err != nil {
-			return err
-		}
-		out.Edges, err = visibleRelations(ctx, r, g, s, out.Edges)
-		return err
+		return tagCommunities(ctx, r, es, out.Nodes)
 	})
 	if err != nil {
 		return nil, err
@@ -196,11 +195,16 @@ func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 	return out, nil
 }
 
-// around returns the current relations within hops of id, at most limit;
-// ENOTFOUND when the scope holds no entity id.
-func around(ctx context.Context, g engram.GraphReader, es engram.Scope, id string, hops, limit int) ([]engram.Relation, error) {
+// around returns the current relations within hops of id that keep
+// keeps, at most limit, walking only those; ENOTFOUND when s does not see
+// the entity id, as for one that never existed.
+func around(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string, hops, limit int, keep func([]engram.Relation) ([]engram.Relation, error)) ([]engram.Relation, error) {
+	es := engram.EntityScope(s)
 	if _, err := g.GetEntity(ctx, es, id); err != nil {
 		return nil, err
+	}
+	if ok, err := entityVisible(ctx, r, g, s, id); err != nil || !ok {
+		return nil, cmp.Or(err, errNoEntity(id))
 	}
 	var edges []engram.Relation
 	visited := []string{id}
@@ -209,10 +213,14 @@ func around(ctx context.Context, g engram.GraphReader, es engram.Scope, id strin
 		if len(frontier) == 0 || len(edges) >= limit {
 			break
 		}
-		rs, err := g.Relations(ctx, es, frontier, engram.RelationFilter{Limit: limit - len(edges)})
+		rs, err := g.Relations(ctx, es, frontier, engram.RelationFilter{Limit: relationFetch(s, limit-len(edges))})
+		if err == nil {
+			rs, err = keep(rs)
+		}
 		if err != nil {
 			return nil, err
 		}
+		rs = rs[:min(len(rs), limit-len(edges))]
 		var next []string
 		for _, r := range rs {
 			if slices.ContainsFunc(edges, func(x engram.Relation) bool { return x.ID == r.ID }) {
@@ -286,79 +294,4 @@ func (e *Engine) DeleteEntity(ctx context.Context, s engram.Scope, id string) er
 		e.afterPurge(ctx, owner, nil, false)
 	}
 	return err
-}
-
-// Entities belong to a user, but a scope narrowed to an agent or a session
-// must not learn names said elsewhere: it sees an entity only when one of
-// the memories it can read mentions it.
-
-func narrowed(s engram.Scope) bool { return s.Agent != "" || s.Session != "" }
-
-// entityVisible reports whether s sees the entity id: always in a scope that is
-// not narrowed, else when one of its first maxEntityMemories mentions is
-// of a memory s reads.
-func entityVisible(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) (bool, error) {
-	if !narrowed(s) {
-		return true, nil
-	}
-	ms, err := g.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
-	if err != nil || len(ms) == 0 {
-		return false, err
-	}
-	ids := make([]string, len(ms))
-	for i := range ms {
-		ids[i] = ms[i].MemoryID
-	}
-	mems, err := r.GetMemories(ctx, s, ids)
-	return len(mems) > 0, err
-}
-
-// seeEntity returns an ENOTFOUND error when s does not see the entity id
-// (see entityVisible), as for an id it does not hold.
-func seeEntity(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) error {
-	ok, err := entityVisible(ctx, r, g, s, id)
-	if err != nil || !ok {
-		return cmp.Or[error](err, engram.Errorf(engram.ENOTFOUND, "entity %s not found", id))
-	}
-	return nil
-}
-
-// visibleEntities returns the entities of es that s sees, never nil.
-func visibleEntities(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, es []engram.Entity) ([]engram.Entity, error) {
-	out := make([]engram.Entity, 0, len(es))
-	for _, en := range es {
-		ok, err := entityVisible(ctx, r, g, s, en.ID)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			out = append(out, en)
-		}
-	}
-	return out, nil
-}
-
-// visibleRelations returns the relations of rs both of whose ends s sees,
-// never nil.
-func visibleRelations(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, rs []engram.Relation) ([]engram.Relation, error) {
-	out := make([]engram.Relation, 0, len(rs))
-	seen := map[string]bool{}
-	for _, rel := range rs {
-		keep := true
-		for _, id := range []string{rel.Source, rel.Target} {
-			ok, done := seen[id]
-			if !done {
-				var err error
-				if ok, err = entityVisible(ctx, r, g, s, id); err != nil {
-					return nil, err
-				}
-				seen[id] = ok
-			}
-			keep = keep && ok
-		}
-		if keep {
-			out = append(out, rel)
-		}
-	}
-	return out, nil
 }

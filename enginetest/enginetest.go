@@ -79,6 +79,7 @@ func Run(t *testing.T, open Open) {
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
 		{"GraphMergeSplit", testGraphMergeSplit},
+		{"GraphNarrowed", testGraphNarrowed},
 		{"GraphFormer", testGraphFormer},
 		{"ResourceLifecycle", testResourceLifecycle},
 		{"ResourceDedupe", testResourceDedupe},

@@ -2,7 +2,9 @@ package http_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +39,7 @@ func TestEngine_TenantIsolation(t *testing.T) {
 	mems, err := c.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{
 		{Value: "The " + marker + " prefers tea.", Cues: []string{marker}, Metadata: map[string]any{"secret": marker}},
 		{Value: "The " + marker + " is deleted but restorable."},
+		{Value: "Last summer I hiked in Yosemite with Melanie and " + strings.ToUpper(marker[:1]) + marker[1:] + "."},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +52,9 @@ func TestEngine_TenantIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	episodeIDs := []string{added.Episodes[0].ID, added.Episodes[1].ID}
-	memoryIDs := []string{mems[0].ID, mems[1].ID, added.Memories[0].ID}
-	allIDs := append(append([]string(nil), episodeIDs...), memoryIDs...)
+	memoryIDs := []string{mems[0].ID, mems[1].ID, mems[2].ID, added.Memories[0].ID}
+	entityIDs, communityIDs := graphOf(t, c, scA)
+	allIDs := slices.Concat(episodeIDs, memoryIDs, entityIDs, communityIDs)
 
 	exportA := func() []engram.Record {
 		t.Helper()
@@ -104,6 +108,13 @@ func TestEngine_TenantIsolation(t *testing.T) {
 		{"POST", "/v1/memories/%s/restore", "", `{"reason":"x"}`, memoryIDs},
 		{"GET", "/v1/memories/%s/history", "", "", memoryIDs},
 		{"POST", "/v1/memories/%s/rollback", "", `{"version":1}`, memoryIDs},
+		{"GET", "/v1/entities/%s", "", "", entityIDs},
+		{"DELETE", "/v1/entities/%s", "", "", entityIDs},
+		{"POST", "/v1/entities/%s/merge", "", `{"from":["` + engram.NewID() + `"]}`, entityIDs},
+		{"POST", "/v1/entities/%s/split", "", `{"name":"x","memories":["` + memoryIDs[2] + `"]}`, entityIDs},
+		{"GET", "/v1/entities/%s/history", "", "", entityIDs},
+		{"GET", "/v1/graph", "entity=%s&hops=2", "", entityIDs},
+		{"GET", "/v1/communities/%s", "", "", communityIDs},
 	}
 
 	for _, b := range []struct {
@@ -122,19 +133,27 @@ func TestEngine_TenantIsolation(t *testing.T) {
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			q := scopeQuery(b.s)
+			narrowed := b.s.Agent != "" || b.s.Session != ""
 			for _, rt := range idRoutes {
 				query := q
 				if rt.query != "" {
 					query += "&" + rt.query
 				}
+				// The id goes wherever the route has %s: path or query.
+				call := func(id string) rawResponse {
+					return do(t, rt.method, env.srv.URL+strings.ReplaceAll(rt.path+"?"+query, "%s", id), rt.body)
+				}
 				unknown := engram.NewID()
-				ru := do(t, rt.method, env.srv.URL+strings.Replace(rt.path, "%s", unknown, 1)+"?"+query, rt.body)
-				if ru.Status != 404 {
+				ru := call(unknown)
+				// Entity edits refuse a narrowed scope before they look
+				// for the entity: 400 for every id alike.
+				edit := narrowed && strings.HasPrefix(rt.path, "/v1/entities/") && rt.method != "GET"
+				if ru.Status != 404 && !(edit && ru.Status == 400) {
 					t.Fatalf("%s %s with an unknown id: status %d %s, want 404", rt.method, rt.path, ru.Status, ru.Body)
 				}
 				want := strings.ReplaceAll(string(ru.Body), unknown, "ID")
 				for _, id := range rt.ids {
-					ra := do(t, rt.method, env.srv.URL+strings.Replace(rt.path, "%s", id, 1)+"?"+query, rt.body)
+					ra := call(id)
 					got := strings.ReplaceAll(string(ra.Body), id, "ID")
 					if ra.Status != ru.Status || got != want || ra.Header.Get("Content-Type") != ru.Header.Get("Content-Type") {
 						t.Errorf("%s %s with A's id: %d %s; an unknown id gets %d %s", rt.method, rt.path, ra.Status, got, ru.Status, want)
@@ -187,6 +206,26 @@ func TestEngine_TenantIsolation(t *testing.T) {
 				t.Fatal(err)
 			}
 			noLeak(t, "Export", recs)
+			ents, err := c.ListEntities(ctx, b.s, engram.EntityFilter{Limit: engram.MaxEntityLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noLeak(t, "ListEntities", ents)
+			for _, one := range []engram.EntityFilter{{Limit: 1}, {Limit: 1, Prefix: marker}} {
+				if ents, err := c.ListEntities(ctx, b.s, one); err != nil || len(ents.Entities) != 0 || ents.Next != "" {
+					t.Errorf("ListEntities(%+v) = %s, %v; want an empty last page", one, mustJSON(t, ents), err)
+				}
+			}
+			g, err := c.Graph(ctx, b.s, engram.GraphRequest{Limit: engram.MaxGraphLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noLeak(t, "Graph", g)
+			cs, err := c.ListCommunities(ctx, b.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noLeak(t, "ListCommunities", cs)
 
 			// Importing A's records into B is refused, not a way to copy
 			// them across.
@@ -216,7 +255,76 @@ func TestEngine_TenantIsolation(t *testing.T) {
 		t.Errorf("AddMemories in org b with an id of org a: %v", err)
 	}
 
+	// B's own entity takes nothing of A's: a merge from A's entities and
+	// a split by A's memories answer as for unknown ids.
+	if _, err := c.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsB,
+		Memories: []engram.Memory{{Value: "I met Melanie in Lisbon."}, {Value: "Melanie called me."}}}); err != nil {
+		t.Fatal(err)
+	}
+	scB := engram.ScopeOf(nsB)
+	bEnts, err := c.ListEntities(ctx, scB, engram.EntityFilter{Prefix: "Melanie"})
+	if err != nil || len(bEnts.Entities) != 1 {
+		t.Fatalf("B's Melanie: %v, %v", bEnts, err)
+	}
+	melB := "/v1/entities/" + bEnts.Entities[0].ID
+	for _, rt := range []struct{ path, body string }{
+		{melB + "/merge", `{"from":["%s"]}`},
+		{melB + "/split", `{"name":"x","memories":["%s"]}`},
+	} {
+		call := func(id string) string {
+			r := do(t, "POST", env.srv.URL+rt.path+"?"+scopeQuery(scB), strings.ReplaceAll(rt.body, "%s", id))
+			return fmt.Sprintf("%d %s", r.Status, strings.ReplaceAll(string(r.Body), id, "ID"))
+		}
+		unknown := engram.NewID()
+		want := call(unknown)
+		for _, id := range slices.Concat(entityIDs, memoryIDs) {
+			if got := call(id); got != want {
+				t.Errorf("POST %s in B with A's id: %s; an unknown id gets %s", rt.path, got, want)
+			}
+		}
+	}
+
 	checkSame(t, "A's data after B's attempts", exportA(), before)
+	if e, cm := graphOf(t, c, scA); !slices.Equal(e, entityIDs) || !slices.Equal(cm, communityIDs) {
+		t.Errorf("A's entities %v and communities %v after B's attempts, want %v and %v", e, cm, entityIDs, communityIDs)
+	}
+}
+
+// graphOf returns the ids of the entities and communities of s's user
+// (s itself sees all the entities), failing unless there are some of
+// each: communities are refreshed first.
+func graphOf(t *testing.T, c *engramhttp.Client, s engram.Scope) (entities, communities []string) {
+	t.Helper()
+	ctx := context.Background()
+	user := engram.Scope{Org: s.Org, Project: s.Project, User: s.User}
+	if _, err := c.RefreshCommunities(ctx, user, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []engram.Scope{user, s} {
+		page, err := c.ListEntities(ctx, sc, engram.EntityFilter{Limit: engram.MaxEntityLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, en := range page.Entities {
+			ids = append(ids, en.ID)
+		}
+		if entities != nil && !slices.Equal(ids, entities) {
+			t.Fatalf("entities in %+v: %v; its user has %v", sc, ids, entities)
+		}
+		entities = ids
+	}
+	l, err := c.ListCommunities(ctx, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cm := range l.Communities {
+		communities = append(communities, cm.ID)
+	}
+	if len(entities) < 2 || len(communities) == 0 {
+		t.Fatalf("%+v has entities %v and communities %v; the test would prove little", s, entities, communities)
+	}
+	return entities, communities
 }
 
 func scopeQuery(s engram.Scope) string {

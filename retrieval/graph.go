@@ -75,7 +75,7 @@ func GraphWalk(name string) (func(seeds map[string]float64, edges []Edge) map[st
 
 // Gather implements Channel; it fails with the store's error.
 func (c Graph) Gather(ctx context.Context, g *Gathering) error {
-	gr, ok := g.Reader.(engram.GraphReader)
+	gr, ok := graphOf(g)
 	if !ok {
 		return nil
 	}
@@ -102,7 +102,7 @@ func (c Graph) Gather(ctx context.Context, g *Gathering) error {
 
 // querySeeds returns the entities the query names, each weighted by how
 // rare it is (1/log2(2+mentions)), keyed by id.
-func querySeeds(ctx context.Context, gr engram.GraphReader, s engram.Scope, q *Query) (map[string]float64, error) {
+func querySeeds(ctx context.Context, gr graphReads, s engram.Scope, q *Query) (map[string]float64, error) {
 	keys, names := queryKeys(q)
 	if len(keys) == 0 {
 		return nil, nil
@@ -158,7 +158,7 @@ func queryKeys(q *Query) (keys []string, names []entity.Candidate) {
 // resolveNames returns the entities that the query's names name by a
 // fuzzy rule (a short form, a given name alone, a transliteration), among
 // those sharing a word with them, leaving out those already found.
-func resolveNames(ctx context.Context, gr engram.GraphReader, s engram.Scope, names []entity.Candidate, found []engram.Entity) ([]engram.Entity, error) {
+func resolveNames(ctx context.Context, gr graphReads, s engram.Scope, names []entity.Candidate, found []engram.Entity) ([]engram.Entity, error) {
 	var toks []string
 	for _, n := range names {
 		toks = append(toks, entity.Tokens(n)...)
@@ -183,7 +183,7 @@ func resolveNames(ctx context.Context, gr engram.GraphReader, s engram.Scope, na
 
 // subgraph reads the current relations within Hops of the seeds, the
 // strongest first, and returns them as edges.
-func (c Graph) subgraph(ctx context.Context, gr engram.GraphReader, s engram.Scope, seeds map[string]float64) ([]Edge, error) {
+func (c Graph) subgraph(ctx context.Context, gr graphReads, s engram.Scope, seeds map[string]float64) ([]Edge, error) {
 	hops := c.Hops
 	if hops <= 0 {
 		hops = 2
@@ -297,7 +297,7 @@ func SpreadActivation(seeds map[string]float64, edges []Edge) map[string]float64
 // scores each memory by the activation of the entities it names, each
 // divided by the square root of the entity's mentions read, times a
 // recency factor between 0.8 and 1 relative to the newest mention read.
-func memoryScores(ctx context.Context, gr engram.GraphReader, s engram.Scope, act map[string]float64) (map[string]float64, error) {
+func memoryScores(ctx context.Context, gr graphReads, s engram.Scope, act map[string]float64) (map[string]float64, error) {
 	top := topN(act, graphEntities)
 	scores := map[string]float64{}
 	at := map[string]time.Time{}

@@ -37,7 +37,7 @@ func (Entities) Name() string { return ChannelEntity }
 
 // Expand implements Expander. It fails with the store's error.
 func (x Entities) Expand(ctx context.Context, g *Gathering, from []*Candidate) ([]Link, error) {
-	gr, ok := g.Reader.(engram.GraphReader)
+	gr, ok := graphOf(g)
 	if !ok || x.Limit <= 0 || len(from) == 0 {
 		return nil, nil
 	}
@@ -153,7 +153,7 @@ func best(scores map[string]float64, n int) []string {
 // entityReader reads each entity's mentions once per expansion; a hub's
 // (more than GraphHub mentions) read as nil.
 type entityReader struct {
-	gr   engram.GraphReader
+	gr   graphReads
 	s    engram.Scope
 	memo map[string][]engram.Mention
 }

@@ -65,7 +65,7 @@ func (Identity) Gather(ctx context.Context, g *Gathering) error {
 // keys or whose entity of the graph the keys name.
 func namedPersons(ctx context.Context, g *Gathering, persons []engram.Person, keys []string) ([]string, error) {
 	entities := map[string]bool{}
-	if gr, ok := g.Reader.(engram.GraphReader); ok {
+	if gr, ok := graphOf(g); ok {
 		es, err := gr.FindEntities(ctx, engram.EntityScope(g.Scope), keys)
 		if err != nil {
 			return nil, err

@@ -156,7 +156,7 @@ func (c Config) Plain() Config {
 // Candidate is one memory a channel found, with what the pipeline learned
 // about it.
 type Candidate struct {
-	Memory  *engram.Memory // shared with the gathering's reads; never changed
+	Memory  *engram.Memory      // shared with the gathering's reads; never changed
 	Ranks   []engram.ChannelHit // one per channel that found it
 	Fused   float64
 	Score   float64
