@@ -174,6 +174,22 @@ type Evidence struct {
 // Current reports whether r is still current in transaction time.
 func (r *Relation) Current() bool { return r.ExpiredAt == nil }
 
+// KeepEvidence keeps of r's evidence the memories in reads, sets r's
+// weight to their sum and reports whether any is left: r as a scope that
+// reads only those memories may see it.
+func (r *Relation) KeepEvidence(reads map[string]bool) bool {
+	var kept []Evidence
+	w := 0.0
+	for _, ev := range r.Evidence {
+		if reads[ev.MemoryID] {
+			kept = append(kept, ev)
+			w += ev.Weight
+		}
+	}
+	r.Evidence, r.Weight = kept, w
+	return len(kept) > 0
+}
+
 // Other returns the entity at the other end of r from id.
 func (r *Relation) Other(id string) string {
 	if r.Source == id {

@@ -46,3 +46,18 @@ func TestSplitRequestNameText(t *testing.T) {
 		}
 	}
 }
+
+// TestRelationKeepEvidence: only the listed memories' evidence is kept,
+// the weight becomes its sum, and a relation left with none says so.
+func TestRelationKeepEvidence(t *testing.T) {
+	r := engram.Relation{Weight: 3.5, Evidence: []engram.Evidence{{MemoryID: "a", Weight: 1}, {MemoryID: "b", Weight: 2}, {MemoryID: "c", Weight: 0.5}}}
+	if !r.KeepEvidence(map[string]bool{"a": true, "c": true}) {
+		t.Fatal("evidence a and c kept: reported none left")
+	}
+	if len(r.Evidence) != 2 || r.Evidence[0].MemoryID != "a" || r.Evidence[1].MemoryID != "c" || r.Weight != 1.5 {
+		t.Errorf("kept %+v, weight %v; want a and c, 1.5", r.Evidence, r.Weight)
+	}
+	if r.KeepEvidence(map[string]bool{"b": true}) || len(r.Evidence) != 0 || r.Weight != 0 {
+		t.Errorf("none of the reads: %+v, weight %v", r.Evidence, r.Weight)
+	}
+}

@@ -107,7 +107,7 @@ func visibleRelations(ctx context.Context, r engram.Reader, g engram.GraphReader
 			}
 			keep = keep && ok
 		}
-		if keep && trimEvidence(&rel, reads) {
+		if keep && rel.KeepEvidence(reads) {
 			out = append(out, rel)
 		}
 	}
@@ -139,21 +139,6 @@ func readableEvidence(ctx context.Context, r engram.Reader, s engram.Scope, rs [
 		ids = ids[n:]
 	}
 	return reads, nil
-}
-
-// trimEvidence keeps of rel's evidence the memories in reads, sets its
-// weight to their sum and reports whether any is left.
-func trimEvidence(rel *engram.Relation, reads map[string]bool) bool {
-	var kept []engram.Evidence
-	weight := 0.0
-	for _, ev := range rel.Evidence {
-		if reads[ev.MemoryID] {
-			kept = append(kept, ev)
-			weight += ev.Weight
-		}
-	}
-	rel.Evidence, rel.Weight = kept, weight
-	return len(kept) > 0
 }
 
 // listVisible returns the first entities after f.Cursor that s sees, at

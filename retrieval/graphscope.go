@@ -193,7 +193,7 @@ func (n *narrowGraph) Relations(ctx context.Context, s engram.Scope, entityIDs [
 		if err != nil {
 			return nil, err
 		}
-		if ok && trimEvidence(&r, reads) {
+		if ok && r.KeepEvidence(reads) {
 			if f.NoEvidence {
 				r.Evidence = nil
 			}
@@ -213,19 +213,4 @@ func (n *narrowGraph) bothSeen(ctx context.Context, s engram.Scope, r engram.Rel
 		}
 	}
 	return true, nil
-}
-
-// trimEvidence keeps of r's evidence the memories in reads, sets its
-// weight to their sum and reports whether any is left.
-func trimEvidence(r *engram.Relation, reads map[string]bool) bool {
-	var kept []engram.Evidence
-	w := 0.0
-	for _, ev := range r.Evidence {
-		if reads[ev.MemoryID] {
-			kept = append(kept, ev)
-			w += ev.Weight
-		}
-	}
-	r.Evidence, r.Weight = kept, w
-	return len(kept) > 0
 }
