@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
@@ -91,4 +92,55 @@ func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
 		}
 	}
 	return nil
+}
+
+// ScanMemories returns up to limit memories of every tenant, in any status,
+// ordered by (org, project, id) byte by byte and strictly after the key
+// after; the zero key starts at the beginning. It is for maintenance only:
+// it crosses tenants (and shards). EINVALID if limit is not positive.
+func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
+	}
+	for _, s := range []string{after.Org, after.Project, after.ID} {
+		if err := storable("scan key", s); err != nil {
+			return nil, err
+		}
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "scan memories", "SELECT "+memoryCols+` FROM memories m
+		WHERE (m.org, m.project, m.id) > ($1, $2, $3) ORDER BY m.org, m.project, m.id LIMIT $4`,
+		[]any{after.Org, after.Project, after.ID, limit},
+		func(row pgx.Row) error {
+			m, err := scanMemory(row)
+			out = append(out, m)
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Lapsed implements engram.Expirer: up to limit active memories of every
+// tenant whose expires_at is at or before at, soonest first. It crosses
+// tenants (and shards). EINVALID if limit is not positive.
+func (t *tx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "read lapsed memories", "SELECT "+memoryCols+` FROM memories m
+		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= $1
+		ORDER BY m.expires_at, m.org, m.project, m.id LIMIT $2`,
+		[]any{at, limit},
+		func(row pgx.Row) error {
+			m, err := scanMemory(row)
+			out = append(out, m)
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -1,0 +1,255 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
+	"github.com/jackc/pgx/v5"
+)
+
+// GetEpisode returns the episode with id in s; ENOTFOUND if there is none
+// in s, EINVALID for a malformed scope or id.
+func (t *tx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("episode", id)
+	}
+	q := &query{}
+	q.scope("e.", s)
+	q.where("e.id = " + q.arg(id))
+	e, err := scanEpisode(t.ptx.QueryRow(ctx, "SELECT "+episodeCols+" FROM episodes e WHERE "+q.String(), q.args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "episode %s not found", id)
+	} else if err != nil {
+		return nil, t.mapErr(ctx, "get episode", err)
+	}
+	return &e, nil
+}
+
+// GetMemory returns the memory with id in s, in any status; ENOTFOUND if
+// there is none in s, EINVALID for a malformed scope or id. Inside Update
+// it locks the row until the commit, so that a read-modify-write of one
+// memory by two servers at once is serialised rather than lost.
+func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("memory", id)
+	}
+	q := &query{}
+	q.scope("m.", s)
+	q.where("m.id = " + q.arg(id))
+	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String()
+	if !t.readOnly {
+		sql += " FOR NO KEY UPDATE"
+	}
+	m, err := scanMemory(t.ptx.QueryRow(ctx, sql, q.args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+	} else if err != nil {
+		return nil, t.mapErr(ctx, "get memory", err)
+	}
+	return &m, nil
+}
+
+// GetMemories returns the memories among ids that s contains, in any status
+// and in no particular order, each once. Ids that are malformed, unknown or
+// outside s are skipped; EINVALID for a bad scope.
+func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(ids))
+	want := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if engram.ValidID(id) && !seen[id] {
+			seen[id] = true
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	// The scope is checked here, by its reference rule (see
+	// getMemoriesSQL).
+	var out []engram.Memory
+	err := t.each(ctx, "get memories", getMemoriesSQL, []any{s.Tenant(), want},
+		func(row pgx.Row) error {
+			m, err := scanMemory(row)
+			if err == nil && s.Contains(m.Namespace) {
+				out = append(out, m)
+			}
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListEpisodes returns a page of the episodes in s matching f, by
+// (occurred_at, id); EINVALID for a bad scope, filter or cursor.
+func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	q := &query{}
+	q.scope("e.", s)
+	if err := episodeFilter(q, &f); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
+	if f.Cursor != "" {
+		occMicros, id, err := storeutil.DecodeEpisodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q.where("(e.occurred_at, e.id) > (" + q.arg(time.UnixMicro(occMicros).UTC()) + ", " + q.arg(id) + ")")
+	}
+	sql := "SELECT " + episodeCols + " FROM episodes e WHERE " + q.String() +
+		" ORDER BY e.occurred_at, e.id LIMIT " + q.arg(limit+1)
+	var out []engram.Episode
+	err := t.each(ctx, "list episodes", sql, q.args, func(row pgx.Row) error {
+		e, err := scanEpisode(row)
+		out = append(out, e)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		last := out[limit-1]
+		next = storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
+	}
+	return out, next, nil
+}
+
+// ListMemories returns a page of the memories in s matching f, newest id
+// first; EINVALID for a bad scope, filter or cursor.
+func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	q := &query{}
+	q.scope("m.", s)
+	if err := memoryFilter(q, &f); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
+	if f.Cursor != "" {
+		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q.where("m.id < " + q.arg(id))
+	}
+	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
+	var out []engram.Memory
+	err := t.each(ctx, "list memories", sql, q.args, func(row pgx.Row) error {
+		m, err := scanMemory(row)
+		out = append(out, m)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		next = storeutil.EncodeCursor('m', out[limit-1].ID)
+	}
+	return out, next, nil
+}
+
+// rankWeights are ts_rank_cd's weights of the D, C, B and A labels: value
+// (C) 1, cues (B) 1.5, abstraction (A) 2, relative to one another as the
+// embedded store weighs its columns in BM25, scaled so A is 1.
+const rankWeights = "'{0, 0.5, 0.75, 1}'"
+
+// SearchText ranks the memories in s matching f by ts_rank_cd (cover
+// density, with length normalisation) against the terms of query, best
+// first, at most limit of them (0 means engram.DefaultLimit); equal scores
+// are ordered by id, newest first. f.Limit and f.Cursor are ignored. A
+// query without terms gives no hits and no error; EINVALID for a bad scope,
+// filter or limit.
+func (t *tx) SearchText(ctx context.Context, s engram.Scope, text string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	n, err := engram.ClampLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Cursor = 0, ""
+	q := &query{}
+	tsq := q.arg(tsQuery(text))
+	q.scope("m.", s)
+	if err := memoryFilter(q, &f); err != nil {
+		return nil, err
+	}
+	if q.args[0] == "" {
+		return nil, nil
+	}
+	q.where("m.tsv @@ tq.q")
+	// Normalisation 1 divides by 1 + log(length): longer texts need more
+	// matches, as in BM25.
+	sql := "SELECT " + memoryCols + ", ts_rank_cd(" + rankWeights + ", m.tsv, tq.q, 1) AS r " +
+		"FROM websearch_to_tsquery('simple', " + tsq + ") AS tq(q), memories m WHERE " + q.String() +
+		" ORDER BY r DESC, m.id DESC LIMIT " + q.arg(n)
+	var hits []engram.TextHit
+	err = t.each(ctx, "search", sql, q.args, func(row pgx.Row) error {
+		var rank float32
+		m, err := scanMemory(row, &rank)
+		hits = append(hits, engram.TextHit{Memory: m, Score: float64(rank)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return hits, nil
+}
+
+// Versions returns the history of memory id in s, oldest first; ENOTFOUND
+// if s holds neither the memory nor any of its versions.
+func (t *tx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("memory", id)
+	}
+	q := &query{}
+	q.scope("v.", s)
+	q.where("v.memory_id = " + q.arg(id))
+	var out []engram.Version
+	err := t.each(ctx, "versions", "SELECT "+versionCols+" FROM memory_versions v WHERE "+q.String()+" ORDER BY v.version",
+		q.args, func(row pgx.Row) error {
+			v, err := scanVersion(row)
+			out = append(out, v)
+			return err
+		})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		mq := &query{}
+		mq.scope("m.", s)
+		mq.where("m.id = " + mq.arg(id))
+		var exists bool
+		if err := t.ptx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM memories m WHERE "+mq.String()+")", mq.args...).Scan(&exists); err != nil {
+			return nil, t.mapErr(ctx, "versions", err)
+		}
+		if !exists {
+			return nil, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/engramhq/engram"
+	"github.com/jackc/pgx/v5"
+)
+
+// PurgeMemory deletes the memory with n's tenant and id, its vectors (by
+// the foreign key) and its versions, and clears the detail of the audit
+// entries of its user that name it. Nothing to delete is not an error;
+// EINVALID for a bad namespace or id.
+func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(id) {
+		return invalidID("memory", id)
+	}
+	rows, err := t.ptx.Query(ctx, `WITH v AS (
+			DELETE FROM memory_versions WHERE tenant = $1 AND memory_id = $2)
+		DELETE FROM memories WHERE tenant = $1 AND id = $2 RETURNING user_id`, n.Tenant(), id)
+	if err != nil {
+		return t.mapErr(ctx, "purge memory", err)
+	}
+	users, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return t.mapErr(ctx, "purge memory", err)
+	}
+	for _, u := range users {
+		t.changed(n.Tenant(), u, id)
+		// Earlier audit entries of the memory keep that they happened,
+		// not the reasons given, which may quote the text.
+		if _, err := t.ptx.Exec(ctx, `UPDATE audit SET detail = '' WHERE tenant = $1 AND user_id = $2
+			AND detail <> '' AND $3 = ANY (ids)`, n.Tenant(), u, id); err != nil {
+			return t.mapErr(ctx, "purge memory", err)
+		}
+		if err := t.pruneGraph(ctx, n.Tenant(), u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PurgeEpisode deletes the episode with n's tenant and id. Nothing to
+// delete is not an error; EINVALID for a bad namespace or id.
+func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if !engram.ValidID(id) {
+		return invalidID("episode", id)
+	}
+	_, err := t.ptx.Exec(ctx, "DELETE FROM episodes WHERE tenant = $1 AND id = $2", n.Tenant(), id)
+	return t.mapErr(ctx, "purge episode", err)
+}
+
+// PurgeScope deletes every episode, memory, version and vector in s,
+// ignoring s.IncludeShared (it never widens a write), and keeps the audit
+// log as tombstones (detail cleared). EINVALID if s names no user, agent or session.
+func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
+	var c engram.PurgeCounts
+	if err := t.writable(); err != nil {
+		return c, err
+	}
+	if err := s.Validate(); err != nil {
+		return c, err
+	}
+	if s.User == "" && s.Agent == "" && s.Session == "" {
+		return c, engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
+	}
+	s.IncludeShared = false
+	// The statement timeout is for searches and ordinary writes; a purge
+	// of a large scope (100k memories took 14 s) must not be cut off and
+	// rolled back by it, so its statements run until done or until ctx
+	// ends.
+	if _, err := t.ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+
+	// Versions in the scope, and any left under another namespace by a
+	// memory that moved into it; while the memories still exist.
+	vq := &query{}
+	vq.scope("v.", s)
+	mq := &query{args: vq.args}
+	mq.scope("m.", s)
+	tag, err := t.ptx.Exec(ctx, "DELETE FROM memory_versions v WHERE v.tenant = $1 AND (("+vq.String()+
+		") OR v.memory_id IN (SELECT m.id FROM memories m WHERE "+mq.String()+"))", mq.args...)
+	if err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+	c.Versions = int(tag.RowsAffected())
+
+	q := &query{}
+	q.scope("m.", s)
+	rows, err := t.ptx.Query(ctx, "DELETE FROM memories m WHERE "+q.String()+" RETURNING m.user_id, m.id", q.args...)
+	if err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+	var user, id string
+	_, err = pgx.ForEachRow(rows, []any{&user, &id}, func() error {
+		c.Memories++
+		t.changed(s.Tenant(), user, id)
+		return nil
+	})
+	if err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+
+	q = &query{}
+	q.scope("e.", s)
+	if tag, err = t.ptx.Exec(ctx, "DELETE FROM episodes e WHERE "+q.String(), q.args...); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+	c.Episodes = int(tag.RowsAffected())
+	if c.Resources, err = t.purgeScopeResources(ctx, s); err != nil {
+		return c, err
+	}
+	if err := t.purgeIdentities(ctx, s); err != nil {
+		return c, err
+	}
+	// The memories' mentions and evidence went with them; the entities
+	// and relations they leave without any go too.
+	if err := t.pruneGraph(ctx, s.Tenant(), s.User); err != nil {
+		return c, err
+	}
+
+	// The audit log keeps that each change happened, when and by whom, but
+	// not what the client wrote about it.
+	q = &query{}
+	q.scope("a.", s)
+	if _, err = t.ptx.Exec(ctx, "UPDATE audit a SET detail = '' WHERE a.detail <> '' AND "+q.String(), q.args...); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+	// The scope's background jobs go too: they name its episodes.
+	q = &query{}
+	q.scope("j.", s)
+	if _, err := t.ptx.Exec(ctx, "DELETE FROM jobs j WHERE "+q.String(), q.args...); err != nil {
+		return c, t.mapErr(ctx, "purge scope", err)
+	}
+	return c, nil
+}
