@@ -10,9 +10,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// adminTx is the bookkeeping of a transaction: the audit log, store-wide
+// meta values, exports, the cross-tenant dump and scans for maintenance,
+// and the purges of memories, episodes and whole scopes.
+type adminTx struct{ *base }
+
 // Audit returns a page of the audit entries in s matching f, newest first;
 // EINVALID for a bad scope, limit or cursor.
-func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
+func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -52,7 +57,7 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 
 // InsertAudit appends a to the audit log. EINVALID for a bad namespace or
 // id or an empty op; ECONFLICT if the tenant has an entry with that id.
-func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
+func (t *adminTx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -90,7 +95,7 @@ func checkMetaKey(key string) error {
 
 // Meta returns the store-wide value under key, or "" if there is none;
 // EINVALID for an empty or overlong key.
-func (t *tx) Meta(ctx context.Context, key string) (string, error) {
+func (t *adminTx) Meta(ctx context.Context, key string) (string, error) {
 	if err := checkMetaKey(key); err != nil {
 		return "", err
 	}
@@ -105,7 +110,7 @@ func (t *tx) Meta(ctx context.Context, key string) (string, error) {
 // SetMeta stores value under key, replacing any value there; an empty value
 // deletes the key. EINVALID for an empty or overlong key or a value that is
 // not UTF-8 or holds a NUL character.
-func (t *tx) SetMeta(ctx context.Context, key, value string) error {
+func (t *adminTx) SetMeta(ctx context.Context, key, value string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

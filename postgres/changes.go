@@ -15,7 +15,7 @@ import (
 // inserted, replaced, purged or gave vectors.
 type change struct{ tenant, user, id string }
 
-func (t *tx) changed(tenant, user, id string) {
+func (t *base) changed(tenant, user, id string) {
 	if t.changes == nil {
 		t.changes = make(map[change]struct{})
 	}
@@ -27,7 +27,7 @@ func (t *tx) changed(tenant, user, id string) {
 // transactions never wait for each other's counters in opposite orders),
 // and logs the changed memories under it. The counter rows stay locked
 // until the commit, which is what makes numbers visible in order.
-func (t *tx) logChanges(ctx context.Context) error {
+func (t *base) logChanges(ctx context.Context) error {
 	if len(t.changes) == 0 {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (t *tx) logChanges(ctx context.Context) error {
 // where to start by asking with -1. ECONFLICT when changes after after may
 // have been forgotten (see Options.ChangeLogKeep): the caller must reload.
 // EINVALID for a bad scope.
-func (t *tx) Changes(ctx context.Context, s engram.Scope, after int64) ([]string, int64, error) {
+func (t *vectorTx) Changes(ctx context.Context, s engram.Scope, after int64) ([]string, int64, error) {
 	if err := s.Validate(); err != nil {
 		return nil, 0, err
 	}

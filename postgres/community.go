@@ -9,13 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-var (
-	_ engram.CommunityReader = (*tx)(nil)
-	_ engram.CommunityWriter = (*tx)(nil)
-)
-
 // GraphEdges implements engram.CommunityReader.
-func (t *tx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
+func (t *graphTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -34,7 +29,7 @@ func (t *tx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge,
 }
 
 // DirtyEntities implements engram.CommunityReader.
-func (t *tx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
+func (t *graphTx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -50,7 +45,7 @@ func (t *tx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, e
 }
 
 // DirtyOwners implements engram.CommunityReader.
-func (t *tx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, error) {
+func (t *graphTx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, error) {
 	var out []engram.Namespace
 	err := t.each(ctx, "read dirty owners", "SELECT DISTINCT tenant, user_id FROM graph_dirty ORDER BY 1, 2 LIMIT $1",
 		[]any{max(limit, 1)}, func(row pgx.Row) error {
@@ -67,7 +62,7 @@ func (t *tx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, er
 }
 
 // Communities implements engram.CommunityReader.
-func (t *tx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
+func (t *graphTx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -75,7 +70,7 @@ func (t *tx) Communities(ctx context.Context, s engram.Scope) ([]engram.Communit
 }
 
 // GetCommunity implements engram.CommunityReader.
-func (t *tx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
+func (t *graphTx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -94,7 +89,7 @@ func (t *tx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engr
 
 // communities reads the scope's communities (only id's when set) with
 // their members and sources.
-func (t *tx) communities(ctx context.Context, s engram.Scope, id string) ([]engram.Community, error) {
+func (t *graphTx) communities(ctx context.Context, s engram.Scope, id string) ([]engram.Community, error) {
 	q := &query{}
 	q.graph("c.", s)
 	if id != "" {
@@ -151,7 +146,7 @@ func (t *tx) communities(ctx context.Context, s engram.Scope, id string) ([]engr
 }
 
 // EntityCommunities implements engram.CommunityReader.
-func (t *tx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
+func (t *graphTx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -176,7 +171,7 @@ func (t *tx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []
 }
 
 // PutCommunity implements engram.CommunityWriter.
-func (t *tx) PutCommunity(ctx context.Context, c *engram.Community) error {
+func (t *graphTx) PutCommunity(ctx context.Context, c *engram.Community) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -227,7 +222,7 @@ func (t *tx) PutCommunity(ctx context.Context, c *engram.Community) error {
 }
 
 // DeleteCommunity implements engram.CommunityWriter.
-func (t *tx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *graphTx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -242,7 +237,7 @@ func (t *tx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string)
 }
 
 // ClearDirty implements engram.CommunityWriter.
-func (t *tx) ClearDirty(ctx context.Context, n engram.Namespace) error {
+func (t *graphTx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -257,7 +252,7 @@ func (t *tx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 // member or a source (an entity deleted, a memory purged: their summaries
 // may name or quote it), marking their remaining members dirty so the
 // next refresh makes them again.
-func (t *tx) pruneCommunities(ctx context.Context, tenant, user string) error {
+func (t *base) pruneCommunities(ctx context.Context, tenant, user string) error {
 	short := `SELECT c.id FROM communities c WHERE c.tenant = $1 AND c.user_id = $2
 		AND (c.size > (SELECT count(*) FROM community_members m WHERE m.tenant = $1 AND m.community_id = c.id)
 		  OR c.sources > (SELECT count(*) FROM community_sources s WHERE s.tenant = $1 AND s.community_id = c.id))`

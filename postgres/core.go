@@ -10,9 +10,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// coreTx is the core of a transaction (engram.Reader and the writes of
+// engram.Tx): episodes, memories and their versions, with the locator and
+// the full-text probe that read the same tables.
+type coreTx struct{ *base }
+
 // GetEpisode returns the episode with id in s; ENOTFOUND if there is none
 // in s, EINVALID for a malformed scope or id.
-func (t *tx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+func (t *coreTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -35,7 +40,7 @@ func (t *tx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram
 // there is none in s, EINVALID for a malformed scope or id. Inside Update
 // it locks the row until the commit, so that a read-modify-write of one
 // memory by two servers at once is serialised rather than lost.
-func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+func (t *coreTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -61,7 +66,7 @@ func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.
 // GetMemories returns the memories among ids that s contains, in any status
 // and in no particular order, each once. Ids that are malformed, unknown or
 // outside s are skipped; EINVALID for a bad scope.
-func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -95,7 +100,7 @@ func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]e
 
 // ListEpisodes returns a page of the episodes in s matching f, by
 // (occurred_at, id); EINVALID for a bad scope, filter or cursor.
-func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -134,7 +139,7 @@ func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeF
 
 // ListMemories returns a page of the memories in s matching f, newest id
 // first; EINVALID for a bad scope, filter or cursor.
-func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
+func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -180,7 +185,7 @@ const rankWeights = "'{0, 0.5, 0.75, 1}'"
 // are ordered by id, newest first. f.Limit and f.Cursor are ignored. A
 // query without terms gives no hits and no error; EINVALID for a bad scope,
 // filter or limit.
-func (t *tx) SearchText(ctx context.Context, s engram.Scope, text string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+func (t *coreTx) SearchText(ctx context.Context, s engram.Scope, text string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -219,7 +224,7 @@ func (t *tx) SearchText(ctx context.Context, s engram.Scope, text string, f engr
 
 // Versions returns the history of memory id in s, oldest first; ENOTFOUND
 // if s holds neither the memory nor any of its versions.
-func (t *tx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+func (t *coreTx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

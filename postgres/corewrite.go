@@ -13,7 +13,7 @@ import (
 
 // InsertEpisode stores e. EINVALID if e fails Validate, has no id or holds
 // text PostgreSQL cannot store; ECONFLICT if its tenant already has that id.
-func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
+func (t *coreTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func memoryArgs(m *engram.Memory) ([]any, error) {
 // InsertMemory stores and indexes m. EINVALID if m fails Validate, has no
 // id or holds text PostgreSQL cannot store; ECONFLICT if its tenant
 // already has that id.
-func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
+func (t *coreTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 // id, namespace included, and re-indexes its text. ENOTFOUND if the tenant
 // has no such memory; EINVALID if m fails Validate or holds text
 // PostgreSQL cannot store.
-func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
+func (t *coreTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 // InsertVersion appends v to its memory's history. EINVALID for a bad
 // namespace, memory id, version number or empty op; ECONFLICT if that
 // version exists.
-func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
+func (t *coreTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
 // Touch adds to access_count the number of times each memory of the tenant
 // is listed in ids, and sets last_accessed to at; unknown ids are ignored.
 // EINVALID for a bad namespace or a malformed id.
-func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
+func (t *coreTx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

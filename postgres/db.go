@@ -252,7 +252,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
 	}
 	// Also after a panic in fn, and after a failed commit (a no-op then).
 	defer ltx.end(ctx)
-	t := &tx{db: db, ptx: ltx}
+	t := newTx(db, ltx, false)
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 		return db.mapErr(ctx, "begin", err)
 	}
 	defer ltx.end(ctx)
-	return fn(&tx{db: db, ptx: ltx, readOnly: true})
+	return fn(newTx(db, ltx, true))
 }
 
 // ReadFresh implements engram.FreshReader: fn's reads run on one
@@ -307,7 +307,7 @@ func (db *DB) ReadFresh(ctx context.Context, fn func(r engram.Reader) error) err
 		return db.mapErr(ctx, "acquire", err)
 	}
 	defer conn.Release()
-	return fn(&tx{db: db, ptx: conn, readOnly: true})
+	return fn(newTx(db, conn, true))
 }
 
 // mapErr turns a database error into what callers of the Store expect: an

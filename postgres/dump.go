@@ -14,7 +14,7 @@ import (
 // describes; keys are compared with the "C" collation, which is byte
 // order. fn's error stops the dump and is returned as is; fn must not use
 // the Reader while the dump runs. It is for maintenance only.
-func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
+func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
 	// Each step is one statement over a whole table, read as fast as fn
 	// takes it: the statement timeout would cut a large store's dump off.
 	if _, err := t.ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
@@ -98,7 +98,7 @@ func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
 // ordered by (org, project, id) byte by byte and strictly after the key
 // after; the zero key starts at the beginning. It is for maintenance only:
 // it crosses tenants (and shards). EINVALID if limit is not positive.
-func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
+func (t *adminTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
 	}
@@ -125,7 +125,7 @@ func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int
 // Lapsed implements engram.Expirer: up to limit active memories of every
 // tenant whose expires_at is at or before at, soonest first. It crosses
 // tenants (and shards). EINVALID if limit is not positive.
-func (t *tx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
+func (t *adminTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
 	}

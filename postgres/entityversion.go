@@ -11,12 +11,10 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var _ engram.EntityHistoryReader = (*tx)(nil)
-
 // oldEntity returns the entity of n's tenant with id as stored (name,
 // type, aliases, summary and owner only), or nil; ECONFLICT when it is
 // another user's.
-func (t *tx) oldEntity(ctx context.Context, n engram.Namespace, id string) (*engram.Entity, error) {
+func (t *graphTx) oldEntity(ctx context.Context, n engram.Namespace, id string) (*engram.Entity, error) {
 	var old engram.Entity
 	err := t.ptx.QueryRow(ctx, "SELECT user_id, name, type, aliases, summary FROM entities WHERE tenant = $1 AND id = $2",
 		n.Tenant(), id).Scan(&old.Namespace.User, &old.Name, &old.Type, &old.Aliases, &old.Summary)
@@ -35,7 +33,7 @@ func (t *tx) oldEntity(ctx context.Context, n engram.Namespace, id string) (*eng
 // and user; snap is the entity it shows (nil for a delete). A merge into
 // another entity (EntityMerged) ties the entity's versions, and those of the entities
 // once merged into it, to that entity, so they outlive it while it lives.
-func (t *tx) recordEntityVersion(ctx context.Context, n engram.Namespace, id string, c engram.EntityChange, snap *engram.Entity, at time.Time) error {
+func (t *graphTx) recordEntityVersion(ctx context.Context, n engram.Namespace, id string, c engram.EntityChange, snap *engram.Entity, at time.Time) error {
 	if c.Op == "" {
 		return nil
 	}
@@ -65,14 +63,14 @@ func (t *tx) recordEntityVersion(ctx context.Context, n engram.Namespace, id str
 
 // forgetEntityHistory removes the versions of the entity id and of the
 // entities merged into it: a delete takes its names with it.
-func (t *tx) forgetEntityHistory(ctx context.Context, n engram.Namespace, id string) error {
+func (t *graphTx) forgetEntityHistory(ctx context.Context, n engram.Namespace, id string) error {
 	_, err := t.ptx.Exec(ctx, "DELETE FROM entity_versions WHERE tenant = $1 AND (entity_id = $2 OR into_id = $2)", n.Tenant(), id)
 	return t.mapErr(ctx, "forget entity history", err)
 }
 
 // pruneEntityHistory removes the versions of a tenant's user whose entity
 // and whose merge target are both gone.
-func (t *tx) pruneEntityHistory(ctx context.Context, tenant, user string) error {
+func (t *base) pruneEntityHistory(ctx context.Context, tenant, user string) error {
 	_, err := t.ptx.Exec(ctx, `DELETE FROM entity_versions v WHERE v.tenant = $1 AND v.user_id = $2
 		AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.tenant = $1 AND e.id = v.entity_id)
 		AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.tenant = $1 AND e.id = v.into_id)`, tenant, user)
@@ -80,7 +78,7 @@ func (t *tx) pruneEntityHistory(ctx context.Context, tenant, user string) error 
 }
 
 // EntityHistory implements engram.EntityHistoryReader.
-func (t *tx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+func (t *graphTx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ const exportPageSize = 500
 // memories by id, versions by (memory id, version), audit entries by id,
 // reading them a page at a time within the transaction. An error from fn
 // stops the export and is returned as is.
-func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) 
 // ExportPage returns up to limit records of type kind in s after the
 // cursor after, in Export's order, and the next page's cursor ("" after
 // the last); EINVALID for a bad scope, kind, limit or cursor.
-func (t *tx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
+func (t *adminTx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}

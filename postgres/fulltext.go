@@ -17,10 +17,7 @@ import (
 // writes and scrub rewrites skip maintaining it. Whether it is there is
 // the index itself, valid, in the schema the connections use.
 
-var (
-	_ engram.FullTextReader = (*tx)(nil)
-	_ engram.FullTextSwitch = (*DB)(nil)
-)
+var _ engram.FullTextSwitch = (*DB)(nil)
 
 // textIndexValidSQL is true when memories_text is there and valid (a
 // concurrent build that failed leaves it invalid), false when invalid, and
@@ -29,7 +26,7 @@ const textIndexValidSQL = `SELECT i.indisvalid FROM pg_index i WHERE i.indexreli
 
 // FullTextIndexed implements engram.FullTextReader: whether memories_text
 // is there and valid. It fails with the database's error.
-func (t *tx) FullTextIndexed(ctx context.Context) (bool, error) {
+func (t *coreTx) FullTextIndexed(ctx context.Context) (bool, error) {
 	valid, err := textIndexValid(ctx, t.ptx)
 	if err != nil {
 		return false, t.mapErr(ctx, "read the catalog", err)

@@ -11,10 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-var (
-	_ engram.GraphReader = (*tx)(nil)
-	_ engram.GraphWriter = (*tx)(nil)
-)
+// graphTx is the entity graph of a transaction: entities, mentions,
+// relations with their evidence, communities and entity history
+// (engram.GraphReader, GraphWriter, RelationsWriter, CommunityReader,
+// CommunityWriter and EntityHistoryReader).
+type graphTx struct{ *base }
 
 // entityCursorKind marks the cursors of ListEntities (the embedded store
 // uses the same).
@@ -67,7 +68,7 @@ func checkIDs(what string, ids []string) error {
 }
 
 // GetEntity implements engram.GraphReader.
-func (t *tx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
+func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func entityLimit(n int) (int, error) {
 }
 
 // ListEntities implements engram.GraphReader.
-func (t *tx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
+func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -145,19 +146,19 @@ func (t *tx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFi
 }
 
 // FindEntities implements engram.GraphReader.
-func (t *tx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
+func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
 	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
 }
 
 // EntitiesByToken implements engram.GraphReader.
-func (t *tx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
+func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
 	if limit < 1 || limit > engram.MaxEntityLimit {
 		return nil, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", limit, engram.MaxEntityLimit)
 	}
 	return t.entitiesByKey(ctx, s, "t", tokens, limit)
 }
 
-func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
+func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -198,16 +199,16 @@ func slicesFilter(xs []string, keep func(string) bool) []string {
 }
 
 // EntityMentions implements engram.GraphReader.
-func (t *tx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
+func (t *graphTx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
 	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
 }
 
 // MemoryMentions implements engram.GraphReader.
-func (t *tx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
+func (t *graphTx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
 	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
 }
 
-func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
+func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -238,7 +239,7 @@ func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []str
 }
 
 // Relations implements engram.GraphReader.
-func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
+func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -296,7 +297,7 @@ func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, 
 	return out, t.evidence(ctx, s, out)
 }
 
-func (t *tx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
+func (t *graphTx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
 	ids := make([]string, len(rs))
 	at := make(map[string]int, len(rs))
 	for i := range rs {
@@ -318,7 +319,7 @@ func (t *tx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation)
 
 // checkOwner returns ECONFLICT when id names a row of table held by
 // another user of n's tenant.
-func (t *tx) checkOwner(ctx context.Context, table, what string, n engram.Namespace, id string) error {
+func (t *graphTx) checkOwner(ctx context.Context, table, what string, n engram.Namespace, id string) error {
 	var owner string
 	err := t.ptx.QueryRow(ctx, "SELECT user_id FROM "+table+" WHERE tenant = $1 AND id = $2", n.Tenant(), id).Scan(&owner)
 	switch {
@@ -333,7 +334,7 @@ func (t *tx) checkOwner(ctx context.Context, table, what string, n engram.Namesp
 }
 
 // PutEntity implements engram.GraphWriter.
-func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
+func (t *graphTx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -373,7 +374,7 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 }
 
 // DeleteEntity implements engram.GraphWriter.
-func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -410,7 +411,7 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 }
 
 // PutMention implements engram.GraphWriter.
-func (t *tx) PutMention(ctx context.Context, m engram.Mention) error {
+func (t *graphTx) PutMention(ctx context.Context, m engram.Mention) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -440,7 +441,7 @@ func (t *tx) PutMention(ctx context.Context, m engram.Mention) error {
 }
 
 // DeleteMention implements engram.GraphWriter.
-func (t *tx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, memoryID string) error {
+func (t *graphTx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, memoryID string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -459,7 +460,7 @@ func (t *tx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, me
 }
 
 // PutRelation implements engram.GraphWriter.
-func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
+func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -519,7 +520,7 @@ func distinct(xs []string) map[string]bool {
 // evidence and the entities left without mentions: what a purge of
 // memories orphaned. Names are personal data; none may outlive the
 // memories they came from.
-func (t *tx) pruneGraph(ctx context.Context, tenant, user string) error {
+func (t *base) pruneGraph(ctx context.Context, tenant, user string) error {
 	if _, err := t.ptx.Exec(ctx, `DELETE FROM relations r WHERE r.tenant = $1 AND r.user_id = $2
 		AND NOT EXISTS (SELECT 1 FROM relation_evidence ev WHERE ev.tenant = $1 AND ev.relation_id = r.id)`, tenant, user); err != nil {
 		return t.mapErr(ctx, "prune graph", err)
@@ -535,7 +536,7 @@ func (t *tx) pruneGraph(ctx context.Context, tenant, user string) error {
 }
 
 // AddEvidence implements engram.GraphWriter.
-func (t *tx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
+func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

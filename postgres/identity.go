@@ -12,10 +12,10 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var (
-	_ engram.IdentityReader = (*tx)(nil)
-	_ engram.IdentityWriter = (*tx)(nil)
-)
+// identityTx is the identity capability of a transaction: modalities,
+// identities, observations, persons and their events
+// (engram.IdentityReader, IdentityWriter and IdentityExporter).
+type identityTx struct{ *base }
 
 // identityOwner checks s and returns the (tenant, user) args every
 // identity read starts with; ok is false for a scope no row can match.
@@ -27,7 +27,7 @@ func identityOwner(s engram.Scope) ([]any, bool, error) {
 }
 
 // Modalities returns the modalities declared in s's tenant and user.
-func (t *tx) Modalities(ctx context.Context, s engram.Scope) ([]engram.EmbeddingModality, error) {
+func (t *identityTx) Modalities(ctx context.Context, s engram.Scope) ([]engram.EmbeddingModality, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil || !ok {
 		return nil, err
@@ -63,7 +63,7 @@ func scanIdentity(s engram.Scope, sc interface{ Scan(...any) error }) (engram.Id
 }
 
 // ListIdentities returns s's identities matching f, oldest first.
-func (t *tx) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
+func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil || !ok {
 		return nil, err
@@ -95,7 +95,7 @@ func (t *tx) ListIdentities(ctx context.Context, s engram.Scope, f engram.Identi
 }
 
 // GetIdentity returns an identity of s or ENOTFOUND.
-func (t *tx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+func (t *identityTx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (t *tx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engra
 }
 
 // ListObservations returns the observations f selects, newest first.
-func (t *tx) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
+func (t *identityTx) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil || !ok {
 		return nil, err
@@ -169,7 +169,7 @@ func scanPerson(s engram.Scope, sc interface{ Scan(...any) error }) (engram.Pers
 }
 
 // ListPersons returns s's persons, oldest first.
-func (t *tx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+func (t *identityTx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil || !ok {
 		return nil, err
@@ -191,7 +191,7 @@ func (t *tx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, 
 }
 
 // GetPerson returns a person of s or ENOTFOUND.
-func (t *tx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.Person, error) {
+func (t *identityTx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.Person, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -210,7 +210,7 @@ func (t *tx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.
 }
 
 // IdentityHistory returns the events of s naming id, oldest first.
-func (t *tx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+func (t *identityTx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
 	args, ok, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -239,7 +239,7 @@ func (t *tx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]
 }
 
 // PutModality declares a modality; ECONFLICT if it is declared.
-func (t *tx) PutModality(ctx context.Context, m *engram.EmbeddingModality) error {
+func (t *identityTx) PutModality(ctx context.Context, m *engram.EmbeddingModality) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (t *tx) PutModality(ctx context.Context, m *engram.EmbeddingModality) error
 
 // PutIdentity stores or replaces an identity; ECONFLICT when its id
 // belongs to another user.
-func (t *tx) PutIdentity(ctx context.Context, i *engram.Identity) error {
+func (t *identityTx) PutIdentity(ctx context.Context, i *engram.Identity) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func (t *tx) PutIdentity(ctx context.Context, i *engram.Identity) error {
 }
 
 // DeleteIdentity removes an identity with its observations.
-func (t *tx) DeleteIdentity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *identityTx) DeleteIdentity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ func (t *tx) DeleteIdentity(ctx context.Context, n engram.Namespace, id string) 
 }
 
 // InsertObservation stores an observation; ECONFLICT if its id exists.
-func (t *tx) InsertObservation(ctx context.Context, o *engram.Observation) error {
+func (t *identityTx) InsertObservation(ctx context.Context, o *engram.Observation) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func (t *tx) InsertObservation(ctx context.Context, o *engram.Observation) error
 }
 
 // MoveObservations gives the listed observations of n another identity.
-func (t *tx) MoveObservations(ctx context.Context, n engram.Namespace, ids []string, identityID string) error {
+func (t *identityTx) MoveObservations(ctx context.Context, n engram.Namespace, ids []string, identityID string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -336,7 +336,7 @@ func (t *tx) MoveObservations(ctx context.Context, n engram.Namespace, ids []str
 
 // PutPerson stores or replaces a person; ECONFLICT when its id belongs to
 // another user.
-func (t *tx) PutPerson(ctx context.Context, p *engram.Person) error {
+func (t *identityTx) PutPerson(ctx context.Context, p *engram.Person) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -361,7 +361,7 @@ func (t *tx) PutPerson(ctx context.Context, p *engram.Person) error {
 }
 
 // DeletePerson removes a person.
-func (t *tx) DeletePerson(ctx context.Context, n engram.Namespace, id string) error {
+func (t *identityTx) DeletePerson(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -370,7 +370,7 @@ func (t *tx) DeletePerson(ctx context.Context, n engram.Namespace, id string) er
 }
 
 // InsertIdentityEvent appends an event to the history.
-func (t *tx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) error {
+func (t *identityTx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -392,7 +392,7 @@ func (t *tx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) 
 
 // purgeIdentities removes every identity record of s's user when s names
 // the whole user (no agent or session): identities belong to a user.
-func (t *tx) purgeIdentities(ctx context.Context, s engram.Scope) error {
+func (t *base) purgeIdentities(ctx context.Context, s engram.Scope) error {
 	if s.User == "" || s.Agent != "" || s.Session != "" {
 		return nil
 	}

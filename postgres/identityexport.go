@@ -10,8 +10,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var _ engram.IdentityExporter = (*tx)(nil)
-
 type rowScanner = interface{ Scan(...any) error }
 
 // userRow scans a row whose first column is the user before the columns
@@ -72,7 +70,7 @@ var identityExports = map[string]struct {
 }
 
 // IdentityExportPage implements engram.IdentityExporter.
-func (t *tx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
+func (t *identityTx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -105,7 +103,7 @@ func (t *tx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after
 }
 
 // IdentityOwners implements engram.IdentityExporter.
-func (t *tx) IdentityOwners(ctx context.Context, fn func(engram.Namespace) error) error {
+func (t *identityTx) IdentityOwners(ctx context.Context, fn func(engram.Namespace) error) error {
 	var q []string
 	for _, table := range strings.Fields(identityTables) {
 		q = append(q, "SELECT tenant, user_id FROM "+table)

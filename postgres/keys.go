@@ -10,10 +10,10 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var (
-	_ engram.KeyReader = (*tx)(nil)
-	_ engram.KeyWriter = (*tx)(nil)
-)
+// keyTx is the key capability of a transaction: API keys
+// (engram.KeyReader and KeyWriter) and tenants' wrapped vault keys
+// (engram.VaultKeyReader and VaultKeyWriter).
+type keyTx struct{ *base }
 
 const keyCols = `id, name, org, project, user_id, role, hash, created_at, revoked_at`
 
@@ -31,7 +31,7 @@ func scanKey(row pgx.Row) (engram.APIKey, error) {
 }
 
 // GetKey returns the key with this id, revoked or not, or ENOTFOUND.
-func (t *tx) GetKey(ctx context.Context, id string) (*engram.APIKey, error) {
+func (t *keyTx) GetKey(ctx context.Context, id string) (*engram.APIKey, error) {
 	if storable("key id", id) != nil {
 		return nil, engram.Errorf(engram.ENOTFOUND, "no API key %q", shortID(id))
 	}
@@ -46,7 +46,7 @@ func (t *tx) GetKey(ctx context.Context, id string) (*engram.APIKey, error) {
 
 // ListKeys returns the keys of org/project, or of every tenant when org is
 // "", ordered by id.
-func (t *tx) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey, error) {
+func (t *keyTx) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey, error) {
 	q, args := `SELECT `+keyCols+` FROM api_keys ORDER BY id`, []any(nil)
 	if org != "" {
 		if storable("org", org) != nil || storable("project", project) != nil {
@@ -72,7 +72,7 @@ func (t *tx) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey
 
 // InsertKey stores a new key; EINVALID without an id, a role or a hash,
 // ECONFLICT if the id exists.
-func (t *tx) InsertKey(ctx context.Context, k *engram.APIKey) error {
+func (t *keyTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (t *tx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 
 // RevokeKey marks the key revoked at the time at, keeping an earlier
 // revocation; ENOTFOUND if there is no such key.
-func (t *tx) RevokeKey(ctx context.Context, id string, at time.Time) error {
+func (t *keyTx) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 // the foreign key) and its versions, and clears the detail of the audit
 // entries of its user that name it. Nothing to delete is not an error;
 // EINVALID for a bad namespace or id.
-func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
+func (t *adminTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 
 // PurgeEpisode deletes the episode with n's tenant and id. Nothing to
 // delete is not an error; EINVALID for a bad namespace or id.
-func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
+func (t *adminTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) er
 // PurgeScope deletes every episode, memory, version and vector in s,
 // ignoring s.IncludeShared (it never widens a write), and keeps the audit
 // log as tombstones (detail cleared). EINVALID if s names no user, agent or session.
-func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
+func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
 	var c engram.PurgeCounts
 	if err := t.writable(); err != nil {
 		return c, err

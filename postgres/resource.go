@@ -10,13 +10,10 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var (
-	_ engram.UploadSweeper  = (*tx)(nil)
-	_ engram.ResourceDumper = (*tx)(nil)
-	_ engram.ResourceFinder = (*tx)(nil)
-	_ engram.ResourceReader = (*tx)(nil)
-	_ engram.ResourceWriter = (*tx)(nil)
-)
+// resourceTx is the resource capability of a transaction: stored files
+// and their chunks (engram.ResourceReader, ResourceWriter, ResourceFinder,
+// ResourceDumper and UploadSweeper).
+type resourceTx struct{ *base }
 
 const resourceCols = `r.org, r.project, r.user_id, r.agent, r.session, r.id, r.name, r.mime_type, r.source, r.size, r.sha256, r.memories, r.created_at`
 
@@ -29,7 +26,7 @@ func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {
 }
 
 // GetResource returns a completed resource in s, or ENOTFOUND.
-func (t *tx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+func (t *resourceTx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -50,7 +47,7 @@ func (t *tx) GetResource(ctx context.Context, s engram.Scope, id string) (*engra
 }
 
 // ListResources returns the completed resources in s, newest first.
-func (t *tx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
+func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -103,7 +100,7 @@ func resourceLimit(f engram.ResourceFilter) (int, error) {
 }
 
 // ResourceChunk returns chunk seq of a resource of the tenant, or ENOTFOUND.
-func (t *tx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int) ([]byte, error) {
+func (t *resourceTx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int) ([]byte, error) {
 	var data []byte
 	err := t.ptx.QueryRow(ctx, `SELECT data FROM resource_chunks WHERE tenant = $1 AND resource_id = $2 AND seq = $3`,
 		tenant.Tenant(), id, seq).Scan(&data)
@@ -114,14 +111,14 @@ func (t *tx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id stri
 }
 
 // ResourceBytes returns the content bytes the tenant stores.
-func (t *tx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64, error) {
+func (t *resourceTx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64, error) {
 	var n int64
 	err := t.ptx.QueryRow(ctx, `SELECT coalesce(sum(size), 0)::bigint FROM resources WHERE tenant = $1`, tenant.Tenant()).Scan(&n)
 	return n, t.mapErr(ctx, "sum resource bytes", err)
 }
 
 // InsertResource stores the metadata of a resource being uploaded.
-func (t *tx) InsertResource(ctx context.Context, r *engram.Resource) error {
+func (t *resourceTx) InsertResource(ctx context.Context, r *engram.Resource) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -150,7 +147,7 @@ func (t *tx) InsertResource(ctx context.Context, r *engram.Resource) error {
 }
 
 // PutResourceChunk stores one chunk and grows the resource's size.
-func (t *tx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int, data []byte) error {
+func (t *resourceTx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int, data []byte) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -176,7 +173,7 @@ func (t *tx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id s
 }
 
 // CompleteResource makes an uploaded resource visible.
-func (t *tx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, sha256 string, memories int) error {
+func (t *resourceTx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, sha256 string, memories int) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -192,7 +189,7 @@ func (t *tx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, 
 }
 
 // PurgeResource removes a resource and its chunks.
-func (t *tx) PurgeResource(ctx context.Context, tenant engram.Namespace, id string) error {
+func (t *resourceTx) PurgeResource(ctx context.Context, tenant engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -205,7 +202,7 @@ func (t *tx) PurgeResource(ctx context.Context, tenant engram.Namespace, id stri
 
 // purgeScopeResources removes the resources of s (a write scope) with
 // their chunks and says how many resources it removed.
-func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
+func (t *base) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
 	q := &query{}
 	q.scope("r.", s)
 	var n int
@@ -217,7 +214,7 @@ func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, erro
 
 // AbandonedUploads returns uploads of any tenant started before before and
 // not completed. It reads the whole table: uploads in progress are few.
-func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
+func (t *resourceTx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
 	if limit < 1 {
 		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
 	}
@@ -240,7 +237,7 @@ func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) 
 
 // DumpResources implements engram.ResourceDumper; fn's error is returned
 // as is.
-func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
+func (t *resourceTx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
 	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+` FROM resources r WHERE r.complete ORDER BY r.org COLLATE "C", r.project COLLATE "C", r.id COLLATE "C"`)
 	if err != nil {
 		return t.mapErr(ctx, "dump resources", err)
@@ -259,7 +256,7 @@ func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) 
 }
 
 // FindResource implements engram.ResourceFinder.
-func (t *tx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
+func (t *resourceTx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
 	none := engram.Errorf(engram.ENOTFOUND, "no resource with SHA-256 %s", sha256)
 	if storable("namespace", n.Tenant()+n.User+n.Agent+n.Session+sha256) != nil {
 		return nil, none

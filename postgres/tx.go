@@ -12,33 +12,92 @@ import (
 )
 
 // tx implements engram.Tx over one pgx transaction. View hands it out as an
-// engram.Reader of a read-only transaction.
+// engram.Reader of a read-only transaction. It only composes the store's
+// capabilities, one type each over the same base; the engine finds them
+// by type assertion on the transaction.
 type tx struct {
+	*base
+	coreTx     // episodes, memories and their versions: engram.Tx
+	adminTx    // audit, meta, export, dump, expiry and purges
+	vectorTx   // embeddings and the change log
+	graphTx    // entities, mentions, relations, communities, entity history
+	identityTx // modalities, identities, observations, persons
+	resourceTx // stored resources and their chunks
+	jobTx      // the background job queue
+	keyTx      // API keys and vault keys
+}
+
+// newTx returns a transaction over ptx; readOnly refuses every write.
+func newTx(db *DB, ptx querier, readOnly bool) *tx {
+	b := &base{db: db, ptx: ptx, readOnly: readOnly}
+	return &tx{base: b, coreTx: coreTx{b}, adminTx: adminTx{b}, vectorTx: vectorTx{b}, graphTx: graphTx{b},
+		identityTx: identityTx{b}, resourceTx: resourceTx{b}, jobTx: jobTx{b}, keyTx: keyTx{b}}
+}
+
+// The store implements every optional capability, all on the same tx.
+var (
+	_ engram.Tx     = (*tx)(nil)
+	_ engram.Reader = (*tx)(nil)
+
+	_ engram.Locator        = (*tx)(nil)
+	_ engram.FullTextReader = (*tx)(nil)
+
+	_ engram.MetaReader  = (*tx)(nil)
+	_ engram.MetaWriter  = (*tx)(nil)
+	_ engram.Dumper      = (*tx)(nil)
+	_ engram.Expirer     = (*tx)(nil)
+	_ engram.ExportPager = (*tx)(nil)
+
+	_ engram.VectorReader = (*tx)(nil)
+	_ engram.VectorWriter = (*tx)(nil)
+	_ engram.ChangeLog    = (*tx)(nil)
+
+	_ engram.GraphReader         = (*tx)(nil)
+	_ engram.GraphWriter         = (*tx)(nil)
+	_ engram.RelationsWriter     = (*tx)(nil)
+	_ engram.CommunityReader     = (*tx)(nil)
+	_ engram.CommunityWriter     = (*tx)(nil)
+	_ engram.EntityHistoryReader = (*tx)(nil)
+
+	_ engram.IdentityReader   = (*tx)(nil)
+	_ engram.IdentityWriter   = (*tx)(nil)
+	_ engram.IdentityExporter = (*tx)(nil)
+
+	_ engram.ResourceReader = (*tx)(nil)
+	_ engram.ResourceWriter = (*tx)(nil)
+	_ engram.ResourceFinder = (*tx)(nil)
+	_ engram.ResourceDumper = (*tx)(nil)
+	_ engram.UploadSweeper  = (*tx)(nil)
+
+	_ engram.JobReader = (*tx)(nil)
+	_ engram.JobQueue  = (*tx)(nil)
+
+	_ engram.KeyReader      = (*tx)(nil)
+	_ engram.KeyWriter      = (*tx)(nil)
+	_ engram.VaultKeyReader = (*tx)(nil)
+	_ engram.VaultKeyWriter = (*tx)(nil)
+)
+
+// base is what every capability of a transaction shares: the store, the
+// statements' querier and the memories changed so far. It also holds the
+// few steps that one capability takes on another's tables (a purge prunes
+// the graph, the resources and the identities it orphans), so that no
+// capability reaches up into the tx that composes them.
+type base struct {
 	db       *DB
 	ptx      querier // the transaction, or a connection outside one for ReadFresh
 	readOnly bool
 	changes  map[change]struct{} // memories this transaction changed, logged before commit
 }
 
-// The store implements every optional capability: both on the same tx.
-var (
-	_ engram.Tx           = (*tx)(nil)
-	_ engram.VectorReader = (*tx)(nil)
-	_ engram.VectorWriter = (*tx)(nil)
-	_ engram.ChangeLog    = (*tx)(nil)
-	_ engram.MetaReader   = (*tx)(nil)
-	_ engram.MetaWriter   = (*tx)(nil)
-	_ engram.Dumper       = (*tx)(nil)
-)
-
-func (t *tx) writable() error {
+func (t *base) writable() error {
 	if t.readOnly {
 		return errors.New("postgres: write in a read-only transaction")
 	}
 	return nil
 }
 
-func (t *tx) mapErr(ctx context.Context, op string, err error) error {
+func (t *base) mapErr(ctx context.Context, op string, err error) error {
 	return t.db.mapErr(ctx, op, err)
 }
 
@@ -63,7 +122,7 @@ func (e fnError) Error() string { return e.err.Error() }
 
 // each runs sql and calls emit for every row as it arrives; an fnError from
 // emit comes back unwrapped, anything else is mapped with op.
-func (t *tx) each(ctx context.Context, op, sql string, args []any, emit func(pgx.Row) error) error {
+func (t *base) each(ctx context.Context, op, sql string, args []any, emit func(pgx.Row) error) error {
 	rows, err := t.ptx.Query(ctx, sql, args...)
 	if err != nil {
 		return t.mapErr(ctx, op, err)

@@ -9,13 +9,8 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var (
-	_ engram.VaultKeyReader = (*tx)(nil)
-	_ engram.VaultKeyWriter = (*tx)(nil)
-)
-
 // VaultKey returns the wrapped data key of org/project, or ENOTFOUND.
-func (t *tx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKey, error) {
+func (t *keyTx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKey, error) {
 	none := engram.Errorf(engram.ENOTFOUND, "tenant %s/%s has no vault key", org, project)
 	if storable("org", org) != nil || storable("project", project) != nil {
 		return nil, none
@@ -33,7 +28,7 @@ func (t *tx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKe
 }
 
 // VaultKeys returns every tenant's wrapped data key ordered by tenant.
-func (t *tx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
+func (t *keyTx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
 	rows, err := t.ptx.Query(ctx, `SELECT org, project, wrapped, created_at FROM vault_keys ORDER BY org, project`)
 	if err != nil {
 		return nil, t.mapErr(ctx, "list vault keys", err)
@@ -53,7 +48,7 @@ func (t *tx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
 
 // InsertVaultKey stores a tenant's first data key; EINVALID for a bad
 // tenant or an empty key, ECONFLICT if the tenant has one.
-func (t *tx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
+func (t *keyTx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
 	if err := t.checkVaultKey(k); err != nil {
 		return err
 	}
@@ -72,7 +67,7 @@ func (t *tx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
 
 // ReplaceVaultKey overwrites a tenant's wrapped key; ENOTFOUND if it has
 // none.
-func (t *tx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
+func (t *keyTx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
 	if err := t.checkVaultKey(k); err != nil {
 		return err
 	}
@@ -86,7 +81,7 @@ func (t *tx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
 	return nil
 }
 
-func (t *tx) checkVaultKey(k *engram.VaultKey) error {
+func (t *keyTx) checkVaultKey(k *engram.VaultKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -10,6 +10,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// vectorTx is the embeddings capability of a transaction
+// (engram.VectorReader and VectorWriter) with the change log
+// (engram.ChangeLog) that tells caches of them what changed.
+type vectorTx struct{ *base }
+
 // checkEmbedder adds to storeutil.CheckEmbedder the refusal of a NUL
 // character, which a text column cannot hold (EINVALID).
 func checkEmbedder(name string) error {
@@ -31,7 +36,7 @@ const vectorPage = 10_000
 // all in the caller's transaction, so the scan sees one snapshot. fn's
 // error stops the scan and is returned as is; EINVALID for a bad scope or
 // embedder name. fn must not use the Reader while the scan runs.
-func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
+func (t *vectorTx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -52,7 +57,7 @@ func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, f
 // memories of s whose ids sort after `after` ("": from the first), and
 // returns the greatest id among those memories and how many there were,
 // with or without vectors.
-func (t *tx) scanVectorPage(ctx context.Context, s engram.Scope, embedder, after string, fn func(engram.VectorRecord) error) (string, int, error) {
+func (t *vectorTx) scanVectorPage(ctx context.Context, s engram.Scope, embedder, after string, fn func(engram.VectorRecord) error) (string, int, error) {
 	sql, args := vectorPageQuery(s, embedder, after, t.db.vectorPage)
 	last, seen := "", map[string]struct{}{}
 	err := t.each(ctx, "scan vectors", sql, args, func(row pgx.Row) error {
@@ -122,7 +127,7 @@ func scanPageVector(row pgx.Row) (engram.VectorRecord, bool, error) {
 // of n's tenant (any user, agent or session) among ids, in no particular
 // order; ids that are malformed or unknown are skipped. EINVALID for a bad
 // tenant or embedder name.
-func (t *tx) GetVectors(ctx context.Context, n engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
+func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
 	if err := (engram.Namespace{Org: n.Org, Project: n.Project}).Validate(); err != nil {
 		return nil, err
 	}
@@ -177,7 +182,7 @@ func scanVector(row pgx.Row) (engram.VectorRecord, error) {
 // namespace, id or embedder name, a field other than abstraction or value
 // or given twice, an empty vector, vectors of different lengths, or a value
 // that is NaN or infinite; ENOTFOUND if the tenant has no such memory.
-func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
+func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -217,7 +222,7 @@ func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embed
 // DeleteVectorsExcept deletes every vector, in every tenant, not made by
 // embedder and returns how many it deleted; EINVALID for a bad embedder
 // name (an empty one would delete them all).
-func (t *tx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
+func (t *vectorTx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}
