@@ -247,22 +247,3 @@ func (t *graphTx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 	_, err := t.ptx.Exec(ctx, "DELETE FROM graph_dirty WHERE tenant = $1 AND user_id = $2", n.Tenant(), n.User)
 	return t.mapErr(ctx, "clear dirty entities", err)
 }
-
-// pruneCommunities removes the communities of a tenant's user that lost a
-// member or a source (an entity deleted, a memory purged: their summaries
-// may name or quote it), marking their remaining members dirty so the
-// next refresh makes them again.
-func (t *base) pruneCommunities(ctx context.Context, tenant, user string) error {
-	short := `SELECT c.id FROM communities c WHERE c.tenant = $1 AND c.user_id = $2
-		AND (c.size > (SELECT count(*) FROM community_members m WHERE m.tenant = $1 AND m.community_id = c.id)
-		  OR c.sources > (SELECT count(*) FROM community_sources s WHERE s.tenant = $1 AND s.community_id = c.id))`
-	if _, err := t.ptx.Exec(ctx, `INSERT INTO graph_dirty (tenant, user_id, entity_id)
-		SELECT $1, $2, m.entity_id FROM community_members m WHERE m.tenant = $1 AND m.community_id IN (`+short+`)
-		ON CONFLICT DO NOTHING`, tenant, user); err != nil {
-		return t.mapErr(ctx, "prune communities", err)
-	}
-	if _, err := t.ptx.Exec(ctx, "DELETE FROM communities WHERE tenant = $1 AND id IN ("+short+")", tenant, user); err != nil {
-		return t.mapErr(ctx, "prune communities", err)
-	}
-	return nil
-}

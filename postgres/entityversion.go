@@ -68,15 +68,6 @@ func (t *graphTx) forgetEntityHistory(ctx context.Context, n engram.Namespace, i
 	return t.mapErr(ctx, "forget entity history", err)
 }
 
-// pruneEntityHistory removes the versions of a tenant's user whose entity
-// and whose merge target are both gone.
-func (t *base) pruneEntityHistory(ctx context.Context, tenant, user string) error {
-	_, err := t.ptx.Exec(ctx, `DELETE FROM entity_versions v WHERE v.tenant = $1 AND v.user_id = $2
-		AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.tenant = $1 AND e.id = v.entity_id)
-		AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.tenant = $1 AND e.id = v.into_id)`, tenant, user)
-	return t.mapErr(ctx, "prune entity history", err)
-}
-
 // EntityHistory implements engram.EntityHistoryReader.
 func (t *graphTx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
 	if err := s.Validate(); err != nil {

@@ -516,25 +516,6 @@ func distinct(xs []string) map[string]bool {
 	return m
 }
 
-// pruneGraph removes the relations of a tenant's user left without
-// evidence and the entities left without mentions: what a purge of
-// memories orphaned. Names are personal data; none may outlive the
-// memories they came from.
-func (t *base) pruneGraph(ctx context.Context, tenant, user string) error {
-	if _, err := t.ptx.Exec(ctx, `DELETE FROM relations r WHERE r.tenant = $1 AND r.user_id = $2
-		AND NOT EXISTS (SELECT 1 FROM relation_evidence ev WHERE ev.tenant = $1 AND ev.relation_id = r.id)`, tenant, user); err != nil {
-		return t.mapErr(ctx, "prune graph", err)
-	}
-	if _, err := t.ptx.Exec(ctx, `DELETE FROM entities e WHERE e.tenant = $1 AND e.user_id = $2
-		AND NOT EXISTS (SELECT 1 FROM entity_mentions em WHERE em.tenant = $1 AND em.entity_id = e.id)`, tenant, user); err != nil {
-		return t.mapErr(ctx, "prune graph", err)
-	}
-	if err := t.pruneEntityHistory(ctx, tenant, user); err != nil {
-		return err
-	}
-	return t.pruneCommunities(ctx, tenant, user)
-}
-
 // AddEvidence implements engram.GraphWriter.
 func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
 	if err := t.writable(); err != nil {

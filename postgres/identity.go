@@ -390,20 +390,6 @@ func (t *identityTx) InsertIdentityEvent(ctx context.Context, ev *engram.Identit
 	return nil
 }
 
-// purgeIdentities removes every identity record of s's user when s names
-// the whole user (no agent or session): identities belong to a user.
-func (t *base) purgeIdentities(ctx context.Context, s engram.Scope) error {
-	if s.User == "" || s.Agent != "" || s.Session != "" {
-		return nil
-	}
-	for _, table := range strings.Fields(identityTables) {
-		if _, err := t.ptx.Exec(ctx, "DELETE FROM "+table+" WHERE tenant = $1 AND user_id = $2", s.Tenant(), s.User); err != nil {
-			return t.mapErr(ctx, "purge identities", err)
-		}
-	}
-	return nil
-}
-
 const identityTables = "identity_observations identities persons identity_events identity_modalities"
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -200,18 +200,6 @@ func (t *resourceTx) PurgeResource(ctx context.Context, tenant engram.Namespace,
 	return t.mapErr(ctx, "purge resource", err)
 }
 
-// purgeScopeResources removes the resources of s (a write scope) with
-// their chunks and says how many resources it removed.
-func (t *base) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
-	q := &query{}
-	q.scope("r.", s)
-	var n int
-	err := t.ptx.QueryRow(ctx, `WITH gone AS (DELETE FROM resources r WHERE `+q.String()+` RETURNING r.tenant, r.id),
-		chunks AS (DELETE FROM resource_chunks c USING gone WHERE c.tenant = gone.tenant AND c.resource_id = gone.id)
-		SELECT count(*) FROM gone`, q.args...).Scan(&n)
-	return n, t.mapErr(ctx, "purge scope", err)
-}
-
 // AbandonedUploads returns uploads of any tenant started before before and
 // not completed. It reads the whole table: uploads in progress are few.
 func (t *resourceTx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
