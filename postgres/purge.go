@@ -67,14 +67,8 @@ func (t *adminTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id strin
 // log as tombstones (detail cleared). EINVALID if s names no user, agent or session.
 func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
 	var c engram.PurgeCounts
-	if err := t.writable(); err != nil {
+	if err := t.checkPurgeScope(s); err != nil {
 		return c, err
-	}
-	if err := s.Validate(); err != nil {
-		return c, err
-	}
-	if s.User == "" && s.Agent == "" && s.Session == "" {
-		return c, engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
 	}
 	s.IncludeShared = false
 	// The statement timeout is for searches and ordinary writes; a purge
@@ -84,42 +78,16 @@ func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeC
 	if _, err := t.ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
 		return c, t.mapErr(ctx, "purge scope", err)
 	}
-
-	// Versions in the scope, and any left under another namespace by a
-	// memory that moved into it; while the memories still exist.
-	vq := &query{}
-	vq.scope("v.", s)
-	mq := &query{args: vq.args}
-	mq.scope("m.", s)
-	tag, err := t.ptx.Exec(ctx, "DELETE FROM memory_versions v WHERE v.tenant = $1 AND (("+vq.String()+
-		") OR v.memory_id IN (SELECT m.id FROM memories m WHERE "+mq.String()+"))", mq.args...)
-	if err != nil {
-		return c, t.mapErr(ctx, "purge scope", err)
+	var err error
+	if c.Versions, err = t.purgeScopeVersions(ctx, s); err != nil {
+		return c, err
 	}
-	c.Versions = int(tag.RowsAffected())
-
-	q := &query{}
-	q.scope("m.", s)
-	rows, err := t.ptx.Query(ctx, "DELETE FROM memories m WHERE "+q.String()+" RETURNING m.user_id, m.id", q.args...)
-	if err != nil {
-		return c, t.mapErr(ctx, "purge scope", err)
+	if c.Memories, err = t.purgeScopeMemories(ctx, s); err != nil {
+		return c, err
 	}
-	var user, id string
-	_, err = pgx.ForEachRow(rows, []any{&user, &id}, func() error {
-		c.Memories++
-		t.changed(s.Tenant(), user, id)
-		return nil
-	})
-	if err != nil {
-		return c, t.mapErr(ctx, "purge scope", err)
+	if c.Episodes, err = t.purgeScopeEpisodes(ctx, s); err != nil {
+		return c, err
 	}
-
-	q = &query{}
-	q.scope("e.", s)
-	if tag, err = t.ptx.Exec(ctx, "DELETE FROM episodes e WHERE "+q.String(), q.args...); err != nil {
-		return c, t.mapErr(ctx, "purge scope", err)
-	}
-	c.Episodes = int(tag.RowsAffected())
 	if c.Resources, err = t.purgeScopeResources(ctx, s); err != nil {
 		return c, err
 	}
@@ -131,19 +99,97 @@ func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeC
 	if err := t.pruneGraph(ctx, s.Tenant(), s.User); err != nil {
 		return c, err
 	}
-
-	// The audit log keeps that each change happened, when and by whom, but
-	// not what the client wrote about it.
-	q = &query{}
-	q.scope("a.", s)
-	if _, err = t.ptx.Exec(ctx, "UPDATE audit a SET detail = '' WHERE a.detail <> '' AND "+q.String(), q.args...); err != nil {
-		return c, t.mapErr(ctx, "purge scope", err)
+	if err := t.clearScopeAudit(ctx, s); err != nil {
+		return c, err
 	}
-	// The scope's background jobs go too: they name its episodes.
-	q = &query{}
+	return c, t.purgeScopeJobs(ctx, s)
+}
+
+// checkPurgeScope refuses a purge in a read-only transaction, of a bad
+// scope, or of a scope that names no user, agent or session (EINVALID).
+func (t *adminTx) checkPurgeScope(s engram.Scope) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if s.User == "" && s.Agent == "" && s.Session == "" {
+		return engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
+	}
+	return nil
+}
+
+// purgeScopeVersions deletes the versions in s, and any left under another
+// namespace by a memory that moved into it; it runs while the memories
+// still exist, and says how many it deleted.
+func (t *adminTx) purgeScopeVersions(ctx context.Context, s engram.Scope) (int, error) {
+	vq := &query{}
+	vq.scope("v.", s)
+	mq := &query{args: vq.args}
+	mq.scope("m.", s)
+	tag, err := t.ptx.Exec(ctx, "DELETE FROM memory_versions v WHERE v.tenant = $1 AND (("+vq.String()+
+		") OR v.memory_id IN (SELECT m.id FROM memories m WHERE "+mq.String()+"))", mq.args...)
+	if err != nil {
+		return 0, t.mapErr(ctx, "purge scope", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// purgeScopeMemories deletes the memories in s (their vectors go by the
+// foreign key), marks each changed, and says how many it deleted.
+func (t *adminTx) purgeScopeMemories(ctx context.Context, s engram.Scope) (int, error) {
+	q := &query{}
+	q.scope("m.", s)
+	rows, err := t.ptx.Query(ctx, "DELETE FROM memories m WHERE "+q.String()+" RETURNING m.user_id, m.id", q.args...)
+	if err != nil {
+		return 0, t.mapErr(ctx, "purge scope", err)
+	}
+	var (
+		n        int
+		user, id string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&user, &id}, func() error {
+		n++
+		t.changed(s.Tenant(), user, id)
+		return nil
+	})
+	if err != nil {
+		return n, t.mapErr(ctx, "purge scope", err)
+	}
+	return n, nil
+}
+
+// purgeScopeEpisodes deletes the episodes in s and says how many.
+func (t *adminTx) purgeScopeEpisodes(ctx context.Context, s engram.Scope) (int, error) {
+	q := &query{}
+	q.scope("e.", s)
+	tag, err := t.ptx.Exec(ctx, "DELETE FROM episodes e WHERE "+q.String(), q.args...)
+	if err != nil {
+		return 0, t.mapErr(ctx, "purge scope", err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// clearScopeAudit clears the detail of the audit entries in s: the log
+// keeps that each change happened, when and by whom, but not what the
+// client wrote about it.
+func (t *adminTx) clearScopeAudit(ctx context.Context, s engram.Scope) error {
+	q := &query{}
+	q.scope("a.", s)
+	if _, err := t.ptx.Exec(ctx, "UPDATE audit a SET detail = '' WHERE a.detail <> '' AND "+q.String(), q.args...); err != nil {
+		return t.mapErr(ctx, "purge scope", err)
+	}
+	return nil
+}
+
+// purgeScopeJobs deletes the scope's background jobs: they name its
+// episodes.
+func (t *adminTx) purgeScopeJobs(ctx context.Context, s engram.Scope) error {
+	q := &query{}
 	q.scope("j.", s)
 	if _, err := t.ptx.Exec(ctx, "DELETE FROM jobs j WHERE "+q.String(), q.args...); err != nil {
-		return c, t.mapErr(ctx, "purge scope", err)
+		return t.mapErr(ctx, "purge scope", err)
 	}
-	return c, nil
+	return nil
 }
