@@ -2,9 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"unicode/utf8"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
@@ -12,7 +9,7 @@ import (
 
 // Audit returns a page of the audit entries in s matching f, newest first;
 // EINVALID for a bad scope, limit or cursor.
-func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
+func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -59,7 +56,7 @@ func (t *tx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([
 // memories by id, versions by (memory id, version), audit entries by id,
 // reading them a page at a time within the transaction. An error from fn
 // stops the export and is returned as is.
-func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -69,7 +66,7 @@ func (t *tx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) 
 // ExportPage returns up to limit records of type kind in s after the
 // cursor after, in Export's order, and the next page's cursor ("" after
 // the last); EINVALID for a bad scope, kind, limit or cursor.
-func (t *tx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
+func (t *adminTx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -163,23 +160,9 @@ func afterID(w *where, col string, kind byte, c string) error {
 	return nil
 }
 
-// Meta returns the store-wide value under key, or "" if there is none;
-// EINVALID for an empty or overlong key.
-func (t *tx) Meta(ctx context.Context, key string) (string, error) {
-	if err := storeutil.CheckMetaKey(key); err != nil {
-		return "", err
-	}
-	var v string
-	err := t.queryRow(ctx, getMetaSQL, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, mapErr(ctx, "meta", err)
-}
-
 // InsertAudit appends a to the audit log. EINVALID for a bad namespace or
 // id or an empty op; ECONFLICT if the tenant has an entry with that id.
-func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
+func (t *adminTx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -202,7 +185,7 @@ func (t *tx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 // PurgeScope deletes every episode, memory, version, text index row, source
 // and vector in s, ignoring s.IncludeShared (it never widens a write), and
 // keeps the audit log as tombstones (detail cleared). EINVALID if s names no user, agent or session.
-func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
+func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts, error) {
 	var c engram.PurgeCounts
 	if err := t.writable(); err != nil {
 		return c, err
@@ -274,26 +257,4 @@ func (t *tx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeCounts
 		return c, mapErr(ctx, "purge scope", err)
 	}
 	return c, nil
-}
-
-// SetMeta stores value under key, replacing any value there; an empty value
-// deletes the key. EINVALID for an empty or overlong key or a value that is
-// not UTF-8.
-func (t *tx) SetMeta(ctx context.Context, key, value string) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckMetaKey(key); err != nil {
-		return err
-	}
-	if !utf8.ValidString(value) {
-		return engram.Errorf(engram.EINVALID, "meta value of %q is not UTF-8", key)
-	}
-	var err error
-	if value == "" {
-		_, err = t.exec(ctx, deleteMetaSQL, key)
-	} else {
-		_, err = t.exec(ctx, setMetaSQL, key, value)
-	}
-	return mapErr(ctx, "set meta", err)
 }

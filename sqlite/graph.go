@@ -128,7 +128,7 @@ func checkIDs(what string, ids []string) error {
 }
 
 // GetEntity implements engram.GraphReader.
-func (t *tx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
+func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (t *tx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.
 }
 
 // ListEntities implements engram.GraphReader.
-func (t *tx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
+func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -203,19 +203,19 @@ func entityLimit(n int) (int, error) {
 }
 
 // FindEntities implements engram.GraphReader.
-func (t *tx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
+func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
 	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
 }
 
 // EntitiesByToken implements engram.GraphReader.
-func (t *tx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
+func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
 	if limit < 1 || limit > engram.MaxEntityLimit {
 		return nil, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", limit, engram.MaxEntityLimit)
 	}
 	return t.entitiesByKey(ctx, s, "t", tokens, limit)
 }
 
-func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
+func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func entitiesByKeySQL(s engram.Scope, kind string, keysJSON any, limit int) (str
 }
 
 // PutEntity implements engram.GraphWriter.
-func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
+func (t *graphTx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 // deleted only when old had one e lacks, and written only when e has one
 // old lacked, so resolution's common writes (a new entity, an added
 // alias, a type) cost one statement or none.
-func (t *tx) rekey(ctx context.Context, n engram.Namespace, e, old *engram.Entity) error {
+func (t *graphTx) rekey(ctx context.Context, n engram.Namespace, e, old *engram.Entity) error {
 	want := entityKeys(e)
 	var had [][2]string
 	if old != nil {
@@ -338,7 +338,7 @@ func entityKeys(e *engram.Entity) [][2]string {
 }
 
 // DeleteEntity implements engram.GraphWriter.
-func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -379,7 +379,7 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 // evidence and the entities left without mentions: what a purge of
 // memories orphaned. Names are personal data; none may outlive the
 // memories they came from.
-func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
+func (t *base) pruneGraph(ctx context.Context, org, project, user string) error {
 	if _, err := t.exec(ctx, `DELETE FROM relations WHERE org = ?1 AND project = ?2 AND user_id = ?3
 		AND NOT EXISTS (SELECT 1 FROM relation_evidence ev WHERE ev.org = ?1 AND ev.project = ?2 AND ev.relation_id = relations.id)`,
 		org, project, user); err != nil {

@@ -12,7 +12,7 @@ import (
 
 // GetEpisode returns the episode with id in s; ENOTFOUND if there is none
 // in s, EINVALID for a malformed scope or id.
-func (t *tx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+func (t *memoryTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (t *tx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram
 
 // GetMemory returns the memory with id in s, in any status; ENOTFOUND if
 // there is none in s, EINVALID for a malformed scope or id.
-func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+func (t *memoryTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (t *tx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.
 // GetMemories returns the memories among ids that s contains, in any status
 // and in no particular order, each once. Ids that are malformed, unknown or
 // outside s are skipped; EINVALID for a bad scope.
-func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+func (t *memoryTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (t *tx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]e
 
 // ListEpisodes returns a page of the episodes in s matching f, by
 // (occurred_at, id); EINVALID for a bad scope, filter or cursor.
-func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -135,7 +135,7 @@ func (t *tx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeF
 
 // ListMemories returns a page of the memories in s matching f, newest id
 // first; EINVALID for a bad scope, filter or cursor.
-func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
+func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -181,7 +181,7 @@ func (t *tx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFi
 // first, at most limit of them (0 means engram.DefaultLimit). f.Limit and
 // f.Cursor are ignored. A query without terms gives no hits and no error;
 // EINVALID for a bad scope, filter or limit.
-func (t *tx) SearchText(ctx context.Context, s engram.Scope, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+func (t *memoryTx) SearchText(ctx context.Context, s engram.Scope, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (t *tx) SearchText(ctx context.Context, s engram.Scope, query string, f eng
 
 // Versions returns the history of memory id in s, oldest first; ENOTFOUND
 // if s holds neither the memory nor any of its versions.
-func (t *tx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -267,7 +267,7 @@ func (t *tx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.
 // ordered by (org, project, id) and strictly after the key after; the zero
 // key starts at the beginning. Strings compare byte by byte. It is for
 // maintenance only: it crosses tenants. EINVALID if limit is not positive.
-func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
+func (t *memoryTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
 	}
@@ -290,7 +290,7 @@ func (t *tx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int
 // Lapsed implements engram.Expirer: up to limit active memories of every
 // tenant whose expires_at is at or before at, soonest first. EINVALID if
 // limit is not positive.
-func (t *tx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
+func (t *memoryTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
 	}

@@ -12,7 +12,7 @@ import (
 
 // InsertEpisode stores e and indexes its content. EINVALID if e fails
 // Validate or has no id, ECONFLICT if its tenant already has that id.
-func (t *tx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
+func (t *memoryTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func memoryArgs(m *engram.Memory) (cues, sources, md any, err error) {
 // InsertMemory stores m, indexes its text and records its sources.
 // EINVALID if m fails Validate or has no id, ECONFLICT if its tenant
 // already has that id.
-func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
+func (t *memoryTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (t *tx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 }
 
 // indexMemory adds m's row to memories_fts, when there is one.
-func (t *tx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error {
+func (t *memoryTx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error {
 	if on, err := t.FullTextIndexed(ctx); err != nil || !on {
 		return err
 	}
@@ -104,7 +104,7 @@ func (t *tx) indexMemory(ctx context.Context, rid int64, m *engram.Memory) error
 // ReplaceMemory overwrites every field of the memory with m's tenant and
 // id, namespace included, and re-indexes its text when that changed.
 // ENOTFOUND if the tenant has no such memory; EINVALID if m fails Validate.
-func (t *tx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
+func (t *memoryTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func nullString(v any) string {
 // InsertVersion appends v to its memory's history. EINVALID for a bad
 // namespace, memory id, version number or empty op; ECONFLICT if that
 // version exists.
-func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
+func (t *memoryTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (t *tx) InsertVersion(ctx context.Context, v *engram.Version) error {
 // row, sources, vectors and versions, and clears the detail of the audit
 // entries of its user that name it. Nothing to delete is not an error;
 // EINVALID for a bad namespace or id.
-func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
+func (t *memoryTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func (t *tx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) err
 // PurgeEpisode deletes the episode with n's tenant and id and its text
 // index row. Nothing to delete is not an error; EINVALID for a bad
 // namespace or id.
-func (t *tx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
+func (t *memoryTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func affected(r sql.Result) (int, error) {
 // Touch adds to access_count the number of times each memory of the tenant
 // is listed in ids, and sets last_accessed to at; unknown ids are ignored.
 // EINVALID for a bad namespace or a malformed id.
-func (t *tx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
+func (t *memoryTx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -8,16 +8,16 @@ import (
 )
 
 // EntityMentions implements engram.GraphReader.
-func (t *tx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
+func (t *graphTx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
 	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
 }
 
 // MemoryMentions implements engram.GraphReader.
-func (t *tx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
+func (t *graphTx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
 	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
 }
 
-func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
+func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func mentionsSQL(s engram.Scope, col string, idsJSON any, limit int) (string, []
 }
 
 // PutMention implements engram.GraphWriter.
-func (t *tx) PutMention(ctx context.Context, m engram.Mention) error {
+func (t *graphTx) PutMention(ctx context.Context, m engram.Mention) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (t *tx) PutMention(ctx context.Context, m engram.Mention) error {
 }
 
 // DeleteMention implements engram.GraphWriter.
-func (t *tx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, memoryID string) error {
+func (t *graphTx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, memoryID string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

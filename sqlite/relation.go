@@ -8,7 +8,7 @@ import (
 )
 
 // Relations implements engram.GraphReader.
-func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
+func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, l
 }
 
 // evidence fills the Evidence of rs, read in one query.
-func (t *tx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
+func (t *graphTx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
 	ids := make([]string, len(rs))
 	at := make(map[string]int, len(rs))
 	for i := range rs {
@@ -114,7 +114,7 @@ func (t *tx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation)
 }
 
 // PutRelation implements engram.GraphWriter.
-func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
+func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
 // relationRefused says why putRelationSQL wrote nothing for r: an end
 // that is not an entity of r's user (ENOTFOUND), or r's id taken by
 // another user (ECONFLICT).
-func (t *tx) relationRefused(ctx context.Context, r *engram.Relation) error {
+func (t *graphTx) relationRefused(ctx context.Context, r *engram.Relation) error {
 	n := r.Namespace
 	var (
 		ends  int
@@ -173,7 +173,7 @@ func (t *tx) relationRefused(ctx context.Context, r *engram.Relation) error {
 }
 
 // AddEvidence implements engram.GraphWriter.
-func (t *tx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
+func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

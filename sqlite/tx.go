@@ -9,9 +9,10 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-// tx implements engram.Tx over one database/sql transaction. View hands it
-// out as an engram.Reader on a query_only connection.
-type tx struct {
+// base is what every capability of a transaction shares: the database/sql
+// transaction, its statements and the helpers that run them. A capability
+// that needs another's step calls it here, never through tx.
+type base struct {
 	stx      *sql.Tx
 	stmts    map[string]*sql.Stmt    // prepared on the pool at Open
 	cache    *stmtCache              // the pool's queries built per call
@@ -25,9 +26,51 @@ type tx struct {
 	detached bool
 }
 
+// The capabilities of a transaction, one type each, all over one base.
+type (
+	memoryTx    struct{ *base } // episodes, memories, versions, full text
+	vectorTx    struct{ *base } // vectors and the change log
+	graphTx     struct{ *base } // entities, mentions, relations, entity history
+	communityTx struct{ *base } // communities and the dirty set
+	identityTx  struct{ *base } // persons, identities, observations
+	resourceTx  struct{ *base } // resources and their chunks
+	jobTx       struct{ *base } // the job queue
+	adminTx     struct{ *base } // audit, keys, vault keys, meta, export, dump, purge
+)
+
+// tx implements engram.Tx and every optional capability over one
+// database/sql transaction, as the composition of the capability types.
+// View hands it out as an engram.Reader on a query_only connection.
+type tx struct {
+	*base
+	memoryTx
+	vectorTx
+	graphTx
+	communityTx
+	identityTx
+	resourceTx
+	jobTx
+	adminTx
+}
+
+// newTx returns the transaction over b.
+func newTx(b *base) *tx {
+	return &tx{
+		base:        b,
+		memoryTx:    memoryTx{b},
+		vectorTx:    vectorTx{b},
+		graphTx:     graphTx{b},
+		communityTx: communityTx{b},
+		identityTx:  identityTx{b},
+		resourceTx:  resourceTx{b},
+		jobTx:       jobTx{b},
+		adminTx:     adminTx{b},
+	}
+}
+
 // stmtCtx returns the context to run a statement with, or ctx's error
 // when the caller of a detached transaction gave up.
-func (t *tx) stmtCtx(ctx context.Context) (context.Context, error) {
+func (t *base) stmtCtx(ctx context.Context) (context.Context, error) {
 	if !t.detached {
 		return ctx, nil
 	}
@@ -37,20 +80,25 @@ func (t *tx) stmtCtx(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// The store implements every optional capability: both on the same tx.
+// The store implements every optional capability on the same tx; the
+// other files check the ones they hold.
 var (
-	_ engram.Tx           = (*tx)(nil)
-	_ engram.VectorReader = (*tx)(nil)
-	_ engram.VectorWriter = (*tx)(nil)
-	_ engram.ChangeLog    = (*tx)(nil)
-	_ engram.MetaReader   = (*tx)(nil)
-	_ engram.MetaWriter   = (*tx)(nil)
-	_ engram.Dumper       = (*tx)(nil)
+	_ engram.Tx             = (*tx)(nil)
+	_ engram.VectorReader   = (*tx)(nil)
+	_ engram.VectorWriter   = (*tx)(nil)
+	_ engram.ChangeLog      = (*tx)(nil)
+	_ engram.MetaReader     = (*tx)(nil)
+	_ engram.MetaWriter     = (*tx)(nil)
+	_ engram.Dumper         = (*tx)(nil)
+	_ engram.Expirer        = (*tx)(nil)
+	_ engram.ExportPager    = (*tx)(nil)
+	_ engram.Locator        = (*tx)(nil)
+	_ engram.FullTextReader = (*tx)(nil)
 )
 
 // stmt returns the prepared statement for q bound to this transaction, or
 // nil when q is built per call.
-func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
+func (t *base) stmt(ctx context.Context, q string) *sql.Stmt {
 	s, ok := t.stmts[q]
 	if !ok {
 		if s = t.cache.get(q); s == nil {
@@ -68,7 +116,7 @@ func (t *tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	return b
 }
 
-func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (t *base) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	ctx, err := t.stmtCtx(ctx)
 	if err != nil {
 		return nil, err
@@ -81,7 +129,7 @@ func (t *tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error
 
 // queryRow does not stop for a caller that gave up: *sql.Row cannot
 // carry the error, and the caller's next query or exec reports it.
-func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+func (t *base) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if t.detached {
 		ctx = context.WithoutCancel(ctx)
 	}
@@ -91,7 +139,7 @@ func (t *tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return t.stx.QueryRowContext(ctx, q, args...)
 }
 
-func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+func (t *base) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	ctx, err := t.stmtCtx(ctx)
 	if err != nil {
 		return nil, err
@@ -104,7 +152,7 @@ func (t *tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error
 
 // writable guards the write methods: a Reader from View must not be
 // type-asserted into writing.
-func (t *tx) writable() error {
+func (t *base) writable() error {
 	if t.readOnly {
 		return errors.New("sqlite: write in a read-only transaction")
 	}
@@ -137,7 +185,7 @@ func (e fnError) Error() string { return e.err.Error() }
 
 // each runs q and calls emit for every row; an fnError from emit comes back
 // unwrapped, anything else is mapped with op.
-func (t *tx) each(ctx context.Context, op, q string, args []any, emit func(scanner) error) error {
+func (t *base) each(ctx context.Context, op, q string, args []any, emit func(scanner) error) error {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return mapErr(ctx, op, err)
