@@ -17,7 +17,7 @@ const (
 
 // logChange records that the memory (which must still exist) changed. Call
 // it after an insert or replace and before a delete.
-func (t *tx) logChange(ctx context.Context, org, project, id string) error {
+func (t *base) logChange(ctx context.Context, org, project, id string) error {
 	res, err := t.exec(ctx, `INSERT INTO memory_changes (org, project, user_id, memory_id)
 		SELECT org, project, user_id, id FROM memories WHERE org = ? AND project = ? AND id = ?`, org, project, id)
 	if err != nil {
@@ -28,7 +28,7 @@ func (t *tx) logChange(ctx context.Context, org, project, id string) error {
 
 // logScopeChanges records a change for every memory in the scope, before a
 // purge of the scope.
-func (t *tx) logScopeChanges(ctx context.Context, s engram.Scope) error {
+func (t *base) logScopeChanges(ctx context.Context, s engram.Scope) error {
 	w, args := scopeWhere("m.", s)
 	res, err := t.exec(ctx, `INSERT INTO memory_changes (org, project, user_id, memory_id)
 		SELECT m.org, m.project, m.user_id, m.id FROM memories m WHERE `+w, args...)
@@ -40,7 +40,7 @@ func (t *tx) logScopeChanges(ctx context.Context, s engram.Scope) error {
 
 type lastInsertIDer interface{ LastInsertId() (int64, error) }
 
-func (t *tx) maybePrune(ctx context.Context, res lastInsertIDer) error {
+func (t *base) maybePrune(ctx context.Context, res lastInsertIDer) error {
 	seq, err := res.LastInsertId()
 	if err != nil || seq%pruneEvery != 0 || seq <= keepChanges {
 		return nil
@@ -54,7 +54,7 @@ func (t *tx) maybePrune(ctx context.Context, res lastInsertIDer) error {
 
 // Changes implements engram.Reader. The one writer numbers changes in commit
 // order, so the current sequence number is simply the largest logged.
-func (t *tx) Changes(ctx context.Context, s engram.Scope, after int64) ([]string, int64, error) {
+func (t *vectorTx) Changes(ctx context.Context, s engram.Scope, after int64) ([]string, int64, error) {
 	if err := s.Validate(); err != nil {
 		return nil, 0, err
 	}

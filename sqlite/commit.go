@@ -90,7 +90,7 @@ func (db *DB) commitBatch(batch []*writeReq) {
 		}
 		return
 	}
-	t := &tx{stx: stx, stmts: db.wstmts, cache: db.wcache, detached: true}
+	t := newTx(&base{stx: stx, stmts: db.wstmts, cache: db.wcache, detached: true})
 	committed := 0 // requests whose writes the transaction holds
 	for i, r := range live {
 		var broken error

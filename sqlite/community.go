@@ -15,7 +15,7 @@ var (
 )
 
 // GraphEdges implements engram.CommunityReader.
-func (t *tx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
+func (t *communityTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (t *tx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge,
 }
 
 // DirtyEntities implements engram.CommunityReader.
-func (t *tx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
+func (t *communityTx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (t *tx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, e
 }
 
 // DirtyOwners implements engram.CommunityReader.
-func (t *tx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, error) {
+func (t *communityTx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, error) {
 	var out []engram.Namespace
 	err := t.each(ctx, "read dirty owners", "SELECT DISTINCT org, project, user_id FROM graph_dirty ORDER BY 1, 2, 3 LIMIT ?",
 		[]any{max(limit, 1)}, func(sc scanner) error {
@@ -63,7 +63,7 @@ func (t *tx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespace, er
 }
 
 // Communities implements engram.CommunityReader.
-func (t *tx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
+func (t *communityTx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (t *tx) Communities(ctx context.Context, s engram.Scope) ([]engram.Communit
 }
 
 // GetCommunity implements engram.CommunityReader.
-func (t *tx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
+func (t *communityTx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (t *tx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engr
 
 // communities reads the scope's communities (only id's when set) with
 // their members and sources.
-func (t *tx) communities(ctx context.Context, s engram.Scope, id string) ([]engram.Community, error) {
+func (t *communityTx) communities(ctx context.Context, s engram.Scope, id string) ([]engram.Community, error) {
 	cond, args := graphWhere("c.", s)
 	q := "SELECT c.id, c.org, c.project, c.user_id, c.names, c.summary, c.abstract, c.updated_at FROM communities c WHERE " + cond
 	if id != "" {
@@ -157,7 +157,7 @@ func (t *tx) communities(ctx context.Context, s engram.Scope, id string) ([]engr
 }
 
 // EntityCommunities implements engram.CommunityReader.
-func (t *tx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
+func (t *communityTx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (t *tx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []
 }
 
 // PutCommunity implements engram.CommunityWriter.
-func (t *tx) PutCommunity(ctx context.Context, c *engram.Community) error {
+func (t *communityTx) PutCommunity(ctx context.Context, c *engram.Community) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ var errMissing = errors.New("missing")
 
 // insertExisting runs an INSERT … SELECT … WHERE EXISTS with n, id and
 // community id cid, failing with errMissing when it inserted no row.
-func (t *tx) insertExisting(ctx context.Context, q string, n engram.Namespace, id, cid string) error {
+func (t *communityTx) insertExisting(ctx context.Context, q string, n engram.Namespace, id, cid string) error {
 	res, err := t.exec(ctx, q, n.Org, n.Project, n.User, id, cid)
 	if err != nil {
 		return mapErr(ctx, "put community", err)
@@ -261,7 +261,7 @@ func (t *tx) insertExisting(ctx context.Context, q string, n engram.Namespace, i
 }
 
 // DeleteCommunity implements engram.CommunityWriter.
-func (t *tx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *communityTx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (t *tx) DeleteCommunity(ctx context.Context, n engram.Namespace, id string)
 }
 
 // ClearDirty implements engram.CommunityWriter.
-func (t *tx) ClearDirty(ctx context.Context, n engram.Namespace) error {
+func (t *communityTx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func (t *tx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 // member or a source (an entity deleted, a memory purged: their summaries
 // may name or quote it), marking their remaining members dirty so the
 // next refresh makes them again.
-func (t *tx) pruneCommunities(ctx context.Context, org, project, user string) error {
+func (t *base) pruneCommunities(ctx context.Context, org, project, user string) error {
 	short := `SELECT c.id FROM communities c WHERE c.org = ?1 AND c.project = ?2 AND c.user_id = ?3
 		AND (c.size > (SELECT count(*) FROM community_members m WHERE m.org = ?1 AND m.project = ?2 AND m.community_id = c.id)
 		  OR c.sources > (SELECT count(*) FROM community_sources s WHERE s.org = ?1 AND s.project = ?2 AND s.community_id = c.id))`

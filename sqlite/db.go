@@ -328,7 +328,7 @@ func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 		return mapErr(ctx, "begin", err)
 	}
 	defer stx.Rollback()
-	return fn(&tx{stx: stx, stmts: db.rstmts, cache: db.rcache, readOnly: true})
+	return fn(newTx(&base{stx: stx, stmts: db.rstmts, cache: db.rcache, readOnly: true}))
 }
 
 // IntegrityCheck runs SQLite's integrity_check and foreign_key_check and,

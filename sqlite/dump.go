@@ -13,7 +13,7 @@ import (
 // gives the documented order. The change-log horizon is left out: it
 // numbers this database's changes and means nothing in another. fn's error
 // stops the dump and is returned as is. It is for maintenance only.
-func (t *tx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
+func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
 	call := func(r engram.DumpRecord) error {
 		if err := fn(r); err != nil {
 			return fnError{err}

@@ -25,7 +25,7 @@ const (
 
 // oldEntity returns the entity of n's tenant with id as stored (name,
 // type, aliases, summary and owner only), or nil.
-func (t *tx) oldEntity(ctx context.Context, n engram.Namespace, id string) (*engram.Entity, error) {
+func (t *graphTx) oldEntity(ctx context.Context, n engram.Namespace, id string) (*engram.Entity, error) {
 	var (
 		old     engram.Entity
 		aliases sql.NullString
@@ -48,7 +48,7 @@ func (t *tx) oldEntity(ctx context.Context, n engram.Namespace, id string) (*eng
 // and user; snap is the entity it shows (nil for a delete). A merge into
 // another entity (EntityMerged) ties the entity's versions, and those of the entities
 // once merged into it, to that entity, so they outlive it while it lives.
-func (t *tx) recordEntityVersion(ctx context.Context, n engram.Namespace, id string, c engram.EntityChange, snap *engram.Entity, at time.Time) error {
+func (t *graphTx) recordEntityVersion(ctx context.Context, n engram.Namespace, id string, c engram.EntityChange, snap *engram.Entity, at time.Time) error {
 	if c.Op == "" {
 		return nil
 	}
@@ -80,14 +80,14 @@ func (t *tx) recordEntityVersion(ctx context.Context, n engram.Namespace, id str
 
 // forgetEntityHistory removes the versions of the entity id and of the
 // entities merged into it: a delete takes its names with it.
-func (t *tx) forgetEntityHistory(ctx context.Context, n engram.Namespace, id string) error {
+func (t *graphTx) forgetEntityHistory(ctx context.Context, n engram.Namespace, id string) error {
 	_, err := t.exec(ctx, "DELETE FROM entity_versions WHERE org = ?1 AND project = ?2 AND (entity_id = ?3 OR into_id = ?3)", n.Org, n.Project, id)
 	return mapErr(ctx, "forget entity history", err)
 }
 
 // pruneEntityHistory removes the versions of a tenant's user whose entity
 // and whose merge target are both gone.
-func (t *tx) pruneEntityHistory(ctx context.Context, org, project, user string) error {
+func (t *base) pruneEntityHistory(ctx context.Context, org, project, user string) error {
 	_, err := t.exec(ctx, `DELETE FROM entity_versions WHERE org = ?1 AND project = ?2 AND user_id = ?3
 		AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.org = ?1 AND e.project = ?2 AND e.id = entity_versions.entity_id)
 		AND NOT EXISTS (SELECT 1 FROM entities e WHERE e.org = ?1 AND e.project = ?2 AND e.id = entity_versions.into_id)`,
@@ -96,7 +96,7 @@ func (t *tx) pruneEntityHistory(ctx context.Context, org, project, user string) 
 }
 
 // EntityHistory implements engram.EntityHistoryReader.
-func (t *tx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+func (t *graphTx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

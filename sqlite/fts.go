@@ -122,7 +122,7 @@ const ftsTablesSQL = `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AN
 
 // FullTextIndexed implements engram.FullTextReader: whether memories_fts
 // is there. It fails with the database's error.
-func (t *tx) FullTextIndexed(ctx context.Context) (bool, error) {
+func (t *base) FullTextIndexed(ctx context.Context) (bool, error) {
 	var n int
 	if err := t.queryRow(ctx, ftsTablesSQL).Scan(&n); err != nil {
 		return false, mapErr(ctx, "read the schema", err)
@@ -178,7 +178,7 @@ type indexedMemory struct {
 }
 
 // unindexMemory removes r's row from memories_fts, when there is one.
-func (t *tx) unindexMemory(ctx context.Context, r indexedMemory) error {
+func (t *base) unindexMemory(ctx context.Context, r indexedMemory) error {
 	if on, err := t.FullTextIndexed(ctx); err != nil || !on {
 		return err
 	}
@@ -204,7 +204,7 @@ func decodeCues(s sql.NullString) ([]string, error) {
 
 // unindexScope removes the text index rows of the memories matching the
 // condition mw (on alias m), reading them a page at a time.
-func (t *tx) unindexScope(ctx context.Context, mw string, margs []any) error {
+func (t *base) unindexScope(ctx context.Context, mw string, margs []any) error {
 	if on, err := t.FullTextIndexed(ctx); err != nil || !on {
 		return err
 	}

@@ -128,7 +128,7 @@ func checkIDs(what string, ids []string) error {
 }
 
 // GetEntity implements engram.GraphReader.
-func (t *tx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
+func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (t *tx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.
 }
 
 // ListEntities implements engram.GraphReader.
-func (t *tx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
+func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -203,19 +203,19 @@ func entityLimit(n int) (int, error) {
 }
 
 // FindEntities implements engram.GraphReader.
-func (t *tx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
+func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
 	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
 }
 
 // EntitiesByToken implements engram.GraphReader.
-func (t *tx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
+func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
 	if limit < 1 || limit > engram.MaxEntityLimit {
 		return nil, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", limit, engram.MaxEntityLimit)
 	}
 	return t.entitiesByKey(ctx, s, "t", tokens, limit)
 }
 
-func (t *tx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
+func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -259,170 +259,8 @@ func entitiesByKeySQL(s engram.Scope, kind string, keysJSON any, limit int) (str
 	return q, append(append([]any{keysJSON}, kargs...), kind, limit)
 }
 
-// EntityMentions implements engram.GraphReader.
-func (t *tx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
-}
-
-// MemoryMentions implements engram.GraphReader.
-func (t *tx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
-}
-
-func (t *tx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs(strings.TrimSuffix(col, "_id"), ids); err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	j, err := stringsJSON(ids)
-	if err != nil {
-		return nil, err
-	}
-	q, args := mentionsSQL(s, col, j, limit)
-	var out []engram.Mention
-	err = t.each(ctx, "read mentions", q, args, func(sc scanner) error {
-		var m engram.Mention
-		var at int64
-		err := sc.Scan(&m.EntityID, &m.MemoryID, &m.Namespace.Org, &m.Namespace.Project, &m.Namespace.User, &at)
-		m.At = fromMicros(at)
-		out = append(out, m)
-		return err
-	})
-	return out, err
-}
-
-func mentionsSQL(s engram.Scope, col string, idsJSON any, limit int) (string, []any) {
-	w, args := graphWhere("m.", s)
-	// The ids drive the plan (see entitiesByKeySQL). By memory, the index
-	// must be named: SQLite otherwise judges the lookups from a secondary
-	// index of a WITHOUT ROWID table dearer than scanning the tenant.
-	hint := ""
-	if col == "memory_id" {
-		hint = " INDEXED BY entity_mentions_by_memory"
-	}
-	q := "SELECT m.entity_id, m.memory_id, m.org, m.project, m.user_id, m.at FROM json_each(?) AS j CROSS JOIN entity_mentions m" + hint + " WHERE " + w +
-		" AND m." + col + " = j.value ORDER BY m.at DESC, m.memory_id DESC, m.entity_id"
-	args = append([]any{idsJSON}, args...)
-	if limit > 0 {
-		q += " LIMIT ?"
-		args = append(args, limit)
-	}
-	return q, args
-}
-
-// Relations implements engram.GraphReader.
-func (t *tx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("entity", entityIDs); err != nil {
-		return nil, err
-	}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	limit, err := engram.RelationLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
-	if entityIDs != nil && len(entityIDs) == 0 {
-		return nil, nil
-	}
-	q, args, err := relationsSQL(s, entityIDs, f, limit)
-	if err != nil {
-		return nil, err
-	}
-	var out []engram.Relation
-	err = t.each(ctx, "read relations", q, args, func(sc scanner) error {
-		var (
-			r          engram.Relation
-			va, ia, ea sql.NullInt64
-			created    int64
-		)
-		err := sc.Scan(&r.ID, &r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Source, &r.Target, &r.Label,
-			&va, &ia, &created, &ea, &r.Weight)
-		r.ValidAt, r.InvalidAt, r.CreatedAt, r.ExpiredAt = timePtr(va), timePtr(ia), fromMicros(created), timePtr(ea)
-		out = append(out, r)
-		return err
-	})
-	if err != nil || len(out) == 0 || f.NoEvidence {
-		return out, err
-	}
-	return out, t.evidence(ctx, s, out)
-}
-
-// relationsSQL builds Relations' query; its text depends only on which
-// filters are set, so the shapes the engine writes with are prepared.
-func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, limit int) (string, []any, error) {
-	var w where
-	cond, args := graphWhere("r.", s)
-	w.add(cond, args...)
-	if entityIDs != nil {
-		j, err := stringsJSON(entityIDs)
-		if err != nil {
-			return "", nil, err
-		}
-		// The ids drive the plan through the end indexes (see
-		// entitiesByKeySQL): left to itself the planner scanned every
-		// relation of the tenant.
-		from := func(end, cond string) string {
-			return "SELECT x.id FROM json_each(?) AS j CROSS JOIN relations x WHERE x.org = ? AND x.project = ? AND x." + end + " = j.value" + cond
-		}
-		switch {
-		case f.Within:
-			w.add("r.id IN ("+from("source", " AND x.target IN (SELECT value FROM json_each(?))")+")", j, s.Org, s.Project, j)
-		case f.With != "":
-			w.add("r.id IN ("+from("source", " AND x.target = ?")+" UNION ALL "+from("target", " AND x.source = ?")+")",
-				j, s.Org, s.Project, f.With, j, s.Org, s.Project, f.With)
-		default:
-			w.add("r.id IN ("+from("source", "")+" UNION ALL "+from("target", "")+")", j, s.Org, s.Project, j, s.Org, s.Project)
-		}
-	}
-	if f.Memory != "" {
-		w.add("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.org = ? AND ev.project = ? AND ev.memory_id = ?)", s.Org, s.Project, f.Memory)
-	}
-	if f.Label != "" {
-		w.add("r.label = ?", f.Label)
-	}
-	if !f.All {
-		w.add("r.expired_at IS NULL")
-	}
-	q := `SELECT r.id, r.org, r.project, r.user_id, r.source, r.target, r.label, r.valid_at, r.invalid_at, r.created_at, r.expired_at,
-		(SELECT coalesce(sum(ev.weight), 0) FROM relation_evidence ev WHERE ev.org = r.org AND ev.project = r.project AND ev.relation_id = r.id) AS w
-		FROM relations r WHERE ` + w.String() + " ORDER BY w DESC, r.id LIMIT ?"
-	return q, append(w.args, limit), nil
-}
-
-// evidence fills the Evidence of rs, read in one query.
-func (t *tx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
-	ids := make([]string, len(rs))
-	at := make(map[string]int, len(rs))
-	for i := range rs {
-		ids[i], at[rs[i].ID] = rs[i].ID, i
-		rs[i].Evidence = []engram.Evidence{}
-	}
-	j, err := stringsJSON(ids)
-	if err != nil {
-		return err
-	}
-	return t.each(ctx, "read evidence", evidenceSQL, []any{s.Org, s.Project, j}, func(sc scanner) error {
-		var rid string
-		var ev engram.Evidence
-		if err := sc.Scan(&rid, &ev.MemoryID, &ev.Weight); err != nil {
-			return err
-		}
-		rs[at[rid]].Evidence = append(rs[at[rid]].Evidence, ev)
-		return nil
-	})
-}
-
 // PutEntity implements engram.GraphWriter.
-func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
+func (t *graphTx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -463,7 +301,7 @@ func (t *tx) PutEntity(ctx context.Context, e *engram.Entity) error {
 // deleted only when old had one e lacks, and written only when e has one
 // old lacked, so resolution's common writes (a new entity, an added
 // alias, a type) cost one statement or none.
-func (t *tx) rekey(ctx context.Context, n engram.Namespace, e, old *engram.Entity) error {
+func (t *graphTx) rekey(ctx context.Context, n engram.Namespace, e, old *engram.Entity) error {
 	want := entityKeys(e)
 	var had [][2]string
 	if old != nil {
@@ -500,7 +338,7 @@ func entityKeys(e *engram.Entity) [][2]string {
 }
 
 // DeleteEntity implements engram.GraphWriter.
-func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -537,117 +375,11 @@ func (t *tx) DeleteEntity(ctx context.Context, n engram.Namespace, id string) er
 	return t.recordEntityVersion(ctx, n, id, c, &snap, at)
 }
 
-// PutMention implements engram.GraphWriter.
-func (t *tx) PutMention(ctx context.Context, m engram.Mention) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	n := m.Namespace
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(m.EntityID) {
-		return invalidID("entity", m.EntityID)
-	}
-	if !engram.ValidID(m.MemoryID) {
-		return invalidID("memory", m.MemoryID)
-	}
-	res, err := t.exec(ctx, putMentionSQL,
-		n.Org, n.Project, n.User, m.EntityID, m.MemoryID, micros(m.At))
-	if err != nil {
-		return mapErr(ctx, "put mention", err)
-	}
-	if k, err := affected(res); err != nil {
-		return mapErr(ctx, "put mention", err)
-	} else if k == 0 {
-		return engram.Errorf(engram.ENOTFOUND, "entity %s or memory %s not found", m.EntityID, m.MemoryID)
-	}
-	return nil
-}
-
-// DeleteMention implements engram.GraphWriter.
-func (t *tx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, memoryID string) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("entity", []string{entityID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{memoryID}); err != nil {
-		return err
-	}
-	_, err := t.exec(ctx, deleteMentionSQL,
-		n.Org, n.Project, n.User, entityID, memoryID)
-	return mapErr(ctx, "delete mention", err)
-}
-
-// PutRelation implements engram.GraphWriter.
-func (t *tx) PutRelation(ctx context.Context, r *engram.Relation) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	n := r.Namespace
-	// The write checks the ends and the owner itself; only when it writes
-	// nothing are they read, to say which failed.
-	res, err := t.exec(ctx, putRelationSQL,
-		n.Org, n.Project, n.User, r.ID, r.Source, r.Target, r.Label, microsPtr(r.ValidAt), microsPtr(r.InvalidAt),
-		micros(r.CreatedAt), microsPtr(r.ExpiredAt))
-	if err != nil {
-		return mapErr(ctx, "put relation", err)
-	}
-	if k, err := affected(res); err != nil {
-		return mapErr(ctx, "put relation", err)
-	} else if k == 0 {
-		return t.relationRefused(ctx, r)
-	}
-	if _, err := t.exec(ctx, deleteEvidenceSQL, n.Org, n.Project, r.ID); err != nil {
-		return mapErr(ctx, "put relation", err)
-	}
-	for _, ev := range r.Evidence {
-		res, err := t.exec(ctx, insertEvidenceSQL,
-			n.Org, n.Project, r.ID, ev.MemoryID, ev.Weight, n.User)
-		if err != nil {
-			return mapErr(ctx, "put relation", err)
-		}
-		if k, err := affected(res); err != nil {
-			return mapErr(ctx, "put relation", err)
-		} else if k == 0 {
-			return engram.Errorf(engram.ENOTFOUND, "relation %s: evidence memory %s not found", r.ID, ev.MemoryID)
-		}
-	}
-	return nil
-}
-
-// relationRefused says why putRelationSQL wrote nothing for r: an end
-// that is not an entity of r's user (ENOTFOUND), or r's id taken by
-// another user (ECONFLICT).
-func (t *tx) relationRefused(ctx context.Context, r *engram.Relation) error {
-	n := r.Namespace
-	var (
-		ends  int
-		owner sql.NullString
-	)
-	if err := t.queryRow(ctx, relationCheckSQL,
-		n.Org, n.Project, n.User, r.Source, r.Target, r.ID).Scan(&ends, &owner); err != nil {
-		return mapErr(ctx, "put relation", err)
-	}
-	if ends != 2 {
-		return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
-	}
-	return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
-}
-
 // pruneGraph removes the relations of a tenant's user left without
 // evidence and the entities left without mentions: what a purge of
 // memories orphaned. Names are personal data; none may outlive the
 // memories they came from.
-func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
+func (t *base) pruneGraph(ctx context.Context, org, project, user string) error {
 	if _, err := t.exec(ctx, `DELETE FROM relations WHERE org = ?1 AND project = ?2 AND user_id = ?3
 		AND NOT EXISTS (SELECT 1 FROM relation_evidence ev WHERE ev.org = ?1 AND ev.project = ?2 AND ev.relation_id = relations.id)`,
 		org, project, user); err != nil {
@@ -664,45 +396,8 @@ func (t *tx) pruneGraph(ctx context.Context, org, project, user string) error {
 	return t.pruneCommunities(ctx, org, project, user)
 }
 
-// AddEvidence implements engram.GraphWriter.
-func (t *tx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := checkEvidence(n, relationID, ev); err != nil {
-		return err
-	}
-	res, err := t.exec(ctx, addEvidenceSQL, n.Org, n.Project, relationID, ev.MemoryID, ev.Weight, n.User)
-	if err != nil {
-		return mapErr(ctx, "add evidence", err)
-	}
-	if k, err := affected(res); err != nil {
-		return mapErr(ctx, "add evidence", err)
-	} else if k == 0 {
-		return engram.Errorf(engram.ENOTFOUND, "relation %s or memory %s not found", relationID, ev.MemoryID)
-	}
-	return nil
-}
-
 const addEvidenceSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
 	SELECT ?1, ?2, ?3, ?4, ?5
 	WHERE EXISTS (SELECT 1 FROM relations WHERE org = ?1 AND project = ?2 AND id = ?3 AND user_id = ?6)
 	AND EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
 	ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`
-
-// checkEvidence refuses a bad namespace, relation id or evidence.
-func checkEvidence(n engram.Namespace, relationID string, ev engram.Evidence) error {
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("relation", []string{relationID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{ev.MemoryID}); err != nil {
-		return err
-	}
-	if ev.Weight <= 0 || ev.Weight > 1 {
-		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
-	}
-	return nil
-}

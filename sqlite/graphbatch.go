@@ -35,7 +35,7 @@ const (
 // PutRelations implements engram.RelationsWriter: the relations in one
 // statement, their old evidence removed in a second and their evidence
 // written in a third. Relations of several namespaces are put one by one.
-func (t *tx) PutRelations(ctx context.Context, rs []*engram.Relation) error {
+func (t *graphTx) PutRelations(ctx context.Context, rs []*engram.Relation) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func checkRelations(rs []*engram.Relation) error {
 }
 
 // putEach puts rs one by one.
-func (t *tx) putEach(ctx context.Context, rs []*engram.Relation) error {
+func (t *graphTx) putEach(ctx context.Context, rs []*engram.Relation) error {
 	for _, r := range rs {
 		if err := t.PutRelation(ctx, r); err != nil {
 			return err
@@ -139,7 +139,7 @@ func mustJSON(v any) string {
 // relationsRefused says why putRelationsSQL skipped one of rs: the first
 // whose ends are not both entities of its user (ENOTFOUND) or whose id is
 // another user's (ECONFLICT).
-func (t *tx) relationsRefused(ctx context.Context, rs []*engram.Relation) error {
+func (t *graphTx) relationsRefused(ctx context.Context, rs []*engram.Relation) error {
 	for _, r := range rs {
 		n := r.Namespace
 		var (

@@ -28,7 +28,7 @@ func identityOwner(s engram.Scope) ([]any, error) {
 const ownerWhere = "org = ? AND project = ? AND user_id = ?"
 
 // Modalities returns the modalities declared in s's tenant and user.
-func (t *tx) Modalities(ctx context.Context, s engram.Scope) ([]engram.EmbeddingModality, error) {
+func (t *identityTx) Modalities(ctx context.Context, s engram.Scope) ([]engram.EmbeddingModality, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func scanIdentity(sc scanner) (engram.Identity, error) {
 }
 
 // ListIdentities returns s's identities matching f, oldest first.
-func (t *tx) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
+func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (t *tx) ListIdentities(ctx context.Context, s engram.Scope, f engram.Identi
 }
 
 // GetIdentity returns an identity of s or ENOTFOUND.
-func (t *tx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+func (t *identityTx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (t *tx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engra
 }
 
 // ListObservations returns the observations f selects, newest first.
-func (t *tx) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
+func (t *identityTx) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func scanPerson(sc scanner) (engram.Person, error) {
 }
 
 // ListPersons returns s's persons, oldest first.
-func (t *tx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+func (t *identityTx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func (t *tx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, 
 }
 
 // GetPerson returns a person of s or ENOTFOUND.
-func (t *tx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.Person, error) {
+func (t *identityTx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.Person, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func (t *tx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.
 }
 
 // IdentityHistory returns the events of s naming id, oldest first.
-func (t *tx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+func (t *identityTx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
 	args, err := identityOwner(s)
 	if err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func scanEvent(sc scanner) (engram.IdentityEvent, error) {
 }
 
 // PutModality declares a modality; ECONFLICT if it is declared.
-func (t *tx) PutModality(ctx context.Context, m *engram.EmbeddingModality) error {
+func (t *identityTx) PutModality(ctx context.Context, m *engram.EmbeddingModality) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func (t *tx) PutModality(ctx context.Context, m *engram.EmbeddingModality) error
 
 // ownedByOther reports whether the row of table with n's tenant and id
 // belongs to another user.
-func (t *tx) ownedByOther(ctx context.Context, table string, n engram.Namespace, id string) (bool, error) {
+func (t *identityTx) ownedByOther(ctx context.Context, table string, n engram.Namespace, id string) (bool, error) {
 	var user string
 	err := t.queryRow(ctx, "SELECT user_id FROM "+table+" WHERE org = ? AND project = ? AND id = ?", n.Org, n.Project, id).Scan(&user)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -273,7 +273,7 @@ func (t *tx) ownedByOther(ctx context.Context, table string, n engram.Namespace,
 }
 
 // PutIdentity stores or replaces an identity.
-func (t *tx) PutIdentity(ctx context.Context, i *engram.Identity) error {
+func (t *identityTx) PutIdentity(ctx context.Context, i *engram.Identity) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func (t *tx) PutIdentity(ctx context.Context, i *engram.Identity) error {
 }
 
 // DeleteIdentity removes an identity with its observations.
-func (t *tx) DeleteIdentity(ctx context.Context, n engram.Namespace, id string) error {
+func (t *identityTx) DeleteIdentity(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -304,7 +304,7 @@ func (t *tx) DeleteIdentity(ctx context.Context, n engram.Namespace, id string) 
 }
 
 // InsertObservation stores an observation; ECONFLICT if its id exists.
-func (t *tx) InsertObservation(ctx context.Context, o *engram.Observation) error {
+func (t *identityTx) InsertObservation(ctx context.Context, o *engram.Observation) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func (t *tx) InsertObservation(ctx context.Context, o *engram.Observation) error
 }
 
 // MoveObservations gives the listed observations of n another identity.
-func (t *tx) MoveObservations(ctx context.Context, n engram.Namespace, ids []string, identityID string) error {
+func (t *identityTx) MoveObservations(ctx context.Context, n engram.Namespace, ids []string, identityID string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -343,7 +343,7 @@ func (t *tx) MoveObservations(ctx context.Context, n engram.Namespace, ids []str
 }
 
 // PutPerson stores or replaces a person.
-func (t *tx) PutPerson(ctx context.Context, p *engram.Person) error {
+func (t *identityTx) PutPerson(ctx context.Context, p *engram.Person) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func (t *tx) PutPerson(ctx context.Context, p *engram.Person) error {
 }
 
 // DeletePerson removes a person.
-func (t *tx) DeletePerson(ctx context.Context, n engram.Namespace, id string) error {
+func (t *identityTx) DeletePerson(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -375,7 +375,7 @@ func (t *tx) DeletePerson(ctx context.Context, n engram.Namespace, id string) er
 }
 
 // InsertIdentityEvent appends an event to the history.
-func (t *tx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) error {
+func (t *identityTx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -406,7 +406,7 @@ func (t *tx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) 
 
 // purgeIdentities removes every identity record of s's user when s names
 // the whole user (no agent or session): identities belong to a user.
-func (t *tx) purgeIdentities(ctx context.Context, s engram.Scope) error {
+func (t *base) purgeIdentities(ctx context.Context, s engram.Scope) error {
 	if s.User == "" || s.Agent != "" || s.Session != "" {
 		return nil
 	}

@@ -43,7 +43,7 @@ var identityExports = map[string]struct {
 }
 
 // IdentityExportPage implements engram.IdentityExporter.
-func (t *tx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
+func (t *identityTx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -72,7 +72,7 @@ func (t *tx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after
 }
 
 // IdentityOwners implements engram.IdentityExporter.
-func (t *tx) IdentityOwners(ctx context.Context, fn func(engram.Namespace) error) error {
+func (t *identityTx) IdentityOwners(ctx context.Context, fn func(engram.Namespace) error) error {
 	var q []string
 	for _, table := range identityTables {
 		q = append(q, "SELECT org, project, user_id FROM "+table)

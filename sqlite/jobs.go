@@ -61,7 +61,7 @@ func scanJob(sc scanner) (engram.Job, error) {
 
 // GetJob returns the job with id in s; ENOTFOUND if there is none in s,
 // EINVALID for a bad scope.
-func (t *tx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+func (t *jobTx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (t *tx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job
 
 // ListJobs returns the jobs of s newest first and the next page's cursor;
 // EINVALID for a bad scope, filter or cursor.
-func (t *tx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) ([]engram.Job, string, error) {
+func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) ([]engram.Job, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -130,7 +130,7 @@ func (t *tx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) (
 
 // EnqueueJob stores a new queued job; EINVALID for a malformed one,
 // ECONFLICT if its id exists in its tenant.
-func (t *tx) EnqueueJob(ctx context.Context, j *engram.Job) error {
+func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (t *tx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 
 // ClaimJob takes the oldest job that may run at now for owner, or returns
 // nil when there is none.
-func (t *tx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -173,13 +173,13 @@ func (t *tx) ClaimJob(ctx context.Context, owner string, now time.Time, lease ti
 }
 
 // CompleteJob marks the job done; ECONFLICT unless owner holds it.
-func (t *tx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
+func (t *jobTx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
 	return t.settleJob(ctx, tenant, id, owner, engram.JobDone, nil, nil, now)
 }
 
 // FailJob queues the job again at retryAt, or marks it failed when retryAt
 // is nil, with reason as its last error; ECONFLICT unless owner holds it.
-func (t *tx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
+func (t *jobTx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
 	state := engram.JobFailed
 	if retryAt != nil {
 		state = engram.JobQueued
@@ -189,7 +189,7 @@ func (t *tx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, re
 
 // settleJob ends owner's hold of a running job: state, the last error when
 // reason is set, run_after when retryAt is.
-func (t *tx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, state engram.JobState, reason *string, retryAt *time.Time, now time.Time) error {
+func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, state engram.JobState, reason *string, retryAt *time.Time, now time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

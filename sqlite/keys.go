@@ -34,7 +34,7 @@ func scanKey(sc scanner) (engram.APIKey, error) {
 }
 
 // GetKey returns the key with this id, revoked or not, or ENOTFOUND.
-func (t *tx) GetKey(ctx context.Context, id string) (*engram.APIKey, error) {
+func (t *adminTx) GetKey(ctx context.Context, id string) (*engram.APIKey, error) {
 	k, err := scanKey(t.queryRow(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, engram.Errorf(engram.ENOTFOUND, "no API key %q", shortID(id))
@@ -46,7 +46,7 @@ func (t *tx) GetKey(ctx context.Context, id string) (*engram.APIKey, error) {
 
 // ListKeys returns the keys of org/project, or of every tenant when org is
 // "", ordered by id.
-func (t *tx) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey, error) {
+func (t *adminTx) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey, error) {
 	q, args := `SELECT `+keyCols+` FROM api_keys ORDER BY id`, []any(nil)
 	if org != "" {
 		q, args = `SELECT `+keyCols+` FROM api_keys WHERE org = ? AND project = ? ORDER BY id`, []any{org, project}
@@ -69,7 +69,7 @@ func (t *tx) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey
 
 // InsertKey stores a new key; EINVALID without an id, a role or a hash,
 // ECONFLICT if the id exists.
-func (t *tx) InsertKey(ctx context.Context, k *engram.APIKey) error {
+func (t *adminTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (t *tx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 
 // RevokeKey marks the key revoked at the time at, keeping an earlier
 // revocation; ENOTFOUND if there is no such key.
-func (t *tx) RevokeKey(ctx context.Context, id string, at time.Time) error {
+func (t *adminTx) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 // LocateMemory implements engram.Locator: the (org, project, id) key is
 // unique, so one indexed row answers.
-func (t *tx) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
+func (t *memoryTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
 	if err := n.Validate(); err != nil {
 		return n, err
@@ -29,7 +29,7 @@ func (t *tx) LocateMemory(ctx context.Context, tenant engram.Namespace, id strin
 }
 
 // Namespaces implements engram.Locator.
-func (t *tx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
+func (t *memoryTx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
 	if err := n.Validate(); err != nil {
 		return nil, err

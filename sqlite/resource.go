@@ -29,7 +29,7 @@ func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {
 }
 
 // GetResource returns a completed resource in s, or ENOTFOUND.
-func (t *tx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+func (t *resourceTx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (t *tx) GetResource(ctx context.Context, s engram.Scope, id string) (*engra
 }
 
 // ListResources returns the completed resources in s, newest first.
-func (t *tx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
+func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
 	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -102,7 +102,7 @@ func resourceLimit(f engram.ResourceFilter) (int, error) {
 }
 
 // ResourceChunk returns chunk seq of a resource of the tenant, or ENOTFOUND.
-func (t *tx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int) ([]byte, error) {
+func (t *resourceTx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int) ([]byte, error) {
 	var data []byte
 	err := t.queryRow(ctx, `SELECT data FROM resource_chunks WHERE org = ? AND project = ? AND resource_id = ? AND seq = ?`,
 		tenant.Org, tenant.Project, id, seq).Scan(&data)
@@ -113,7 +113,7 @@ func (t *tx) ResourceChunk(ctx context.Context, tenant engram.Namespace, id stri
 }
 
 // ResourceBytes returns the content bytes the tenant stores.
-func (t *tx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64, error) {
+func (t *resourceTx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64, error) {
 	var n int64
 	err := t.queryRow(ctx, `SELECT coalesce(sum(size), 0) FROM resources WHERE org = ? AND project = ?`,
 		tenant.Org, tenant.Project).Scan(&n)
@@ -121,7 +121,7 @@ func (t *tx) ResourceBytes(ctx context.Context, tenant engram.Namespace) (int64,
 }
 
 // InsertResource stores the metadata of a resource being uploaded.
-func (t *tx) InsertResource(ctx context.Context, r *engram.Resource) error {
+func (t *resourceTx) InsertResource(ctx context.Context, r *engram.Resource) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (t *tx) InsertResource(ctx context.Context, r *engram.Resource) error {
 }
 
 // PutResourceChunk stores one chunk and grows the resource's size.
-func (t *tx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int, data []byte) error {
+func (t *resourceTx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id string, seq int, data []byte) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (t *tx) PutResourceChunk(ctx context.Context, tenant engram.Namespace, id s
 }
 
 // CompleteResource makes an uploaded resource visible.
-func (t *tx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, sha256 string, memories int) error {
+func (t *resourceTx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, sha256 string, memories int) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (t *tx) CompleteResource(ctx context.Context, tenant engram.Namespace, id, 
 }
 
 // PurgeResource removes a resource and its chunks.
-func (t *tx) PurgeResource(ctx context.Context, tenant engram.Namespace, id string) error {
+func (t *resourceTx) PurgeResource(ctx context.Context, tenant engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func (t *tx) PurgeResource(ctx context.Context, tenant engram.Namespace, id stri
 
 // purgeScopeResources removes the resources of s (a write scope) with
 // their chunks and says how many.
-func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
+func (t *base) purgeScopeResources(ctx context.Context, s engram.Scope) (int, error) {
 	w, args := scopeWhere("r.", s)
 	if _, err := t.exec(ctx, `DELETE FROM resource_chunks WHERE org = ? AND project = ? AND resource_id IN
 		(SELECT r.id FROM resources r WHERE `+w+`)`, append([]any{s.Org, s.Project}, args...)...); err != nil {
@@ -216,7 +216,7 @@ func (t *tx) purgeScopeResources(ctx context.Context, s engram.Scope) (int, erro
 
 // AbandonedUploads returns uploads of any tenant started before before and
 // not completed. It reads the whole table: uploads in progress are few.
-func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
+func (t *resourceTx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
 	if limit < 1 {
 		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
 	}
@@ -239,7 +239,7 @@ func (t *tx) AbandonedUploads(ctx context.Context, before time.Time, limit int) 
 
 // DumpResources implements engram.ResourceDumper; fn's error is returned
 // as is.
-func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
+func (t *resourceTx) DumpResources(ctx context.Context, fn func(engram.Resource) error) error {
 	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE complete = 1 ORDER BY org, project, id")
 	if err != nil {
 		return mapErr(ctx, "dump resources", err)
@@ -258,7 +258,7 @@ func (t *tx) DumpResources(ctx context.Context, fn func(engram.Resource) error) 
 }
 
 // FindResource implements engram.ResourceFinder.
-func (t *tx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
+func (t *resourceTx) FindResource(ctx context.Context, n engram.Namespace, sha256 string, size int64) (*engram.Resource, error) {
 	r, err := scanResource(t.queryRow(ctx, "SELECT "+resourceCols+` FROM resources WHERE org = ? AND project = ? AND sha256 = ?
 		AND user_id = ? AND agent = ? AND session = ? AND size = ? AND complete = 1 ORDER BY created_at, id LIMIT 1`,
 		n.Org, n.Project, sha256, n.User, n.Agent, n.Session, size))

@@ -14,7 +14,7 @@ var (
 )
 
 // VaultKey returns the wrapped data key of org/project, or ENOTFOUND.
-func (t *tx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKey, error) {
+func (t *adminTx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKey, error) {
 	k := engram.VaultKey{Org: org, Project: project}
 	var created int64
 	err := t.queryRow(ctx, `SELECT wrapped, created_at FROM vault_keys WHERE org = ? AND project = ?`, org, project).
@@ -29,7 +29,7 @@ func (t *tx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKe
 }
 
 // VaultKeys returns every tenant's wrapped data key ordered by tenant.
-func (t *tx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
+func (t *adminTx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
 	rows, err := t.query(ctx, `SELECT org, project, wrapped, created_at FROM vault_keys ORDER BY org, project`)
 	if err != nil {
 		return nil, mapErr(ctx, "list vault keys", err)
@@ -50,7 +50,7 @@ func (t *tx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
 
 // InsertVaultKey stores a tenant's first data key; EINVALID for a bad
 // tenant or an empty key, ECONFLICT if the tenant has one.
-func (t *tx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
+func (t *adminTx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
 	if err := checkVaultKey(t, k); err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (t *tx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
 
 // ReplaceVaultKey overwrites a tenant's wrapped key; ENOTFOUND if it has
 // none.
-func (t *tx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
+func (t *adminTx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
 	if err := checkVaultKey(t, k); err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (t *tx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
 	return nil
 }
 
-func checkVaultKey(t *tx, k *engram.VaultKey) error {
+func checkVaultKey(t *adminTx, k *engram.VaultKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 // active memory in s, in no particular order, reading rows as fn consumes
 // them. fn's error stops the scan and is returned as is; EINVALID for a bad
 // scope or embedder name.
-func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
+func (t *vectorTx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (t *tx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, f
 
 // vectorRows runs a query selecting (id, org, project, user_id, agent,
 // session, field, dim, vec) and calls fn for every decoded row.
-func (t *tx) vectorRows(ctx context.Context, op, q string, args []any, fn func(engram.VectorRecord) error) error {
+func (t *vectorTx) vectorRows(ctx context.Context, op, q string, args []any, fn func(engram.VectorRecord) error) error {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
 		return mapErr(ctx, op, err)
@@ -56,7 +56,7 @@ func (t *tx) vectorRows(ctx context.Context, op, q string, args []any, fn func(e
 }
 
 // GetVectors implements engram.Reader.
-func (t *tx) GetVectors(ctx context.Context, tenant engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
+func (t *vectorTx) GetVectors(ctx context.Context, tenant engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
 	if err := storeutil.CheckEmbedder(embedder); err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (t *tx) GetVectors(ctx context.Context, tenant engram.Namespace, embedder s
 // namespace, id or embedder name, a field other than abstraction or value
 // or given twice, an empty vector, vectors of different lengths, or a value
 // that is NaN or infinite; ENOTFOUND if the tenant has no such memory.
-func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
+func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (t *tx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embed
 // DeleteVectorsExcept deletes every vector, in every tenant, not made by
 // embedder and returns how many it deleted; EINVALID for a bad embedder
 // name (an empty one would delete them all).
-func (t *tx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
+func (t *vectorTx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
 	if err := t.writable(); err != nil {
 		return 0, err
 	}

@@ -1,0 +1,307 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
+)
+
+// GetEpisode returns the episode with id in s; ENOTFOUND if there is none
+// in s, EINVALID for a malformed scope or id.
+func (t *memoryTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("episode", id)
+	}
+	q, args := getEpisodeSQL(s)
+	e, err := scanEpisode(t.queryRow(ctx, q, append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "episode %s not found", id)
+	} else if err != nil {
+		return nil, mapErr(ctx, "get episode", err)
+	}
+	return &e, nil
+}
+
+// GetMemory returns the memory with id in s, in any status; ENOTFOUND if
+// there is none in s, EINVALID for a malformed scope or id.
+func (t *memoryTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("memory", id)
+	}
+	q, args := getMemorySQL(s)
+	m, err := scanMemory(t.queryRow(ctx, q, append(args, id)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+	} else if err != nil {
+		return nil, mapErr(ctx, "get memory", err)
+	}
+	return &m, nil
+}
+
+// GetMemories returns the memories among ids that s contains, in any status
+// and in no particular order, each once. Ids that are malformed, unknown or
+// outside s are skipped; EINVALID for a bad scope.
+func (t *memoryTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(ids))
+	want := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if engram.ValidID(id) && !seen[id] {
+			seen[id] = true
+			want = append(want, id)
+		}
+	}
+	var out []engram.Memory
+	for len(want) > 0 {
+		chunk := want[:min(len(want), getMemoriesChunk)]
+		want = want[len(chunk):]
+		q, args := getMemoriesSQL(s, len(chunk))
+		rows, err := t.query(ctx, q, append(args, chunk...)...)
+		if err != nil {
+			return nil, mapErr(ctx, "get memories", err)
+		}
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				rows.Close()
+				return nil, mapErr(ctx, "get memories", err)
+			}
+			out = append(out, m)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, mapErr(ctx, "get memories", err)
+		}
+	}
+	return out, nil
+}
+
+// ListEpisodes returns a page of the episodes in s matching f, by
+// (occurred_at, id); EINVALID for a bad scope, filter or cursor.
+func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	w := &where{}
+	w.addScope("e.", s)
+	if err := episodeFilter(w, &f); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
+	if f.Cursor != "" {
+		occ, id, err := storeutil.DecodeEpisodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		w.add("(e.occurred_at, e.id) > (?, ?)", occ, id)
+	}
+	q := "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() +
+		" ORDER BY e.occurred_at, e.id LIMIT ?"
+	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "list episodes", err)
+	}
+	defer rows.Close()
+	var out []engram.Episode
+	for rows.Next() {
+		e, err := scanEpisode(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "list episodes", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "list episodes", err)
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		last := out[limit-1]
+		next = storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
+	}
+	return out, next, nil
+}
+
+// ListMemories returns a page of the memories in s matching f, newest id
+// first; EINVALID for a bad scope, filter or cursor.
+func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	w := &where{}
+	w.addScope("m.", s)
+	if err := memoryFilter(w, &f); err != nil {
+		return nil, "", err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
+	if f.Cursor != "" {
+		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		w.add("m.id < ?", id)
+	}
+	q := "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
+	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	if err != nil {
+		return nil, "", mapErr(ctx, "list memories", err)
+	}
+	defer rows.Close()
+	var out []engram.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, "", mapErr(ctx, "list memories", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", mapErr(ctx, "list memories", err)
+	}
+	var next string
+	if len(out) > limit {
+		out = out[:limit]
+		next = storeutil.EncodeCursor('m', out[limit-1].ID)
+	}
+	return out, next, nil
+}
+
+// SearchText ranks the memories in s matching f by BM25 against query, best
+// first, at most limit of them (0 means engram.DefaultLimit). f.Limit and
+// f.Cursor are ignored. A query without terms gives no hits and no error;
+// EINVALID for a bad scope, filter or limit.
+func (t *memoryTx) SearchText(ctx context.Context, s engram.Scope, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	n, err := engram.ClampLimit(limit)
+	if err != nil {
+		return nil, err
+	}
+	f.Limit, f.Cursor = 0, ""
+	w := &where{}
+	w.addScope("m.", s)
+	if err := memoryFilter(w, &f); err != nil {
+		return nil, err
+	}
+	match := scopeMatch(s, matchQuery(query))
+	if match == "" {
+		return nil, nil
+	}
+	if on, err := t.FullTextIndexed(ctx); err != nil {
+		return nil, err
+	} else if !on {
+		return nil, engram.Errorf(engram.EUNAVAILABLE, "the store's full-text index is off (engram fulltext on builds it)")
+	}
+	q := "SELECT " + memoryCols + ", " + bm25Expr + " AS r FROM memories_fts " +
+		"JOIN memories m ON m.rid = memories_fts.rowid " +
+		"WHERE memories_fts MATCH ? AND " + w.String() + " ORDER BY r, m.id DESC LIMIT ?"
+	args := make([]any, 0, len(w.args)+2)
+	args = append(append(append(args, match), w.args...), n)
+	rows, err := t.query(ctx, q, args...)
+	if err != nil {
+		return nil, mapErr(ctx, "search", err)
+	}
+	defer rows.Close()
+	var hits []engram.TextHit
+	for rows.Next() {
+		var rank float64
+		m, err := scanMemory(rows, &rank)
+		if err != nil {
+			return nil, mapErr(ctx, "search", err)
+		}
+		hits = append(hits, engram.TextHit{Memory: m, Score: -rank})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(ctx, "search", err)
+	}
+	return hits, nil
+}
+
+// Versions returns the history of memory id in s, oldest first; ENOTFOUND
+// if s holds neither the memory nor any of its versions.
+func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if !engram.ValidID(id) {
+		return nil, invalidID("memory", id)
+	}
+	q, args := versionsSQL(s)
+	rows, err := t.query(ctx, q, append(args, id)...)
+	if err != nil {
+		return nil, mapErr(ctx, "versions", err)
+	}
+	defer rows.Close()
+	var out []engram.Version
+	for rows.Next() {
+		v, err := scanVersion(rows)
+		if err != nil {
+			return nil, mapErr(ctx, "versions", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(ctx, "versions", err)
+	}
+	if len(out) == 0 {
+		if _, err := t.GetMemory(ctx, s, id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ScanMemories returns up to limit memories of every tenant, in any status,
+// ordered by (org, project, id) and strictly after the key after; the zero
+// key starts at the beginning. Strings compare byte by byte. It is for
+// maintenance only: it crosses tenants. EINVALID if limit is not positive.
+func (t *memoryTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.ID, limit},
+		func(sc scanner) error {
+			m, err := scanMemory(sc)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Lapsed implements engram.Expirer: up to limit active memories of every
+// tenant whose expires_at is at or before at, soonest first. EINVALID if
+// limit is not positive.
+func (t *memoryTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
+	if limit <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
+	}
+	var out []engram.Memory
+	err := t.each(ctx, "read lapsed memories", lapsedSQL, []any{micros(at), limit}, func(sc scanner) error {
+		m, err := scanMemory(sc)
+		if err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}

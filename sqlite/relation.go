@@ -1,0 +1,210 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/engramhq/engram"
+)
+
+// Relations implements engram.GraphReader.
+func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkIDs("entity", entityIDs); err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	limit, err := engram.RelationLimit(f.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if entityIDs != nil && len(entityIDs) == 0 {
+		return nil, nil
+	}
+	q, args, err := relationsSQL(s, entityIDs, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []engram.Relation
+	err = t.each(ctx, "read relations", q, args, func(sc scanner) error {
+		var (
+			r          engram.Relation
+			va, ia, ea sql.NullInt64
+			created    int64
+		)
+		err := sc.Scan(&r.ID, &r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Source, &r.Target, &r.Label,
+			&va, &ia, &created, &ea, &r.Weight)
+		r.ValidAt, r.InvalidAt, r.CreatedAt, r.ExpiredAt = timePtr(va), timePtr(ia), fromMicros(created), timePtr(ea)
+		out = append(out, r)
+		return err
+	})
+	if err != nil || len(out) == 0 || f.NoEvidence {
+		return out, err
+	}
+	return out, t.evidence(ctx, s, out)
+}
+
+// relationsSQL builds Relations' query; its text depends only on which
+// filters are set, so the shapes the engine writes with are prepared.
+func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, limit int) (string, []any, error) {
+	var w where
+	cond, args := graphWhere("r.", s)
+	w.add(cond, args...)
+	if entityIDs != nil {
+		j, err := stringsJSON(entityIDs)
+		if err != nil {
+			return "", nil, err
+		}
+		// The ids drive the plan through the end indexes (see
+		// entitiesByKeySQL): left to itself the planner scanned every
+		// relation of the tenant.
+		from := func(end, cond string) string {
+			return "SELECT x.id FROM json_each(?) AS j CROSS JOIN relations x WHERE x.org = ? AND x.project = ? AND x." + end + " = j.value" + cond
+		}
+		switch {
+		case f.Within:
+			w.add("r.id IN ("+from("source", " AND x.target IN (SELECT value FROM json_each(?))")+")", j, s.Org, s.Project, j)
+		case f.With != "":
+			w.add("r.id IN ("+from("source", " AND x.target = ?")+" UNION ALL "+from("target", " AND x.source = ?")+")",
+				j, s.Org, s.Project, f.With, j, s.Org, s.Project, f.With)
+		default:
+			w.add("r.id IN ("+from("source", "")+" UNION ALL "+from("target", "")+")", j, s.Org, s.Project, j, s.Org, s.Project)
+		}
+	}
+	if f.Memory != "" {
+		w.add("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.org = ? AND ev.project = ? AND ev.memory_id = ?)", s.Org, s.Project, f.Memory)
+	}
+	if f.Label != "" {
+		w.add("r.label = ?", f.Label)
+	}
+	if !f.All {
+		w.add("r.expired_at IS NULL")
+	}
+	q := `SELECT r.id, r.org, r.project, r.user_id, r.source, r.target, r.label, r.valid_at, r.invalid_at, r.created_at, r.expired_at,
+		(SELECT coalesce(sum(ev.weight), 0) FROM relation_evidence ev WHERE ev.org = r.org AND ev.project = r.project AND ev.relation_id = r.id) AS w
+		FROM relations r WHERE ` + w.String() + " ORDER BY w DESC, r.id LIMIT ?"
+	return q, append(w.args, limit), nil
+}
+
+// evidence fills the Evidence of rs, read in one query.
+func (t *graphTx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
+	ids := make([]string, len(rs))
+	at := make(map[string]int, len(rs))
+	for i := range rs {
+		ids[i], at[rs[i].ID] = rs[i].ID, i
+		rs[i].Evidence = []engram.Evidence{}
+	}
+	j, err := stringsJSON(ids)
+	if err != nil {
+		return err
+	}
+	return t.each(ctx, "read evidence", evidenceSQL, []any{s.Org, s.Project, j}, func(sc scanner) error {
+		var rid string
+		var ev engram.Evidence
+		if err := sc.Scan(&rid, &ev.MemoryID, &ev.Weight); err != nil {
+			return err
+		}
+		rs[at[rid]].Evidence = append(rs[at[rid]].Evidence, ev)
+		return nil
+	})
+}
+
+// PutRelation implements engram.GraphWriter.
+func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	n := r.Namespace
+	// The write checks the ends and the owner itself; only when it writes
+	// nothing are they read, to say which failed.
+	res, err := t.exec(ctx, putRelationSQL,
+		n.Org, n.Project, n.User, r.ID, r.Source, r.Target, r.Label, microsPtr(r.ValidAt), microsPtr(r.InvalidAt),
+		micros(r.CreatedAt), microsPtr(r.ExpiredAt))
+	if err != nil {
+		return mapErr(ctx, "put relation", err)
+	}
+	if k, err := affected(res); err != nil {
+		return mapErr(ctx, "put relation", err)
+	} else if k == 0 {
+		return t.relationRefused(ctx, r)
+	}
+	if _, err := t.exec(ctx, deleteEvidenceSQL, n.Org, n.Project, r.ID); err != nil {
+		return mapErr(ctx, "put relation", err)
+	}
+	for _, ev := range r.Evidence {
+		res, err := t.exec(ctx, insertEvidenceSQL,
+			n.Org, n.Project, r.ID, ev.MemoryID, ev.Weight, n.User)
+		if err != nil {
+			return mapErr(ctx, "put relation", err)
+		}
+		if k, err := affected(res); err != nil {
+			return mapErr(ctx, "put relation", err)
+		} else if k == 0 {
+			return engram.Errorf(engram.ENOTFOUND, "relation %s: evidence memory %s not found", r.ID, ev.MemoryID)
+		}
+	}
+	return nil
+}
+
+// relationRefused says why putRelationSQL wrote nothing for r: an end
+// that is not an entity of r's user (ENOTFOUND), or r's id taken by
+// another user (ECONFLICT).
+func (t *graphTx) relationRefused(ctx context.Context, r *engram.Relation) error {
+	n := r.Namespace
+	var (
+		ends  int
+		owner sql.NullString
+	)
+	if err := t.queryRow(ctx, relationCheckSQL,
+		n.Org, n.Project, n.User, r.Source, r.Target, r.ID).Scan(&ends, &owner); err != nil {
+		return mapErr(ctx, "put relation", err)
+	}
+	if ends != 2 {
+		return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
+	}
+	return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
+}
+
+// AddEvidence implements engram.GraphWriter.
+func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
+	if err := t.writable(); err != nil {
+		return err
+	}
+	if err := checkEvidence(n, relationID, ev); err != nil {
+		return err
+	}
+	res, err := t.exec(ctx, addEvidenceSQL, n.Org, n.Project, relationID, ev.MemoryID, ev.Weight, n.User)
+	if err != nil {
+		return mapErr(ctx, "add evidence", err)
+	}
+	if k, err := affected(res); err != nil {
+		return mapErr(ctx, "add evidence", err)
+	} else if k == 0 {
+		return engram.Errorf(engram.ENOTFOUND, "relation %s or memory %s not found", relationID, ev.MemoryID)
+	}
+	return nil
+}
+
+// checkEvidence refuses a bad namespace, relation id or evidence.
+func checkEvidence(n engram.Namespace, relationID string, ev engram.Evidence) error {
+	if err := n.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs("relation", []string{relationID}); err != nil {
+		return err
+	}
+	if err := checkIDs("memory", []string{ev.MemoryID}); err != nil {
+		return err
+	}
+	if ev.Weight <= 0 || ev.Weight > 1 {
+		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
+	}
+	return nil
+}
