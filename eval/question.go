@@ -70,7 +70,6 @@ func (r *runner) hitPieces(hc *hayCtx, hits []engram.Hit) []piece {
 func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, q question) error {
 	lab := r.ds.labels[q.id]
 	qr := QuestionResult{ID: q.id, Haystack: hc.h.id, Category: lab.category, Skip: lab.skip, Systems: map[string]*QuestionSystem{}}
-	eligible := lab.skip == ""
 
 	// Each question starts with the next system in turn, so background work
 	// in the engine (access flushes, GC) does not always tax the same one.
@@ -84,81 +83,111 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 		if s.unavailable != "" {
 			continue
 		}
-		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now, Mode: r.cfg.Mode}
-		t0 := time.Now()
-		res, err := r.svc.Search(ctx, req)
-		lat := time.Since(t0)
+		qs, err := r.searchQuestion(ctx, ns, hc, q, lab, s, now)
 		if err != nil {
-			return fmt.Errorf("%s search: %w", s.name, err)
+			return err
 		}
-		req.K = r.cfg.PoolK
-		t0 = time.Now()
-		pool, err := r.svc.Search(ctx, req)
-		poolLat := time.Since(t0)
-		if err != nil {
-			return fmt.Errorf("%s pool search: %w", s.name, err)
-		}
-		s.latency = append(s.latency, float64(lat.Microseconds())/1000)
-		s.poolLatency = append(s.poolLatency, float64(poolLat.Microseconds())/1000)
-
-		top := r.hitPieces(hc, res.Hits)
-		pps := r.hitPieces(hc, pool.Hits)
-		ranked := make([][]string, len(top))
-		for i, p := range top {
-			ranked[i] = p.turns
-		}
-		qs := &QuestionSystem{Ranked: ranked, Scores: map[string]map[string]float64{}}
 		qr.Systems[s.name] = qs
-
-		for _, level := range r.levels {
-			ev := r.evidence(lab, level)
-			if !eligible || len(ev) == 0 {
-				continue
-			}
-			m := map[string]float64{}
-			lr := ranked
-			if level == LevelSession {
-				lr = sessionsOf(ranked, hc.sessionOf)
-			}
-			scoreRanked(m, lr, ev)
-			r.scoreBudgets(m, pps, ev, level, hc, false)
-			ht, n := 0, 0
-			for _, p := range top {
-				ht += p.tokens
-				n++
-			}
-			if n > 0 {
-				m[metricHitTokens] = float64(ht) / float64(n)
-			}
-			_, ct := assembleTop(top[:min(contextK, len(top))], 1<<62)
-			m[metricContextTokens] = float64(ct)
-			s.levels[level].add(lab.category, m)
-			qs.Scores[level] = m
-		}
-		if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, s.name) && lab.skip != "adversarial" {
-			r.llmJobs = append(r.llmJobs, r.newLLMJob(s.name, q, lab, pps, false))
-		}
 	}
-
 	if r.full != nil {
-		qs := &QuestionSystem{Scores: map[string]map[string]float64{}}
-		qr.Systems[SystemFull] = qs
-		for _, level := range r.levels {
-			ev := r.evidence(lab, level)
-			if !eligible || len(ev) == 0 {
-				continue
-			}
-			m := map[string]float64{}
-			r.scoreBudgets(m, hc.fullPieces, ev, level, hc, true)
-			m[metricContextTokens] = float64(hc.fullTokens)
-			r.full[level].add(lab.category, m)
-			qs.Scores[level] = m
-		}
-		if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, SystemFull) && lab.skip != "adversarial" {
-			r.llmJobs = append(r.llmJobs, r.newLLMJob(SystemFull, q, lab, hc.fullPieces, true))
-		}
+		qr.Systems[SystemFull] = r.fullQuestion(hc, q, lab)
 	}
+	r.countQuestion(lab)
+	r.questions = append(r.questions, qr)
+	return nil
+}
 
+// searchQuestion asks q of the search system s, once at depth K to rank
+// and once at the pool's depth to fill the budgets, times both and scores
+// the answers at every level the question has evidence for.
+func (r *runner) searchQuestion(ctx context.Context, ns engram.Namespace, hc *hayCtx, q question, lab *label, s *searchSystem, now time.Time) (*QuestionSystem, error) {
+	req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now, Mode: r.cfg.Mode}
+	t0 := time.Now()
+	res, err := r.svc.Search(ctx, req)
+	lat := time.Since(t0)
+	if err != nil {
+		return nil, fmt.Errorf("%s search: %w", s.name, err)
+	}
+	req.K = r.cfg.PoolK
+	t0 = time.Now()
+	pool, err := r.svc.Search(ctx, req)
+	poolLat := time.Since(t0)
+	if err != nil {
+		return nil, fmt.Errorf("%s pool search: %w", s.name, err)
+	}
+	s.latency = append(s.latency, float64(lat.Microseconds())/1000)
+	s.poolLatency = append(s.poolLatency, float64(poolLat.Microseconds())/1000)
+
+	top := r.hitPieces(hc, res.Hits)
+	pps := r.hitPieces(hc, pool.Hits)
+	ranked := make([][]string, len(top))
+	for i, p := range top {
+		ranked[i] = p.turns
+	}
+	qs := &QuestionSystem{Ranked: ranked, Scores: map[string]map[string]float64{}}
+	for _, level := range r.levels {
+		ev := r.evidence(lab, level)
+		if lab.skip != "" || len(ev) == 0 {
+			continue
+		}
+		m := r.scoreSearch(hc, level, ev, ranked, top, pps)
+		s.levels[level].add(lab.category, m)
+		qs.Scores[level] = m
+	}
+	if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, s.name) && lab.skip != "adversarial" {
+		r.llmJobs = append(r.llmJobs, r.newLLMJob(s.name, q, lab, pps, false))
+	}
+	return qs, nil
+}
+
+// scoreSearch scores a search's top hits and pool at one level against
+// the evidence ev: the ranking (ranked: the turns each top hit cites), the
+// budgets and the tokens of hits and of the assembled context.
+func (r *runner) scoreSearch(hc *hayCtx, level string, ev []string, ranked [][]string, top, pool []piece) map[string]float64 {
+	m := map[string]float64{}
+	lr := ranked
+	if level == LevelSession {
+		lr = sessionsOf(lr, hc.sessionOf)
+	}
+	scoreRanked(m, lr, ev)
+	r.scoreBudgets(m, pool, ev, level, hc, false)
+	ht, n := 0, 0
+	for _, p := range top {
+		ht += p.tokens
+		n++
+	}
+	if n > 0 {
+		m[metricHitTokens] = float64(ht) / float64(n)
+	}
+	_, ct := assembleTop(top[:min(contextK, len(top))], 1<<62)
+	m[metricContextTokens] = float64(ct)
+	return m
+}
+
+// fullQuestion scores q for the full history, the whole haystack in order
+// as the context.
+func (r *runner) fullQuestion(hc *hayCtx, q question, lab *label) *QuestionSystem {
+	qs := &QuestionSystem{Scores: map[string]map[string]float64{}}
+	for _, level := range r.levels {
+		ev := r.evidence(lab, level)
+		if lab.skip != "" || len(ev) == 0 {
+			continue
+		}
+		m := map[string]float64{}
+		r.scoreBudgets(m, hc.fullPieces, ev, level, hc, true)
+		m[metricContextTokens] = float64(hc.fullTokens)
+		r.full[level].add(lab.category, m)
+		qs.Scores[level] = m
+	}
+	if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, SystemFull) && lab.skip != "adversarial" {
+		r.llmJobs = append(r.llmJobs, r.newLLMJob(SystemFull, q, lab, hc.fullPieces, true))
+	}
+	return qs
+}
+
+// countQuestion counts the question as scored or skipped (and why) at
+// every level.
+func (r *runner) countQuestion(lab *label) {
 	for _, level := range r.levels {
 		ev := r.evidence(lab, level)
 		switch {
@@ -170,8 +199,6 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 			r.scored[level]++
 		}
 	}
-	r.questions = append(r.questions, qr)
-	return nil
 }
 
 func (r *runner) skip(level, reason string) {

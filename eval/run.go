@@ -212,12 +212,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	dir, err := os.MkdirTemp(cfg.DataDir, "engram-eval-*")
+	dir, err := engineDir(cfg.DataDir)
 	if err != nil {
-		return nil, fmt.Errorf("create engine directory: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	svc, closeSvc, err := cfg.NewEngine(ctx, dir)
@@ -230,6 +227,47 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}()
 
+	r := newRunner(cfg, ds, svc, tok)
+	if err := r.askAll(ctx); err != nil {
+		return nil, err
+	}
+	closeErr := closeSvc()
+	closeSvc = nil
+	if closeErr != nil {
+		return nil, fmt.Errorf("close engine: %w", closeErr)
+	}
+
+	rep := r.report()
+	if cfg.LLM != nil {
+		if err := r.runLLM(ctx, rep); err != nil {
+			return nil, err
+		}
+	}
+	rep.Run = r.runInfo(start, sum)
+	if cfg.Out != "" {
+		if err := rep.WriteFiles(cfg.Out); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// engineDir makes a fresh directory for the engine under test in dataDir,
+// creating dataDir when missing.
+func engineDir(dataDir string) (string, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(dataDir, "engram-eval-*")
+	if err != nil {
+		return "", fmt.Errorf("create engine directory: %w", err)
+	}
+	return dir, nil
+}
+
+// newRunner sets up the run of cfg's systems over ds against svc, with a
+// progress bar when cfg.Progress is set.
+func newRunner(cfg Config, ds *dataset, svc engram.Service, tok *tokenCounter) *runner {
 	r := &runner{cfg: cfg, ds: ds, svc: svc, tok: tok,
 		scored: map[string]int{}, skipped: map[string]map[string]int{}}
 	r.levels = []string{LevelTurn}
@@ -246,56 +284,57 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r.systems = append(r.systems, &searchSystem{name: name, channels: []string{name}, levels: r.newLevels()})
 		}
 	}
-	nq := 0
-	for _, h := range ds.haystacks {
-		nq += len(h.questions)
-	}
 	if cfg.Progress != nil {
-		r.bar = progressbar.NewOptions(nq, progressbar.OptionSetWriter(cfg.Progress),
+		r.bar = progressbar.NewOptions(ds.questionCount(), progressbar.OptionSetWriter(cfg.Progress),
 			progressbar.OptionSetDescription(cfg.Bench), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("questions"),
 			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
 	}
+	return r
+}
 
+// questionCount is the number of questions of every haystack.
+func (ds *dataset) questionCount() int {
+	nq := 0
+	for _, h := range ds.haystacks {
+		nq += len(h.questions)
+	}
+	return nq
+}
+
+// askAll ingests every haystack and asks its questions, in order, until
+// ctx ends.
+func (r *runner) askAll(ctx context.Context) error {
+	ds := r.ds
 	for i := range ds.haystacks {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		if err := r.haystack(ctx, &ds.haystacks[i]); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", cfg.Bench, ds.haystacks[i].id, err)
+			return fmt.Errorf("%s %s: %w", r.cfg.Bench, ds.haystacks[i].id, err)
 		}
 	}
 	if r.bar != nil {
 		_ = r.bar.Finish()
 	}
-	closeErr := closeSvc()
-	closeSvc = nil
-	if closeErr != nil {
-		return nil, fmt.Errorf("close engine: %w", closeErr)
-	}
+	return nil
+}
 
-	rep := r.report()
-	if cfg.LLM != nil {
-		if err := r.runLLM(ctx, rep); err != nil {
-			return nil, err
-		}
-	}
-	rep.Run = RunInfo{
+// runInfo describes the run that started at start over the data file of
+// SHA-256 sum.
+func (r *runner) runInfo(start time.Time, sum string) RunInfo {
+	cfg, ds := &r.cfg, r.ds
+	info := RunInfo{
 		Date: start.UTC().Truncate(time.Second), DataFile: filepath.Base(cfg.Data), DataSHA256: sum,
-		Limit: cfg.Limit, Only: cfg.Only, Mode: cfg.Mode, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
+		Limit: cfg.Limit, Only: cfg.Only, Mode: cfg.Mode, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: ds.questionCount(),
 		Scored: r.scored, Skipped: r.skipped, Parse: ds.notes,
 		K: cfg.K, PoolK: cfg.PoolK, Ks: recallKs, Budgets: budgets, Tokenizer: "cl100k_base",
 		Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
 		DurationS: time.Since(start).Seconds(),
 	}
-	rep.Run.Former = formerInfo(cfg.Former)
-	if cfg.Out != "" {
-		if err := rep.WriteFiles(cfg.Out); err != nil {
-			return nil, err
-		}
-	}
-	return rep, nil
+	info.Former = formerInfo(cfg.Former)
+	return info
 }
 
 func (r *runner) newLevels() map[string]*levelAcc {
