@@ -362,14 +362,7 @@ func (r *Report) runHeader(sb *strings.Builder, names []string) {
 func (r *Report) overallTable(sb *strings.Builder, level string, names []string) {
 	fmt.Fprintf(sb, "## %s level, overall\n\n", level)
 	sb.WriteString("| metric |")
-	for _, s := range names {
-		fmt.Fprintf(sb, " %s |", s)
-	}
-	sb.WriteString(" engram / bm25 |\n|---|")
-	for range names {
-		sb.WriteString("---:|")
-	}
-	sb.WriteString("---:|\n")
+	headRow(sb, names, "engram / bm25", "|---|")
 	for _, m := range metricOrder() {
 		fmt.Fprintf(sb, "| %s |", m)
 		for _, s := range names {
@@ -425,6 +418,20 @@ func (r *Report) llmTables(sb *strings.Builder, names []string) {
 	}
 }
 
+// headRow ends a table's header row with a column for each of cols and
+// one for last, then writes its alignment row: rule for the leading
+// columns, then a right-aligned one for each of the others.
+func headRow(sb *strings.Builder, cols []string, last, rule string) {
+	for _, c := range cols {
+		fmt.Fprintf(sb, " %s |", c)
+	}
+	fmt.Fprintf(sb, " %s |\n%s", last, rule)
+	for range cols {
+		sb.WriteString("---:|")
+	}
+	sb.WriteString("---:|\n")
+}
+
 // tokenRatios writes each system's budgeted context size against the full
 // history's token count.
 func (r *Report) tokenRatios(sb *strings.Builder, level string, names []string) {
@@ -433,14 +440,11 @@ func (r *Report) tokenRatios(sb *strings.Builder, level string, names []string) 
 		return
 	}
 	fmt.Fprintf(sb, "Full history: %.0f tokens per question on average. Context tokens as a share of it:\n\n| system |", full)
-	for _, b := range budgets {
-		fmt.Fprintf(sb, " @%d |", b)
+	cols := make([]string, len(budgets))
+	for i, b := range budgets {
+		cols[i] = fmt.Sprintf("@%d", b)
 	}
-	sb.WriteString(" top 10 |\n|---|")
-	for range budgets {
-		sb.WriteString("---:|")
-	}
-	sb.WriteString("---:|\n")
+	headRow(sb, cols, "top 10", "|---|")
 	for _, s := range names {
 		if s == SystemFull {
 			continue
@@ -473,14 +477,7 @@ func (r *Report) categoryTables(sb *strings.Builder, level string, names []strin
 	}
 	metrics := []string{recallName(5), recallName(10), budgetRecallName(1000), budgetRecallName(2000)}
 	fmt.Fprintf(sb, "### %s level by category\n\n| category | n | metric |", level)
-	for _, s := range names {
-		fmt.Fprintf(sb, " %s |", s)
-	}
-	sb.WriteString(" engram / bm25 |\n|---|---:|---|")
-	for range names {
-		sb.WriteString("---:|")
-	}
-	sb.WriteString("---:|\n")
+	headRow(sb, names, "engram / bm25", "|---|---:|---|")
 	for _, c := range sortedKeys(cats) {
 		for _, m := range metrics {
 			vals := map[string]float64{}
