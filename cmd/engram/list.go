@@ -93,25 +93,19 @@ type listPaging struct {
 // listEpisodes prints the episodes of the page (of every page with
 // --all) as they come, then finishes the listing.
 func (m *Main) listEpisodes(ctx context.Context, svc engram.Service, sc engram.Scope, f engram.EpisodeFilter, pg listPaging) error {
-	f.Limit, f.Cursor = pg.limit, pg.cursor
+	f.Limit = pg.limit
 	var out engram.EpisodePage
-	out.Episodes = []engram.Episode{}
-	for {
+	var err error
+	out.Episodes, out.Next, err = listPages(pg, func(cursor string) ([]engram.Episode, string, error) {
+		f.Cursor = cursor
 		page, err := svc.ListEpisodes(ctx, sc, f)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		if !pg.asJSON {
-			for i := range page.Episodes {
-				fmt.Fprintln(m.Stdout, episodeLine(&page.Episodes[i]))
-			}
-		}
-		out.Episodes = append(out.Episodes, page.Episodes...)
-		out.Next = page.Next
-		if !pg.all || page.Next == "" {
-			break
-		}
-		f.Cursor = page.Next
+		return page.Episodes, page.Next, nil
+	}, func(e *engram.Episode) { fmt.Fprintln(m.Stdout, episodeLine(e)) })
+	if err != nil {
+		return err
 	}
 	return m.finishList(&out, out.Next, pg.asJSON)
 }
@@ -119,27 +113,46 @@ func (m *Main) listEpisodes(ctx context.Context, svc engram.Service, sc engram.S
 // listMemories prints the memories of the page (of every page with
 // --all) as they come, then finishes the listing.
 func (m *Main) listMemories(ctx context.Context, svc engram.Service, sc engram.Scope, f engram.MemoryFilter, pg listPaging) error {
-	f.Limit, f.Cursor = pg.limit, pg.cursor
+	f.Limit = pg.limit
 	var out engram.MemoryPage
-	out.Memories = []engram.Memory{}
-	for {
+	var err error
+	out.Memories, out.Next, err = listPages(pg, func(cursor string) ([]engram.Memory, string, error) {
+		f.Cursor = cursor
 		page, err := svc.ListMemories(ctx, sc, f)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		if !pg.asJSON {
-			for i := range page.Memories {
-				fmt.Fprintln(m.Stdout, memoryLine(&page.Memories[i]))
-			}
-		}
-		out.Memories = append(out.Memories, page.Memories...)
-		out.Next = page.Next
-		if !pg.all || page.Next == "" {
-			break
-		}
-		f.Cursor = page.Next
+		return page.Memories, page.Next, nil
+	}, func(mem *engram.Memory) { fmt.Fprintln(m.Stdout, memoryLine(mem)) })
+	if err != nil {
+		return err
 	}
 	return m.finishList(&out, out.Next, pg.asJSON)
+}
+
+// listPages lists the page at pg.cursor, and with pg.all every page after
+// it, printing each record as it comes unless pg.asJSON. It returns the
+// records (never nil) and the cursor of the page after the last listed,
+// or the first error of list.
+func listPages[T any](pg listPaging, list func(cursor string) ([]T, string, error), print func(*T)) ([]T, string, error) {
+	out := []T{}
+	cursor := pg.cursor
+	for {
+		recs, next, err := list(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		if !pg.asJSON {
+			for i := range recs {
+				print(&recs[i])
+			}
+		}
+		out = append(out, recs...)
+		if !pg.all || next == "" {
+			return out, next, nil
+		}
+		cursor = next
+	}
 }
 
 // finishList prints the JSON page, or the next page's cursor after a human

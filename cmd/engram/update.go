@@ -44,16 +44,8 @@ func runUpdate(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	}
 	p.Reason = *reason
 
-	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		mem, err := svc.UpdateMemory(ctx, sf.scope(), id, p)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(m.Stdout, mem)
-		}
-		fmt.Fprintln(m.Stdout, memoryLine(mem))
-		return nil
+	return m.changeMemory(ctx, cmd, &sf, *asJSON, func(ctx context.Context, svc engram.Service) (*engram.Memory, error) {
+		return svc.UpdateMemory(ctx, sf.scope(), id, p)
 	})
 }
 
@@ -113,4 +105,21 @@ func updatePatch(cmd *Command, fs *flag.FlagSet, mf *memoryFlags, value string, 
 		return p, cmdUsageErrorf(cmd, "nothing to update: give at least one field, e.g. --value")
 	}
 	return p, nil
+}
+
+// changeMemory runs change against the service (a missing data directory
+// is an error) and prints the memory it returns, as JSON with asJSON; an
+// error of change is returned as is. update, restore and rollback share it.
+func (m *Main) changeMemory(ctx context.Context, cmd *Command, sf *storeFlags, asJSON bool, change func(ctx context.Context, svc engram.Service) (*engram.Memory, error)) error {
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		mem, err := change(ctx, svc)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(m.Stdout, mem)
+		}
+		fmt.Fprintln(m.Stdout, memoryLine(mem))
+		return nil
+	})
 }
