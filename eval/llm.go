@@ -194,9 +194,18 @@ func (r *runner) runLLM(ctx context.Context, rep *Report) error {
 	if len(jobs) == 0 {
 		return nil
 	}
+	if err := r.runJobs(ctx, chat, jobs); err != nil {
+		return err
+	}
+	return scoreLLM(rep, cfg, jobs)
+}
+
+// runJobs runs the jobs on cfg.Concurrency workers, advancing the progress
+// bar, until all are done or ctx ends (its error).
+func (r *runner) runJobs(ctx context.Context, chat *openai.Chat, jobs []llmJob) error {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(cfg.Concurrency, len(jobs)) {
+	for range min(r.cfg.LLM.Concurrency, len(jobs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -229,7 +238,13 @@ feed:
 	if r.bar != nil {
 		_ = r.bar.Finish()
 	}
+	return nil
+}
 
+// scoreLLM adds each job's answer to its question in rep and the J metric,
+// overall and by category, to each system. It fails with EUNAVAILABLE when
+// every job failed.
+func scoreLLM(rep *Report, cfg *LLMConfig, jobs []llmJob) error {
 	type acc struct{ ok, n int }
 	failed := 0
 	var firstErr string

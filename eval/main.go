@@ -64,52 +64,13 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs := flag.NewFlagSet("engram eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	var (
-		cfg         Config
-		systems     string
-		llm         LLMConfig
-		llmSystems  string
-		quiet       bool
-		only        string
-		graph       string
-		graphWeight float64
-		wn          = DefaultWordNet
-	)
-	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
-	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
-	fs.IntVar(&cfg.Limit, "limit", 0, "first N LoCoMo conversations or LongMemEval questions (0: all)")
-	fs.StringVar(&only, "only", "", `haystacks to keep by 0-based index, e.g. "5-9" or "0,2,4"`)
-	fs.StringVar(&cfg.DataDir, "data-dir", "", "where the run's temporary engine directory is made (default: the temp directory)")
-	fs.StringVar(&systems, "systems", strings.Join(AllSystems, ","), "systems to run, comma-separated")
-	fs.IntVar(&cfg.K, "k", 20, "depth of the ranked search (at least 20)")
-	fs.IntVar(&cfg.PoolK, "pool-k", engram.MaxK, "depth of the search that fills token budgets")
-	fs.StringVar(&llm.URL, "llm-url", "", "OpenAI-compatible endpoint for answering and judging (optional)")
-	fs.StringVar(&llm.Key, "llm-key", "", "API key of the LLM endpoint")
-	fs.StringVar(&llm.Model, "llm-model", "", "model of the LLM endpoint")
-	fs.StringVar(&llmSystems, "llm-systems", SystemEngram, "systems whose contexts the LLM answers from, comma-separated")
-	fs.IntVar(&llm.Budget, "llm-budget", 2000, "context tokens given to the LLM")
-	former := fs.String("former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
-	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
-	fs.StringVar(&cfg.Mode, "mode", "", "search mode: oneshot (default) or agentic")
-	fs.StringVar(&graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
-	fs.Float64Var(&graphWeight, "graph-weight", retrieval.DefaultConfig().Weights[retrieval.ChannelGraph], "the graph channel's weight in fusion")
-	agent := fs.String("agent", "", "the agentic rules' weights, K=V,... (see above)")
-	fs.BoolVar(&wn.On, "wordnet", false, "add the WordNet query-expansion channel to the default engine (database in $ENGRAM_WORDNET_DIR or the default directory)")
-	fs.Float64Var(&wn.Weight, "wordnet-weight", DefaultWordNet.Weight, "the WordNet channel's weight in fusion")
-	fs.IntVar(&wn.Limits.Hyponyms, "wordnet-hyponyms", DefaultWordNet.Limits.Hyponyms, "levels of more specific words the WordNet channel adds")
-	fs.IntVar(&wn.Limits.Hypernyms, "wordnet-hypernyms", DefaultWordNet.Limits.Hypernyms, "levels of more general words the WordNet channel adds")
-	fs.IntVar(&wn.Limits.Senses, "wordnet-senses", DefaultWordNet.Limits.Senses, "senses of each word the WordNet channel follows")
-	fs.IntVar(&wn.Limits.Broad, "wordnet-broad", DefaultWordNet.Limits.Broad, "the most more specific senses a sense may have and still be followed down (0: no limit)")
-	fs.IntVar(&wn.Limits.Max, "wordnet-max", DefaultWordNet.Limits.Max, "the most related words the WordNet channel adds for one word (0: no limit)")
-	fs.BoolVar(&wn.WithQuery, "wordnet-with-query", false, "the WordNet channel searches the related words together with the query's own")
-	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
-
+	f := newMainFlags(fs)
 	if len(args) == 0 {
 		fs.Usage()
 		return 2
 	}
-	cfg.Bench = args[0]
-	if strings.HasPrefix(cfg.Bench, "-") {
+	f.cfg.Bench = args[0]
+	if strings.HasPrefix(f.cfg.Bench, "-") {
 		if err := fs.Parse(args); err != nil {
 			return parseExit(err)
 		}
@@ -123,79 +84,11 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "engram eval: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if cfg.Bench != BenchLoCoMo && cfg.Bench != BenchLongMemEval {
-		fmt.Fprintf(stderr, "engram eval: benchmark %q is not one of locomo, longmemeval\n", cfg.Bench)
+	cfg, err := c.config(f, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "engram eval: %v\n", err)
 		return 2
 	}
-	if cfg.Data == "" {
-		fmt.Fprintln(stderr, "engram eval: --data FILE is required")
-		return 2
-	}
-	if cfg.Mode != "" && cfg.Mode != engram.ModeOneShot && cfg.Mode != engram.ModeAgentic {
-		fmt.Fprintf(stderr, "engram eval: --mode %q is not one of oneshot, agentic\n", cfg.Mode)
-		return 2
-	}
-	if only != "" {
-		idx, err := parseRange(only)
-		if err != nil {
-			fmt.Fprintf(stderr, "engram eval: --only: %v\n", err)
-			return 2
-		}
-		cfg.Only = idx
-	}
-	cfg.Systems = splitList(systems)
-	if llm.URL != "" || llm.Model != "" {
-		llm.Systems = splitList(llmSystems)
-		cfg.LLM = &llm
-	}
-	if !quiet {
-		cfg.Progress = stderr
-	}
-	cfg.NewEngine = c.NewEngine
-	var tunes []func(*engine.Options)
-	if graph != "" {
-		walk, ok := retrieval.GraphWalk(graph)
-		if !ok {
-			fmt.Fprintf(stderr, "engram eval: --graph %q is not one of pagerank, spread\n", graph)
-			return 2
-		}
-		tunes = append(tunes, GraphTune(walk, graphWeight))
-	}
-	if *agent != "" {
-		t, err := AgentTune(*agent)
-		if err != nil {
-			fmt.Fprintf(stderr, "engram eval: --agent: %v\n", err)
-			return 2
-		}
-		tunes = append(tunes, t)
-	}
-	if wn.On {
-		tunes = append(tunes, WordNetTune(wn))
-	}
-	if len(tunes) > 0 {
-		tune := func(o *engine.Options) {
-			for _, t := range tunes {
-				t(o)
-			}
-		}
-		if cfg.NewEngine = GraphEngine(tune); c.NewEngineWith != nil {
-			cfg.NewEngine = c.NewEngineWith(tune)
-		}
-	}
-	switch *former {
-	case "rules":
-	case "llm":
-		f, err := NewLLMFormer(envOr(llm.URL, "ENGRAM_LLM_URL"), envOr(llm.Key, "ENGRAM_LLM_KEY"), envOr(llm.Model, "ENGRAM_LLM_MODEL"))
-		if err != nil {
-			fmt.Fprintf(stderr, "engram eval: %s\n", engram.ErrorMessage(err))
-			return 2
-		}
-		cfg.Former = f
-	default:
-		fmt.Fprintf(stderr, "engram eval: --former %q is not one of rules, llm\n", *former)
-		return 2
-	}
-
 	rep, err := Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "engram eval: %v\n", err)
@@ -209,6 +102,155 @@ func (c Command) Main(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "\nreport written to %s\n", cfg.Out)
 	}
 	return 0
+}
+
+// mainFlags are the flags of engram eval, as parsed.
+type mainFlags struct {
+	cfg         Config
+	systems     string
+	llm         LLMConfig
+	llmSystems  string
+	quiet       bool
+	only        string
+	graph       string
+	graphWeight float64
+	former      string
+	agent       string
+	wn          WordNetConfig
+}
+
+// newMainFlags defines the flags of engram eval on fs.
+func newMainFlags(fs *flag.FlagSet) *mainFlags {
+	f := &mainFlags{wn: DefaultWordNet}
+	cfg, llm, wn := &f.cfg, &f.llm, &f.wn
+	fs.StringVar(&cfg.Data, "data", "", "benchmark file (.json or .json.gz)")
+	fs.StringVar(&cfg.Out, "out", "", "directory for report.json, report.md, questions.jsonl and plots")
+	fs.IntVar(&cfg.Limit, "limit", 0, "first N LoCoMo conversations or LongMemEval questions (0: all)")
+	fs.StringVar(&f.only, "only", "", `haystacks to keep by 0-based index, e.g. "5-9" or "0,2,4"`)
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "where the run's temporary engine directory is made (default: the temp directory)")
+	fs.StringVar(&f.systems, "systems", strings.Join(AllSystems, ","), "systems to run, comma-separated")
+	fs.IntVar(&cfg.K, "k", 20, "depth of the ranked search (at least 20)")
+	fs.IntVar(&cfg.PoolK, "pool-k", engram.MaxK, "depth of the search that fills token budgets")
+	fs.StringVar(&llm.URL, "llm-url", "", "OpenAI-compatible endpoint for answering and judging (optional)")
+	fs.StringVar(&llm.Key, "llm-key", "", "API key of the LLM endpoint")
+	fs.StringVar(&llm.Model, "llm-model", "", "model of the LLM endpoint")
+	fs.StringVar(&f.llmSystems, "llm-systems", SystemEngram, "systems whose contexts the LLM answers from, comma-separated")
+	fs.IntVar(&llm.Budget, "llm-budget", 2000, "context tokens given to the LLM")
+	fs.StringVar(&f.former, "former", "rules", "how memories are formed: rules, or llm (the --llm-* endpoint, else ENGRAM_LLM_URL, ENGRAM_LLM_MODEL, ENGRAM_LLM_KEY)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fs.StringVar(&cfg.Mode, "mode", "", "search mode: oneshot (default) or agentic")
+	fs.StringVar(&f.graph, "graph", "", "add the entity-graph channel to the default engine: pagerank or spread (default: off)")
+	fs.Float64Var(&f.graphWeight, "graph-weight", retrieval.DefaultConfig().Weights[retrieval.ChannelGraph], "the graph channel's weight in fusion")
+	fs.StringVar(&f.agent, "agent", "", "the agentic rules' weights, K=V,... (see above)")
+	fs.BoolVar(&wn.On, "wordnet", false, "add the WordNet query-expansion channel to the default engine (database in $ENGRAM_WORDNET_DIR or the default directory)")
+	fs.Float64Var(&wn.Weight, "wordnet-weight", DefaultWordNet.Weight, "the WordNet channel's weight in fusion")
+	fs.IntVar(&wn.Limits.Hyponyms, "wordnet-hyponyms", DefaultWordNet.Limits.Hyponyms, "levels of more specific words the WordNet channel adds")
+	fs.IntVar(&wn.Limits.Hypernyms, "wordnet-hypernyms", DefaultWordNet.Limits.Hypernyms, "levels of more general words the WordNet channel adds")
+	fs.IntVar(&wn.Limits.Senses, "wordnet-senses", DefaultWordNet.Limits.Senses, "senses of each word the WordNet channel follows")
+	fs.IntVar(&wn.Limits.Broad, "wordnet-broad", DefaultWordNet.Limits.Broad, "the most more specific senses a sense may have and still be followed down (0: no limit)")
+	fs.IntVar(&wn.Limits.Max, "wordnet-max", DefaultWordNet.Limits.Max, "the most related words the WordNet channel adds for one word (0: no limit)")
+	fs.BoolVar(&wn.WithQuery, "wordnet-with-query", false, "the WordNet channel searches the related words together with the query's own")
+	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
+	return f
+}
+
+// config checks the parsed flags and makes the run's configuration; an
+// error is a usage error.
+func (c Command) config(f *mainFlags, stderr io.Writer) (Config, error) {
+	cfg := f.cfg
+	if err := f.check(); err != nil {
+		return cfg, err
+	}
+	if f.only != "" {
+		idx, err := parseRange(f.only)
+		if err != nil {
+			return cfg, fmt.Errorf("--only: %v", err)
+		}
+		cfg.Only = idx
+	}
+	cfg.Systems = splitList(f.systems)
+	if f.llm.URL != "" || f.llm.Model != "" {
+		llm := f.llm
+		llm.Systems = splitList(f.llmSystems)
+		cfg.LLM = &llm
+	}
+	if !f.quiet {
+		cfg.Progress = stderr
+	}
+	newEngine, err := c.engine(f)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.NewEngine = newEngine
+	if cfg.Former, err = f.newFormer(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// check refuses an unknown benchmark or search mode and a missing --data.
+func (f *mainFlags) check() error {
+	switch cfg := &f.cfg; {
+	case cfg.Bench != BenchLoCoMo && cfg.Bench != BenchLongMemEval:
+		return fmt.Errorf("benchmark %q is not one of locomo, longmemeval", cfg.Bench)
+	case cfg.Data == "":
+		return errors.New("--data FILE is required")
+	case cfg.Mode != "" && cfg.Mode != engram.ModeOneShot && cfg.Mode != engram.ModeAgentic:
+		return fmt.Errorf("--mode %q is not one of oneshot, agentic", cfg.Mode)
+	}
+	return nil
+}
+
+// engine is the factory of the engine under test: c's, changed by the
+// tunings of --graph, --agent and --wordnet when any is given.
+func (c Command) engine(f *mainFlags) (EngineFactory, error) {
+	var tunes []func(*engine.Options)
+	if f.graph != "" {
+		walk, ok := retrieval.GraphWalk(f.graph)
+		if !ok {
+			return nil, fmt.Errorf("--graph %q is not one of pagerank, spread", f.graph)
+		}
+		tunes = append(tunes, GraphTune(walk, f.graphWeight))
+	}
+	if f.agent != "" {
+		t, err := AgentTune(f.agent)
+		if err != nil {
+			return nil, fmt.Errorf("--agent: %v", err)
+		}
+		tunes = append(tunes, t)
+	}
+	if f.wn.On {
+		tunes = append(tunes, WordNetTune(f.wn))
+	}
+	if len(tunes) == 0 {
+		return c.NewEngine, nil
+	}
+	tune := func(o *engine.Options) {
+		for _, t := range tunes {
+			t(o)
+		}
+	}
+	if c.NewEngineWith != nil {
+		return c.NewEngineWith(tune), nil
+	}
+	return GraphEngine(tune), nil
+}
+
+// newFormer is the former of --former: nil for the rules, else the LLM
+// former of the --llm-* endpoint or the environment.
+func (f *mainFlags) newFormer() (engram.Former, error) {
+	switch f.former {
+	case "rules":
+		return nil, nil
+	case "llm":
+		ff, err := NewLLMFormer(envOr(f.llm.URL, "ENGRAM_LLM_URL"), envOr(f.llm.Key, "ENGRAM_LLM_KEY"), envOr(f.llm.Model, "ENGRAM_LLM_MODEL"))
+		if err != nil {
+			return nil, errors.New(engram.ErrorMessage(err))
+		}
+		return ff, nil
+	default:
+		return nil, fmt.Errorf("--former %q is not one of rules, llm", f.former)
+	}
 }
 
 // envOr returns v, or the environment variable key when v is empty.

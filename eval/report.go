@@ -320,89 +320,116 @@ func summaryMetrics() []string {
 func (r *Report) Markdown() string {
 	var sb strings.Builder
 	names := r.systemNames()
-	ri := r.Run
-	fmt.Fprintf(&sb, "# engram eval: %s\n\n", r.Bench)
-	fmt.Fprintf(&sb, "- data: `%s` (sha256 `%s`), limit %d", ri.DataFile, ri.DataSHA256, ri.Limit)
-	if len(ri.Only) > 0 {
-		fmt.Fprintf(&sb, ", only haystacks %v", ri.Only)
-	}
-	fmt.Fprintf(&sb, "\n- search \"now\": %s\n", ri.Now)
-	fmt.Fprintf(&sb, "- %d haystacks, %d episodes, %d questions; scored per level: %s; skipped: %s\n",
-		ri.Haystacks, ri.Episodes, ri.Questions, fmtCounts(ri.Scored), fmtSkipped(ri.Skipped))
-	fmt.Fprintf(&sb, "- malformed evidence strings %d, evidence ids dropped %d, empty turns skipped %d\n",
-		ri.Parse.EvidenceMalformed, ri.Parse.EvidenceDropped, ri.Parse.TurnsSkipped)
-	fmt.Fprintf(&sb, "- ranked search k=%d, budget pool k=%d, tokens %s; %s, %s, %d cores; %s, %.1f s\n\n",
-		ri.K, ri.PoolK, ri.Tokenizer, ri.GoVersion, ri.OSArch, ri.Cores, ri.Date.Format(time.RFC3339), ri.DurationS)
-	for _, s := range names {
-		if u := r.Systems[s].Unavailable; u != "" {
-			fmt.Fprintf(&sb, "- **%s unavailable**: %s\n", s, u)
-		}
-	}
-	sb.WriteString("\n")
-
+	r.runHeader(&sb, names)
 	for _, level := range r.Levels() {
-		fmt.Fprintf(&sb, "## %s level, overall\n\n", level)
-		sb.WriteString("| metric |")
-		for _, s := range names {
-			fmt.Fprintf(&sb, " %s |", s)
-		}
-		sb.WriteString(" engram / bm25 |\n|---|")
-		for range names {
-			sb.WriteString("---:|")
-		}
-		sb.WriteString("---:|\n")
-		for _, m := range metricOrder() {
-			fmt.Fprintf(&sb, "| %s |", m)
-			for _, s := range names {
-				if v, ok := r.value(s, level, m); ok {
-					fmt.Fprintf(&sb, " %s |", fmtMetric(m, v))
-				} else {
-					sb.WriteString(" – |")
-				}
-			}
-			e, ok1 := r.value(SystemEngram, level, m)
-			b, ok2 := r.value(SystemBM25, level, m)
-			if ok1 && ok2 && m != metricQuestions {
-				fmt.Fprintf(&sb, " %s |\n", ratio(e, b))
-			} else {
-				sb.WriteString(" – |\n")
-			}
-		}
-		sb.WriteString("\n")
+		r.overallTable(&sb, level, names)
 		r.tokenRatios(&sb, level, names)
 		r.categoryTables(&sb, level, names)
 		fmt.Fprintf(&sb, "![recall at k](recall_at_k_%s.svg)\n![recall against context tokens](recall_vs_tokens_%s.svg)\n\n", level, level)
 	}
+	r.latencyTable(&sb, names)
+	r.llmTables(&sb, names)
+	sb.WriteString("Metric definitions are in the eval package documentation.\n")
+	return sb.String()
+}
 
+// runHeader writes the title and what was run, on which data and machine,
+// and the systems that were unavailable.
+func (r *Report) runHeader(sb *strings.Builder, names []string) {
+	ri := r.Run
+	fmt.Fprintf(sb, "# engram eval: %s\n\n", r.Bench)
+	fmt.Fprintf(sb, "- data: `%s` (sha256 `%s`), limit %d", ri.DataFile, ri.DataSHA256, ri.Limit)
+	if len(ri.Only) > 0 {
+		fmt.Fprintf(sb, ", only haystacks %v", ri.Only)
+	}
+	fmt.Fprintf(sb, "\n- search \"now\": %s\n", ri.Now)
+	fmt.Fprintf(sb, "- %d haystacks, %d episodes, %d questions; scored per level: %s; skipped: %s\n",
+		ri.Haystacks, ri.Episodes, ri.Questions, fmtCounts(ri.Scored), fmtSkipped(ri.Skipped))
+	fmt.Fprintf(sb, "- malformed evidence strings %d, evidence ids dropped %d, empty turns skipped %d\n",
+		ri.Parse.EvidenceMalformed, ri.Parse.EvidenceDropped, ri.Parse.TurnsSkipped)
+	fmt.Fprintf(sb, "- ranked search k=%d, budget pool k=%d, tokens %s; %s, %s, %d cores; %s, %.1f s\n\n",
+		ri.K, ri.PoolK, ri.Tokenizer, ri.GoVersion, ri.OSArch, ri.Cores, ri.Date.Format(time.RFC3339), ri.DurationS)
+	for _, s := range names {
+		if u := r.Systems[s].Unavailable; u != "" {
+			fmt.Fprintf(sb, "- **%s unavailable**: %s\n", s, u)
+		}
+	}
+	sb.WriteString("\n")
+}
+
+// overallTable writes every metric of every system at the level, with
+// the ratio of engram to bm25.
+func (r *Report) overallTable(sb *strings.Builder, level string, names []string) {
+	fmt.Fprintf(sb, "## %s level, overall\n\n", level)
+	sb.WriteString("| metric |")
+	headRow(sb, names, "engram / bm25", "|---|")
+	for _, m := range metricOrder() {
+		fmt.Fprintf(sb, "| %s |", m)
+		for _, s := range names {
+			if v, ok := r.value(s, level, m); ok {
+				fmt.Fprintf(sb, " %s |", fmtMetric(m, v))
+			} else {
+				sb.WriteString(" – |")
+			}
+		}
+		e, ok1 := r.value(SystemEngram, level, m)
+		b, ok2 := r.value(SystemBM25, level, m)
+		if ok1 && ok2 && m != metricQuestions {
+			fmt.Fprintf(sb, " %s |\n", ratio(e, b))
+		} else {
+			sb.WriteString(" – |\n")
+		}
+	}
+	sb.WriteString("\n")
+}
+
+// latencyTable writes each system's search latencies and ingest rate.
+func (r *Report) latencyTable(sb *strings.Builder, names []string) {
 	sb.WriteString("## latency and ingest\n\n| system | search p50 ms | p95 ms | p99 ms | pool search p95 ms | ingest episodes/s |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range names {
 		sr := r.Systems[s]
 		if sr.LatencyMS == nil || sr.IngestPerS == nil {
-			fmt.Fprintf(&sb, "| %s | – | – | – | – | – |\n", s)
+			fmt.Fprintf(sb, "| %s | – | – | – | – | – |\n", s)
 			continue
 		}
 		pool := "–"
 		if sr.PoolLatencyMS != nil {
 			pool = fmt.Sprintf("%.2f", sr.PoolLatencyMS.P95)
 		}
-		fmt.Fprintf(&sb, "| %s | %.2f | %.2f | %.2f | %s | %.0f |\n", s, sr.LatencyMS.P50, sr.LatencyMS.P95, sr.LatencyMS.P99, pool, *sr.IngestPerS)
+		fmt.Fprintf(sb, "| %s | %.2f | %.2f | %.2f | %s | %.0f |\n", s, sr.LatencyMS.P50, sr.LatencyMS.P95, sr.LatencyMS.P99, pool, *sr.IngestPerS)
 	}
 	sb.WriteString("\n")
+}
 
+// llmTables writes the judged answers of each system the LLM answered
+// for, overall and by category.
+func (r *Report) llmTables(sb *strings.Builder, names []string) {
 	for _, s := range names {
 		l := r.Systems[s].LLM
 		if l == nil {
 			continue
 		}
-		fmt.Fprintf(&sb, "## LLM answers judged (%s, model %s, budget %d tokens)\n\n", s, l.Model, l.Budget)
-		fmt.Fprintf(&sb, "J = **%.3f** over %d answers (%d errors)\n\n| category | n | J |\n|---|---:|---:|\n", l.Overall.J, l.Overall.N, l.Errors)
+		fmt.Fprintf(sb, "## LLM answers judged (%s, model %s, budget %d tokens)\n\n", s, l.Model, l.Budget)
+		fmt.Fprintf(sb, "J = **%.3f** over %d answers (%d errors)\n\n| category | n | J |\n|---|---:|---:|\n", l.Overall.J, l.Overall.N, l.Errors)
 		for _, c := range sortedKeys(l.ByCategory) {
-			fmt.Fprintf(&sb, "| %s | %d | %.3f |\n", c, l.ByCategory[c].N, l.ByCategory[c].J)
+			fmt.Fprintf(sb, "| %s | %d | %.3f |\n", c, l.ByCategory[c].N, l.ByCategory[c].J)
 		}
 		sb.WriteString("\n")
 	}
-	sb.WriteString("Metric definitions are in the eval package documentation.\n")
-	return sb.String()
+}
+
+// headRow ends a table's header row with a column for each of cols and
+// one for last, then writes its alignment row: rule for the leading
+// columns, then a right-aligned one for each of the others.
+func headRow(sb *strings.Builder, cols []string, last, rule string) {
+	for _, c := range cols {
+		fmt.Fprintf(sb, " %s |", c)
+	}
+	fmt.Fprintf(sb, " %s |\n%s", last, rule)
+	for range cols {
+		sb.WriteString("---:|")
+	}
+	sb.WriteString("---:|\n")
 }
 
 // tokenRatios writes each system's budgeted context size against the full
@@ -413,14 +440,11 @@ func (r *Report) tokenRatios(sb *strings.Builder, level string, names []string) 
 		return
 	}
 	fmt.Fprintf(sb, "Full history: %.0f tokens per question on average. Context tokens as a share of it:\n\n| system |", full)
-	for _, b := range budgets {
-		fmt.Fprintf(sb, " @%d |", b)
+	cols := make([]string, len(budgets))
+	for i, b := range budgets {
+		cols[i] = fmt.Sprintf("@%d", b)
 	}
-	sb.WriteString(" top 10 |\n|---|")
-	for range budgets {
-		sb.WriteString("---:|")
-	}
-	sb.WriteString("---:|\n")
+	headRow(sb, cols, "top 10", "|---|")
 	for _, s := range names {
 		if s == SystemFull {
 			continue
@@ -453,14 +477,7 @@ func (r *Report) categoryTables(sb *strings.Builder, level string, names []strin
 	}
 	metrics := []string{recallName(5), recallName(10), budgetRecallName(1000), budgetRecallName(2000)}
 	fmt.Fprintf(sb, "### %s level by category\n\n| category | n | metric |", level)
-	for _, s := range names {
-		fmt.Fprintf(sb, " %s |", s)
-	}
-	sb.WriteString(" engram / bm25 |\n|---|---:|---|")
-	for range names {
-		sb.WriteString("---:|")
-	}
-	sb.WriteString("---:|\n")
+	headRow(sb, names, "engram / bm25", "|---|---:|---|")
 	for _, c := range sortedKeys(cats) {
 		for _, m := range metrics {
 			vals := map[string]float64{}

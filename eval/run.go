@@ -13,10 +13,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/retrieval"
-	"github.com/engramhq/engram/storeopen"
-	"github.com/engramhq/engram/wordnet"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -87,77 +83,6 @@ type Config struct {
 	TurnAtATime bool
 	// Logger receives a line per phase; default a discarding logger.
 	Logger *slog.Logger
-}
-
-// DefaultEngine opens the engine with default options over the store in
-// dir, through storeopen: the SQLite store in that data directory. Each
-// search writes the reads it recorded before it answers (see
-// flushingService), so figures do not depend on the machine's speed.
-func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() error, error) {
-	e, err := storeopen.Engine(ctx, dir, engine.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return flushingService{e, e}, e.Close, nil
-}
-
-// GraphTune adds the graph channel, walking with walk and weighed weight
-// in fusion, to engine options.
-func GraphTune(walk func(map[string]float64, []retrieval.Edge) map[string]float64, weight float64) func(*engine.Options) {
-	return func(o *engine.Options) { o.AddChannel(retrieval.Graph{Walk: walk}, weight) }
-}
-
-// WordNetConfig is the WordNet query-expansion channel that --wordnet adds.
-type WordNetConfig struct {
-	On     bool
-	Weight float64
-	Limits wordnet.Limits
-	// WithQuery searches the related words with the query's own (see
-	// retrieval.Expansion).
-	WithQuery bool
-}
-
-// DefaultWordNet is what --wordnet adds unless other flags say otherwise.
-var DefaultWordNet = WordNetConfig{
-	Weight: retrieval.DefaultConfig().Weights[retrieval.ChannelThesaurus],
-	Limits: wordnet.DefaultLimits,
-}
-
-// WordNetTune adds the query-expansion channel over the WordNet database
-// in wordnet.DefaultDir, weighed c.Weight in fusion, to engine options. A
-// database that cannot be read turns the channel into one that finds
-// nothing (logged once).
-func WordNetTune(c WordNetConfig) func(*engine.Options) {
-	th := &wordnet.Thesaurus{DB: wordnet.Open(wordnet.DefaultDir()), Limits: c.Limits}
-	return func(o *engine.Options) {
-		o.AddChannel(retrieval.Expansion{Thesaurus: th, WithQuery: c.WithQuery}, c.Weight)
-	}
-}
-
-// AgentTune returns the engine options change that --agent spec names:
-// engine.DefaultAgentConfig with the listed fields set (see
-// engine.ParseAgentConfig for the keys). It fails as ParseAgentConfig
-// does.
-func AgentTune(spec string) (func(*engine.Options), error) {
-	cfg, err := engine.ParseAgentConfig(spec)
-	if err != nil {
-		return nil, err
-	}
-	return func(o *engine.Options) { o.Agent = &cfg }, nil
-}
-
-// GraphEngine returns a factory of the default engine with its options
-// changed by tune. It fails as DefaultEngine does.
-func GraphEngine(tune func(*engine.Options)) EngineFactory {
-	return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
-		opts := engine.Options{Logger: slog.New(slog.DiscardHandler)}
-		tune(&opts)
-		e, err := storeopen.Engine(ctx, dir, opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		return flushingService{e, e}, e.Close, nil
-	}
 }
 
 // DefaultCacheDir is a stable directory, under the user's cache directory,
@@ -287,12 +212,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	dir, err := os.MkdirTemp(cfg.DataDir, "engram-eval-*")
+	dir, err := engineDir(cfg.DataDir)
 	if err != nil {
-		return nil, fmt.Errorf("create engine directory: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	svc, closeSvc, err := cfg.NewEngine(ctx, dir)
@@ -305,6 +227,47 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}()
 
+	r := newRunner(cfg, ds, svc, tok)
+	if err := r.askAll(ctx); err != nil {
+		return nil, err
+	}
+	closeErr := closeSvc()
+	closeSvc = nil
+	if closeErr != nil {
+		return nil, fmt.Errorf("close engine: %w", closeErr)
+	}
+
+	rep := r.report()
+	if cfg.LLM != nil {
+		if err := r.runLLM(ctx, rep); err != nil {
+			return nil, err
+		}
+	}
+	rep.Run = r.runInfo(start, sum)
+	if cfg.Out != "" {
+		if err := rep.WriteFiles(cfg.Out); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// engineDir makes a fresh directory for the engine under test in dataDir,
+// creating dataDir when missing.
+func engineDir(dataDir string) (string, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	dir, err := os.MkdirTemp(dataDir, "engram-eval-*")
+	if err != nil {
+		return "", fmt.Errorf("create engine directory: %w", err)
+	}
+	return dir, nil
+}
+
+// newRunner sets up the run of cfg's systems over ds against svc, with a
+// progress bar when cfg.Progress is set.
+func newRunner(cfg Config, ds *dataset, svc engram.Service, tok *tokenCounter) *runner {
 	r := &runner{cfg: cfg, ds: ds, svc: svc, tok: tok,
 		scored: map[string]int{}, skipped: map[string]map[string]int{}}
 	r.levels = []string{LevelTurn}
@@ -321,56 +284,57 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r.systems = append(r.systems, &searchSystem{name: name, channels: []string{name}, levels: r.newLevels()})
 		}
 	}
-	nq := 0
-	for _, h := range ds.haystacks {
-		nq += len(h.questions)
-	}
 	if cfg.Progress != nil {
-		r.bar = progressbar.NewOptions(nq, progressbar.OptionSetWriter(cfg.Progress),
+		r.bar = progressbar.NewOptions(ds.questionCount(), progressbar.OptionSetWriter(cfg.Progress),
 			progressbar.OptionSetDescription(cfg.Bench), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("questions"),
 			progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(cfg.Progress) }))
 	}
+	return r
+}
 
+// questionCount is the number of questions of every haystack.
+func (ds *dataset) questionCount() int {
+	nq := 0
+	for _, h := range ds.haystacks {
+		nq += len(h.questions)
+	}
+	return nq
+}
+
+// askAll ingests every haystack and asks its questions, in order, until
+// ctx ends.
+func (r *runner) askAll(ctx context.Context) error {
+	ds := r.ds
 	for i := range ds.haystacks {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		if err := r.haystack(ctx, &ds.haystacks[i]); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", cfg.Bench, ds.haystacks[i].id, err)
+			return fmt.Errorf("%s %s: %w", r.cfg.Bench, ds.haystacks[i].id, err)
 		}
 	}
 	if r.bar != nil {
 		_ = r.bar.Finish()
 	}
-	closeErr := closeSvc()
-	closeSvc = nil
-	if closeErr != nil {
-		return nil, fmt.Errorf("close engine: %w", closeErr)
-	}
+	return nil
+}
 
-	rep := r.report()
-	if cfg.LLM != nil {
-		if err := r.runLLM(ctx, rep); err != nil {
-			return nil, err
-		}
-	}
-	rep.Run = RunInfo{
+// runInfo describes the run that started at start over the data file of
+// SHA-256 sum.
+func (r *runner) runInfo(start time.Time, sum string) RunInfo {
+	cfg, ds := &r.cfg, r.ds
+	info := RunInfo{
 		Date: start.UTC().Truncate(time.Second), DataFile: filepath.Base(cfg.Data), DataSHA256: sum,
-		Limit: cfg.Limit, Only: cfg.Only, Mode: cfg.Mode, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: nq,
+		Limit: cfg.Limit, Only: cfg.Only, Mode: cfg.Mode, Now: ds.nowNote(), Haystacks: len(ds.haystacks), Episodes: r.episodes, Questions: ds.questionCount(),
 		Scored: r.scored, Skipped: r.skipped, Parse: ds.notes,
 		K: cfg.K, PoolK: cfg.PoolK, Ks: recallKs, Budgets: budgets, Tokenizer: "cl100k_base",
 		Cores: runtime.NumCPU(), GoVersion: runtime.Version(), OSArch: runtime.GOOS + "/" + runtime.GOARCH,
 		DurationS: time.Since(start).Seconds(),
 	}
-	rep.Run.Former = formerInfo(cfg.Former)
-	if cfg.Out != "" {
-		if err := rep.WriteFiles(cfg.Out); err != nil {
-			return nil, err
-		}
-	}
-	return rep, nil
+	info.Former = formerInfo(cfg.Former)
+	return info
 }
 
 func (r *runner) newLevels() map[string]*levelAcc {
@@ -508,212 +472,6 @@ func (r *runner) haystack(ctx context.Context, h *haystack) error {
 	return nil
 }
 
-// hayCtx is what scoring needs to know about the current haystack.
-type hayCtx struct {
-	h          *haystack
-	byEpisode  map[string]int
-	textOf     map[string]string
-	sessionOf  map[string]string
-	fullPieces []piece
-	fullTokens int
-}
-
-// render is how a hit or a history turn appears in an assembled context.
-func render(at time.Time, who, text string) string {
-	var b strings.Builder
-	if !at.IsZero() {
-		b.WriteString("[" + at.UTC().Format("2006-01-02 15:04") + "] ")
-	}
-	if who != "" {
-		b.WriteString(who + ": ")
-	}
-	b.WriteString(text)
-	return b.String()
-}
-
-func name(speaker, role string) string {
-	if speaker != "" {
-		return speaker
-	}
-	return role
-}
-
-// hitPieces renders hits and resolves their citations to turn keys.
-func (r *runner) hitPieces(hc *hayCtx, hits []engram.Hit) []piece {
-	ps := make([]piece, len(hits))
-	for i, h := range hits {
-		m := &h.Memory
-		var at time.Time
-		if m.ValidFrom != nil {
-			at = *m.ValidFrom
-		}
-		speaker := m.Speaker()
-		role := m.Role()
-		text := render(at, name(speaker, role), m.Value)
-		var units []string
-		for _, src := range m.Sources {
-			if ti, ok := hc.byEpisode[src]; ok {
-				k := hc.h.turns[ti].key
-				if !slices.Contains(units, k) {
-					units = append(units, k)
-				}
-			}
-		}
-		ps[i] = piece{text: text, tokens: r.tok.count(text), turns: units}
-	}
-	return ps
-}
-
-// question searches one question with every system and scores it.
-func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, q question) error {
-	lab := r.ds.labels[q.id]
-	qr := QuestionResult{ID: q.id, Haystack: hc.h.id, Category: lab.category, Skip: lab.skip, Systems: map[string]*QuestionSystem{}}
-	eligible := lab.skip == ""
-
-	// Each question starts with the next system in turn, so background work
-	// in the engine (access flushes, GC) does not always tax the same one.
-	// "Now" is when the question is asked, as a client would send it.
-	now := hc.h.now(q)
-	n := len(r.systems)
-	start := r.asked % max(n, 1)
-	r.asked++
-	for i := range n {
-		s := r.systems[(start+i)%n]
-		if s.unavailable != "" {
-			continue
-		}
-		req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now, Mode: r.cfg.Mode}
-		t0 := time.Now()
-		res, err := r.svc.Search(ctx, req)
-		lat := time.Since(t0)
-		if err != nil {
-			return fmt.Errorf("%s search: %w", s.name, err)
-		}
-		req.K = r.cfg.PoolK
-		t0 = time.Now()
-		pool, err := r.svc.Search(ctx, req)
-		poolLat := time.Since(t0)
-		if err != nil {
-			return fmt.Errorf("%s pool search: %w", s.name, err)
-		}
-		s.latency = append(s.latency, float64(lat.Microseconds())/1000)
-		s.poolLatency = append(s.poolLatency, float64(poolLat.Microseconds())/1000)
-
-		top := r.hitPieces(hc, res.Hits)
-		pps := r.hitPieces(hc, pool.Hits)
-		ranked := make([][]string, len(top))
-		for i, p := range top {
-			ranked[i] = p.turns
-		}
-		qs := &QuestionSystem{Ranked: ranked, Scores: map[string]map[string]float64{}}
-		qr.Systems[s.name] = qs
-
-		for _, level := range r.levels {
-			ev := r.evidence(lab, level)
-			if !eligible || len(ev) == 0 {
-				continue
-			}
-			m := map[string]float64{}
-			lr := ranked
-			if level == LevelSession {
-				lr = sessionsOf(ranked, hc.sessionOf)
-			}
-			scoreRanked(m, lr, ev)
-			r.scoreBudgets(m, pps, ev, level, hc, false)
-			ht, n := 0, 0
-			for _, p := range top {
-				ht += p.tokens
-				n++
-			}
-			if n > 0 {
-				m[metricHitTokens] = float64(ht) / float64(n)
-			}
-			_, ct := assembleTop(top[:min(contextK, len(top))], 1<<62)
-			m[metricContextTokens] = float64(ct)
-			s.levels[level].add(lab.category, m)
-			qs.Scores[level] = m
-		}
-		if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, s.name) && lab.skip != "adversarial" {
-			r.llmJobs = append(r.llmJobs, r.newLLMJob(s.name, q, lab, pps, false))
-		}
-	}
-
-	if r.full != nil {
-		qs := &QuestionSystem{Scores: map[string]map[string]float64{}}
-		qr.Systems[SystemFull] = qs
-		for _, level := range r.levels {
-			ev := r.evidence(lab, level)
-			if !eligible || len(ev) == 0 {
-				continue
-			}
-			m := map[string]float64{}
-			r.scoreBudgets(m, hc.fullPieces, ev, level, hc, true)
-			m[metricContextTokens] = float64(hc.fullTokens)
-			r.full[level].add(lab.category, m)
-			qs.Scores[level] = m
-		}
-		if r.cfg.LLM != nil && slices.Contains(r.cfg.LLM.Systems, SystemFull) && lab.skip != "adversarial" {
-			r.llmJobs = append(r.llmJobs, r.newLLMJob(SystemFull, q, lab, hc.fullPieces, true))
-		}
-	}
-
-	for _, level := range r.levels {
-		ev := r.evidence(lab, level)
-		switch {
-		case lab.skip != "":
-			r.skip(level, lab.skip)
-		case len(ev) == 0:
-			r.skip(level, "no_evidence")
-		default:
-			r.scored[level]++
-		}
-	}
-	r.questions = append(r.questions, qr)
-	return nil
-}
-
-func (r *runner) skip(level, reason string) {
-	m := r.skipped[level]
-	if m == nil {
-		m = map[string]int{}
-		r.skipped[level] = m
-	}
-	m[reason]++
-}
-
-func (r *runner) evidence(l *label, level string) []string {
-	if level == LevelSession {
-		return l.sessions
-	}
-	return l.turns
-}
-
-// scoreBudgets fills recall_tokens@B and context_tokens_mean@B. For the
-// full history (recent) the window is the most recent pieces that fit.
-func (r *runner) scoreBudgets(m map[string]float64, ps []piece, ev []string, level string, hc *hayCtx, recent bool) {
-	for _, b := range budgets {
-		var in []piece
-		var tokens int
-		if recent {
-			var start int
-			start, tokens = assembleRecent(ps, b)
-			in = ps[start:]
-		} else {
-			var n int
-			n, tokens = assembleTop(ps, b)
-			in = ps[:n]
-		}
-		var found int
-		if level == LevelSession {
-			found = foundSessions(in, ev, hc.textOf, hc.sessionOf)
-		} else {
-			found = foundTurns(in, ev, hc.textOf)
-		}
-		m[budgetRecallName(b)] = float64(found) / float64(len(ev))
-		m[budgetTokensName(b)] = float64(tokens)
-	}
-}
-
 // report assembles the retrieval part of the report.
 func (r *runner) report() *Report {
 	rep := &Report{Bench: r.cfg.Bench, Systems: map[string]*SystemReport{}, Questions: r.questions}
@@ -744,28 +502,4 @@ func (r *runner) report() *Report {
 
 func latencyOf(ms []float64) *Latency {
 	return &Latency{P50: percentile(ms, 0.50), P95: percentile(ms, 0.95), P99: percentile(ms, 0.99), N: len(ms)}
-}
-
-// accessFlusher is the capability of an engine that records reads in the
-// background (engine.Engine.FlushAccess).
-type accessFlusher interface {
-	FlushAccess(ctx context.Context) error
-}
-
-// flushingService writes the reads each search recorded before it answers,
-// so that what earlier questions read counts for the next one exactly as
-// it would for a client that waits between questions, whatever the timing
-// of the background flush: a run's figures do not depend on the machine's
-// speed.
-type flushingService struct {
-	engram.Service
-	f accessFlusher
-}
-
-func (s flushingService) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
-	res, err := s.Service.Search(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	return res, s.f.FlushAccess(ctx)
 }

@@ -70,96 +70,130 @@ func recallKs2f() []float64 {
 // the x tick positions; otherwise ticks are derived from the data. With logX
 // the x axis is logarithmic.
 func lineChart(title, xLabel, yLabel string, ss []series, xTicks []float64, logX bool) string {
-	const (
-		w, h                     = 640.0, 400.0
-		left, right, top, bottom = 60.0, 130.0, 40.0, 50.0
-	)
-	pw, ph := w-left-right, h-top-bottom
-	tx := func(x float64) float64 { return x }
-	if logX {
-		tx = math.Log10
+	a := newAxes(ss, xTicks, logX)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="12">`+"\n", chartW, chartH, chartW, chartH)
+	fmt.Fprintf(&b, `<rect width="%g" height="%g" fill="white"/>`+"\n", chartW, chartH)
+	fmt.Fprintf(&b, `<text x="%g" y="22" text-anchor="middle" font-size="14">%s</text>`+"\n", chartLeft+chartPW/2, esc(title))
+	a.drawGrid(&b, xTicks)
+	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`+"\n", chartLeft+chartPW/2, chartH-12, esc(xLabel))
+	fmt.Fprintf(&b, `<text x="16" y="%g" text-anchor="middle" transform="rotate(-90 16 %g)">%s</text>`+"\n", chartTop+chartPH/2, chartTop+chartPH/2, esc(yLabel))
+	// Drawn last to first so the first series (engram) lies on top where
+	// lines coincide; baselines are dashed so both stay visible.
+	for i := len(ss) - 1; i >= 0; i-- {
+		a.drawSeries(&b, i, ss[i])
 	}
-	minX, maxX := math.Inf(1), math.Inf(-1)
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// The size of a line chart and of its margins around the plot area, in
+// pixels.
+const (
+	chartW, chartH                               = 640.0, 400.0
+	chartLeft, chartRight, chartTop, chartBottom = 60.0, 130.0, 40.0, 50.0
+	chartPW, chartPH                             = chartW - chartLeft - chartRight, chartH - chartTop - chartBottom
+)
+
+// axes maps a line chart's values to pixels: x (its log with logX) spans
+// minX..maxX, y spans 0..1.
+type axes struct {
+	logX       bool
+	minX, maxX float64
+}
+
+// newAxes fits the x axis to the points of ss and to xTicks: whole
+// decades with logX, else from 0 when ticks are given.
+func newAxes(ss []series, xTicks []float64, logX bool) axes {
+	a := axes{logX: logX, minX: math.Inf(1), maxX: math.Inf(-1)}
 	for _, s := range ss {
 		for _, p := range s.pts {
-			minX = math.Min(minX, tx(p[0]))
-			maxX = math.Max(maxX, tx(p[0]))
+			a.minX = math.Min(a.minX, a.tx(p[0]))
+			a.maxX = math.Max(a.maxX, a.tx(p[0]))
 		}
 	}
 	for _, t := range xTicks {
-		minX = math.Min(minX, tx(t))
-		maxX = math.Max(maxX, tx(t))
+		a.minX = math.Min(a.minX, a.tx(t))
+		a.maxX = math.Max(a.maxX, a.tx(t))
 	}
-	if math.IsInf(minX, 0) {
-		minX, maxX = 0, 1
+	if math.IsInf(a.minX, 0) {
+		a.minX, a.maxX = 0, 1
 	}
 	if logX {
-		minX, maxX = math.Floor(minX), math.Ceil(maxX)
+		a.minX, a.maxX = math.Floor(a.minX), math.Ceil(a.maxX)
 	} else if !logX && len(xTicks) > 0 {
-		minX = 0
+		a.minX = 0
 	}
-	if maxX <= minX {
-		maxX = minX + 1
+	if a.maxX <= a.minX {
+		a.maxX = a.minX + 1
 	}
-	px := func(x float64) float64 { return left + (tx(x)-minX)/(maxX-minX)*pw }
-	py := func(y float64) float64 { return top + (1-y)*ph }
+	return a
+}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
-	fmt.Fprintf(&b, `<rect width="%g" height="%g" fill="white"/>`+"\n", w, h)
-	fmt.Fprintf(&b, `<text x="%g" y="22" text-anchor="middle" font-size="14">%s</text>`+"\n", left+pw/2, esc(title))
+func (a axes) tx(x float64) float64 {
+	if a.logX {
+		return math.Log10(x)
+	}
+	return x
+}
+
+func (a axes) px(x float64) float64 {
+	return chartLeft + (a.tx(x)-a.minX)/(a.maxX-a.minX)*chartPW
+}
+
+func (a axes) py(y float64) float64 { return chartTop + (1-y)*chartPH }
+
+// drawGrid draws the y grid at every 0.2, the x grid at xTicks (at 1, 2
+// and 5 of every decade with logX) with their labels, and the frame.
+func (a axes) drawGrid(b *strings.Builder, xTicks []float64) {
 	for i := 0; i <= 5; i++ {
 		y := float64(i) / 5
-		fmt.Fprintf(&b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/>`+"\n", left, py(y), left+pw, py(y))
-		fmt.Fprintf(&b, `<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", left-6, py(y), strconv.FormatFloat(y, 'f', 1, 64))
+		fmt.Fprintf(b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/>`+"\n", chartLeft, a.py(y), chartLeft+chartPW, a.py(y))
+		fmt.Fprintf(b, `<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", chartLeft-6, a.py(y), strconv.FormatFloat(y, 'f', 1, 64))
 	}
 	ticks := xTicks
-	if logX {
+	if a.logX {
 		ticks = nil
-		for e := minX; e <= maxX; e++ {
+		for e := a.minX; e <= a.maxX; e++ {
 			for _, m := range []float64{1, 2, 5} {
 				v := m * math.Pow(10, e)
-				if math.Log10(v) <= maxX+1e-9 {
+				if math.Log10(v) <= a.maxX+1e-9 {
 					ticks = append(ticks, v)
 				}
 			}
 		}
 	}
 	for _, t := range ticks {
-		x := px(t)
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#eee"/>`+"\n", x, top, x, top+ph)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%g" text-anchor="middle">%s</text>`+"\n", x, top+ph+16, strconv.FormatFloat(t, 'f', -1, 64))
+		x := a.px(t)
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#eee"/>`+"\n", x, chartTop, x, chartTop+chartPH)
+		fmt.Fprintf(b, `<text x="%.1f" y="%g" text-anchor="middle">%s</text>`+"\n", x, chartTop+chartPH+16, strconv.FormatFloat(t, 'f', -1, 64))
 	}
-	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#333"/>`+"\n", left, top, pw, ph)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`+"\n", left+pw/2, h-12, esc(xLabel))
-	fmt.Fprintf(&b, `<text x="16" y="%g" text-anchor="middle" transform="rotate(-90 16 %g)">%s</text>`+"\n", top+ph/2, top+ph/2, esc(yLabel))
-	// Drawn last to first so the first series (engram) lies on top where
-	// lines coincide; baselines are dashed so both stay visible.
-	for i := len(ss) - 1; i >= 0; i-- {
-		s := ss[i]
-		color := systemColors[s.name]
-		if color == "" {
-			color = "#000"
-		}
-		dash := ""
-		if i > 0 {
-			dash = ` stroke-dasharray="6 4"`
-		}
-		var pts []string
-		for _, p := range s.pts {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(p[0]), py(p[1])))
-		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`+"\n", color, dash, strings.Join(pts, " "))
-		for _, p := range s.pts {
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: (%s, %.3f)</title></circle>`+"\n",
-				px(p[0]), py(p[1]), color, esc(s.name), strconv.FormatFloat(p[0], 'f', -1, 64), p[1])
-		}
-		ly := top + 10 + float64(i)*18
-		fmt.Fprintf(&b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"%s/>`+"\n", left+pw+12, ly, left+pw+32, ly, color, dash)
-		fmt.Fprintf(&b, `<text x="%g" y="%g" dominant-baseline="middle">%s</text>`+"\n", left+pw+38, ly, esc(s.name))
+	fmt.Fprintf(b, `<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#333"/>`+"\n", chartLeft, chartTop, chartPW, chartPH)
+}
+
+// drawSeries draws the i-th series, its line (dashed but for the first),
+// its points with their values as tooltips and its legend entry.
+func (a axes) drawSeries(b *strings.Builder, i int, s series) {
+	color := systemColors[s.name]
+	if color == "" {
+		color = "#000"
 	}
-	b.WriteString("</svg>\n")
-	return b.String()
+	dash := ""
+	if i > 0 {
+		dash = ` stroke-dasharray="6 4"`
+	}
+	var pts []string
+	for _, p := range s.pts {
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", a.px(p[0]), a.py(p[1])))
+	}
+	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`+"\n", color, dash, strings.Join(pts, " "))
+	for _, p := range s.pts {
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: (%s, %.3f)</title></circle>`+"\n",
+			a.px(p[0]), a.py(p[1]), color, esc(s.name), strconv.FormatFloat(p[0], 'f', -1, 64), p[1])
+	}
+	ly := chartTop + 10 + float64(i)*18
+	fmt.Fprintf(b, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"%s/>`+"\n", chartLeft+chartPW+12, ly, chartLeft+chartPW+32, ly, color, dash)
+	fmt.Fprintf(b, `<text x="%g" y="%g" dominant-baseline="middle">%s</text>`+"\n", chartLeft+chartPW+38, ly, esc(s.name))
 }
 
 func esc(s string) string { return html.EscapeString(s) }

@@ -42,41 +42,70 @@ nothing is stored.`,
 
 func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
-	var sf storeFlags
-	sf.register(fs, m)
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	file := fs.String("file", "", "read inputs from a JSONL `file` (\"-\" for stdin)")
-	memory := fs.Bool("memory", false, "add memories directly instead of episodes")
-	var meta metaFlag
-	fs.Var(&meta, "meta", "metadata `key=value` (repeatable; JSON values like 3 or true keep their type)")
-
-	// Episode flags.
-	role := fs.String("role", "", "episode role: user, assistant, system, tool, event")
-	speaker := fs.String("speaker", "", "episode speaker's `name`")
-	modality := fs.String("modality", "", "episode modality: text, image, audio, event")
-	var occurredAt timeFlag
-	fs.Var(&occurredAt, "occurred-at", "episode event `time` (RFC 3339)")
-	var media mediaFlags
-	media.register(fs)
-	noForm := fs.Bool("no-form", false, "store the episodes without forming memories")
-	async := fs.Bool("async", false, "store the episodes with a background job that forms their memories (see engram jobs)")
-
-	// Memory flags.
-	var mf memoryFlags
-	mf.register(fs, true)
-
+	var af addFlags
+	af.register(fs, m)
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) == 0 && *file == "" {
+	if len(pos) == 0 && af.file == "" {
 		return cmdUsageErrorf(cmd, "nothing to add: give TEXT arguments or --file")
 	}
-	// A flag of the other mode would be ignored; say so instead.
+	if err := checkAddMode(cmd, fs, af.memory); err != nil {
+		return err
+	}
+	if af.memory {
+		return m.addMemories(ctx, cmd, &af, pos)
+	}
+	return m.addEpisodes(ctx, cmd, fs, &af, pos)
+}
+
+// addFlags are the flags of engram add: those of both modes, the episode
+// flags and the memory flags.
+type addFlags struct {
+	sf     storeFlags
+	asJSON bool
+	file   string
+	memory bool
+	meta   metaFlag
+
+	// Episode flags.
+	role       string
+	speaker    string
+	modality   string
+	occurredAt timeFlag
+	media      mediaFlags
+	noForm     bool
+	async      bool
+
+	// Memory flags.
+	mf memoryFlags
+}
+
+func (f *addFlags) register(fs *flag.FlagSet, m *Main) {
+	f.sf.register(fs, m)
+	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	fs.StringVar(&f.file, "file", "", "read inputs from a JSONL `file` (\"-\" for stdin)")
+	fs.BoolVar(&f.memory, "memory", false, "add memories directly instead of episodes")
+	fs.Var(&f.meta, "meta", "metadata `key=value` (repeatable; JSON values like 3 or true keep their type)")
+
+	fs.StringVar(&f.role, "role", "", "episode role: user, assistant, system, tool, event")
+	fs.StringVar(&f.speaker, "speaker", "", "episode speaker's `name`")
+	fs.StringVar(&f.modality, "modality", "", "episode modality: text, image, audio, event")
+	fs.Var(&f.occurredAt, "occurred-at", "episode event `time` (RFC 3339)")
+	f.media.register(fs)
+	fs.BoolVar(&f.noForm, "no-form", false, "store the episodes without forming memories")
+	fs.BoolVar(&f.async, "async", false, "store the episodes with a background job that forms their memories (see engram jobs)")
+
+	f.mf.register(fs, true)
+}
+
+// checkAddMode refuses a flag of the other mode, which would be ignored.
+func checkAddMode(cmd *Command, fs *flag.FlagSet, memory bool) error {
 	episodeOnly := []string{"role", "speaker", "modality", "occurred-at", "no-form", "async", "media", "caption", "transcript"}
 	memoryOnly := []string{"kind", "abstraction", "cue", "language", "confidence", "importance", "valid-from", "valid-to", "expires-at", "source"}
 	ignored, needs := episodeOnly, "episodes, not --memory"
-	if !*memory {
+	if !memory {
 		ignored, needs = memoryOnly, "--memory"
 	}
 	for _, name := range ignored {
@@ -84,93 +113,117 @@ func runAdd(ctx context.Context, m *Main, cmd *Command, args []string) error {
 			return cmdUsageErrorf(cmd, "--%s applies to %s", name, needs)
 		}
 	}
+	return nil
+}
 
-	if *memory {
-		mems := make([]engram.Memory, 0, len(pos))
-		for _, v := range pos {
-			mem := mf.memory()
-			mem.Value = v
-			mem.Metadata = meta
-			mems = append(mems, mem)
-		}
-		if *file != "" {
-			if err := readInputFile(m, *file, func(mem *engram.Memory) error {
-				mems = append(mems, *mem)
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
-			added, err := svc.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: sf.namespace(), Memories: mems})
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return writeJSON(m.Stdout, struct {
-					Memories []engram.Memory `json:"memories"`
-				}{added})
-			}
-			for i := range added {
-				fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&added[i]))
-			}
-			return nil
-		})
+// addMemories stores the VALUE arguments and the lines of --file as
+// memories and prints them.
+func (m *Main) addMemories(ctx context.Context, cmd *Command, af *addFlags, values []string) error {
+	mems := make([]engram.Memory, 0, len(values))
+	for _, v := range values {
+		mem := af.mf.memory()
+		mem.Value = v
+		mem.Metadata = af.meta
+		mems = append(mems, mem)
 	}
-
-	eps := make([]engram.EpisodeInput, 0, len(pos))
-	for _, text := range pos {
-		eps = append(eps, engram.EpisodeInput{
-			Role:       *role,
-			Speaker:    *speaker,
-			Content:    text,
-			Modality:   engram.Modality(*modality),
-			OccurredAt: occurredAt.t,
-			Metadata:   meta,
-			Media:      media.items,
-		})
-	}
-	if *file != "" {
-		if err := readInputFile(m, *file, func(in *engram.EpisodeInput) error {
-			eps = append(eps, *in)
+	if af.file != "" {
+		if err := readInputFile(m, af.file, func(mem *engram.Memory) error {
+			mems = append(mems, *mem)
 			return nil
 		}); err != nil {
 			return err
 		}
 	}
-	req := engram.AddEpisodesRequest{Namespace: sf.namespace(), Episodes: eps}
-	if *noForm {
-		form := false
-		req.Form = &form
+	return af.sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
+		added, err := svc.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: af.sf.namespace(), Memories: mems})
+		if err != nil {
+			return err
+		}
+		if af.asJSON {
+			return writeJSON(m.Stdout, struct {
+				Memories []engram.Memory `json:"memories"`
+			}{added})
+		}
+		for i := range added {
+			fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&added[i]))
+		}
+		return nil
+	})
+}
+
+// addEpisodes stores the TEXT arguments and the lines of --file as
+// episodes and prints what was stored and formed.
+func (m *Main) addEpisodes(ctx context.Context, cmd *Command, fs *flag.FlagSet, af *addFlags, texts []string) error {
+	req, err := m.episodesRequest(fs, af, texts)
+	if err != nil {
+		return err
 	}
-	if flagWasSet(fs, "async") {
-		req.Async = async
-	}
-	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
-		if err := resolveKinds(ctx, svc, req.Namespace, media.items); err != nil {
+	return af.sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
+		if err := resolveKinds(ctx, svc, req.Namespace, af.media.items); err != nil {
 			return err
 		}
 		res, err := svc.AddEpisodes(ctx, req)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if af.asJSON {
 			return writeJSON(m.Stdout, res)
 		}
-		for i := range res.Episodes {
-			fmt.Fprintf(m.Stdout, "episode  %s\n", episodeLine(&res.Episodes[i]))
-		}
-		for i := range res.Memories {
-			fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&res.Memories[i]))
-		}
-		if res.Job != nil {
-			fmt.Fprintf(m.Stdout, "job      %s\n", jobLine(res.Job))
-		}
-		for _, u := range res.Unformed {
-			fmt.Fprintf(m.Stdout, "unformed %s\n", u)
-		}
+		m.printAdded(res)
 		return nil
 	})
+}
+
+// episodesRequest is the request adding the TEXT arguments, described by
+// the episode flags, and the lines of --file.
+func (m *Main) episodesRequest(fs *flag.FlagSet, af *addFlags, texts []string) (engram.AddEpisodesRequest, error) {
+	eps := make([]engram.EpisodeInput, 0, len(texts))
+	for _, text := range texts {
+		eps = append(eps, engram.EpisodeInput{
+			Role:       af.role,
+			Speaker:    af.speaker,
+			Content:    text,
+			Modality:   engram.Modality(af.modality),
+			OccurredAt: af.occurredAt.t,
+			Metadata:   af.meta,
+			Media:      af.media.items,
+		})
+	}
+	req := engram.AddEpisodesRequest{Namespace: af.sf.namespace()}
+	if af.file != "" {
+		if err := readInputFile(m, af.file, func(in *engram.EpisodeInput) error {
+			eps = append(eps, *in)
+			return nil
+		}); err != nil {
+			return req, err
+		}
+	}
+	req.Episodes = eps
+	if af.noForm {
+		form := false
+		req.Form = &form
+	}
+	if flagWasSet(fs, "async") {
+		req.Async = &af.async
+	}
+	return req, nil
+}
+
+// printAdded prints one line per episode stored, memory formed, job
+// queued and medium left unformed.
+func (m *Main) printAdded(res *engram.AddEpisodesResult) {
+	for i := range res.Episodes {
+		fmt.Fprintf(m.Stdout, "episode  %s\n", episodeLine(&res.Episodes[i]))
+	}
+	for i := range res.Memories {
+		fmt.Fprintf(m.Stdout, "memory   %s\n", memoryLine(&res.Memories[i]))
+	}
+	if res.Job != nil {
+		fmt.Fprintf(m.Stdout, "job      %s\n", jobLine(res.Job))
+	}
+	for _, u := range res.Unformed {
+		fmt.Fprintf(m.Stdout, "unformed %s\n", u)
+	}
 }
 
 // readInputFile decodes every line of a JSONL input into T.

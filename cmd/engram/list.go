@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/engramhq/engram"
@@ -47,72 +48,111 @@ func runList(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	if len(pos) > 0 {
 		return cmdUsageErrorf(cmd, "list takes no arguments, got %q", pos[0])
 	}
-	if *episodes {
+	if err := checkListFilters(cmd, fs, *episodes); err != nil {
+		return err
+	}
+	page := listPaging{limit: *limit, cursor: *cursor, all: *all, asJSON: *asJSON}
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		ctx = vaultContext(ctx, *asVault)
+		if *episodes {
+			f := engram.EpisodeFilter{Roles: roles, Speaker: *speaker, Contains: ff.contains, Metadata: ff.meta}
+			return m.listEpisodes(ctx, svc, sf.scope(), f, page)
+		}
+		return m.listMemories(ctx, svc, sf.scope(), ff.filter(), page)
+	})
+}
+
+// checkListFilters refuses the filters of memories with --episodes and
+// those of episodes without it.
+func checkListFilters(cmd *Command, fs *flag.FlagSet, episodes bool) error {
+	if episodes {
 		for _, name := range []string{"kind", "status", "valid-at"} {
 			if flagWasSet(fs, name) {
 				return cmdUsageErrorf(cmd, "--%s filters memories and cannot be used with --episodes", name)
 			}
 		}
-	} else {
-		for _, name := range []string{"role", "speaker"} {
-			if flagWasSet(fs, name) {
-				return cmdUsageErrorf(cmd, "--%s filters episodes and needs --episodes", name)
-			}
+		return nil
+	}
+	for _, name := range []string{"role", "speaker"} {
+		if flagWasSet(fs, name) {
+			return cmdUsageErrorf(cmd, "--%s filters episodes and needs --episodes", name)
 		}
 	}
+	return nil
+}
 
-	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		ctx = vaultContext(ctx, *asVault)
-		if *episodes {
-			f := engram.EpisodeFilter{
-				Roles: roles, Speaker: *speaker, Contains: ff.contains, Metadata: ff.meta,
-				Limit: *limit, Cursor: *cursor,
-			}
-			var out engram.EpisodePage
-			out.Episodes = []engram.Episode{}
-			for {
-				page, err := svc.ListEpisodes(ctx, sf.scope(), f)
-				if err != nil {
-					return err
-				}
-				if !*asJSON {
-					for i := range page.Episodes {
-						fmt.Fprintln(m.Stdout, episodeLine(&page.Episodes[i]))
-					}
-				}
-				out.Episodes = append(out.Episodes, page.Episodes...)
-				out.Next = page.Next
-				if !*all || page.Next == "" {
-					break
-				}
-				f.Cursor = page.Next
-			}
-			return m.finishList(&out, out.Next, *asJSON)
-		}
+// listPaging is how list walks the pages: where it starts, how many a
+// page holds, whether it follows the cursors and how it prints.
+type listPaging struct {
+	limit  int
+	cursor string
+	all    bool
+	asJSON bool
+}
 
-		f := ff.filter()
-		f.Limit, f.Cursor = *limit, *cursor
-		var out engram.MemoryPage
-		out.Memories = []engram.Memory{}
-		for {
-			page, err := svc.ListMemories(ctx, sf.scope(), f)
-			if err != nil {
-				return err
-			}
-			if !*asJSON {
-				for i := range page.Memories {
-					fmt.Fprintln(m.Stdout, memoryLine(&page.Memories[i]))
-				}
-			}
-			out.Memories = append(out.Memories, page.Memories...)
-			out.Next = page.Next
-			if !*all || page.Next == "" {
-				break
-			}
-			f.Cursor = page.Next
+// listEpisodes prints the episodes of the page (of every page with
+// --all) as they come, then finishes the listing.
+func (m *Main) listEpisodes(ctx context.Context, svc engram.Service, sc engram.Scope, f engram.EpisodeFilter, pg listPaging) error {
+	f.Limit = pg.limit
+	var out engram.EpisodePage
+	var err error
+	out.Episodes, out.Next, err = listPages(pg, func(cursor string) ([]engram.Episode, string, error) {
+		f.Cursor = cursor
+		page, err := svc.ListEpisodes(ctx, sc, f)
+		if err != nil {
+			return nil, "", err
 		}
-		return m.finishList(&out, out.Next, *asJSON)
-	})
+		return page.Episodes, page.Next, nil
+	}, func(e *engram.Episode) { fmt.Fprintln(m.Stdout, episodeLine(e)) })
+	if err != nil {
+		return err
+	}
+	return m.finishList(&out, out.Next, pg.asJSON)
+}
+
+// listMemories prints the memories of the page (of every page with
+// --all) as they come, then finishes the listing.
+func (m *Main) listMemories(ctx context.Context, svc engram.Service, sc engram.Scope, f engram.MemoryFilter, pg listPaging) error {
+	f.Limit = pg.limit
+	var out engram.MemoryPage
+	var err error
+	out.Memories, out.Next, err = listPages(pg, func(cursor string) ([]engram.Memory, string, error) {
+		f.Cursor = cursor
+		page, err := svc.ListMemories(ctx, sc, f)
+		if err != nil {
+			return nil, "", err
+		}
+		return page.Memories, page.Next, nil
+	}, func(mem *engram.Memory) { fmt.Fprintln(m.Stdout, memoryLine(mem)) })
+	if err != nil {
+		return err
+	}
+	return m.finishList(&out, out.Next, pg.asJSON)
+}
+
+// listPages lists the page at pg.cursor, and with pg.all every page after
+// it, printing each record as it comes unless pg.asJSON. It returns the
+// records (never nil) and the cursor of the page after the last listed,
+// or the first error of list.
+func listPages[T any](pg listPaging, list func(cursor string) ([]T, string, error), print func(*T)) ([]T, string, error) {
+	out := []T{}
+	cursor := pg.cursor
+	for {
+		recs, next, err := list(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		if !pg.asJSON {
+			for i := range recs {
+				print(&recs[i])
+			}
+		}
+		out = append(out, recs...)
+		if !pg.all || next == "" {
+			return out, next, nil
+		}
+		cursor = next
+	}
 }
 
 // finishList prints the JSON page, or the next page's cursor after a human

@@ -65,21 +65,8 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(pos) > 0:
-		return cmdUsageErrorf(cmd, "migrate-store takes no arguments, got %q", pos[0])
-	case *from == "":
-		return cmdUsageErrorf(cmd, "--from is required: a data directory or a postgres:// URL")
-	case *to == "":
-		return cmdUsageErrorf(cmd, "--to is required: a data directory or a postgres:// URL")
-	case *batch <= 0:
-		return cmdUsageErrorf(cmd, "--batch must be positive")
-	}
-	if err := errors.Join(checkLocation("--from", *from), checkLocation("--to", *to)); err != nil {
+	if err := checkMigrateStore(cmd, pos, *from, *to, *batch); err != nil {
 		return err
-	}
-	if fromB, _ := storeopen.Backend(*from); fromB == storeopen.SQLite && sameDir(*from, *to) {
-		return cmdUsageErrorf(cmd, "--from and --to are the same data directory")
 	}
 	// Only warnings: the SQLite store logs its migrations to the default.
 	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -98,56 +85,121 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if err := checkEmpty(ctx, dst); err != nil {
 		return err
 	}
-	showBar := *progress || m.StderrIsTerminal
 	var bar *progressbar.ProgressBar
-	if showBar {
+	if *progress || m.StderrIsTerminal {
 		bar = newBar(m.Stderr, -1, "copying", false)
 	}
-	srcSum, err := copyStore(ctx, src, dst, *batch, bar)
+	c, err := copyEverything(ctx, src, dst, *batch, bar)
 	if err != nil {
-		return fmt.Errorf("copy: %w", err)
-	}
-	vaultKeys, err := copyVaultKeys(ctx, src, dst)
-	if err != nil {
-		return fmt.Errorf("copy the vault's data keys: %w", err)
-	}
-	resources, resourceBytes, err := copyResources(ctx, src, dst)
-	if err != nil {
-		return fmt.Errorf("copy the resources: %w", err)
-	}
-	srcIDs, err := copyIdentities(ctx, src, dst)
-	if err != nil {
-		return fmt.Errorf("copy the identities: %w", err)
+		return err
 	}
 	if bar != nil {
 		_ = bar.Finish()
-		bar = newBar(m.Stderr, int64(srcSum.total()), "verifying", false)
+		bar = newBar(m.Stderr, int64(c.sum.total()), "verifying", false)
 	}
+	v, err := verifyCopy(ctx, dst, c, bar)
+	if err != nil {
+		return err
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	return m.printCopy(c, v)
+}
+
+// checkMigrateStore refuses positional arguments, a missing --from or
+// --to, a batch that is not positive, locations that are neither a
+// directory nor a postgres:// URL, and copying a data directory onto
+// itself.
+func checkMigrateStore(cmd *Command, pos []string, from, to string, batch int) error {
+	switch {
+	case len(pos) > 0:
+		return cmdUsageErrorf(cmd, "migrate-store takes no arguments, got %q", pos[0])
+	case from == "":
+		return cmdUsageErrorf(cmd, "--from is required: a data directory or a postgres:// URL")
+	case to == "":
+		return cmdUsageErrorf(cmd, "--to is required: a data directory or a postgres:// URL")
+	case batch <= 0:
+		return cmdUsageErrorf(cmd, "--batch must be positive")
+	}
+	if err := errors.Join(checkLocation("--from", from), checkLocation("--to", to)); err != nil {
+		return err
+	}
+	if fromB, _ := storeopen.Backend(from); fromB == storeopen.SQLite && sameDir(from, to) {
+		return cmdUsageErrorf(cmd, "--from and --to are the same data directory")
+	}
+	return nil
+}
+
+// storeCopy is what copyEverything copied: the source's summary of the
+// dumped records and of the identities, and the counts of what is copied
+// beside them.
+type storeCopy struct {
+	sum           summary
+	ids           summary
+	vaultKeys     int
+	resources     int
+	resourceBytes int64
+}
+
+// copyEverything copies the records, the vault's data keys, the resources
+// and the identities of src into dst, in that order.
+func copyEverything(ctx context.Context, src, dst engram.Store, batch int, bar *progressbar.ProgressBar) (storeCopy, error) {
+	var c storeCopy
+	var err error
+	if c.sum, err = copyStore(ctx, src, dst, batch, bar); err != nil {
+		return c, fmt.Errorf("copy: %w", err)
+	}
+	if c.vaultKeys, err = copyVaultKeys(ctx, src, dst); err != nil {
+		return c, fmt.Errorf("copy the vault's data keys: %w", err)
+	}
+	if c.resources, c.resourceBytes, err = copyResources(ctx, src, dst); err != nil {
+		return c, fmt.Errorf("copy the resources: %w", err)
+	}
+	if c.ids, err = copyIdentities(ctx, src, dst); err != nil {
+		return c, fmt.Errorf("copy the identities: %w", err)
+	}
+	return c, nil
+}
+
+// storeCheck is the comparison of the copy with its source: the kinds of
+// record compared and the summaries of both, identities included when
+// either has some.
+type storeCheck struct {
+	kinds    []string
+	src, dst summary
+}
+
+// verifyCopy reads dst back and lines its summary up with the source's.
+func verifyCopy(ctx context.Context, dst engram.Store, c storeCopy, bar *progressbar.ProgressBar) (storeCheck, error) {
 	dstSum, err := summarize(ctx, dst, bar)
 	if err != nil {
-		return fmt.Errorf("verify the destination: %w", err)
+		return storeCheck{}, fmt.Errorf("verify the destination: %w", err)
 	}
 	dstIDs, err := summarizeIdentities(ctx, dst)
 	if err != nil {
-		return fmt.Errorf("verify the destination's identities: %w", err)
+		return storeCheck{}, fmt.Errorf("verify the destination's identities: %w", err)
 	}
-	kinds := dumpKinds
-	if srcIDs.total()+dstIDs.total() > 0 {
-		kinds = append(append([]string{}, dumpKinds...), engram.IdentityRecords...)
-		for k, t := range srcIDs {
-			srcSum[k] = t
+	v := storeCheck{kinds: dumpKinds, src: c.sum, dst: dstSum}
+	if c.ids.total()+dstIDs.total() > 0 {
+		v.kinds = append(append([]string{}, dumpKinds...), engram.IdentityRecords...)
+		for k, t := range c.ids {
+			v.src[k] = t
 		}
 		for k, t := range dstIDs {
-			dstSum[k] = t
+			v.dst[k] = t
 		}
 	}
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	return v, nil
+}
+
+// printCopy prints the counts and checksums of both stores side by side,
+// then what else was copied; an error names the kinds that differ.
+func (m *Main) printCopy(c storeCopy, v storeCheck) error {
 	fmt.Fprintf(m.Stdout, "%-9s %10s %10s  %-16s  %-16s\n", "KIND", "SOURCE", "COPY", "SOURCE SHA", "COPY SHA")
 	var bad []string
-	for _, k := range kinds {
-		s, d := srcSum[k], dstSum[k]
+	for _, k := range v.kinds {
+		s, d := v.src[k], v.dst[k]
 		mark := ""
 		if s != d {
 			mark = "  MISMATCH"
@@ -158,13 +210,13 @@ func runMigrateStore(ctx context.Context, m *Main, cmd *Command, args []string) 
 	if len(bad) > 0 {
 		return fmt.Errorf("the copy differs from the source in %s records", strings.Join(bad, ", "))
 	}
-	if vaultKeys > 0 {
-		fmt.Fprintf(m.Stdout, "copied %d wrapped vault data keys (the same master key opens them)\n", vaultKeys)
+	if c.vaultKeys > 0 {
+		fmt.Fprintf(m.Stdout, "copied %d wrapped vault data keys (the same master key opens them)\n", c.vaultKeys)
 	}
-	if resources > 0 {
-		fmt.Fprintf(m.Stdout, "copied %d resources (%d bytes); each copy's content matches its SHA-256\n", resources, resourceBytes)
+	if c.resources > 0 {
+		fmt.Fprintf(m.Stdout, "copied %d resources (%d bytes); each copy's content matches its SHA-256\n", c.resources, c.resourceBytes)
 	}
-	fmt.Fprintf(m.Stdout, "copied %d records; counts and checksums match\n", srcSum.total())
+	fmt.Fprintf(m.Stdout, "copied %d records; counts and checksums match\n", v.src.total())
 	return nil
 }
 

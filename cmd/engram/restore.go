@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/engramhq/engram"
 )
@@ -28,15 +27,7 @@ func runRestore(ctx context.Context, m *Main, cmd *Command, args []string) error
 	if err != nil {
 		return err
 	}
-	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		mem, err := svc.RestoreMemory(ctx, sf.scope(), id, *reason)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(m.Stdout, mem)
-		}
-		fmt.Fprintln(m.Stdout, memoryLine(mem))
-		return nil
+	return m.changeMemory(ctx, cmd, &sf, *asJSON, func(ctx context.Context, svc engram.Service) (*engram.Memory, error) {
+		return svc.RestoreMemory(ctx, sf.scope(), id, *reason)
 	})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/engramhq/engram"
 )
@@ -32,15 +31,7 @@ func runRollback(ctx context.Context, m *Main, cmd *Command, args []string) erro
 	if !flagWasSet(fs, "version") {
 		return cmdUsageErrorf(cmd, "rollback needs --version N")
 	}
-	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		mem, err := svc.Rollback(ctx, sf.scope(), id, *version, *reason)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(m.Stdout, mem)
-		}
-		fmt.Fprintln(m.Stdout, memoryLine(mem))
-		return nil
+	return m.changeMemory(ctx, cmd, &sf, *asJSON, func(ctx context.Context, svc engram.Service) (*engram.Memory, error) {
+		return svc.Rollback(ctx, sf.scope(), id, *version, *reason)
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -77,27 +78,10 @@ not formed, and the add's answer lists them under unformed.`,
 	Run: runServe,
 }
 
-func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err error) {
+func runServe(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
-	addr := fs.String("addr", envOr(m.Getenv, "ENGRAM_ADDR", "127.0.0.1:8080"), "`HOST:PORT` to listen on (env ENGRAM_ADDR)")
-	data := fs.String("data", envOr(m.Getenv, "ENGRAM_DATA", defaultDataDir(m.Getenv)), "data `directory` (env ENGRAM_DATA)")
-	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "serve the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
-	var ef embedFlags
-	ef.register(fs, m.Getenv)
-	var sf serveFlags
-	sf.register(fs, m.Getenv)
-	var lf llmFlags
-	lf.register(fs, m.Getenv)
-	lf.registerMedia(fs, m.Getenv)
-	var mf mem0Flags
-	mf.register(fs, m.Getenv)
-	var pf proxyFlags
-	pf.register(fs, m.Getenv)
-	level := fs.String("log-level", envOr(m.Getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
-	sweepEvery := fs.String("sweep-every", envOr(m.Getenv, "ENGRAM_SWEEP_EVERY", "1m"),
-		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
-	communityEvery := fs.String("community-refresh", envOr(m.Getenv, "ENGRAM_COMMUNITY_REFRESH", "1m"),
-		"how often the communities of users whose entity graph changed are recomputed; 0 turns it off (`duration`, env ENGRAM_COMMUNITY_REFRESH)")
+	var f serveCommandFlags
+	f.register(fs, m.Getenv)
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
@@ -105,119 +89,188 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	if len(pos) > 0 {
 		return cmdUsageErrorf(cmd, "serve takes no arguments, got %q", pos[0])
 	}
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
-		return cmdUsageErrorf(cmd, "--log-level %q is not one of debug, info, warn, error", *level)
-	}
-	opts, err := sf.options(cmd)
+	r, err := f.check(cmd, m.Getenv)
 	if err != nil {
 		return err
 	}
-	sf.resolveIndexDir(*data, *store)
-	sweep, err := time.ParseDuration(*sweepEvery)
-	if err != nil || sweep < 0 {
-		return cmdUsageErrorf(cmd, "--sweep-every (env ENGRAM_SWEEP_EVERY) %q is not a duration like 30s or 5m, or 0 for no sweeper", *sweepEvery)
-	}
-	communities, err := time.ParseDuration(*communityEvery)
-	if err != nil || communities < 0 {
-		return cmdUsageErrorf(cmd, "--community-refresh (env ENGRAM_COMMUNITY_REFRESH) %q is not a duration like 30s or 5m, or 0 for none", *communityEvery)
-	}
-	if err := sf.checkAuth(cmd, *addr); err != nil {
-		return err
-	}
-	if err := mf.check(cmd); err != nil {
-		return err
-	}
-	if ef.vault, err = openVault(m.Getenv(vault.EnvKey), *sf.vaultKeyFile); err != nil {
-		return cmdUsageErrorf(cmd, "%v", err)
-	}
-	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: lvl}))
+	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: r.level}))
 	slog.SetDefault(logger) // for packages that log through the default logger
-	opts.Logger = logger
+	r.opts.Logger = logger
 	servePprof(m.Getenv("ENGRAM_PPROF"), logger)
-	if ef.former, err = lf.former(logger); err != nil {
+	if err := f.connectModels(cmd, r, logger); err != nil {
+		return err
+	}
+	if r.store != "" {
+		return servePostgres(ctx, r)
+	}
+	return serveDataDir(ctx, r)
+}
+
+// serveCommandFlags are all the flags of engram serve.
+type serveCommandFlags struct {
+	addr, data, store *string
+	ef                embedFlags
+	sf                serveFlags
+	lf                llmFlags
+	mf                mem0Flags
+	pf                proxyFlags
+	level             *string
+	sweepEvery        *string
+	communityEvery    *string
+}
+
+func (f *serveCommandFlags) register(fs *flag.FlagSet, getenv func(string) string) {
+	f.addr = fs.String("addr", envOr(getenv, "ENGRAM_ADDR", "127.0.0.1:8080"), "`HOST:PORT` to listen on (env ENGRAM_ADDR)")
+	f.data = fs.String("data", envOr(getenv, "ENGRAM_DATA", defaultDataDir(getenv)), "data `directory` (env ENGRAM_DATA)")
+	f.store = fs.String("store", getenv("ENGRAM_STORE"), "serve the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
+	f.ef.register(fs, getenv)
+	f.sf.register(fs, getenv)
+	f.lf.register(fs, getenv)
+	f.lf.registerMedia(fs, getenv)
+	f.mf.register(fs, getenv)
+	f.pf.register(fs, getenv)
+	f.level = fs.String("log-level", envOr(getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
+	f.sweepEvery = fs.String("sweep-every", envOr(getenv, "ENGRAM_SWEEP_EVERY", "1m"),
+		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
+	f.communityEvery = fs.String("community-refresh", envOr(getenv, "ENGRAM_COMMUNITY_REFRESH", "1m"),
+		"how often the communities of users whose entity graph changed are recomputed; 0 turns it off (`duration`, env ENGRAM_COMMUNITY_REFRESH)")
+}
+
+// serveRun is what a server is started with once its flags are checked.
+type serveRun struct {
+	addr, data, store string
+	ef                *embedFlags
+	opts              engramhttp.ServerOptions // carries the logger and the server's limits
+	noAuth            bool
+	level             slog.Level
+	sweep             time.Duration // interval of the TTL sweeper (0: none)
+	communities       time.Duration // interval of the community refresh (0: none)
+	tune              func(*engine.Options)
+	// mounts gives the handlers served beside the API over the service.
+	mounts func(engram.Service) ([]engramhttp.Mount, error)
+}
+
+// check validates the flags in the order their errors are reported and
+// opens the vault's master key; every error is a usage error.
+func (f *serveCommandFlags) check(cmd *Command, getenv func(string) string) (*serveRun, error) {
+	r := &serveRun{addr: *f.addr, data: *f.data, store: *f.store, ef: &f.ef, noAuth: *f.sf.noAuth}
+	if err := r.level.UnmarshalText([]byte(*f.level)); err != nil {
+		return nil, cmdUsageErrorf(cmd, "--log-level %q is not one of debug, info, warn, error", *f.level)
+	}
+	opts, err := f.sf.options(cmd)
+	if err != nil {
+		return nil, err
+	}
+	r.opts = opts
+	f.sf.resolveIndexDir(r.data, r.store)
+	r.sweep, err = time.ParseDuration(*f.sweepEvery)
+	if err != nil || r.sweep < 0 {
+		return nil, cmdUsageErrorf(cmd, "--sweep-every (env ENGRAM_SWEEP_EVERY) %q is not a duration like 30s or 5m, or 0 for no sweeper", *f.sweepEvery)
+	}
+	r.communities, err = time.ParseDuration(*f.communityEvery)
+	if err != nil || r.communities < 0 {
+		return nil, cmdUsageErrorf(cmd, "--community-refresh (env ENGRAM_COMMUNITY_REFRESH) %q is not a duration like 30s or 5m, or 0 for none", *f.communityEvery)
+	}
+	if err := f.sf.checkAuth(cmd, r.addr); err != nil {
+		return nil, err
+	}
+	if err := f.mf.check(cmd); err != nil {
+		return nil, err
+	}
+	if f.ef.vault, err = openVault(getenv(vault.EnvKey), *f.sf.vaultKeyFile); err != nil {
+		return nil, cmdUsageErrorf(cmd, "%v", err)
+	}
+	return r, nil
+}
+
+// connectModels makes the clients of the model endpoints (the former, the
+// media describer, the chat proxy and the engine's chat model) and from
+// them the engine's tuning and the mounts of r; a client that cannot be
+// made is a usage error.
+func (f *serveCommandFlags) connectModels(cmd *Command, r *serveRun, logger *slog.Logger) error {
+	var err error
+	if f.ef.former, err = f.lf.former(logger); err != nil {
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
-	describer, err := lf.describer(logger)
+	describer, err := f.lf.describer(logger)
 	if err != nil {
 		return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 	}
-	proxyCfg, err := pf.config(cmd, &lf, logger)
+	proxyCfg, err := f.pf.config(cmd, &f.lf, logger)
 	if err != nil {
 		return err
 	}
-	proxy := proxyMounts(proxyCfg)
-	if ef.former != nil {
-		chat, err := lf.chat(logger)
+	if f.ef.former != nil {
+		chat, err := f.lf.chat(logger)
 		if err != nil {
 			return cmdUsageErrorf(cmd, "%s", engram.ErrorMessage(err))
 		}
-		ef.llm = chat
+		f.ef.llm = chat
 	}
+	r.tune = f.engineTune(r.communities, describer)
+	r.mounts = f.mounts(proxyMounts(proxyCfg))
+	return nil
+}
 
-	tune := func(o *engine.Options) {
-		sf.tuneEngine(o)
+// engineTune sets the engine's options from the flags.
+func (f *serveCommandFlags) engineTune(communities time.Duration, describer engram.MediaDescriber) func(*engine.Options) {
+	return func(o *engine.Options) {
+		f.sf.tuneEngine(o)
 		o.CommunityRefresh = communities
 		// A model call takes seconds and can fail: episodes are stored at
 		// once and formed by the background jobs, which retry.
-		if ef.former != nil {
+		if f.ef.former != nil {
 			o.AsyncByDefault = true
 		}
-	}
-	if describer != nil {
-		// Media without a caption or transcript are described by the
-		// background jobs, never in a request.
-		base := tune
-		tune = func(o *engine.Options) {
-			base(o)
+		if describer != nil {
+			// Media without a caption or transcript are described by the
+			// background jobs, never in a request.
 			o.Describer = describer
 		}
 	}
-	// mounts are the handlers served beside the REST API: MCP at /mcp,
-	// the Mem0-compatible API at /mem0/ (both the engine and the
-	// PostgreSQL standby can locate a memory by id, which it needs) and
-	// the chat proxy at /v1/chat/completions.
-	mounts := func(svc engram.Service) ([]engramhttp.Mount, error) {
-		ms := sf.mounts(svc)
+}
+
+// mounts are the handlers served beside the REST API: MCP at /mcp, the
+// Mem0-compatible API at /mem0/ (both the engine and the PostgreSQL
+// standby can locate a memory by id, which it needs) and the chat proxy at
+// /v1/chat/completions.
+func (f *serveCommandFlags) mounts(proxy func(engram.Service) ([]engramhttp.Mount, error)) func(engram.Service) ([]engramhttp.Mount, error) {
+	return func(svc engram.Service) ([]engramhttp.Mount, error) {
+		ms := f.sf.mounts(svc)
 		if m0, ok := svc.(mem0api.Service); ok {
-			ms = append(ms, mf.mount(m0))
+			ms = append(ms, f.mf.mount(m0))
 		}
 		pm, err := proxy(svc)
 		return append(ms, pm...), err
 	}
-	if *store != "" {
-		return servePostgres(ctx, *addr, *data, *store, &ef, opts, *sf.noAuth, sweep, tune, mounts)
-	}
-	eng, closeEng, err := openEngineAt(ctx, *data, "", "", &ef, logger, tune)
+}
+
+// serveDataDir serves over the SQLite store of the data directory until
+// ctx ends, then closes it.
+func serveDataDir(ctx context.Context, r *serveRun) (err error) {
+	logger := r.opts.Logger
+	eng, closeEng, err := openEngineAt(ctx, r.data, "", "", r.ef, logger, r.tune)
 	if err != nil {
-		return fmt.Errorf("open data directory %s: %w", *data, err)
+		return fmt.Errorf("open data directory %s: %w", r.data, err)
 	}
-	eng.StartSweeper(sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+	eng.StartSweeper(r.sweep, engine.DefaultSweepBatch) // stopped when the engine closes
 	defer func() {
 		if cerr := closeEng(); err == nil && cerr != nil {
 			err = fmt.Errorf("close data directory: %w", cerr)
 		}
 	}()
 
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", r.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return fmt.Errorf("listen on %s: %w", r.addr, err)
 	}
-	opts.Ready, opts.Embedder = eng.Ready, eng.Embedder()
+	r.opts.Ready, r.opts.Embedder = eng.Ready, eng.Embedder()
 	keys := engram.Keys{Store: eng.Store()}
-	if *sf.noAuth {
-		warnNoAuth(logger)
-	} else {
-		opts.Keys = keys
-		adviseFirstKey(ctx, logger, keys, "--data "+*data)
-	}
-	ms, err := mounts(eng)
+	srv, err := r.server(ctx, eng, keys, "--data "+r.data)
 	if err != nil {
 		return err
 	}
-	opts.Mounts = append(opts.Mounts, ms...)
-	srv := engramhttp.NewServer(eng, opts)
-	logger.Info("listening on "+listenURL(opts, ln), "store", storeLabel(*data, ""))
+	logger.Info("listening on "+listenURL(r.opts, ln), "store", storeLabel(r.data, ""))
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -225,21 +278,38 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) (err er
 	return nil
 }
 
-// servePostgres serves over the PostgreSQL store at storeURL. A database
+// server makes the HTTP server of svc with r's options and mounts,
+// authenticating with keys unless --no-auth. With where set it logs how to
+// make the first key when none works yet (where says which store).
+func (r *serveRun) server(ctx context.Context, svc engram.Service, keys engram.KeyService, where string) (*engramhttp.Server, error) {
+	if r.noAuth {
+		warnNoAuth(r.opts.Logger)
+	} else {
+		r.opts.Keys = keys
+		if where != "" {
+			adviseFirstKey(ctx, r.opts.Logger, keys, where)
+		}
+	}
+	ms, err := r.mounts(svc)
+	if err != nil {
+		return nil, err
+	}
+	r.opts.Mounts = append(r.opts.Mounts, ms...)
+	return engramhttp.NewServer(svc, r.opts), nil
+}
+
+// servePostgres serves over the PostgreSQL store at r.store. A database
 // that cannot be reached at start does not stop the server: it listens,
 // reports not-ready and answers every call with EUNAVAILABLE while it
 // reconnects in the background, then applies the migrations and serves. An
 // error retrying cannot fix (a malformed URL, a schema newer than this
 // program, vectors of another embedder) ends it, before or after listening.
-// opts carries the logger and the server's limits; sweep is the interval
-// of the TTL sweeper (0: none); tune sets the engine's options; mounts
-// gives the handlers served beside the API over the service.
-func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFlags, opts engramhttp.ServerOptions, noAuth bool, sweep time.Duration, tune func(*engine.Options), mounts func(engram.Service) ([]engramhttp.Mount, error)) (err error) {
-	logger := opts.Logger
-	if err := os.MkdirAll(data, 0o700); err != nil {
-		return fmt.Errorf("create data directory %s: %w", data, err)
+func servePostgres(ctx context.Context, r *serveRun) (err error) {
+	logger := r.opts.Logger
+	if err := os.MkdirAll(r.data, 0o700); err != nil {
+		return fmt.Errorf("create data directory %s: %w", r.data, err)
 	}
-	emb, closeEmb, err := ef.open(ctx, cacheFile(data), logger)
+	emb, closeEmb, err := r.ef.open(ctx, cacheFile(r.data), logger)
 	if err != nil {
 		return err
 	}
@@ -248,16 +318,8 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 			err = fmt.Errorf("close the embedding cache: %w", cerr)
 		}
 	}()
-	open := func(ctx context.Context) (*engine.Engine, func() error, error) {
-		eo := engine.Options{Logger: logger, Embedder: emb, Former: ef.former, Vault: ef.vault, LLM: ef.llm}
-		tune(&eo)
-		eng, closeEng, err := openEngineOn(ctx, storeURL, eo)
-		if err == nil {
-			eng.StartSweeper(sweep, engine.DefaultSweepBatch) // stopped when the engine closes
-		}
-		return eng, closeEng, err
-	}
-	label := storeLabel(data, storeURL)
+	open := r.postgresOpener(emb)
+	label := storeLabel(r.data, r.store)
 
 	sb := &standby{}
 	defer func() {
@@ -265,59 +327,35 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 			err = fmt.Errorf("close the PostgreSQL store: %w", cerr)
 		}
 	}()
-	eng, closeEng, err := open(ctx)
-	switch {
-	case err == nil:
-		sb.eng, sb.closeEng = eng, closeEng
-	case engram.ErrorCode(err) == engram.EUNAVAILABLE && ctx.Err() == nil:
-		sb.setUnavailable(err)
-		logger.Warn("the store is unavailable; serving 503 until it can be reached", "store", label, "err", engram.ErrorMessage(err))
-	default:
-		return fmt.Errorf("open the PostgreSQL store: %w", err)
-	}
-
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	var fatal error
-	done := make(chan struct{})
-	if eng == nil {
-		go func() {
-			defer close(done)
-			if err := sb.connect(serveCtx, open, logger); err == nil {
-				logger.Info("connected to the store; ready", "store", label)
-			} else if serveCtx.Err() == nil {
-				fatal = err
-				stop()
-			}
-		}()
-	} else {
-		close(done)
-	}
-
-	opts.Ready, opts.Embedder = sb.Ready, emb
-	if noAuth {
-		warnNoAuth(logger)
-	} else {
-		opts.Keys = sb
-		if eng != nil {
-			adviseFirstKey(ctx, logger, sb, "--store URL")
-		}
-	}
-	ms, err := mounts(sb)
+	connected, err := sb.firstOpen(ctx, open, logger, label)
 	if err != nil {
 		return err
 	}
-	opts.Mounts = append(opts.Mounts, ms...)
-	srv := engramhttp.NewServer(sb, opts)
-	logger.Info("listening on "+listenURL(opts, ln), "store", label)
+
+	ln, err := net.Listen("tcp", r.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", r.addr, err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	wait := func() error { return nil }
+	if !connected {
+		wait = sb.reconnect(serveCtx, stop, open, logger, label)
+	}
+
+	r.opts.Ready, r.opts.Embedder = sb.Ready, emb
+	where := ""
+	if connected {
+		where = "--store URL"
+	}
+	srv, err := r.server(ctx, sb, sb, where)
+	if err != nil {
+		return err
+	}
+	logger.Info("listening on "+listenURL(r.opts, ln), "store", label)
 	serr := srv.Serve(serveCtx, ln)
 	stop()
-	<-done
-	if fatal != nil {
+	if fatal := wait(); fatal != nil {
 		return fmt.Errorf("open the PostgreSQL store: %w", fatal)
 	}
 	if serr != nil {
@@ -325,6 +363,20 @@ func servePostgres(ctx context.Context, addr, data, storeURL string, ef *embedFl
 	}
 	logger.Info("shut down")
 	return nil
+}
+
+// postgresOpener opens the engine over the PostgreSQL store with the
+// embedder emb and starts its TTL sweeper.
+func (r *serveRun) postgresOpener(emb engram.Embedder) openFunc {
+	return func(ctx context.Context) (*engine.Engine, func() error, error) {
+		eo := engine.Options{Logger: r.opts.Logger, Embedder: emb, Former: r.ef.former, Vault: r.ef.vault, LLM: r.ef.llm}
+		r.tune(&eo)
+		eng, closeEng, err := openEngineOn(ctx, r.store, eo)
+		if err == nil {
+			eng.StartSweeper(r.sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+		}
+		return eng, closeEng, err
+	}
 }
 
 // listenURL is the base URL of the server listening on ln.

@@ -71,6 +71,61 @@ func (s *standby) connect(ctx context.Context, open openFunc, log *slog.Logger) 
 	}
 }
 
+// readyChecker is a service that can say whether its store answers, as
+// the engine can.
+type readyChecker interface {
+	Ready(ctx context.Context) error
+}
+
+// storeOwner is a service that hands out its store, where the API keys
+// are kept, as the engine does.
+type storeOwner interface {
+	Store() engram.Store
+}
+
+// firstOpen makes the first attempt to open the engine and reports
+// whether it succeeded. An EUNAVAILABLE error (while ctx lasts) is kept
+// for the calls made meanwhile and logged; any other error is returned,
+// since retrying cannot fix it.
+func (s *standby) firstOpen(ctx context.Context, open openFunc, log *slog.Logger, label string) (bool, error) {
+	eng, closeEng, err := open(ctx)
+	switch {
+	case err == nil:
+		s.mu.Lock()
+		s.eng, s.closeEng = eng, closeEng
+		s.mu.Unlock()
+		return true, nil
+	case engram.ErrorCode(err) == engram.EUNAVAILABLE && ctx.Err() == nil:
+		s.setUnavailable(err)
+		log.Warn("the store is unavailable; serving 503 until it can be reached", "store", label, "err", engram.ErrorMessage(err))
+		return false, nil
+	default:
+		return false, fmt.Errorf("open the PostgreSQL store: %w", err)
+	}
+}
+
+// reconnect runs connect in the background until ctx ends; an error
+// retrying cannot fix calls stop, so the server shuts down. The returned
+// wait blocks until connect has returned and gives that error (nil when
+// connected or when ctx ended first).
+func (s *standby) reconnect(ctx context.Context, stop context.CancelFunc, open openFunc, log *slog.Logger, label string) (wait func() error) {
+	var fatal error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := s.connect(ctx, open, log); err == nil {
+			log.Info("connected to the store; ready", "store", label)
+		} else if ctx.Err() == nil {
+			fatal = err
+			stop()
+		}
+	}()
+	return func() error {
+		<-done
+		return fatal
+	}
+}
+
 // setUnavailable records why the store cannot be reached before connect
 // runs, so that calls made meanwhile say so.
 func (s *standby) setUnavailable(err error) {
@@ -101,7 +156,7 @@ func (s *standby) Ready(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return svc.(*engine.Engine).Ready(ctx)
+	return svc.(readyChecker).Ready(ctx)
 }
 
 // Close closes the engine if connect opened one. Call it after connect has
@@ -318,7 +373,7 @@ func (s *standby) keys() (engram.KeyService, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engram.Keys{Store: svc.(*engine.Engine).Store()}, nil
+	return engram.Keys{Store: svc.(storeOwner).Store()}, nil
 }
 
 func (s *standby) Authenticate(ctx context.Context, secret string) (*engram.APIKey, error) {

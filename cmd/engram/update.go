@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/engramhq/engram"
@@ -37,6 +38,21 @@ func runUpdate(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		return err
 	}
 
+	p, err := updatePatch(cmd, fs, &mf, *value, *noCues, meta)
+	if err != nil {
+		return err
+	}
+	p.Reason = *reason
+
+	return m.changeMemory(ctx, cmd, &sf, *asJSON, func(ctx context.Context, svc engram.Service) (*engram.Memory, error) {
+		return svc.UpdateMemory(ctx, sf.scope(), id, p)
+	})
+}
+
+// updatePatch is the patch of the fields whose flags were given on the
+// command line; a usage error when none was, or when --cue and --no-cues
+// both were.
+func updatePatch(cmd *Command, fs *flag.FlagSet, mf *memoryFlags, value string, noCues bool, meta metaFlag) (engram.MemoryPatch, error) {
 	var p engram.MemoryPatch
 	changed := false
 	set := func(name string) bool {
@@ -45,7 +61,7 @@ func runUpdate(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		return ok
 	}
 	if set("value") {
-		p.Value = value
+		p.Value = &value
 	}
 	if set("kind") {
 		k := engram.Kind(mf.kind)
@@ -55,12 +71,12 @@ func runUpdate(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		p.Abstraction = &mf.abstraction
 	}
 	switch cues := set("cue"); {
-	case cues && *noCues:
-		return cmdUsageErrorf(cmd, "give --cue or --no-cues, not both")
+	case cues && noCues:
+		return p, cmdUsageErrorf(cmd, "give --cue or --no-cues, not both")
 	case cues:
 		v := []string(mf.cues)
 		p.Cues = &v
-	case *noCues:
+	case noCues:
 		changed = true
 		p.Cues = &[]string{}
 	}
@@ -86,16 +102,21 @@ func runUpdate(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		p.Metadata = meta
 	}
 	if !changed {
-		return cmdUsageErrorf(cmd, "nothing to update: give at least one field, e.g. --value")
+		return p, cmdUsageErrorf(cmd, "nothing to update: give at least one field, e.g. --value")
 	}
-	p.Reason = *reason
+	return p, nil
+}
 
+// changeMemory runs change against the service (a missing data directory
+// is an error) and prints the memory it returns, as JSON with asJSON; an
+// error of change is returned as is. update, restore and rollback share it.
+func (m *Main) changeMemory(ctx context.Context, cmd *Command, sf *storeFlags, asJSON bool, change func(ctx context.Context, svc engram.Service) (*engram.Memory, error)) error {
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		mem, err := svc.UpdateMemory(ctx, sf.scope(), id, p)
+		mem, err := change(ctx, svc)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			return writeJSON(m.Stdout, mem)
 		}
 		fmt.Fprintln(m.Stdout, memoryLine(mem))
