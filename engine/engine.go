@@ -317,7 +317,11 @@ func (e *Engine) Store() engram.Store { return e.store }
 // Ready reports whether the engine can serve: nil, or an EUNAVAILABLE error.
 func (e *Engine) Ready(ctx context.Context) error { return e.store.Ready(ctx) }
 
-// FlushAccess writes recorded reads to the store now.
+// FlushAccess writes recorded reads to the store now: when it returns,
+// every read recorded before the call is stored (a background flush under
+// way is waited for) and the caches holding those memories are dropped.
+// It fails with the store's error; the reads of a failed flush are lost,
+// as only counters are.
 func (e *Engine) FlushAccess(ctx context.Context) error { return e.access.flush(ctx) }
 
 // Close stops the sweeper (see StartSweeper), flushes recorded reads and closes the store if Options.CloseStore
@@ -388,6 +392,12 @@ type accessRecorder struct {
 	mu      sync.Mutex
 	pending map[engram.Namespace]map[string]access // tenant -> id -> accesses since the last flush
 
+	// flushing is held by a flush from taking the pending reads until the
+	// caches have been told: a flush called while the ticker's is writing
+	// waits for it, so that when it returns every read recorded before the
+	// call is in the store.
+	flushing sync.Mutex
+
 	stopc chan struct{}
 	done  chan struct{}
 }
@@ -448,6 +458,8 @@ func (a *accessRecorder) loop(every time.Duration) {
 }
 
 func (a *accessRecorder) flush(ctx context.Context) error {
+	a.flushing.Lock()
+	defer a.flushing.Unlock()
 	a.mu.Lock()
 	pending := a.pending
 	a.pending = map[engram.Namespace]map[string]access{}
