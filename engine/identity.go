@@ -26,12 +26,12 @@ type idTx struct {
 	s     engram.Scope
 	owner engram.Namespace
 	actor string
-	e     *Engine
+	e     *media
 }
 
 // identityUpdate runs fn in one write transaction of the identities of s's
 // user; EINVALID when the store does not keep identities or s is bad.
-func (e *Engine) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *idTx) error) error {
+func (e *media) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *idTx) error) error {
 	s, err := writeScope(engram.IdentityScope(s))
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func (e *Engine) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *
 
 // identityView runs fn in a read transaction; r reads identities, rd the
 // rest of the store.
-func (e *Engine) identityView(ctx context.Context, s engram.Scope, fn func(r engram.IdentityReader, rd engram.Reader) error) error {
+func (e *media) identityView(ctx context.Context, s engram.Scope, fn func(r engram.IdentityReader, rd engram.Reader) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (t *idTx) identity(field, id string) (*engram.Identity, error) {
 // observation, each observation joins the identity of its modality that
 // identity.Default.Place picks or starts one, and a merge pass joins the
 // identities that have come close. All in one transaction.
-func (e *Engine) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
+func (e *media) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
 	if err := checkObservations(req); err != nil {
 		return nil, err
 	}
@@ -364,7 +364,7 @@ func (t *idTx) merge(into, from *engram.Identity, source string) error {
 }
 
 // ListIdentities implements engram.IdentityService.
-func (e *Engine) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
+func (e *media) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
 	if f.Modality != "" {
 		if err := engram.ValidModalityName(f.Modality); err != nil {
 			return nil, err
@@ -386,7 +386,7 @@ func (e *Engine) ListIdentities(ctx context.Context, s engram.Scope, f engram.Id
 
 // GetIdentity implements engram.IdentityService: the episodes are those of
 // its observations that s (with its agent and session) can read.
-func (e *Engine) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
+func (e *media) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
 	var d *engram.IdentityDetail
 	err := e.identityView(ctx, s, func(r engram.IdentityReader, rd engram.Reader) error {
 		i, err := r.GetIdentity(ctx, engram.IdentityScope(s), id)
@@ -431,7 +431,7 @@ func observedEpisodes(ctx context.Context, rd engram.Reader, s engram.Scope, obs
 // DeleteIdentity implements engram.IdentityService: the identity and its
 // observations are removed for good, and its person too when it has no
 // identity left.
-func (e *Engine) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
+func (e *media) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
 	return e.identityUpdate(ctx, s, func(t *idTx) error {
 		i, err := t.identity("id", id)
 		if err != nil {
@@ -465,7 +465,7 @@ func (t *idTx) dropLonelyPerson(id string) error {
 // becomes its name or an alias, and the graph's entity of that name (when
 // the store keeps the graph) its entity. A person keeps the source it was
 // made with unless an episode states it.
-func (e *Engine) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
+func (e *media) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
 	if req.Source == "" {
 		req.Source = engram.PersonAsserted
 	}
@@ -616,7 +616,7 @@ func (t *idTx) fillIdentities(p *engram.Person) error {
 
 // UnlinkIdentity implements engram.IdentityService; an identity that is
 // not linked is returned as it is. A person left without identities goes.
-func (e *Engine) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+func (e *media) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
 	var i *engram.Identity
 	err := e.identityUpdate(ctx, s, func(t *idTx) (err error) {
 		if i, err = t.identity("id", id); err != nil || i.PersonID == "" {
@@ -637,7 +637,7 @@ func (e *Engine) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) 
 
 // MergeIdentities implements engram.IdentityService: every identity of
 // From must be of Into's modality.
-func (e *Engine) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
+func (e *media) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
 	if len(req.From) == 0 {
 		return nil, engram.Errorf(engram.EINVALID, "from: at least one identity to merge is required")
 	}
@@ -670,7 +670,7 @@ func (e *Engine) MergeIdentities(ctx context.Context, s engram.Scope, req engram
 // SplitIdentity implements engram.IdentityService: the listed observations
 // (some, not all, of the identity's) go to a new identity whose centroid
 // is their mean, and the identity's centroid loses them.
-func (e *Engine) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
+func (e *media) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
 	if len(req.Observations) == 0 {
 		return nil, engram.Errorf(engram.EINVALID, "observations: at least one observation to split off is required")
 	}
@@ -733,7 +733,7 @@ func split(old, nu *engram.Identity, obs []engram.Observation) {
 }
 
 // ListPersons implements engram.IdentityService.
-func (e *Engine) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+func (e *media) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
 	out := []engram.Person{}
 	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) error {
 		is := engram.IdentityScope(s)
@@ -759,7 +759,7 @@ func (e *Engine) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Pers
 }
 
 // IdentityHistory implements engram.IdentityService.
-func (e *Engine) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+func (e *media) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
 	out := []engram.IdentityEvent{}
 	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) error {
 		evs, err := r.IdentityHistory(ctx, engram.IdentityScope(s), id)
