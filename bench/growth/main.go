@@ -48,6 +48,9 @@ func main() {
 	}
 }
 
+// run parses the flags and then measures one point (--point), merges
+// points (--add) or measures the planned points, and last rewrites the
+// plot and the table; it returns the first error met.
 func run(args []string) error {
 	fs := flag.NewFlagSet("growth", flag.ContinueOnError)
 	backends := fs.String("backends", "sqlite,postgres", "comma-separated backends to measure: sqlite, postgres")
@@ -79,56 +82,85 @@ func run(args []string) error {
 		return err
 	}
 	if *add != "" {
-		b, err := os.ReadFile(*add)
-		if err != nil {
-			return err
-		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		for dec.More() {
-			var p Point
-			if err := dec.Decode(&p); err != nil {
-				return fmt.Errorf("%s: %w", *add, err)
-			}
-			results = merge(results, p)
-		}
-		if err := writeResults(path, results); err != nil {
+		if results, err = addPoints(path, *add, results); err != nil {
 			return err
 		}
 	}
 	if !*plotOnly && *add == "" {
-		var todo []Point
-		for _, b := range strings.Split(*backends, ",") {
-			for _, s := range strings.Split(*sizes, ",") {
-				if s = strings.TrimSpace(s); s == "" {
-					continue
-				}
-				n, err := strconv.Atoi(s)
-				if err != nil || n < 1 {
-					return fmt.Errorf("--sizes: %q is not a positive number", s)
-				}
-				todo = append(todo, Point{Backend: b, Tenants: 1, PerTenant: n})
-			}
-			if *tenants > 0 {
-				todo = append(todo, Point{Backend: b, Tenants: *tenants, PerTenant: *perTenant})
-			}
+		todo, err := plan(*backends, *sizes, *tenants, *perTenant)
+		if err != nil {
+			return err
 		}
-		for _, p := range todo {
-			got, err := runChild(p, *queries, *dim, *pgURL, *restartFlag, *rowCache)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("%-34s load %7.1fs  ready %6.1fs  p50 %7.2f ms  p95 %7.2f ms  heap %7.1f MiB  rss %7.1f MiB\n",
-				got.Key(), got.LoadSeconds, got.ReadySeconds, got.P50Ms, got.P95Ms, got.HeapInUseMB, got.RSSMB)
-			results = merge(results, got)
-			if err := writeResults(path, results); err != nil {
-				return err
-			}
+		child := func(p Point) (Point, error) { return runChild(p, *queries, *dim, *pgURL, *restartFlag, *rowCache) }
+		if results, err = measureAll(path, todo, results, child); err != nil {
+			return err
 		}
 	}
 	if err := os.WriteFile(filepath.Join(*out, "growth.svg"), plot(results), 0o644); err != nil {
 		return err
 	}
 	return writeTable(filepath.Join(*out, "README.md"), results)
+}
+
+// addPoints merges the points of file (JSON lines, as --point prints them)
+// into results and writes them to path; it fails on a point it cannot
+// decode, before writing anything.
+func addPoints(path, file string, results []Point) ([]Point, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return results, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for dec.More() {
+		var p Point
+		if err := dec.Decode(&p); err != nil {
+			return results, fmt.Errorf("%s: %w", file, err)
+		}
+		results = merge(results, p)
+	}
+	return results, writeResults(path, results)
+}
+
+// plan returns the points to measure for each backend: one namespace of
+// each size, then (tenants > 0) the many-tenant corpus; it fails on a size
+// that is not a positive number.
+func plan(backends, sizes string, tenants, perTenant int) ([]Point, error) {
+	var todo []Point
+	for _, b := range strings.Split(backends, ",") {
+		for _, s := range strings.Split(sizes, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("--sizes: %q is not a positive number", s)
+			}
+			todo = append(todo, Point{Backend: b, Tenants: 1, PerTenant: n})
+		}
+		if tenants > 0 {
+			todo = append(todo, Point{Backend: b, Tenants: tenants, PerTenant: perTenant})
+		}
+	}
+	return todo, nil
+}
+
+// measureAll measures each point of todo through child, prints its
+// summary line and writes results, with it merged, to path after each; it
+// stops at the first error.
+func measureAll(path string, todo, results []Point, child func(Point) (Point, error)) ([]Point, error) {
+	for _, p := range todo {
+		got, err := child(p)
+		if err != nil {
+			return results, err
+		}
+		fmt.Printf("%-34s load %7.1fs  ready %6.1fs  p50 %7.2f ms  p95 %7.2f ms  heap %7.1f MiB  rss %7.1f MiB\n",
+			got.Key(), got.LoadSeconds, got.ReadySeconds, got.P50Ms, got.P95Ms, got.HeapInUseMB, got.RSSMB)
+		results = merge(results, got)
+		if err := writeResults(path, results); err != nil {
+			return results, err
+		}
+	}
+	return results, nil
 }
 
 // runChild measures p in a new process running this program with --point.

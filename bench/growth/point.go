@@ -95,17 +95,71 @@ type corpus struct {
 // build fills a fresh store for p, searches once in every namespace and
 // waits for the indexes, and returns p with its load and first-search
 // figures. pgURL is the PostgreSQL server to make a throwaway schema in.
+// On an error everything made so far is removed.
 func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
-	st, cleanup, err := openStore(ctx, p.Backend, pgURL)
+	c, err := openCorpus(ctx, p, pgURL)
 	if err != nil {
 		return nil, p, err
 	}
+	p.HeapBaseMB = heapMB()
+	for _, step := range []func(context.Context, *Point) error{c.load, c.firstSearches, c.saveIndexes} {
+		if err := step(ctx, &p); err != nil {
+			c.cleanup()
+			return nil, p, err
+		}
+	}
+	return c, p, nil
+}
+
+// openCorpus opens an empty store for p and an engine over it that records
+// the vector indexes it makes (with an index directory under --restart for
+// one namespace); c.cleanup closes and removes both.
+func openCorpus(ctx context.Context, p Point, pgURL string) (*corpus, error) {
+	st, cleanup, err := openStore(ctx, p.Backend, pgURL)
+	if err != nil {
+		return nil, err
+	}
 	c := &corpus{st: st, emb: &hashEmbedder{dim: p.Dim}, g: newGen(99), cleanup: cleanup}
+	c.opts = c.engineOptions()
+	if restart && p.Tenants == 1 {
+		dir, err := os.MkdirTemp("", "growth-index-*")
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		c.opts.IndexDir = dir
+		closeStore := cleanup
+		cleanup = func() { closeStore(); os.RemoveAll(dir) }
+	}
+	c.e, err = engine.New(ctx, st, c.opts)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	c.cleanup = func() {
+		if c.e != nil {
+			c.e.Close()
+		}
+		cleanup()
+	}
+	return c, nil
+}
+
+// engineOptions returns the engine's options over c's embedder and sets
+// c.autos to hand over (once each) the vector indexes the engine makes.
+func (c *corpus) engineOptions() engine.Options {
 	var (
 		mu    sync.Mutex
 		autos []*vector.Auto
 	)
-	c.opts = engine.Options{
+	c.autos = func() []*vector.Auto {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(autos)
+		autos = nil
+		return out
+	}
+	return engine.Options{
 		Embedder: c.emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
 		IndexSaveEvery: 24 * time.Hour, // saved when the bench says so
 		RowCacheBytes:  rowCacheMB << 20,
@@ -117,66 +171,43 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 			return a
 		},
 	}
-	c.autos = func() []*vector.Auto {
-		mu.Lock()
-		defer mu.Unlock()
-		out := slices.Clone(autos)
-		autos = nil
-		return out
-	}
-	if restart && p.Tenants == 1 {
-		dir, err := os.MkdirTemp("", "growth-index-*")
-		if err != nil {
-			cleanup()
-			return nil, p, err
-		}
-		c.opts.IndexDir = dir
-		closeStore := cleanup
-		cleanup = func() { closeStore(); os.RemoveAll(dir) }
-	}
-	c.e, err = engine.New(ctx, st, c.opts)
-	if err != nil {
-		cleanup()
-		return nil, p, err
-	}
-	c.cleanup = func() {
-		if c.e != nil {
-			c.e.Close()
-		}
-		cleanup()
-	}
-	p.HeapBaseMB = heapMB()
+}
 
+// load makes p's namespaces, fills each with p.PerTenant memories and
+// records the time it took in p.
+func (c *corpus) load(ctx context.Context, p *Point) error {
 	c.nss = make([]engram.Namespace, p.Tenants)
 	for i := range c.nss {
 		c.nss[i] = engram.Namespace{Org: fmt.Sprintf("org%05d", i), Project: "app", User: "u1"}
 	}
 	start := time.Now()
-	if err := fill(ctx, st, c.emb, c.nss, p.PerTenant); err != nil {
-		c.cleanup()
-		return nil, p, err
+	if err := fill(ctx, c.st, c.emb, c.nss, p.PerTenant); err != nil {
+		return err
 	}
 	p.LoadSeconds = time.Since(start).Seconds()
 	fmt.Fprintf(os.Stderr, "growth: %s: loaded %d memories in %.1fs\n", p.Key(), p.Memories, p.LoadSeconds)
+	return nil
+}
 
-	// The first search of every namespace builds its indexes.
-	start = time.Now()
+// firstSearches searches once in every namespace, which builds its
+// indexes, waits for them, and records in p the time until ready, whether
+// a graph answers and (tenants shape) the first searches' latency.
+func (c *corpus) firstSearches(ctx context.Context, p *Point) error {
+	start := time.Now()
 	var cold []time.Duration
 	for _, ns := range c.nss {
 		q := c.g.query()
 		c.emb.Precompute([]string{q})
 		t := time.Now()
 		if _, err := c.e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 10}); err != nil {
-			c.cleanup()
-			return nil, p, err
+			return err
 		}
 		cold = append(cold, time.Since(t))
 	}
 	waitFor := c.autos()
 	for _, a := range waitFor {
 		if err := a.Wait(ctx); err != nil {
-			c.cleanup()
-			return nil, p, err
+			return err
 		}
 	}
 	p.ReadySeconds = time.Since(start).Seconds()
@@ -186,15 +217,21 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 	if p.Tenants > 1 {
 		p.ColdP50Ms, p.ColdP95Ms = pct(cold, 50), pct(cold, 95)
 	}
-	if c.opts.IndexDir != "" {
-		start = time.Now()
-		if err := c.e.SaveIndexes(ctx); err != nil {
-			c.cleanup()
-			return nil, p, err
-		}
-		p.SaveSeconds = time.Since(start).Seconds()
+	return nil
+}
+
+// saveIndexes saves the built indexes when the engine has an index
+// directory, and records the time it took in p.
+func (c *corpus) saveIndexes(ctx context.Context, p *Point) error {
+	if c.opts.IndexDir == "" {
+		return nil
 	}
-	return c, p, nil
+	start := time.Now()
+	if err := c.e.SaveIndexes(ctx); err != nil {
+		return err
+	}
+	p.SaveSeconds = time.Since(start).Seconds()
+	return nil
 }
 
 // restart closes the engine, whose indexes were saved, opens a new one
