@@ -90,22 +90,6 @@ func insert(ctx context.Context, tx engram.Tx, recs ...any) error {
 	return nil
 }
 
-var ctx = context.Background()
-
-func update(t testing.TB, st engram.Store, fn func(tx engram.Tx) error) {
-	t.Helper()
-	if err := st.Update(ctx, fn); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
-}
-
-func view(t testing.TB, st engram.Store, fn func(r engram.Reader) error) {
-	t.Helper()
-	if err := st.View(ctx, fn); err != nil {
-		t.Fatalf("View: %v", err)
-	}
-}
-
 // wantCode fails unless err carries code. For coded errors it also checks
 // that the message does not leak database internals.
 func wantCode(t testing.TB, what string, err error, code string) {
