@@ -174,21 +174,15 @@ func (b *bench) measureFlat() (*vector.Flat, error) {
 
 // measureIVF builds the IVF index and measures it at each -nprobe.
 func (b *bench) measureIVF() error {
-	before := heap()
-	t0 := time.Now()
+	before, t0 := heap(), time.Now()
 	x, err := vector.BuildIVF(b.opt.dim, b.ids, b.data, vector.IVFConfig{Lists: b.opt.lists, Seed: b.opt.seed})
 	if err != nil {
 		return err
 	}
-	build := time.Since(t0)
-	mem := heap() - before
+	build, mem := time.Since(t0), heap()-before
 	fmt.Printf("ivf: lists=%d build %v (%.0f vectors/s), memory %s (%.0f bytes/vector)\n",
 		x.Lists(), build.Round(time.Millisecond), float64(b.opt.n)/build.Seconds(), mib(mem), float64(mem)/float64(b.opt.n))
-	b.header()
-	for _, p := range b.opt.probeList {
-		x.SetNProbe(p)
-		b.measure(fmt.Sprintf("nprobe=%d", p), func(q []float32) []vector.Result { return x.Search(q, b.opt.k, nil) })
-	}
+	b.sweep("nprobe", b.opt.probeList, x.SetNProbe, func(q []float32) []vector.Result { return x.Search(q, b.opt.k, nil) })
 	runtime.KeepAlive(x)
 	return nil
 }
@@ -196,8 +190,7 @@ func (b *bench) measureIVF() error {
 // measureHNSW builds the HNSW index (under the CPU profiler with
 // -cpuprofile) and measures it at each -ef.
 func (b *bench) measureHNSW() error {
-	before := heap()
-	t0 := time.Now()
+	before, t0 := heap(), time.Now()
 	h := vector.NewHNSW(b.opt.dim, vector.HNSWConfig{M: b.opt.m, EfConstruction: b.opt.efc, Seed: b.opt.seed})
 	if b.opt.cpuProfile != "" {
 		f, err := os.Create(b.opt.cpuProfile)
@@ -213,17 +206,22 @@ func (b *bench) measureHNSW() error {
 	if err != nil {
 		return err
 	}
-	build := time.Since(t0)
-	mem := heap() - before
+	build, mem := time.Since(t0), heap()-before
 	fmt.Printf("hnsw: M=%d efConstruction=%d (0: default) build %v (%.0f vectors/s), memory %s (%.0f bytes/vector)\n",
 		b.opt.m, b.opt.efc, build.Round(time.Millisecond), float64(b.opt.n)/build.Seconds(), mib(mem), float64(mem)/float64(b.opt.n))
-	b.header()
-	for _, ef := range b.opt.efList {
-		h.SetEfSearch(ef)
-		b.measure(fmt.Sprintf("ef=%d", ef), func(q []float32) []vector.Result { return h.Search(q, b.opt.k, nil) })
-	}
+	b.sweep("ef", b.opt.efList, h.SetEfSearch, func(q []float32) []vector.Result { return h.Search(q, b.opt.k, nil) })
 	runtime.KeepAlive(h)
 	return nil
+}
+
+// sweep prints the column titles, then one measure row per value of the
+// setting name, applied through set before its row.
+func (b *bench) sweep(name string, values []int, set func(int), search func(q []float32) []vector.Result) {
+	b.header()
+	for _, v := range values {
+		set(v)
+		b.measure(fmt.Sprintf("%s=%d", name, v), search)
+	}
 }
 
 // header prints the column titles of the measure rows.
