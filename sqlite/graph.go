@@ -13,11 +13,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var (
-	_ engram.GraphReader = (*tx)(nil)
-	_ engram.GraphWriter = (*tx)(nil)
-)
-
 // entityCursorKind marks the cursors of ListEntities.
 const entityCursorKind = 'n'
 

@@ -8,8 +8,6 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var _ engram.RelationsWriter = (*tx)(nil)
-
 // The statements of PutRelations: each takes its rows as one JSON array,
 // so that a memory's relations cost three statements, not three each.
 const (

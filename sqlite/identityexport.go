@@ -8,8 +8,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var _ engram.IdentityExporter = (*tx)(nil)
-
 // identityExports gives, for each identity record type, its table, its
 // columns, the column it is keyed by within a user, and how to scan a row
 // into a record.

@@ -12,11 +12,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var (
-	_ engram.JobReader = (*tx)(nil)
-	_ engram.JobQueue  = (*tx)(nil)
-)
-
 const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episodes, j.state, j.attempts,
 	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
 

@@ -9,11 +9,6 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var (
-	_ engram.KeyReader = (*tx)(nil)
-	_ engram.KeyWriter = (*tx)(nil)
-)
-
 const keyCols = `id, name, org, project, user_id, role, hash, created_at, revoked_at`
 
 func scanKey(sc scanner) (engram.APIKey, error) {

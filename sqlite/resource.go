@@ -9,14 +9,6 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var (
-	_ engram.UploadSweeper  = (*tx)(nil)
-	_ engram.ResourceDumper = (*tx)(nil)
-	_ engram.ResourceFinder = (*tx)(nil)
-	_ engram.ResourceReader = (*tx)(nil)
-	_ engram.ResourceWriter = (*tx)(nil)
-)
-
 const resourceCols = `org, project, user_id, agent, session, id, name, mime_type, source, size, sha256, memories, created_at`
 
 func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {

@@ -80,8 +80,7 @@ func (t *base) stmtCtx(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// The store implements every optional capability on the same tx; the
-// other files check the ones they hold.
+// The store implements every optional capability, all on the same tx.
 var (
 	_ engram.Tx             = (*tx)(nil)
 	_ engram.VectorReader   = (*tx)(nil)
@@ -94,6 +93,32 @@ var (
 	_ engram.ExportPager    = (*tx)(nil)
 	_ engram.Locator        = (*tx)(nil)
 	_ engram.FullTextReader = (*tx)(nil)
+
+	_ engram.GraphReader         = (*tx)(nil)
+	_ engram.GraphWriter         = (*tx)(nil)
+	_ engram.RelationsWriter     = (*tx)(nil)
+	_ engram.CommunityReader     = (*tx)(nil)
+	_ engram.CommunityWriter     = (*tx)(nil)
+	_ engram.EntityHistoryReader = (*tx)(nil)
+
+	_ engram.IdentityReader   = (*tx)(nil)
+	_ engram.IdentityWriter   = (*tx)(nil)
+	_ engram.IdentityExporter = (*tx)(nil)
+
+	_ engram.UploadSweeper  = (*tx)(nil)
+	_ engram.ResourceDumper = (*tx)(nil)
+	_ engram.ResourceFinder = (*tx)(nil)
+	_ engram.ResourceReader = (*tx)(nil)
+	_ engram.ResourceWriter = (*tx)(nil)
+
+	_ engram.JobReader = (*tx)(nil)
+	_ engram.JobQueue  = (*tx)(nil)
+
+	_ engram.KeyReader = (*tx)(nil)
+	_ engram.KeyWriter = (*tx)(nil)
+
+	_ engram.VaultKeyReader = (*tx)(nil)
+	_ engram.VaultKeyWriter = (*tx)(nil)
 )
 
 // stmt returns the prepared statement for q bound to this transaction, or
