@@ -128,12 +128,9 @@ func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 	if err != nil {
 		return nil, "", err
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		last := out[limit-1]
-		next = storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Episode) string {
+		return storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
+	})
 	return out, next, nil
 }
 
@@ -166,11 +163,7 @@ func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	if err != nil {
 		return nil, "", err
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('m', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
 	return out, next, nil
 }
 

@@ -27,28 +27,20 @@ func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Rec
 // cursor after, in Export's order, and the next page's cursor ("" after
 // the last); EINVALID for a bad scope, kind, limit or cursor.
 func (t *adminTx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := storeutil.CheckExportPage(kind, limit); err != nil {
-		return nil, "", err
-	}
-	q := &query{}
-	sql, scan, err := exportPageQuery(q, s, kind, after)
-	if err != nil {
-		return nil, "", err
-	}
-	var out []engram.Record
-	err = t.each(ctx, "export", sql+" LIMIT "+q.arg(limit+1), q.args, func(row pgx.Row) error {
-		r, err := scan(row)
-		out = append(out, r)
-		return err
+	return storeutil.ExportPage(s, kind, limit, func(n int) ([]engram.Record, error) {
+		q := &query{}
+		sql, scan, err := exportPageQuery(q, s, kind, after)
+		if err != nil {
+			return nil, err
+		}
+		var out []engram.Record
+		err = t.each(ctx, "export", sql+" LIMIT "+q.arg(n), q.args, func(row pgx.Row) error {
+			r, err := scan(row)
+			out = append(out, r)
+			return err
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.ExportNext(out, limit)
-	return out, next, nil
 }
 
 // exportPageQuery returns the query of the records of kind in s after the

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // keyTx is the key capability of a transaction: API keys
@@ -76,10 +77,7 @@ func (t *keyTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if k.ID == "" || k.Role == "" || len(k.Hash) == 0 {
-		return engram.Errorf(engram.EINVALID, "an API key needs an id, a role and a hash")
-	}
-	if err := (engram.Namespace{Org: k.Org, Project: k.Project, User: k.User}).Validate(); err != nil {
+	if err := storeutil.CheckKey(k); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{{"key id", k.ID}, {"key name", k.Name}, {"key role", k.Role}} {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // resourceTx is the resource capability of a transaction: stored files
@@ -77,10 +78,7 @@ func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram
 	if err := rows.Err(); err != nil {
 		return nil, "", t.mapErr(ctx, "list resources", err)
 	}
-	next := ""
-	if len(out) > limit {
-		out, next = out[:limit], out[limit-1].ID
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Resource) string { return last.ID })
 	return out, next, nil
 }
 

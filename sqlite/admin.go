@@ -44,11 +44,7 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 	if err := rows.Err(); err != nil {
 		return nil, "", mapErr(ctx, "audit", err)
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('a', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.AuditEntry) string { return storeutil.EncodeCursor('a', last.ID) })
 	return out, next, nil
 }
 
@@ -67,27 +63,19 @@ func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Rec
 // cursor after, in Export's order, and the next page's cursor ("" after
 // the last); EINVALID for a bad scope, kind, limit or cursor.
 func (t *adminTx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := storeutil.CheckExportPage(kind, limit); err != nil {
-		return nil, "", err
-	}
-	q, args, scan, err := exportPageQuery(s, kind, after)
-	if err != nil {
-		return nil, "", err
-	}
-	var out []engram.Record
-	err = t.each(ctx, "export", q+" LIMIT ?", append(args, limit+1), func(sc scanner) error {
-		r, err := scan(sc)
-		out = append(out, r)
-		return err
+	return storeutil.ExportPage(s, kind, limit, func(n int) ([]engram.Record, error) {
+		q, args, scan, err := exportPageQuery(s, kind, after)
+		if err != nil {
+			return nil, err
+		}
+		var out []engram.Record
+		err = t.each(ctx, "export", q+" LIMIT ?", append(args, n), func(sc scanner) error {
+			r, err := scan(sc)
+			out = append(out, r)
+			return err
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.ExportNext(out, limit)
-	return out, next, nil
 }
 
 // exportPageQuery returns the query of the records of kind in s after the

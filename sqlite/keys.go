@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 const keyCols = `id, name, org, project, user_id, role, hash, created_at, revoked_at`
@@ -68,10 +69,7 @@ func (t *adminTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if k.ID == "" || k.Role == "" || len(k.Hash) == 0 {
-		return engram.Errorf(engram.EINVALID, "an API key needs an id, a role and a hash")
-	}
-	if err := (engram.Namespace{Org: k.Org, Project: k.Project, User: k.User}).Validate(); err != nil {
+	if err := storeutil.CheckKey(k); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

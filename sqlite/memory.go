@@ -124,12 +124,9 @@ func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Ep
 	if err := rows.Err(); err != nil {
 		return nil, "", mapErr(ctx, "list episodes", err)
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		last := out[limit-1]
-		next = storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Episode) string {
+		return storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
+	})
 	return out, next, nil
 }
 
@@ -169,11 +166,7 @@ func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Me
 	if err := rows.Err(); err != nil {
 		return nil, "", mapErr(ctx, "list memories", err)
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('m', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
 	return out, next, nil
 }
 

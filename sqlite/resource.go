@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 const resourceCols = `org, project, user_id, agent, session, id, name, mime_type, source, size, sha256, memories, created_at`
@@ -71,10 +72,7 @@ func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram
 	if err := rows.Err(); err != nil {
 		return nil, "", mapErr(ctx, "list resources", err)
 	}
-	next := ""
-	if len(out) > limit {
-		out, next = out[:limit], out[limit-1].ID
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Resource) string { return last.ID })
 	return out, next, nil
 }
 

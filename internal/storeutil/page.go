@@ -1,0 +1,54 @@
+package storeutil
+
+import "github.com/engramhq/engram"
+
+// NextPage trims a page read with one row more than limit to limit rows
+// and returns the cursor of the next page, made from the page's last row
+// by cursor, or "" when it was the last page.
+func NextPage[T any](page []T, limit int, cursor func(last T) string) ([]T, string) {
+	if len(page) <= limit {
+		return page, ""
+	}
+	page = page[:limit]
+	return page, cursor(page[limit-1])
+}
+
+// ExportPage is the engram.ExportPager.ExportPage of a store: it refuses a
+// bad scope, kind or limit, reads the records after the cursor through
+// read, which is asked for limit+1 rows, and trims them to a page with the
+// next page's cursor. read's error is returned as is.
+func ExportPage(s engram.Scope, kind string, limit int, read func(n int) ([]engram.Record, error)) ([]engram.Record, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	if err := CheckExportPage(kind, limit); err != nil {
+		return nil, "", err
+	}
+	out, err := read(limit + 1)
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := ExportNext(out, limit)
+	return out, next, nil
+}
+
+// IdentityExportPage is the engram.IdentityExporter.IdentityExportPage of
+// a store: it refuses a bad scope, limit or cursor, reads the records
+// after the decoded cursor (user, key) through read, which is asked for
+// limit+1 rows, and trims them to a page with the next page's cursor.
+// read's error is returned as is.
+func IdentityExportPage(s engram.Scope, kind, after string, limit int, read func(user, key string, n int) ([]engram.Record, error)) ([]engram.Record, string, error) {
+	if err := s.Validate(); err != nil {
+		return nil, "", err
+	}
+	user, key, err := CheckIdentityExportPage(kind, after, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	out, err := read(user, key, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	out, next := IdentityExportNext(out, limit)
+	return out, next, nil
+}
