@@ -28,21 +28,9 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 		w.add("a.id < ?", id)
 	}
 	q := "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id DESC LIMIT ?"
-	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	out, err := collect(ctx, t.base, "audit", q, append(w.args, limit+1), scanAudit)
 	if err != nil {
-		return nil, "", mapErr(ctx, "audit", err)
-	}
-	defer rows.Close()
-	var out []engram.AuditEntry
-	for rows.Next() {
-		a, err := scanAudit(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "audit", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "audit", err)
+		return nil, "", err
 	}
 	out, next := storeutil.NextPage(out, limit, func(last engram.AuditEntry) string { return storeutil.EncodeCursor('a', last.ID) })
 	return out, next, nil

@@ -99,21 +99,9 @@ func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter
 		}
 		w.add("j.id < ?", id)
 	}
-	rows, err := t.query(ctx, `SELECT `+jobCols+` FROM jobs j WHERE `+w.String()+` ORDER BY j.id DESC LIMIT ?`, append(w.args, limit+1)...)
+	out, err := collect(ctx, t.base, "list jobs", `SELECT `+jobCols+` FROM jobs j WHERE `+w.String()+` ORDER BY j.id DESC LIMIT ?`, append(w.args, limit+1), scanJob)
 	if err != nil {
-		return nil, "", mapErr(ctx, "list jobs", err)
-	}
-	defer rows.Close()
-	var out []engram.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "list jobs", err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "list jobs", err)
+		return nil, "", err
 	}
 	out, next := storeutil.NextPage(out, limit, func(last engram.Job) string { return storeutil.EncodeCursor('j', last.ID) })
 	return out, next, nil

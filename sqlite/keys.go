@@ -47,20 +47,7 @@ func (t *adminTx) ListKeys(ctx context.Context, org, project string) ([]engram.A
 	if org != "" {
 		q, args = `SELECT `+keyCols+` FROM api_keys WHERE org = ? AND project = ? ORDER BY id`, []any{org, project}
 	}
-	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, mapErr(ctx, "list keys", err)
-	}
-	defer rows.Close()
-	var out []engram.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, mapErr(ctx, "list keys", err)
-		}
-		out = append(out, k)
-	}
-	return out, mapErr(ctx, "list keys", rows.Err())
+	return collect(ctx, t.base, "list keys", q, args, scanKey)
 }
 
 // InsertKey stores a new key; EINVALID without an id, a role or a hash,
