@@ -55,20 +55,7 @@ func (t *keyTx) ListKeys(ctx context.Context, org, project string) ([]engram.API
 		}
 		q, args = `SELECT `+keyCols+` FROM api_keys WHERE org = $1 AND project = $2 ORDER BY id`, []any{org, project}
 	}
-	rows, err := t.ptx.Query(ctx, q, args...)
-	if err != nil {
-		return nil, t.mapErr(ctx, "list keys", err)
-	}
-	defer rows.Close()
-	var out []engram.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, t.mapErr(ctx, "list keys", err)
-		}
-		out = append(out, k)
-	}
-	return out, t.mapErr(ctx, "list keys", rows.Err())
+	return collect(ctx, t.base, "list keys", q, args, scanKey)
 }
 
 // InsertKey stores a new key; EINVALID without an id, a role or a hash,

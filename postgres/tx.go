@@ -139,3 +139,9 @@ func (t *base) each(ctx context.Context, op, sql string, args []any, emit func(p
 	}
 	return t.mapErr(ctx, op, rows.Err())
 }
+
+// collect returns the rows of sql scanned by scan, with the errors each
+// gives.
+func collect[T any](ctx context.Context, t *base, op, sql string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
+	return storeutil.Collect(func(emit func(pgx.Row) error) error { return t.each(ctx, op, sql, args, emit) }, scan)
+}

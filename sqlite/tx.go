@@ -231,14 +231,5 @@ func (t *base) each(ctx context.Context, op, q string, args []any, emit func(sca
 // collect returns the rows of q scanned by scan, with the errors each
 // gives.
 func collect[T any](ctx context.Context, t *base, op, q string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	var out []T
-	err := t.each(ctx, op, q, args, func(sc scanner) error {
-		v, err := scan(sc)
-		if err != nil {
-			return err
-		}
-		out = append(out, v)
-		return nil
-	})
-	return out, err
+	return storeutil.Collect(func(emit func(scanner) error) error { return t.each(ctx, op, q, args, emit) }, scan)
 }

@@ -1,29 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/postgres"
-	"github.com/engramhq/engram/sqlite"
 	"github.com/engramhq/engram/vector"
 )
 
@@ -295,12 +284,6 @@ func (c *corpus) timed(ctx context.Context, qs []string) ([]time.Duration, error
 	return lat, nil
 }
 
-// resetPeak resets the process's VmHWM to its current resident set
-// (Linux); elsewhere the peak keeps counting from the start.
-func resetPeak() {
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-}
-
 // queries returns n queries with their vectors made.
 func (c *corpus) queries(n int) []string {
 	qs := make([]string, n)
@@ -373,168 +356,3 @@ var rowCacheMB int64
 // and restartProfile where --restart-cpuprofile writes the restart's;
 // empty for none.
 var profile, restartProfile string
-
-// startProfile starts a CPU profile written to path when one is asked for
-// (path is not empty), and returns what stops it.
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
-// fill writes perNS memories with their two vectors (value and
-// abstraction) into every namespace, batch memories per transaction,
-// straight through the store: the engine's write path (formation,
-// versions, audit) is not what this benchmark measures.
-func fill(ctx context.Context, st engram.Store, emb *hashEmbedder, nss []engram.Namespace, perNS int) error {
-	g := newGen(1)
-	type item struct {
-		m    *engram.Memory
-		vecs []engram.FieldVector
-	}
-	var pending []item
-	flush := func() error {
-		err := st.Update(ctx, func(tx engram.Tx) error {
-			vw, err := engram.Need[engram.VectorWriter](tx, "the growth benchmark")
-			if err != nil {
-				return err
-			}
-			for _, it := range pending {
-				if err := tx.InsertMemory(ctx, it.m); err != nil {
-					return err
-				}
-				if err := vw.PutVectors(ctx, it.m.Namespace, it.m.ID, emb.Name(), it.vecs); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		pending = pending[:0]
-		return err
-	}
-	for _, ns := range nss {
-		for range perNS {
-			m := g.memory(ns)
-			vs, _ := emb.Embed(ctx, []string{m.Value, m.Abstraction})
-			pending = append(pending, item{m, []engram.FieldVector{{Field: engram.FieldValue, Vec: vs[0]}, {Field: engram.FieldAbstraction, Vec: vs[1]}}})
-			if len(pending) == batch {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if len(pending) > 0 {
-		return flush()
-	}
-	return nil
-}
-
-// openStore opens an empty store and returns what removes it.
-func openStore(ctx context.Context, backend, pgURL string) (engram.Store, func(), error) {
-	switch backend {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "engram-growth-")
-		if err != nil {
-			return nil, nil, err
-		}
-		db, err := sqlite.Open(ctx, filepath.Join(dir, "engram.db"))
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, nil, err
-		}
-		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
-	case "postgres":
-		if pgURL == "" {
-			return nil, nil, fmt.Errorf("postgres needs --pg URL or ENGRAM_TEST_POSTGRES_URL (run under scripts/pg.sh)")
-		}
-		schema := "growth_" + strings.ToLower(engram.NewID())
-		admin, err := pgx.Connect(ctx, pgURL)
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-			admin.Close(ctx)
-			return nil, nil, err
-		}
-		drop := func() { _, _ = admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); admin.Close(ctx) }
-		u, err := url.Parse(pgURL)
-		if err != nil {
-			drop()
-			return nil, nil, err
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		db, err := postgres.Open(ctx, u.String(), postgres.Options{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			drop()
-			return nil, nil, err
-		}
-		return db, func() { db.Close(); drop() }, nil
-	}
-	return nil, nil, fmt.Errorf("unknown backend %q (sqlite or postgres)", backend)
-}
-
-func pct(d []time.Duration, p int) float64 {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := max(0, min((len(s)*p+99)/100-1, len(s)-1))
-	return float64(s[i].Microseconds()) / 1000
-}
-
-// heapMB returns the heap in use after a collection, in MiB.
-func heapMB() float64 {
-	runtime.GC()
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return float64(ms.HeapInuse) / (1 << 20)
-}
-
-// procMB reads a kB line of /proc/self/status (0 where there is none).
-func procMB(field string) float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
-			kb, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}

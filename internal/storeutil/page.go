@@ -52,3 +52,19 @@ func IdentityExportPage(s engram.Scope, kind, after string, limit int, read func
 	out, next := IdentityExportNext(out, limit)
 	return out, next, nil
 }
+
+// Collect runs each, which calls emit once per row of a query, and returns
+// the rows scanned by scan; the first error, of each or scan, stops it and
+// is returned with the rows scanned so far.
+func Collect[R, T any](each func(emit func(R) error) error, scan func(R) (T, error)) ([]T, error) {
+	var out []T
+	err := each(func(row R) error {
+		v, err := scan(row)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
