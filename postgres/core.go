@@ -70,14 +70,7 @@ func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) 
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(ids))
-	want := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if engram.ValidID(id) && !seen[id] {
-			seen[id] = true
-			want = append(want, id)
-		}
-	}
+	want := storeutil.ValidIDs(ids)
 	if len(want) == 0 {
 		return nil, nil
 	}

@@ -134,14 +134,7 @@ func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder 
 	if err := checkEmbedder(embedder); err != nil {
 		return nil, err
 	}
-	want := make([]string, 0, len(ids))
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if engram.ValidID(id) && !seen[id] {
-			seen[id] = true
-			want = append(want, id)
-		}
-	}
+	want := storeutil.ValidIDs(ids)
 	if len(want) == 0 {
 		return nil, nil
 	}

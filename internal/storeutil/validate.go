@@ -199,3 +199,17 @@ func IsCoded(err error) bool {
 	var ee *engram.Error
 	return err == nil || errors.As(err, &ee)
 }
+
+// ValidIDs returns the well-formed ids of ids, each once, in their first
+// order: a batch read skips the others.
+func ValidIDs(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	want := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if engram.ValidID(id) && !seen[id] {
+			seen[id] = true
+			want = append(want, id)
+		}
+	}
+	return want
+}
