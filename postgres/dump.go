@@ -22,7 +22,7 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 	}
 	call := func(r engram.DumpRecord) error {
 		if err := fn(r); err != nil {
-			return fnError{err}
+			return storeutil.FnError{Err: err}
 		}
 		return nil
 	}

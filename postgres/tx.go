@@ -114,14 +114,9 @@ func shortID(id string) string {
 
 func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
 
-// fnError marks an error returned by the caller's function, so that it
-// reaches the caller unwrapped.
-type fnError struct{ err error }
-
-func (e fnError) Error() string { return e.err.Error() }
-
-// each runs sql and calls emit for every row as it arrives; an fnError from
-// emit comes back unwrapped, anything else is mapped with op.
+// each runs sql and calls emit for every row as it arrives; a
+// storeutil.FnError from emit comes back unwrapped, anything else is
+// mapped with op.
 func (t *base) each(ctx context.Context, op, sql string, args []any, emit func(pgx.Row) error) error {
 	rows, err := t.ptx.Query(ctx, sql, args...)
 	if err != nil {
@@ -130,11 +125,7 @@ func (t *base) each(ctx context.Context, op, sql string, args []any, emit func(p
 	defer rows.Close()
 	for rows.Next() {
 		if err := emit(rows); err != nil {
-			var fe fnError
-			if errors.As(err, &fe) {
-				return fe.err
-			}
-			return t.mapErr(ctx, op, err)
+			return storeutil.RowError(err, func(err error) error { return t.mapErr(ctx, op, err) })
 		}
 	}
 	return t.mapErr(ctx, op, rows.Err())

@@ -71,7 +71,7 @@ func (t *vectorTx) scanVectorPage(ctx context.Context, s engram.Scope, embedder,
 			return nil
 		}
 		if err := fn(r); err != nil {
-			return fnError{err}
+			return storeutil.FnError{Err: err}
 		}
 		return nil
 	})

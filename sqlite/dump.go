@@ -16,7 +16,7 @@ import (
 func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
 	call := func(r engram.DumpRecord) error {
 		if err := fn(r); err != nil {
-			return fnError{err}
+			return storeutil.FnError{Err: err}
 		}
 		return nil
 	}

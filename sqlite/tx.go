@@ -202,14 +202,8 @@ const getMemoriesChunk = 500
 // exportPageSize is how many records Export reads at a time.
 const exportPageSize = 500
 
-// fnError marks an error returned by the caller's export function, so that
-// it reaches the caller unwrapped.
-type fnError struct{ err error }
-
-func (e fnError) Error() string { return e.err.Error() }
-
-// each runs q and calls emit for every row; an fnError from emit comes back
-// unwrapped, anything else is mapped with op.
+// each runs q and calls emit for every row; a storeutil.FnError from emit
+// comes back unwrapped, anything else is mapped with op.
 func (t *base) each(ctx context.Context, op, q string, args []any, emit func(scanner) error) error {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
@@ -218,11 +212,7 @@ func (t *base) each(ctx context.Context, op, q string, args []any, emit func(sca
 	defer rows.Close()
 	for rows.Next() {
 		if err := emit(rows); err != nil {
-			var fe fnError
-			if errors.As(err, &fe) {
-				return fe.err
-			}
-			return mapErr(ctx, op, err)
+			return storeutil.RowError(err, func(err error) error { return mapErr(ctx, op, err) })
 		}
 	}
 	return mapErr(ctx, op, rows.Err())

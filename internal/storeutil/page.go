@@ -1,6 +1,10 @@
 package storeutil
 
-import "github.com/engramhq/engram"
+import (
+	"errors"
+
+	"github.com/engramhq/engram"
+)
 
 // NextPage trims a page read with one row more than limit to limit rows
 // and returns the cursor of the next page, made from the page's last row
@@ -67,4 +71,21 @@ func Collect[R, T any](each func(emit func(R) error) error, scan func(R) (T, err
 		return nil
 	})
 	return out, err
+}
+
+// FnError marks an error returned by a caller's function called from a
+// store's row loop, so that it reaches the caller unwrapped.
+type FnError struct{ Err error }
+
+// Error returns the caller's error's message.
+func (e FnError) Error() string { return e.Err.Error() }
+
+// RowError returns what a row loop returns when its per-row function
+// failed with err: a FnError's own error, anything else through mapErr.
+func RowError(err error, mapErr func(error) error) error {
+	var fe FnError
+	if errors.As(err, &fe) {
+		return fe.Err
+	}
+	return mapErr(err)
 }
