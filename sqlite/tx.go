@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
@@ -81,45 +80,7 @@ func (t *base) stmtCtx(ctx context.Context) (context.Context, error) {
 }
 
 // The store implements every optional capability, all on the same tx.
-var (
-	_ engram.Tx             = (*tx)(nil)
-	_ engram.VectorReader   = (*tx)(nil)
-	_ engram.VectorWriter   = (*tx)(nil)
-	_ engram.ChangeLog      = (*tx)(nil)
-	_ engram.MetaReader     = (*tx)(nil)
-	_ engram.MetaWriter     = (*tx)(nil)
-	_ engram.Dumper         = (*tx)(nil)
-	_ engram.Expirer        = (*tx)(nil)
-	_ engram.ExportPager    = (*tx)(nil)
-	_ engram.Locator        = (*tx)(nil)
-	_ engram.FullTextReader = (*tx)(nil)
-
-	_ engram.GraphReader         = (*tx)(nil)
-	_ engram.GraphWriter         = (*tx)(nil)
-	_ engram.RelationsWriter     = (*tx)(nil)
-	_ engram.CommunityReader     = (*tx)(nil)
-	_ engram.CommunityWriter     = (*tx)(nil)
-	_ engram.EntityHistoryReader = (*tx)(nil)
-
-	_ engram.IdentityReader   = (*tx)(nil)
-	_ engram.IdentityWriter   = (*tx)(nil)
-	_ engram.IdentityExporter = (*tx)(nil)
-
-	_ engram.UploadSweeper  = (*tx)(nil)
-	_ engram.ResourceDumper = (*tx)(nil)
-	_ engram.ResourceFinder = (*tx)(nil)
-	_ engram.ResourceReader = (*tx)(nil)
-	_ engram.ResourceWriter = (*tx)(nil)
-
-	_ engram.JobReader = (*tx)(nil)
-	_ engram.JobQueue  = (*tx)(nil)
-
-	_ engram.KeyReader = (*tx)(nil)
-	_ engram.KeyWriter = (*tx)(nil)
-
-	_ engram.VaultKeyReader = (*tx)(nil)
-	_ engram.VaultKeyWriter = (*tx)(nil)
-)
+var _ storeutil.Capabilities = (*tx)(nil)
 
 // stmt returns the prepared statement for q bound to this transaction, or
 // nil when q is built per call.
