@@ -60,7 +60,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + episodeCols + " FROM episodes e WHERE " + q.String() + " ORDER BY e.occurred_at, e.id",
 			func(row pgx.Row) (engram.Record, error) {
 				e, err := scanEpisode(row)
-				return engram.Record{Type: kind, Episode: &e}, err
+				return storeutil.EpisodeRecord(&e), err
 			}, nil
 	case engram.RecordMemory:
 		q.scope("m.", s)
@@ -70,7 +70,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id",
 			func(row pgx.Row) (engram.Record, error) {
 				m, err := scanMemory(row)
-				return engram.Record{Type: kind, Memory: &m}, err
+				return storeutil.MemoryRecord(&m), err
 			}, nil
 	case engram.RecordVersion:
 		q.scope("v.", s)
@@ -84,7 +84,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + q.String() + " ORDER BY v.memory_id, v.version",
 			func(row pgx.Row) (engram.Record, error) {
 				v, err := scanVersion(row)
-				return engram.Record{Type: kind, Version: &v}, err
+				return storeutil.VersionRecord(&v), err
 			}, nil
 	default: // engram.RecordAudit, as CheckExportPage made sure
 		q.scope("a.", s)
@@ -94,7 +94,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + auditCols + " FROM audit a WHERE " + q.String() + " ORDER BY a.id",
 			func(row pgx.Row) (engram.Record, error) {
 				a, err := scanAudit(row)
-				return engram.Record{Type: kind, Audit: &a}, err
+				return storeutil.AuditRecord(&a), err
 			}, nil
 	}
 }

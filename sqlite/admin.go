@@ -83,7 +83,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() + " ORDER BY e.occurred_at, e.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				e, err := scanEpisode(sc)
-				return engram.Record{Type: kind, Episode: &e}, err
+				return storeutil.EpisodeRecord(&e), err
 			}, nil
 	case engram.RecordMemory:
 		w.addScope("m.", s)
@@ -93,7 +93,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				m, err := scanMemory(sc)
-				return engram.Record{Type: kind, Memory: &m}, err
+				return storeutil.MemoryRecord(&m), err
 			}, nil
 	case engram.RecordVersion:
 		w.addScope("v.", s)
@@ -107,7 +107,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w.String() + " ORDER BY v.memory_id, v.version", w.args,
 			func(sc scanner) (engram.Record, error) {
 				v, err := scanVersion(sc)
-				return engram.Record{Type: kind, Version: &v}, err
+				return storeutil.VersionRecord(&v), err
 			}, nil
 	default: // engram.RecordAudit, as CheckExportPage made sure
 		w.addScope("a.", s)
@@ -117,7 +117,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				a, err := scanAudit(sc)
-				return engram.Record{Type: kind, Audit: &a}, err
+				return storeutil.AuditRecord(&a), err
 			}, nil
 	}
 }

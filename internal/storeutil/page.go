@@ -89,3 +89,40 @@ func RowError(err error, mapErr func(error) error) error {
 	}
 	return mapErr(err)
 }
+
+// DumpRow returns the per-row function of one table of a store's Dump: it
+// scans the row with scan and hands fn the record that rec makes of it;
+// fn's error comes back as a FnError, so the row loop returns it as is.
+func DumpRow[R, T any](scan func(R) (T, error), rec func(*T) engram.Record, fn func(engram.DumpRecord) error) func(R) error {
+	return func(row R) error {
+		v, err := scan(row)
+		if err != nil {
+			return err
+		}
+		if err := fn(engram.DumpRecord{Record: rec(&v)}); err != nil {
+			return FnError{Err: err}
+		}
+		return nil
+	}
+}
+
+// EpisodeRecord, MemoryRecord, VersionRecord and AuditRecord wrap one
+// record of their type for an export or a dump.
+func EpisodeRecord(e *engram.Episode) engram.Record {
+	return engram.Record{Type: engram.RecordEpisode, Episode: e}
+}
+
+// MemoryRecord wraps m as a record; see EpisodeRecord.
+func MemoryRecord(m *engram.Memory) engram.Record {
+	return engram.Record{Type: engram.RecordMemory, Memory: m}
+}
+
+// VersionRecord wraps v as a record; see EpisodeRecord.
+func VersionRecord(v *engram.Version) engram.Record {
+	return engram.Record{Type: engram.RecordVersion, Version: v}
+}
+
+// AuditRecord wraps a as a record; see EpisodeRecord.
+func AuditRecord(a *engram.AuditEntry) engram.Record {
+	return engram.Record{Type: engram.RecordAudit, Audit: a}
+}
