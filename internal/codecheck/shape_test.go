@@ -31,7 +31,7 @@ var (
 		"http/server.go Server.routeTable": 88,
 	}
 	knownLongFiles = map[string]int{}
-	knownBigTypes = map[string]int{
+	knownBigTypes  = map[string]int{
 		"http.Server": 83,
 		"http.Client": 53,
 	}
