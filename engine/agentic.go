@@ -110,7 +110,7 @@ type move struct {
 // the search's scope and filter. It fails with the store's, the
 // embedder's or the context's error; a chat model's failure or malformed
 // reply is no error, the rules choose instead.
-func (e *Engine) searchAgentic(ctx context.Context, s *search) (*engram.SearchResult, error) {
+func (e *searcher) searchAgentic(ctx context.Context, s *search) (*engram.SearchResult, error) {
 	a := e.newAgent(s)
 	if err := e.rank(ctx, s); err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func (e *Engine) searchAgentic(ctx context.Context, s *search) (*engram.SearchRe
 }
 
 // newAgent starts an agentic search with the request's budgets.
-func (e *Engine) newAgent(s *search) *agent {
+func (e *searcher) newAgent(s *search) *agent {
 	a := &agent{s: s, cfg: e.agentCfg, base: s.cfg, tried: map[string]bool{},
 		maxSteps: s.req.Steps, maxCalls: s.req.LLMCalls, maxToks: s.req.LLMTokens}
 	a.base.Weights = maps.Clone(s.cfg.Weights)
@@ -167,7 +167,7 @@ func (e *Engine) newAgent(s *search) *agent {
 
 // choose returns the next move: STOP when a budget is spent, else the chat
 // model's choice while it may be asked, else the rules'.
-func (e *Engine) choose(ctx context.Context, a *agent) move {
+func (e *searcher) choose(ctx context.Context, a *agent) move {
 	switch {
 	case a.steps >= a.maxSteps:
 		return move{action: engram.ActionStop, by: "rules", reason: fmt.Sprintf("the step budget of %d is spent", a.maxSteps)}
@@ -240,7 +240,7 @@ func (a *agent) record(m move, raised []string) float64 {
 
 // act carries out a REFINE or EXPAND move and returns the ids whose merged
 // score it raised.
-func (e *Engine) act(ctx context.Context, a *agent, m move) ([]string, error) {
+func (e *searcher) act(ctx context.Context, a *agent, m move) ([]string, error) {
 	if m.action == engram.ActionExpand {
 		return e.expand(ctx, a, m.by == "llm")
 	}
@@ -261,7 +261,7 @@ func (e *Engine) act(ctx context.Context, a *agent, m move) ([]string, error) {
 
 // subRank runs the pipeline for query with the agentic search's plan:
 // same scope, filter, reference time and channels.
-func (e *Engine) subRank(ctx context.Context, a *agent, query string) ([]*retrieval.Candidate, error) {
+func (e *searcher) subRank(ctx context.Context, a *agent, query string) ([]*retrieval.Candidate, error) {
 	sub := &search{req: a.s.req, scope: a.s.scope, k: a.s.k, now: a.s.now, cfg: a.base, channels: a.s.channels}
 	sub.req.Query, sub.req.Budget = query, 0
 	sub.cfg.Weights = maps.Clone(a.base.Weights)
@@ -275,7 +275,7 @@ func (e *Engine) subRank(ctx context.Context, a *agent, query string) ([]*retrie
 // ranking and pools the memories they reach, loaded within the search's
 // scope and filter, each with its share of the score of the hit it was
 // reached from.
-func (e *Engine) expand(ctx context.Context, a *agent, asked bool) ([]string, error) {
+func (e *searcher) expand(ctx context.Context, a *agent, asked bool) ([]string, error) {
 	from := a.expandFrom()
 	var raised []string
 	epoch := e.text.epoch()
@@ -321,7 +321,7 @@ func (a *agent) expandFrom() []*retrieval.Candidate {
 // expansion the chat model asked for, at LLMExpandShare when they are
 // not), then those added with Options.Expanders (a graph of entities and
 // relations, when one exists).
-func (e *Engine) expanders(cfg AgentConfig, asked bool) []retrieval.Expander {
+func (e *searcher) expanders(cfg AgentConfig, asked bool) []retrieval.Expander {
 	nb, cue := cfg.NeighbourShare, cfg.CueShare
 	if asked {
 		nb, cue = cmp.Or(nb, LLMExpandShare), cmp.Or(cue, LLMExpandShare)

@@ -48,7 +48,7 @@ const (
 // its tokens. It fails when the call fails or the reply is not a usable
 // move (unknown action, a refine without a query); the caller falls back
 // to the rules.
-func (e *Engine) askChat(ctx context.Context, a *agent) (move, error) {
+func (e *searcher) askChat(ctx context.Context, a *agent) (move, error) {
 	msgs := []openai.Message{{Role: "system", Content: agentPrompt}, {Role: "user", Content: agentState(a)}}
 	reply, err := e.complete(ctx, a, msgs, openai.JSONMode())
 	if engram.ErrorCode(err) == engram.EINVALID && a.calls < a.maxCalls {
@@ -79,7 +79,7 @@ func (e *Engine) askChat(ctx context.Context, a *agent) (move, error) {
 }
 
 // complete makes one counted call to the chat model.
-func (e *Engine) complete(ctx context.Context, a *agent, msgs []openai.Message, opts ...openai.ChatOption) (string, error) {
+func (e *searcher) complete(ctx context.Context, a *agent, msgs []openai.Message, opts ...openai.ChatOption) (string, error) {
 	a.calls++
 	var u openai.Usage
 	opts = append(opts, openai.Temperature(0), openai.MaxTokens(AgentReplyTokens), openai.ReportUsage(&u))

@@ -315,7 +315,7 @@ func (p *partition) index() vector.Index {
 // loaded text index that changed, caught up with the store first; without an IndexDir it does nothing. The
 // engine also saves them periodically and on Close. It fails with ctx's
 // error or the file system's.
-func (e *Engine) SaveIndexes(ctx context.Context) error {
+func (e *admin) SaveIndexes(ctx context.Context) error {
 	var err error
 	if e.vec != nil {
 		e.vec.refresh(ctx)

@@ -48,7 +48,7 @@ func communityStore(tx engram.Reader) (engram.CommunityReader, engram.GraphReade
 // communities are written in one transaction; with Options.LLM each new
 // one then gets an abstract, in a transaction of its own (a model's
 // failure is logged, and the extractive summary stays).
-func (e *Engine) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
+func (e *graphs) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (e *Engine) RefreshCommunities(ctx context.Context, s engram.Scope, full bo
 	return e.refreshCommunities(ctx, engram.Namespace{Org: s.Org, Project: s.Project, User: s.User}, full)
 }
 
-func (e *Engine) refreshCommunities(ctx context.Context, owner engram.Namespace, full bool) (*engram.RefreshResult, error) {
+func (e *graphs) refreshCommunities(ctx context.Context, owner engram.Namespace, full bool) (*engram.RefreshResult, error) {
 	var res *engram.RefreshResult
 	var written []engram.Community
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
@@ -78,7 +78,7 @@ func (e *Engine) refreshCommunities(ctx context.Context, owner engram.Namespace,
 
 // refreshTx recomputes, in tx, the communities of owner that a dirty
 // entity touches (every one when full) and empties the dirty set.
-func (e *Engine) refreshTx(ctx context.Context, tx engram.Tx, owner engram.Namespace, full bool) (*engram.RefreshResult, []engram.Community, error) {
+func (e *graphs) refreshTx(ctx context.Context, tx engram.Tx, owner engram.Namespace, full bool) (*engram.RefreshResult, []engram.Community, error) {
 	cr, gr, err := communityStore(tx)
 	if err != nil {
 		return nil, nil, err
@@ -249,7 +249,7 @@ const maxAbstractBytes = 2000
 // abstracts asks the model for an abstract of each community and stores
 // it when the community is still as it was summarised. Failures are
 // logged: the extractive summary stays.
-func (e *Engine) abstracts(ctx context.Context, cs []engram.Community) {
+func (e *graphs) abstracts(ctx context.Context, cs []engram.Community) {
 	for _, c := range cs {
 		var b strings.Builder
 		b.WriteString("Names: " + strings.Join(c.Names, ", ") + "\n\nMemories:\n" + c.Summary)
@@ -287,7 +287,7 @@ func (e *Engine) abstracts(ctx context.Context, cs []engram.Community) {
 // an agent or a session sees only the members it sees (see
 // entityVisible), and no names, summary or sources: those may come from
 // memories it cannot read.
-func (e *Engine) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
+func (e *graphs) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -321,7 +321,7 @@ func (e *Engine) ListCommunities(ctx context.Context, s engram.Scope) (*engram.C
 
 // GetCommunity implements engram.CommunityService, narrowed like
 // ListCommunities.
-func (e *Engine) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
+func (e *graphs) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -403,7 +403,7 @@ func tagCommunities(ctx context.Context, r engram.Reader, es engram.Scope, nodes
 // RefreshDirtyCommunities refreshes the communities of every user (in any
 // tenant) with a dirty entity, up to refreshOwners of them, and says how
 // many it refreshed. A store without communities refreshes none.
-func (e *Engine) RefreshDirtyCommunities(ctx context.Context) (int, error) {
+func (e *graphs) RefreshDirtyCommunities(ctx context.Context) (int, error) {
 	var owners []engram.Namespace
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		cr, ok := r.(engram.CommunityReader)
@@ -429,7 +429,7 @@ func (e *Engine) RefreshDirtyCommunities(ctx context.Context) (int, error) {
 // the background until Close; errors are logged and the next tick tries
 // again. An interval at or below zero starts nothing; a second call is a
 // no-op.
-func (e *Engine) StartCommunityRefresher(every time.Duration) {
+func (e *graphs) StartCommunityRefresher(every time.Duration) {
 	e.startTicking(&e.refresher, every, func(ctx context.Context) {
 		if n, err := e.RefreshDirtyCommunities(ctx); err != nil && ctx.Err() == nil {
 			e.log.Warn("refresh communities", "users", n, "err", err)

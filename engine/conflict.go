@@ -12,7 +12,7 @@ var _ engram.ConflictService = (*Engine)(nil)
 
 // ListConflicts implements engram.ConflictService: the active memories of
 // the scope marked as an open conflict, grouped by conflict, newest first.
-func (e *Engine) ListConflicts(ctx context.Context, s engram.Scope) ([]engram.Conflict, error) {
+func (e *memories) ListConflicts(ctx context.Context, s engram.Scope) ([]engram.Conflict, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func openConflictMembers(ctx context.Context, r engram.Reader, s engram.Scope, i
 }
 
 // ResolveConflict implements engram.ConflictService.
-func (e *Engine) ResolveConflict(ctx context.Context, s engram.Scope, id string, req engram.ResolveConflictRequest) (*engram.ConflictResolution, error) {
+func (e *memories) ResolveConflict(ctx context.Context, s engram.Scope, id string, req engram.ResolveConflictRequest) (*engram.ConflictResolution, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (e *Engine) ResolveConflict(ctx context.Context, s engram.Scope, id string,
 
 // resolve closes conflict id in tx: req.Keep stays, the other member is
 // superseded by it or deleted, both are marked resolved.
-func (e *Engine) resolve(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.ResolveConflictRequest, actor string, now time.Time) (*engram.ConflictResolution, error) {
+func (e *memories) resolve(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.ResolveConflictRequest, actor string, now time.Time) (*engram.ConflictResolution, error) {
 	ms, err := openConflictMembers(ctx, tx, s, id)
 	if err != nil {
 		return nil, err

@@ -127,8 +127,25 @@ type Options struct {
 	Describer engram.MediaDescriber
 }
 
-// Engine implements engram.Service over an engram.Store.
+// Engine implements engram.Service over an engram.Store. It is an
+// assembly of capability services (see services.go), each owning one
+// capability over the state they share (core); their methods are the
+// Engine's.
 type Engine struct {
+	*core
+	*memories
+	*ingest
+	*searcher
+	*graphs
+	*media
+	*admin
+}
+
+// core is the state the services share: the store, clock and log, the
+// in-memory text and vector indexes, the recorded reads, the vault and the
+// configuration of formation and search. It answers for the engine's
+// lifecycle (Ready, FlushAccess, Close).
+type core struct {
 	store  engram.Store
 	former engram.Former
 	log    *slog.Logger
@@ -180,8 +197,8 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 			return nil, err
 		}
 	}
-	e := &Engine{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault, resourceQuota: opts.ResourceQuota,
-		describer: opts.Describer}
+	e := assemble(&core{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault, resourceQuota: opts.ResourceQuota,
+		describer: opts.Describer})
 	if opts.CloseStore {
 		e.closer = store.Close
 	}
@@ -244,7 +261,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 // with it (a negative TextIndexLimit): every search's full-text channel
 // would fail. A store that cannot be read is left for the first request
 // to report.
-func (e *Engine) warnNoTextIndex(ctx context.Context) {
+func (e *core) warnNoTextIndex(ctx context.Context) {
 	on := true
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		var err error
@@ -286,7 +303,7 @@ func (e *Engine) setUpJobs(ctx context.Context, opts Options) error {
 // time and identities (which finds nothing until a person is linked), then
 // extra. It gives an extra channel that the configuration does
 // not weigh weight 1.
-func (e *Engine) register(extra []retrieval.Channel) {
+func (e *core) register(extra []retrieval.Channel) {
 	if e.vec != nil {
 		e.channels = append(e.channels, dense{e.vec})
 	}
@@ -304,7 +321,7 @@ func (e *Engine) register(extra []retrieval.Channel) {
 }
 
 // Embedder returns the engine's embedder, or nil if it has none.
-func (e *Engine) Embedder() engram.Embedder {
+func (e *core) Embedder() engram.Embedder {
 	if e.vec == nil {
 		return nil
 	}
@@ -312,13 +329,17 @@ func (e *Engine) Embedder() engram.Embedder {
 }
 
 // Store returns the store the engine writes to.
-func (e *Engine) Store() engram.Store { return e.store }
+func (e *core) Store() engram.Store { return e.store }
 
 // Ready reports whether the engine can serve: nil, or an EUNAVAILABLE error.
-func (e *Engine) Ready(ctx context.Context) error { return e.store.Ready(ctx) }
+func (e *core) Ready(ctx context.Context) error { return e.store.Ready(ctx) }
 
-// FlushAccess writes recorded reads to the store now.
-func (e *Engine) FlushAccess(ctx context.Context) error { return e.access.flush(ctx) }
+// FlushAccess writes recorded reads to the store now: when it returns,
+// every read recorded before the call is stored (a background flush under
+// way is waited for) and the caches holding those memories are dropped.
+// It fails with the store's error; the reads of a failed flush are lost,
+// as only counters are.
+func (e *core) FlushAccess(ctx context.Context) error { return e.access.flush(ctx) }
 
 // Close stops the sweeper (see StartSweeper), flushes recorded reads and closes the store if Options.CloseStore
 // was set, returning the store's error.
@@ -343,7 +364,7 @@ func (e *Engine) Close() error {
 }
 
 // clock returns the current time in the form stores keep: UTC, microseconds.
-func (e *Engine) clock() time.Time { return norm(e.now()) }
+func (e *core) clock() time.Time { return norm(e.now()) }
 
 func norm(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
@@ -387,6 +408,12 @@ type accessRecorder struct {
 
 	mu      sync.Mutex
 	pending map[engram.Namespace]map[string]access // tenant -> id -> accesses since the last flush
+
+	// flushing is held by a flush from taking the pending reads until the
+	// caches have been told: a flush called while the ticker's is writing
+	// waits for it, so that when it returns every read recorded before the
+	// call is in the store.
+	flushing sync.Mutex
 
 	stopc chan struct{}
 	done  chan struct{}
@@ -448,6 +475,8 @@ func (a *accessRecorder) loop(every time.Duration) {
 }
 
 func (a *accessRecorder) flush(ctx context.Context) error {
+	a.flushing.Lock()
+	defer a.flushing.Unlock()
 	a.mu.Lock()
 	pending := a.pending
 	a.pending = map[engram.Namespace]map[string]access{}

@@ -14,7 +14,7 @@ var _ engram.GraphEditor = (*Engine)(nil)
 // capabilities, for the owner-scoped edits of an entity (merge, split):
 // EINVALID for a scope narrowed to an agent or session, EUNAVAILABLE
 // without a graph.
-func (e *Engine) editGraph(ctx context.Context, s engram.Scope, id string, fn func(tx engram.Tx, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope) error) error {
+func (e *graphs) editGraph(ctx context.Context, s engram.Scope, id string, fn func(tx engram.Tx, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope) error) error {
 	if narrowed(s) {
 		return engram.Errorf(engram.EINVALID, "an entity belongs to a user across agents and sessions: edit it with a scope that names neither")
 	}
@@ -36,7 +36,7 @@ func (e *Engine) editGraph(ctx context.Context, s engram.Scope, id string, fn fu
 // relation that would join the target to itself is dropped; two current
 // relations with the same ends and label become one with the union of
 // their evidence.
-func (e *Engine) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
+func (e *graphs) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -223,7 +223,7 @@ func absorbNames(target *engram.Entity, merged []*engram.Entity) {
 // the rest stays; a relation left with no evidence of its own moves whole.
 // A split may not take every mention (rename or merge instead), nor
 // divide an entity with MaxEntityLimit relations or more (EINVALID).
-func (e *Engine) SplitEntity(ctx context.Context, s engram.Scope, id string, req engram.SplitRequest) (*engram.Entity, error) {
+func (e *graphs) SplitEntity(ctx context.Context, s engram.Scope, id string, req engram.SplitRequest) (*engram.Entity, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -369,7 +369,7 @@ func divideRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphW
 // EntityHistory implements engram.GraphEditor. A merged or deleted
 // entity's history is read by its id; an entity written before history
 // was kept has none.
-func (e *Engine) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+func (e *graphs) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ import (
 
 // exportIdentities gives fn every identity record of s. A store that keeps
 // no identities, or a scope narrower than a user, exports none.
-func (e *Engine) exportIdentities(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+func (e *media) exportIdentities(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	if s.Agent != "" || s.Session != "" {
 		return nil
 	}
@@ -47,7 +47,7 @@ func (e *Engine) exportIdentities(ctx context.Context, s engram.Scope, fn func(e
 
 // identityPage reads one page of exportIdentities in its own read
 // transaction; kept is false when the store keeps no identities.
-func (e *Engine) identityPage(ctx context.Context, s engram.Scope, kind, after string) (page []engram.Record, next string, kept bool, err error) {
+func (e *media) identityPage(ctx context.Context, s engram.Scope, kind, after string) (page []engram.Record, next string, kept bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, exportPageTimeout)
 	defer cancel()
 	err = e.store.View(ctx, func(r engram.Reader) error {

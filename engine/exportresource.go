@@ -21,7 +21,7 @@ import (
 // exportResources gives fn every completed resource of s with its chunks,
 // a page of resources or one chunk per read transaction. A store that
 // keeps no resources exports none.
-func (e *Engine) exportResources(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+func (e *media) exportResources(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	f := engram.ResourceFilter{Limit: engram.MaxLimit}
 	for {
 		var (
@@ -58,7 +58,7 @@ func (e *Engine) exportResources(ctx context.Context, s engram.Scope, fn func(en
 }
 
 // exportResource gives fn one resource's record and its chunks.
-func (e *Engine) exportResource(ctx context.Context, res *engram.Resource, fn func(engram.Record) error) error {
+func (e *media) exportResource(ctx context.Context, res *engram.Resource, fn func(engram.Record) error) error {
 	if err := fn(engram.Record{Type: engram.RecordResource, Resource: res}); err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (im *importer) resource(ctx context.Context, w engram.ResourceWriter, r *en
 		}
 		// The new resource has no content yet, so the tenant's bytes
 		// are what it stored before.
-		return im.e.checkQuotaTx(ctx, im.tx, r.Namespace, r.Size)
+		return im.a.media.checkQuotaTx(ctx, im.tx, r.Namespace, r.Size)
 	}, func(id string) (bool, error) {
 		old, err := im.tx.(engram.ResourceReader).GetResource(ctx, im.s, id)
 		if err == nil {
@@ -202,7 +202,7 @@ func (im *importer) resource(ctx context.Context, w engram.ResourceWriter, r *en
 
 // checkQuotaTx is checkQuota inside a transaction: ETOOLARGE when storing
 // more bytes would take the tenant of n over its resource quota.
-func (e *Engine) checkQuotaTx(ctx context.Context, tx engram.Tx, n engram.Namespace, more int64) error {
+func (e *media) checkQuotaTx(ctx context.Context, tx engram.Tx, n engram.Namespace, more int64) error {
 	if e.resourceQuota <= 0 {
 		return nil
 	}

@@ -37,7 +37,7 @@ const candidatePool = 64
 // the memory as it was before (nil for a new one). A change that leaves
 // what extraction reads (value, cues, speaker, kind, status) alone costs
 // nothing. It fails with the store's error.
-func (e *Engine) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Memory, now time.Time) error {
+func (e *writer) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Memory, now time.Time) error {
 	gw, ok := tx.(engram.GraphWriter)
 	if !ok || e.noGraph {
 		return nil

@@ -26,7 +26,7 @@ func graphOf(r engram.Reader) (engram.GraphReader, error) {
 
 // ListEntities implements engram.GraphService. A bad filter is EINVALID
 // naming the field (see engram.EntityFilter.Validate).
-func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
+func (e *graphs) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (e *Engine) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 // GetEntity implements engram.GraphService. The memories and the timeline
 // are those of the entity's mentions that s itself sees (a session scope
 // sees its session's).
-func (e *Engine) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
+func (e *graphs) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func entityMemories(ctx context.Context, r engram.Reader, g engram.GraphReader, 
 // relations. Nodes are the ends of the edges (and the entity asked
 // about). An entity asked about that s does not see (see entityVisible)
 // is ENOTFOUND, as GetEntity answers.
-func (e *Engine) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequest) (*engram.Graph, error) {
+func (e *graphs) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequest) (*engram.Graph, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -258,7 +258,7 @@ func entitiesOf(ctx context.Context, g engram.GraphReader, es engram.Scope, ids 
 // the store with it (the store is scrubbed afterwards, as after a hard
 // delete); the memories that named it stay, and a later write of one of
 // them may name it again.
-func (e *Engine) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
+func (e *graphs) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
 	s, err := writeScope(s)
 	if err != nil {
 		return err

@@ -46,7 +46,7 @@ const MaxImport = 100_000
 //     identity events) are stored last, in that order, each identity
 //     needing its person and each observation its identity in the same
 //     import or the scope (see exportidentity.go).
-func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
+func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (e *Engine) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 	res := &engram.ImportResult{}
 	entry := e.audit(s.Namespace(), engram.ActorFrom(ctx), "import", nil, "", e.clock())
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}, e: e, now: entry.At}
+		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}, a: e, now: entry.At}
 		if err := im.run(ctx, recs, resources); err != nil {
 			return err
 		}
@@ -222,7 +222,7 @@ type importer struct {
 	held                              map[string]bool // ids of the scope's audit entries, loaded on first need
 	imported                          map[string]bool // ids of the memories among the records
 	idx                               *idImport       // the identity records' state, when there are any
-	e                                 *Engine         // for the entity graph of imported memories
+	a                                 *admin          // for the entity graph and quota of imported records
 	now                               time.Time
 }
 
@@ -405,7 +405,7 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 	}
 	// The graph is derived, so it is rebuilt from the imported memories
 	// rather than carried in the export.
-	return im.e.stageGraph(ctx, im.tx, nil, c, im.now)
+	return im.a.ingest.stageGraph(ctx, im.tx, nil, c, im.now)
 }
 
 // rewrite returns m with the ids this import renamed replaced, or m itself

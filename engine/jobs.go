@@ -61,7 +61,7 @@ func (r *jobRunner) retryAt(attempt int, now time.Time) *time.Time {
 }
 
 // startWorkers runs n workers until stopWorkers.
-func (e *Engine) startWorkers(n int) {
+func (e *ingest) startWorkers(n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.jobs.cancel = cancel
 	for i := range n {
@@ -73,7 +73,7 @@ func (e *Engine) startWorkers(n int) {
 
 // stopWorkers stops the workers and waits for them: a job interrupted
 // midway is queued again at once.
-func (e *Engine) stopWorkers() {
+func (e *ingest) stopWorkers() {
 	if e.jobs.cancel != nil {
 		e.jobs.cancel()
 		e.jobs.wg.Wait()
@@ -82,7 +82,7 @@ func (e *Engine) stopWorkers() {
 
 // work runs jobs whenever there are any, looking every poll interval and
 // when this engine enqueues one, until ctx ends.
-func (e *Engine) work(ctx context.Context, owner string) {
+func (e *ingest) work(ctx context.Context, owner string) {
 	defer e.jobs.wg.Done()
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -106,11 +106,11 @@ func (e *Engine) work(ctx context.Context, owner string) {
 // an EINVALID error when the store keeps no job queue. Engines with
 // Options.Workers run jobs on their own; RunJobs is for the others (tests,
 // a one-shot maintenance run).
-func (e *Engine) RunJobs(ctx context.Context) (int, error) {
+func (e *ingest) RunJobs(ctx context.Context) (int, error) {
 	return e.runJobs(ctx, e.jobs.owner+"/run")
 }
 
-func (e *Engine) runJobs(ctx context.Context, owner string) (int, error) {
+func (e *ingest) runJobs(ctx context.Context, owner string) (int, error) {
 	for n := 0; ; n++ {
 		j, err := e.claim(ctx, owner)
 		if err != nil || j == nil {
@@ -123,7 +123,7 @@ func (e *Engine) runJobs(ctx context.Context, owner string) (int, error) {
 }
 
 // claim takes the next job for owner, or nil when none may run now.
-func (e *Engine) claim(ctx context.Context, owner string) (*engram.Job, error) {
+func (e *ingest) claim(ctx context.Context, owner string) (*engram.Job, error) {
 	var j *engram.Job
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
@@ -139,7 +139,7 @@ func (e *Engine) claim(ctx context.Context, owner string) (*engram.Job, error) {
 // runJob forms the memories of a claimed job and records the outcome. A
 // failure of the former or the store is the job's (it is retried or
 // failed); runJob itself fails only when the outcome cannot be recorded.
-func (e *Engine) runJob(ctx context.Context, owner string, j *engram.Job) error {
+func (e *ingest) runJob(ctx context.Context, owner string, j *engram.Job) error {
 	jctx, cancel := context.WithTimeout(ctx, e.jobs.lease)
 	defer cancel()
 	err := e.formJob(jctx, owner, j)
@@ -183,7 +183,7 @@ var errLeaseLost = errors.New("lease lost")
 // marked done, which the single transaction rules out unless the episodes
 // were formed some other way) it marks j done without forming again, so a
 // job run twice adds nothing twice.
-func (e *Engine) formJob(ctx context.Context, owner string, j *engram.Job) error {
+func (e *ingest) formJob(ctx context.Context, owner string, j *engram.Job) error {
 	ns, s := j.Namespace, engram.ScopeOf(j.Namespace)
 	ctx = engram.WithActor(ctx, "job:"+j.ID)
 	eps, err := e.jobEpisodes(ctx, j)
@@ -232,7 +232,7 @@ func (e *Engine) formJob(ctx context.Context, owner string, j *engram.Job) error
 
 // applyJob applies f's operations in tx unless a memory already cites one
 // of j's episodes, and returns the memories it added or changed.
-func (e *Engine) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, j *engram.Job, f formed, now time.Time) ([]engram.Memory, error) {
+func (e *ingest) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, j *engram.Job, f formed, now time.Time) ([]engram.Memory, error) {
 	cited, _, err := tx.ListMemories(ctx, s, engram.MemoryFilter{Sources: j.Episodes, Limit: 1, Statuses: []engram.Status{
 		engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}})
 	if err != nil || len(cited) > 0 {
@@ -251,7 +251,7 @@ func (e *Engine) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 }
 
 // jobEpisodes reads j's episodes, leaving out any deleted since.
-func (e *Engine) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episode, error) {
+func (e *ingest) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episode, error) {
 	var eps []engram.Episode
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		for _, id := range j.Episodes {
@@ -271,7 +271,7 @@ func (e *Engine) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episo
 
 // addAsync stores eps with a job that forms their memories later, in one
 // transaction, and wakes a worker.
-func (e *Engine) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, now time.Time) (*engram.AddEpisodesResult, error) {
+func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, now time.Time) (*engram.AddEpisodesResult, error) {
 	ids := make([]string, len(eps))
 	for i := range eps {
 		ids[i] = eps[i].ID
@@ -301,7 +301,7 @@ func (e *Engine) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 // isAsync says whether an add runs formation in the background: as the
 // request asks, else as the engine's default when its store keeps a job
 // queue. It refuses async with form false, which leaves nothing to run.
-func (e *Engine) isAsync(req engram.AddEpisodesRequest) (bool, error) {
+func (e *ingest) isAsync(req engram.AddEpisodesRequest) (bool, error) {
 	form := req.Form == nil || *req.Form
 	switch {
 	case req.Async != nil && *req.Async && !form:
@@ -313,7 +313,7 @@ func (e *Engine) isAsync(req engram.AddEpisodesRequest) (bool, error) {
 }
 
 // GetJob implements engram.Service.
-func (e *Engine) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
+func (e *ingest) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -331,7 +331,7 @@ func (e *Engine) GetJob(ctx context.Context, s engram.Scope, id string) (*engram
 }
 
 // ListJobs implements engram.Service.
-func (e *Engine) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) (*engram.JobPage, error) {
+func (e *ingest) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) (*engram.JobPage, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 // LocateMemory returns the namespace of the memory id in tenant's org and
 // project (see engram.Locator). ENOTFOUND when there is none, EINVALID for
 // a bad tenant or id or a store without the capability.
-func (e *Engine) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
+func (e *memories) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
 	if err := engram.CheckID("memory", id); err != nil {
 		return engram.Namespace{}, err
 	}
@@ -29,7 +29,7 @@ func (e *Engine) LocateMemory(ctx context.Context, tenant engram.Namespace, id s
 // Namespaces returns the namespaces of tenant's org and project that hold
 // active memories, with how many (see engram.Locator). EINVALID for a bad
 // tenant or limit or a store without the capability.
-func (e *Engine) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
+func (e *memories) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	var out []engram.NamespaceCount
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		l, ok := r.(engram.Locator)

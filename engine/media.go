@@ -71,7 +71,7 @@ func undescribed(eps []engram.Episode) []string {
 // unformedNotes says, for an add that forms memories, which media stay
 // without memories and why; nil when the background job will describe
 // them or none needs it.
-func (e *Engine) unformedNotes(eps []engram.Episode, async bool) []string {
+func (e *ingest) unformedNotes(eps []engram.Episode, async bool) []string {
 	items := undescribed(eps)
 	if len(items) == 0 || (async && e.describer != nil) {
 		return nil
@@ -91,7 +91,7 @@ func (e *Engine) unformedNotes(eps []engram.Episode, async bool) []string {
 // store: episodes are immutable) and returns which items it filled. A
 // resource deleted since is skipped; the describer's error is returned,
 // so that the job that called it records it and runs again later.
-func (e *Engine) describeMedia(ctx context.Context, eps []engram.Episode) (map[mediaKey]bool, error) {
+func (e *ingest) describeMedia(ctx context.Context, eps []engram.Episode) (map[mediaKey]bool, error) {
 	if e.describer == nil {
 		return nil, nil
 	}
@@ -119,7 +119,7 @@ func (e *Engine) describeMedia(ctx context.Context, eps []engram.Episode) (map[m
 }
 
 // describe fills m's caption (an image) or transcript (audio, video).
-func (e *Engine) describe(ctx context.Context, m *engram.Media, r *engram.Resource, data []byte) error {
+func (e *ingest) describe(ctx context.Context, m *engram.Media, r *engram.Resource, data []byte) error {
 	if m.Kind == engram.MediaImage {
 		c, err := e.describer.Caption(ctx, r.MIMEType, data)
 		m.Caption = strings.TrimSpace(c)
@@ -140,8 +140,8 @@ func (e *Engine) describe(ctx context.Context, m *engram.Media, r *engram.Resour
 
 // readMedia returns a resource visible in ns's scope and its content;
 // EINVALID when it is larger than MaxDescribeBytes.
-func (e *Engine) readMedia(ctx context.Context, ns engram.Namespace, id string) (*engram.Resource, []byte, error) {
-	r, body, err := e.OpenResource(ctx, engram.ScopeOf(ns), id)
+func (e *ingest) readMedia(ctx context.Context, ns engram.Namespace, id string) (*engram.Resource, []byte, error) {
+	r, body, err := e.media.OpenResource(ctx, engram.ScopeOf(ns), id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,7 +211,7 @@ func mediaParts(eps []engram.Episode, gen map[mediaKey]bool) []mediaPart {
 // scope's memories; the memories it adds cite the episode, and in their
 // metadata the resource and the span. Other operations are left out: a
 // transcript is not a request to change what the user said.
-func (e *Engine) formMedia(ctx context.Context, eps []engram.Episode, gen map[mediaKey]bool) ([]engram.MemoryOp, error) {
+func (e *ingest) formMedia(ctx context.Context, eps []engram.Episode, gen map[mediaKey]bool) ([]engram.MemoryOp, error) {
 	var out []engram.MemoryOp
 	parts := mediaParts(eps, gen)
 	for len(parts) > 0 {
@@ -231,7 +231,7 @@ func (e *Engine) formMedia(ctx context.Context, eps []engram.Episode, gen map[me
 
 // formItem forms the texts of one media item, alone, so that no memory
 // takes another item's text as its context.
-func (e *Engine) formItem(ctx context.Context, parts []mediaPart) ([]engram.MemoryOp, error) {
+func (e *ingest) formItem(ctx context.Context, parts []mediaPart) ([]engram.MemoryOp, error) {
 	turns := make([]engram.Episode, len(parts))
 	byID := make(map[string]int, len(parts))
 	for i, p := range parts {

@@ -11,7 +11,7 @@ import (
 )
 
 // UpdateMemory implements engram.Service.
-func (e *Engine) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
+func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func getActive(ctx context.Context, tx engram.Tx, s engram.Scope, id string, wha
 
 // update applies p to the active memory id as a version recording op
 // (UPDATE or MERGE); a patch that changes nothing writes nothing.
-func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch, op engram.Op, actor string, now time.Time) (*engram.Memory, error) {
+func (e *writer) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch, op engram.Op, actor string, now time.Time) (*engram.Memory, error) {
 	old, err := getActive(ctx, tx, s, id, "an update")
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (e *Engine) update(ctx context.Context, tx engram.Tx, vb *vecBatch, s engra
 
 // writeVersion replaces old by m in the store and appends the version and
 // the audit entry for the change.
-func (e *Engine) writeVersion(ctx context.Context, tx engram.Tx, vb *vecBatch, old, m *engram.Memory, op engram.Op, actor, reason string, now time.Time) error {
+func (e *writer) writeVersion(ctx context.Context, tx engram.Tx, vb *vecBatch, old, m *engram.Memory, op engram.Op, actor, reason string, now time.Time) error {
 	if err := tx.ReplaceMemory(ctx, m); err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func sameContent(a, b *engram.Memory) bool {
 }
 
 // SupersedeMemory implements engram.Service.
-func (e *Engine) SupersedeMemory(ctx context.Context, s engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
+func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func (e *Engine) SupersedeMemory(ctx context.Context, s engram.Scope, id string,
 	return out, vb.done(err)
 }
 
-func (e *Engine) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
+func (e *writer) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
 	if err := checkReason(req.Reason); err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func (e *Engine) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s en
 
 // DeleteMemory implements engram.Service. A soft delete of an already
 // deleted memory succeeds without a new version.
-func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error {
+func (e *memories) DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error {
 	s, err := writeScope(s)
 	if err != nil {
 		return err
@@ -331,7 +331,7 @@ func (e *Engine) DeleteMemory(ctx context.Context, s engram.Scope, id string, o 
 	return err
 }
 
-func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id, reason, actor string, now time.Time) (*engram.Memory, error) {
+func (e *writer) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id, reason, actor string, now time.Time) (*engram.Memory, error) {
 	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
@@ -351,7 +351,7 @@ func (e *Engine) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s e
 }
 
 // RestoreMemory implements engram.Service.
-func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason string) (*engram.Memory, error) {
+func (e *memories) RestoreMemory(ctx context.Context, s engram.Scope, id, reason string) (*engram.Memory, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -391,7 +391,7 @@ func (e *Engine) RestoreMemory(ctx context.Context, s engram.Scope, id, reason s
 // version v left it with, recorded as a new UPDATE version. A superseded
 // memory cannot be rolled back (its replacement is the current fact); a
 // deleted one is restored by the rollback.
-func (e *Engine) Rollback(ctx context.Context, s engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
+func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err
@@ -449,7 +449,7 @@ func (e *Engine) Rollback(ctx context.Context, s engram.Scope, id string, v int,
 }
 
 // DeleteEpisode implements engram.Service.
-func (e *Engine) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
+func (e *memories) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
 	s, err := writeScope(s)
 	if err != nil {
 		return err
@@ -477,7 +477,7 @@ func (e *Engine) DeleteEpisode(ctx context.Context, s engram.Scope, id string) e
 }
 
 // DeleteScope implements engram.Service.
-func (e *Engine) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {
+func (e *admin) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {
 	s, err := writeScope(s)
 	if err != nil {
 		return nil, err

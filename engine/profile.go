@@ -17,7 +17,7 @@ const profileLimit = 200
 // names, and the active core memories of s, the profile memory first, then
 // by importance. It fails with EINVALID for a bad scope and with the
 // store's errors.
-func (e *Engine) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
+func (e *memories) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ func unmarshal(b []byte, v any) error {
 }
 
 // GetEpisode implements engram.Service.
-func (e *Engine) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
+func (e *memories) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (e *Engine) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 // whose TTL has passed is returned as expired (see engram.Memory.Lapse). A
 // vault memory is not found unless ctx carries engram.WithVault; then it is
 // returned decrypted, and the read audited.
-func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
+func (e *memories) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (e *Engine) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 }
 
 // ListEpisodes implements engram.Service.
-func (e *Engine) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) (*engram.EpisodePage, error) {
+func (e *memories) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) (*engram.EpisodePage, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (e *Engine) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 // Vault memories are left out
 // unless ctx carries engram.WithVault; then they are listed decrypted, and
 // the read audited.
-func (e *Engine) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
+func (e *memories) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func asOf(f engram.MemoryFilter) engram.MemoryFilter {
 // History implements engram.Service. The history of a vault memory is not
 // found unless ctx carries engram.WithVault; then it is decrypted, and the
 // read audited.
-func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
+func (e *memories) History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func (e *Engine) History(ctx context.Context, s engram.Scope, id string) ([]engr
 // Vault memories and their versions are left out unless ctx carries
 // engram.WithVault; then they are exported decrypted, and the read audited
 // (Import refuses them: see Import).
-func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+func (e *admin) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	s, err := readScope(s)
 	if err != nil {
 		return err
@@ -200,17 +200,17 @@ func (e *Engine) Export(ctx context.Context, s engram.Scope, fn func(engram.Reco
 	fn, audit := e.exportVault(ctx, s, fn)
 	err = e.exportPaged(ctx, s, fn)
 	if err == nil {
-		err = e.exportResources(ctx, s, fn)
+		err = e.media.exportResources(ctx, s, fn)
 	}
 	if err == nil {
-		err = e.exportIdentities(ctx, s, fn)
+		err = e.media.exportIdentities(ctx, s, fn)
 	}
 	return audit(err)
 }
 
 // exportPaged is Export after the scope check: page by page over an
 // engram.ExportPager, else in one read transaction.
-func (e *Engine) exportPaged(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
+func (e *admin) exportPaged(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	paged := true
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		if _, ok := r.(engram.ExportPager); ok {
@@ -240,7 +240,7 @@ const (
 // exportKind gives fn every record of kind in s, a page per read
 // transaction. It records the id of the last memory in *lastMemory and
 // ends the versions after it.
-func (e *Engine) exportKind(ctx context.Context, s engram.Scope, kind string, lastMemory *string, fn func(engram.Record) error) error {
+func (e *admin) exportKind(ctx context.Context, s engram.Scope, kind string, lastMemory *string, fn func(engram.Record) error) error {
 	for after := ""; ; {
 		page, next, err := e.exportPage(ctx, s, kind, after)
 		if err != nil {
@@ -265,7 +265,7 @@ func (e *Engine) exportKind(ctx context.Context, s engram.Scope, kind string, la
 }
 
 // exportPage reads one page of exportKind in its own read transaction.
-func (e *Engine) exportPage(ctx context.Context, s engram.Scope, kind, after string) ([]engram.Record, string, error) {
+func (e *admin) exportPage(ctx context.Context, s engram.Scope, kind, after string) ([]engram.Record, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, exportPageTimeout)
 	defer cancel()
 	var (
@@ -284,7 +284,7 @@ func (e *Engine) exportPage(ctx context.Context, s engram.Scope, kind, after str
 }
 
 // Audit implements engram.Service.
-func (e *Engine) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) (*engram.AuditPage, error) {
+func (e *admin) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) (*engram.AuditPage, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func historyTexts(ctx context.Context, tx engram.Tx, s engram.Scope, m *engram.M
 
 // afterPurge forgets texts of n's partition in the embedder's cache (every
 // partition of n's tenant when tenant is set) and scrubs the store.
-func (e *Engine) afterPurge(ctx context.Context, n engram.Namespace, texts []string, tenant bool) {
+func (e *core) afterPurge(ctx context.Context, n engram.Namespace, texts []string, tenant bool) {
 	ctx = context.WithoutCancel(ctx)
 	if f, ok := e.Embedder().(engram.EmbedForgetter); ok {
 		var err error

@@ -29,7 +29,7 @@ const resourceNeed = "storing resources"
 // any error the partial upload is removed. Content the namespace already
 // holds (the same SHA-256 and size) is kept once: the new upload is
 // removed and the stored resource returned.
-func (e *Engine) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
+func (e *media) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
 	if err := e.newResource(&r); err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (e *Engine) AddResource(ctx context.Context, r engram.Resource, body io.Rea
 }
 
 // newResource validates r and gives it an id and a creation time.
-func (e *Engine) newResource(r *engram.Resource) error {
+func (e *media) newResource(r *engram.Resource) error {
 	s, err := writeScope(engram.ScopeOf(r.Namespace))
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func (e *Engine) newResource(r *engram.Resource) error {
 
 // fillResource stores body's content under the pending resource r, makes
 // memories of a document's sections and completes r.
-func (e *Engine) fillResource(ctx context.Context, r *engram.Resource, body io.Reader) error {
+func (e *media) fillResource(ctx context.Context, r *engram.Resource, body io.Reader) error {
 	sum, err := e.storeContent(ctx, r, body)
 	if err != nil {
 		return err
@@ -91,7 +91,7 @@ func (e *Engine) fillResource(ctx context.Context, r *engram.Resource, body io.R
 
 // findDuplicate returns the completed resource of r's namespace with r's
 // content, nil when there is none or the store cannot search by content.
-func (e *Engine) findDuplicate(ctx context.Context, r *engram.Resource) (*engram.Resource, error) {
+func (e *media) findDuplicate(ctx context.Context, r *engram.Resource) (*engram.Resource, error) {
 	var dup *engram.Resource
 	err := e.store.View(ctx, func(tx engram.Reader) error {
 		f, ok := tx.(engram.ResourceFinder)
@@ -110,7 +110,7 @@ func (e *Engine) findDuplicate(ctx context.Context, r *engram.Resource) (*engram
 
 // storeContent copies body into chunks of r and returns the hex SHA-256
 // of the content; ETOOLARGE as soon as the tenant's quota would be passed.
-func (e *Engine) storeContent(ctx context.Context, r *engram.Resource, body io.Reader) (string, error) {
+func (e *media) storeContent(ctx context.Context, r *engram.Resource, body io.Reader) (string, error) {
 	h := sha256.New()
 	buf := make([]byte, engram.ResourceChunkBytes)
 	for seq := 0; ; seq++ {
@@ -130,7 +130,7 @@ func (e *Engine) storeContent(ctx context.Context, r *engram.Resource, body io.R
 }
 
 // putChunk checks the quota and stores one chunk.
-func (e *Engine) putChunk(ctx context.Context, r *engram.Resource, h hash.Hash, seq int, data []byte) error {
+func (e *media) putChunk(ctx context.Context, r *engram.Resource, h hash.Hash, seq int, data []byte) error {
 	if err := e.checkQuota(ctx, r.Namespace, int64(len(data))); err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (e *Engine) putChunk(ctx context.Context, r *engram.Resource, h hash.Hash, 
 
 // checkQuota returns ETOOLARGE naming the quota when adding more bytes
 // would take the tenant of n over it.
-func (e *Engine) checkQuota(ctx context.Context, n engram.Namespace, more int64) error {
+func (e *media) checkQuota(ctx context.Context, n engram.Namespace, more int64) error {
 	var used int64
 	err := e.store.View(ctx, func(tx engram.Reader) error {
 		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
@@ -169,7 +169,7 @@ func (e *Engine) checkQuota(ctx context.Context, n engram.Namespace, more int64)
 
 // resourceMemories splits a document resource into memories of kind
 // resource; other resources make none.
-func (e *Engine) resourceMemories(ctx context.Context, r *engram.Resource) ([]engram.Memory, error) {
+func (e *media) resourceMemories(ctx context.Context, r *engram.Resource) ([]engram.Memory, error) {
 	format := document.Format(r.MIMEType, r.Name)
 	if format == "" || r.Size == 0 {
 		return nil, nil
@@ -215,7 +215,7 @@ func sectionMemory(r *engram.Resource, s document.Section, index int) (engram.Me
 
 // completeResource stores the memories of r and makes r visible, in one
 // transaction.
-func (e *Engine) completeResource(ctx context.Context, r *engram.Resource, ms []engram.Memory) error {
+func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []engram.Memory) error {
 	ops := make([]engram.MemoryOp, len(ms))
 	for i, m := range ms {
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
@@ -250,7 +250,7 @@ func (e *Engine) completeResource(ctx context.Context, r *engram.Resource, ms []
 }
 
 // dropResource removes what a failed upload stored, whatever ctx's state.
-func (e *Engine) dropResource(ctx context.Context, r engram.Resource) {
+func (e *media) dropResource(ctx context.Context, r engram.Resource) {
 	ctx = context.WithoutCancel(ctx)
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
@@ -267,7 +267,7 @@ func (e *Engine) dropResource(ctx context.Context, r engram.Resource) {
 }
 
 // GetResource implements engram.ResourceService.
-func (e *Engine) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+func (e *media) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func (e *Engine) GetResource(ctx context.Context, s engram.Scope, id string) (*e
 }
 
 // ListResources implements engram.ResourceService.
-func (e *Engine) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
+func (e *media) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
 	s, err := readScope(s)
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (e *Engine) ListResources(ctx context.Context, s engram.Scope, f engram.Res
 }
 
 // OpenResource implements engram.ResourceService.
-func (e *Engine) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
+func (e *media) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
 	r, err := e.GetResource(ctx, s, id)
 	if err != nil {
 		return nil, nil, err
@@ -324,7 +324,7 @@ func (e *Engine) OpenResource(ctx context.Context, s engram.Scope, id string) (*
 // DeleteResource implements engram.ResourceService: the resource, its
 // content, and every memory made from it (with their versions and
 // vectors) are purged in one transaction, then the store is scrubbed.
-func (e *Engine) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
+func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
 	s, err := writeScope(s)
 	if err != nil {
 		return err
@@ -463,7 +463,7 @@ const UploadTimeout = time.Hour
 // UploadTimeout ago and never completed (their server stopped mid-way),
 // with their chunks, and says how many. A store that keeps no resources
 // has none; the store's error is returned as is.
-func (e *Engine) SweepUploads(ctx context.Context) (int, error) {
+func (e *media) SweepUploads(ctx context.Context) (int, error) {
 	var stale []engram.Resource
 	err := e.store.View(ctx, func(tx engram.Reader) error {
 		sw, ok := tx.(engram.UploadSweeper)

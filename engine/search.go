@@ -48,7 +48,7 @@ type search struct {
 // retrieval.Config.Plain). Every hit counts as an access. Vault memories
 // are never among the hits; a request with Vault set searches the vault
 // instead (see searchVault).
-func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
+func (e *searcher) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
 	if req.Vault {
 		return e.searchVault(ctx, req)
 	}
@@ -77,7 +77,7 @@ func (e *Engine) Search(ctx context.Context, req engram.SearchRequest) (*engram.
 // rank runs one pass of the pipeline for a planned search: the query
 // analysed, the channels' candidates gathered, fused, reranked and spread
 // into s.cands, best first.
-func (e *Engine) rank(ctx context.Context, s *search) error {
+func (e *searcher) rank(ctx context.Context, s *search) error {
 	s.query = retrieval.Analyze(s.req.Query, s.now)
 	e.weighLanguage(s)
 	if err := e.gather(ctx, s); err != nil {
@@ -90,7 +90,7 @@ func (e *Engine) rank(ctx context.Context, s *search) error {
 }
 
 // recordHits counts every hit of a search's result as an access.
-func (e *Engine) recordHits(s *search, res *engram.SearchResult) {
+func (e *searcher) recordHits(s *search, res *engram.SearchResult) {
 	ids := make([]string, len(res.Hits))
 	for i := range res.Hits {
 		ids[i] = res.Hits[i].Memory.ID
@@ -101,7 +101,7 @@ func (e *Engine) recordHits(s *search, res *engram.SearchResult) {
 // plan checks a request and settles what the search will do: its scope,
 // k, reference time, configuration and channels. It fails with EINVALID
 // naming the field at fault.
-func (e *Engine) plan(req engram.SearchRequest) (*search, error) {
+func (e *searcher) plan(req engram.SearchRequest) (*search, error) {
 	scope, err := readScope(req.Scope)
 	if err != nil {
 		return nil, err
@@ -164,7 +164,7 @@ func searchK(req engram.SearchRequest) (int, error) {
 
 // pick returns the channels a search runs: those named, in registration
 // order, or else every registered channel the configuration weighs.
-func (e *Engine) pick(names []string, cfg retrieval.Config) ([]retrieval.Channel, error) {
+func (e *searcher) pick(names []string, cfg retrieval.Config) ([]retrieval.Channel, error) {
 	if len(names) == 0 {
 		return slices.DeleteFunc(slices.Clone(e.channels), func(c retrieval.Channel) bool { return cfg.Weights[c.Name()] == 0 }), nil
 	}
@@ -179,7 +179,7 @@ func (e *Engine) pick(names []string, cfg retrieval.Config) ([]retrieval.Channel
 	return slices.DeleteFunc(slices.Clone(e.channels), func(c retrieval.Channel) bool { return !slices.Contains(names, c.Name()) }), nil
 }
 
-func (e *Engine) channelNames() []string {
+func (e *searcher) channelNames() []string {
 	out := make([]string, len(e.channels))
 	for i, c := range e.channels {
 		out[i] = c.Name()
@@ -191,7 +191,7 @@ func (e *Engine) channelNames() []string {
 // one read transaction, the in-memory text index of the scope brought up
 // to date with it, their prefetches (which run beside the rest, as the
 // dense channel's index search does) and their reads of the store.
-func (e *Engine) gather(ctx context.Context, s *search) error {
+func (e *searcher) gather(ctx context.Context, s *search) error {
 	pool := max(s.cfg.Pool, s.k)
 	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
 	e.text.readEarly(s.scope) // while the vector index loads, if it must
@@ -276,7 +276,7 @@ func (s *search) result() (*engram.SearchResult, error) {
 
 // weighLanguage lowers the dense channel's weight for a query in a
 // language the embedder does not cover (see DenseOtherLanguage).
-func (e *Engine) weighLanguage(s *search) {
+func (e *searcher) weighLanguage(s *search) {
 	if e.vec == nil || s.query.Lang == "" || e.vec.covers(s.query.Lang) {
 		return
 	}

@@ -25,7 +25,7 @@ const DefaultSweepBatch = 500
 // returns how many it marked. It fails with EINVALID if the store cannot
 // find lapsed memories (engram.Expirer), or with the store's error; the
 // batches committed before an error stay marked.
-func (e *Engine) Sweep(ctx context.Context, batch int) (int, error) {
+func (e *admin) Sweep(ctx context.Context, batch int) (int, error) {
 	if batch < 1 {
 		batch = DefaultSweepBatch
 	}
@@ -43,7 +43,7 @@ func (e *Engine) Sweep(ctx context.Context, batch int) (int, error) {
 }
 
 // sweepBatch marks up to batch lapsed memories in one transaction.
-func (e *Engine) sweepBatch(ctx context.Context, batch int) (int, error) {
+func (e *admin) sweepBatch(ctx context.Context, batch int) (int, error) {
 	now := e.clock()
 	n := 0
 	vb := e.vec.batch()
@@ -72,7 +72,7 @@ func (e *Engine) sweepBatch(ctx context.Context, batch int) (int, error) {
 }
 
 // expire writes the version that marks a lapsed memory expired.
-func (e *Engine) expire(ctx context.Context, tx engram.Tx, vb *vecBatch, old *engram.Memory, now time.Time) error {
+func (e *admin) expire(ctx context.Context, tx engram.Tx, vb *vecBatch, old *engram.Memory, now time.Time) error {
 	m := clone(old)
 	m.Lapse(now)
 	m.Version = old.Version + 1
@@ -92,9 +92,9 @@ type sweeper struct {
 // every interval in the background until Close; errors are logged, and the next run tries
 // again. An interval below or at zero starts nothing; a second call is a
 // no-op.
-func (e *Engine) StartSweeper(every time.Duration, batch int) {
+func (e *admin) StartSweeper(every time.Duration, batch int) {
 	e.startTicking(&e.sweeper, every, func(ctx context.Context) {
-		if u, err := e.SweepUploads(ctx); err != nil && ctx.Err() == nil {
+		if u, err := e.media.SweepUploads(ctx); err != nil && ctx.Err() == nil {
 			e.log.Warn("sweep abandoned uploads", "err", err)
 		} else if u > 0 {
 			e.log.Info("removed abandoned uploads", "uploads", u)
@@ -112,7 +112,7 @@ func (e *Engine) StartSweeper(every time.Duration, batch int) {
 // startTicking starts the background loop of *slot, unless one was
 // started: run every interval, with a context cancelled when the engine
 // closes (stopTicking). An interval at or below zero starts nothing.
-func (e *Engine) startTicking(slot **sweeper, every time.Duration, run func(ctx context.Context)) {
+func (e *core) startTicking(slot **sweeper, every time.Duration, run func(ctx context.Context)) {
 	if every <= 0 {
 		return
 	}
@@ -148,7 +148,7 @@ func (e *Engine) startTicking(slot **sweeper, every time.Duration, run func(ctx 
 }
 
 // stopTicking stops the loop of *slot, if one runs, and waits for it.
-func (e *Engine) stopTicking(slot **sweeper) {
+func (e *core) stopTicking(slot **sweeper) {
 	e.sweepMu.Lock()
 	sw := *slot
 	e.sweepMu.Unlock()

@@ -38,7 +38,7 @@ func errNoVault(where string) error {
 // is held by the vault: making it inside would take a second write
 // transaction. It fails with EUNAVAILABLE on an engine without a vault,
 // or with the store's error.
-func (e *Engine) prepareVault(ctx context.Context, n engram.Namespace, ms []engram.Memory) error {
+func (e *core) prepareVault(ctx context.Context, n engram.Namespace, ms []engram.Memory) error {
 	i := slices.IndexFunc(ms, func(m engram.Memory) bool { return m.Kind == engram.KindVault })
 	if i < 0 {
 		return nil
@@ -52,7 +52,7 @@ func (e *Engine) prepareVault(ctx context.Context, n engram.Namespace, ms []engr
 
 // sealed returns m as the store keeps it: sealed under its tenant's data
 // key (see prepareVault) when it is a vault memory.
-func (e *Engine) sealed(ctx context.Context, m *engram.Memory) (*engram.Memory, error) {
+func (e *core) sealed(ctx context.Context, m *engram.Memory) (*engram.Memory, error) {
 	if m.Kind != engram.KindVault {
 		return m, nil
 	}
@@ -114,7 +114,7 @@ func hideVault(f engram.MemoryFilter) (engram.MemoryFilter, error) {
 
 // openKey returns the data key of n's tenant for reading, nil when it has
 // none. It fails with EUNAVAILABLE on an engine without a vault.
-func (e *Engine) openKey(ctx context.Context, n engram.Namespace) (cipher.AEAD, error) {
+func (e *core) openKey(ctx context.Context, n engram.Namespace) (cipher.AEAD, error) {
 	if e.vault == nil {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "vault memories are encrypted and this server has no vault key: start it with %s or --vault-key-file", vault.EnvKey)
 	}
@@ -124,7 +124,7 @@ func (e *Engine) openKey(ctx context.Context, n engram.Namespace) (cipher.AEAD, 
 // reveal opens the sealed memories among ms in place, with the data key of
 // scope s's tenant, and audits the read as how (e.g. "get") before
 // returning. An altered ciphertext fails the whole read.
-func (e *Engine) reveal(ctx context.Context, s engram.Scope, how string, ms ...*engram.Memory) error {
+func (e *core) reveal(ctx context.Context, s engram.Scope, how string, ms ...*engram.Memory) error {
 	var ids []string
 	var dk cipher.AEAD
 	for _, m := range ms {
@@ -151,7 +151,7 @@ func (e *Engine) reveal(ctx context.Context, s engram.Scope, how string, ms ...*
 
 // auditVault writes the audit entry of a vault read of ids, when there
 // are any; the read fails if the entry cannot be written.
-func (e *Engine) auditVault(ctx context.Context, s engram.Scope, how string, ids []string) error {
+func (e *core) auditVault(ctx context.Context, s engram.Scope, how string, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (e *Engine) auditVault(ctx context.Context, s engram.Scope, how string, ids
 // newest first, and ranks those that contain query terms by the share of
 // the terms they contain. Vault memories are never indexed in plaintext, so
 // the retrieval channels cannot see them.
-func (e *Engine) searchVault(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
+func (e *searcher) searchVault(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
 	s, err := e.plan(req)
 	if err != nil {
 		return nil, err
@@ -273,7 +273,7 @@ func vaultTerms(q string) []string {
 // exportVault returns fn behind the vault's rule for exports (see
 // vaultExport), and the function that audits what it let through once the
 // export ends with err; that function returns err, or the audit's error.
-func (e *Engine) exportVault(ctx context.Context, s engram.Scope, fn func(engram.Record) error) (func(engram.Record) error, func(error) error) {
+func (e *core) exportVault(ctx context.Context, s engram.Scope, fn func(engram.Record) error) (func(engram.Record) error, func(error) error) {
 	x := &vaultExport{access: engram.VaultFrom(ctx)}
 	if x.access {
 		x.dk, x.dkErr = e.openKey(ctx, s.Namespace())

@@ -13,7 +13,7 @@ import (
 )
 
 // AddEpisodes implements engram.Service.
-func (e *Engine) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
+func (e *ingest) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
 	if err := req.Namespace.Validate(); err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ type formed struct {
 // then over the captions and transcripts of their media (formMedia; gen
 // names those the model made). It fails with the former's or the store's
 // error.
-func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode, gen map[mediaKey]bool) (formed, error) {
+func (e *ingest) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode, gen map[mediaKey]bool) (formed, error) {
 	var f formed
 	var err error
 	switch c := e.former.(type) {
@@ -164,7 +164,7 @@ func (e *Engine) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 // each read in its own short read transaction, so a former that takes
 // seconds between reads (a model call) holds no store connection or
 // snapshot meanwhile.
-func (e *Engine) formView(ns engram.Namespace) engram.ScopeReader {
+func (e *ingest) formView(ns engram.Namespace) engram.ScopeReader {
 	return withoutVault{viewScope{e.store, engram.ScopeOf(ns)}}
 }
 
@@ -222,7 +222,7 @@ func (v viewScope) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) (ep
 // storeEpisodes writes the episodes, their audit entry and the memories
 // formed from them in tx, and returns the memories. An update of the turn
 // before is dropped when that memory changed since it was read.
-func (e *Engine) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
+func (e *ingest) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
 	if err := checkMediaResources(ctx, tx, eps); err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func dropStale(ctx context.Context, tx engram.Tx, s engram.Scope, ops []engram.M
 }
 
 // AddMemories implements engram.Service.
-func (e *Engine) AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error) {
+func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error) {
 	if err := req.Namespace.Validate(); err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func checkBatch(what string, n int) error {
 
 // applyOps carries out memory operations inside tx, in scope s, and returns
 // the memories added or changed.
-func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+func (e *writer) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	var out []engram.Memory
 	var added []string
 	for i, op := range ops {
@@ -353,7 +353,7 @@ func (e *Engine) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 
 // applyOp carries out one operation of the decision model and returns the
 // memories it added or changed.
-func (e *Engine) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+func (e *writer) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	if engram.IsProfile(&op.Memory) {
 		var err error
 		if s, op, err = profileOp(ctx, tx, s, op); err != nil {
@@ -421,7 +421,7 @@ func profileOp(ctx context.Context, tx engram.Tx, s engram.Scope, op engram.Memo
 // conflict adds op's memory and marks it and op.TargetID, which must be
 // active, as the two sides of a new open conflict named after the new
 // memory.
-func (e *Engine) conflict(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
+func (e *writer) conflict(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	old, err := getActive(ctx, tx, s, op.TargetID, "a conflict")
 	if err != nil {
 		return nil, err
@@ -482,7 +482,7 @@ func prepareNew(m *engram.Memory, now time.Time) error {
 
 // insertNew stores the new memory m, sealed when it is a vault memory (m
 // itself stays as given), with its first version.
-func (e *Engine) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *engram.Memory, actor, reason string, now time.Time) error {
+func (e *writer) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *engram.Memory, actor, reason string, now time.Time) error {
 	st, err := e.sealed(ctx, m)
 	if err != nil {
 		return err
@@ -525,7 +525,7 @@ func cleanCues(cues []string) []string {
 	return out
 }
 
-func (e *Engine) audit(n engram.Namespace, actor, op string, ids []string, detail string, at time.Time) *engram.AuditEntry {
+func (e *core) audit(n engram.Namespace, actor, op string, ids []string, detail string, at time.Time) *engram.AuditEntry {
 	return &engram.AuditEntry{ID: engram.NewID(), Namespace: n, Actor: actor, Op: op, IDs: ids, Detail: detail, At: at}
 }
 
@@ -535,7 +535,7 @@ func (e *Engine) audit(n engram.Namespace, actor, op string, ids []string, detai
 // if none), so that a conversation added a turn at a time is formed as if
 // it had come in one batch. It returns nil, nil when there is no such
 // episode; an error only when the store fails.
-func (e *Engine) earlier(ctx context.Context, n engram.Namespace, eps []engram.Episode, d time.Duration) (*engram.Episode, *engram.Memory, error) {
+func (e *writer) earlier(ctx context.Context, n engram.Namespace, eps []engram.Episode, d time.Duration) (*engram.Episode, *engram.Memory, error) {
 	if len(eps) == 0 || d <= 0 {
 		return nil, nil, nil
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -11,16 +12,19 @@ import (
 	"github.com/engramhq/engram/wordnet"
 )
 
-// DefaultEngine opens the engine with default options over the store in
-// dir, through storeopen: the SQLite store in that data directory. Each
-// search writes the reads it recorded before it answers (see
-// flushingService), so figures do not depend on the machine's speed.
+// DefaultEngine opens the engine with default options, frozen (see
+// Freeze), over the store in dir, through storeopen: the SQLite store in
+// that data directory. Each search writes the reads it recorded before it
+// answers (see flushingService), so figures do not depend on the
+// machine's speed.
 func DefaultEngine(ctx context.Context, dir string) (engram.Service, func() error, error) {
-	e, err := storeopen.Engine(ctx, dir, engine.Options{Logger: slog.New(slog.DiscardHandler)})
+	opts := engine.Options{Logger: slog.New(slog.DiscardHandler)}
+	Freeze(&opts)
+	e, err := storeopen.Engine(ctx, dir, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	return flushingService{e, e}, e.Close, nil
+	return flushing(e), e.Close, nil
 }
 
 // GraphTune adds the graph channel, walking with walk and weighed weight
@@ -74,12 +78,37 @@ func GraphEngine(tune func(*engine.Options)) EngineFactory {
 	return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
 		opts := engine.Options{Logger: slog.New(slog.DiscardHandler)}
 		tune(&opts)
+		Freeze(&opts)
 		e, err := storeopen.Engine(ctx, dir, opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		return flushingService{e, e}, e.Close, nil
+		return flushing(e), e.Close, nil
 	}
+}
+
+// Freeze stops the engine's background work that would change rankings
+// with the machine's timing: recorded reads are written only when Run
+// asks, after each search (see flushingService), not by a timer, and no
+// communities are refreshed in the background. Every factory of an
+// engine under test applies it, so two runs of one binary on one data
+// set rank every question the same.
+func Freeze(o *engine.Options) {
+	o.AccessFlush = frozenFlush
+	o.CommunityRefresh = 0
+}
+
+// frozenFlush is the access-flush interval of a frozen engine: longer
+// than any run.
+const frozenFlush = 365 * 24 * time.Hour
+
+// flushing wraps svc in a flushingService when it records reads in the
+// background, and returns it as it is otherwise.
+func flushing(svc engram.Service) engram.Service {
+	if f, ok := svc.(accessFlusher); ok {
+		return flushingService{svc, f}
+	}
+	return svc
 }
 
 // accessFlusher is the capability of an engine that records reads in the

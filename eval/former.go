@@ -23,11 +23,13 @@ type FormerInfo struct {
 // FormerEngine is DefaultEngine with f forming memories.
 func FormerEngine(f engram.Former) EngineFactory {
 	return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
-		e, err := storeopen.Engine(ctx, dir, engine.Options{Logger: slog.New(slog.DiscardHandler), Former: f})
+		opts := engine.Options{Logger: slog.New(slog.DiscardHandler), Former: f}
+		Freeze(&opts)
+		e, err := storeopen.Engine(ctx, dir, opts)
 		if err != nil {
 			return nil, nil, err
 		}
-		return flushingService{e, e}, e.Close, nil
+		return flushing(e), e.Close, nil
 	}
 }
 

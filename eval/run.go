@@ -59,7 +59,9 @@ type Config struct {
 	DataDir string
 	// Progress receives a progress bar; nil shows none.
 	Progress io.Writer
-	// NewEngine opens the engine under test; default DefaultEngine.
+	// NewEngine opens the engine under test; default DefaultEngine. An
+	// engine that records reads in the background (FlushAccess) has them
+	// written after every search; a factory should also Freeze it.
 	NewEngine EngineFactory
 	// Former, when set, forms memories in the default engine instead of
 	// the rules (see FormerEngine); the report names it and, for the LLM
@@ -221,6 +223,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
+	svc = flushing(svc)
 	defer func() {
 		if closeSvc != nil {
 			_ = closeSvc()

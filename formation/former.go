@@ -87,7 +87,24 @@ func (f Former) ContinueWithin() time.Duration {
 // as context after it and, with Link, a link to it, as one batch of both
 // would have (none when prevMem already links onward, or with NoTurns).
 func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *engram.Memory, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	// Each episode is read in its own language: a batch may mix them.
+	tags, known := readLanguages(eps)
+	order := eventOrder(eps)
+	gap := f.ContinueWithin()
+	mems, err := f.turns(ctx, eps, tags, known)
+	if err != nil {
+		return nil, err
+	}
+	var tail []engram.MemoryOp // the update of prevMem, if any
+	if len(order) > 0 {
+		tail = f.continueFrom(prev, prevMem, &eps[order[0]], &mems[order[0]], gap)
+	}
+	f.linkNeighbours(eps, order, mems, gap)
+	return f.ops(tail, eps, order, mems, gap), nil
+}
+
+// readLanguages detects each episode's language (a batch may mix them) and
+// collects the name keys known from the contents and the speakers.
+func readLanguages(eps []engram.Episode) ([]string, map[string]bool) {
 	tags := make([]string, len(eps))
 	known := map[string]bool{}
 	for i := range eps {
@@ -101,18 +118,24 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 			}
 		}
 	}
-	// Neighbours in event time; ties keep the batch order.
+	return tags, known
+}
+
+// eventOrder returns the indexes of eps in event time; ties keep the batch
+// order.
+func eventOrder(eps []engram.Episode) []int {
 	order := make([]int, len(eps))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return eps[order[a]].OccurredAt.Before(eps[order[b]].OccurredAt) })
-	gap := f.Gap
-	if gap <= 0 {
-		gap = DefaultGap
-	}
+	return order
+}
+
+// turns forms each episode's own memory, with an id up front under Link;
+// it stops with ctx's error once ctx is done.
+func (f Former) turns(ctx context.Context, eps []engram.Episode, tags []string, known map[string]bool) ([]engram.Memory, error) {
 	mems := make([]engram.Memory, len(eps))
-	var tail []engram.MemoryOp // the update of prevMem, if any
 	for i := range eps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -122,28 +145,41 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 			mems[i].ID = engram.NewID()
 		}
 	}
-	if len(order) > 0 {
-		b := order[0]
-		conv := mems[b].ID
-		if prev != nil && !eps[b].OccurredAt.Before(prev.OccurredAt) && eps[b].OccurredAt.Sub(prev.OccurredAt) <= gap {
-			if exchange(prev, &eps[b]) && f.Context > 0 {
-				f.addContext(&mems[b], Abstract(prev.Speaker, prev.Content, f.Context))
-			}
-			if prevMem != nil && f.Link {
-				setMeta(&mems[b], engram.MetaPrev, prevMem.ID)
-				conv = prevMem.ID
-				if c, _ := prevMem.Metadata[engram.MetaConversation].(string); c != "" {
-					conv = c
-				}
-			}
-			if op, ok := f.continued(prev, prevMem, &eps[b], &mems[b]); ok {
-				tail = append(tail, op)
+	return mems, nil
+}
+
+// continueFrom joins first, the earliest episode of the batch, and its
+// memory m to prev's conversation when it lies at most gap after prev, and
+// returns the update of prevMem that this calls for, if any. Under Link it
+// also records m's conversation.
+func (f Former) continueFrom(prev *engram.Episode, prevMem *engram.Memory, first *engram.Episode, m *engram.Memory, gap time.Duration) []engram.MemoryOp {
+	var tail []engram.MemoryOp
+	conv := m.ID
+	if prev != nil && !first.OccurredAt.Before(prev.OccurredAt) && first.OccurredAt.Sub(prev.OccurredAt) <= gap {
+		if exchange(prev, first) && f.Context > 0 {
+			f.addContext(m, Abstract(prev.Speaker, prev.Content, f.Context))
+		}
+		if prevMem != nil && f.Link {
+			setMeta(m, engram.MetaPrev, prevMem.ID)
+			conv = prevMem.ID
+			if c, _ := prevMem.Metadata[engram.MetaConversation].(string); c != "" {
+				conv = c
 			}
 		}
-		if f.Link {
-			setMeta(&mems[b], engram.MetaConversation, conv)
+		if op, ok := f.continued(prev, prevMem, first, m); ok {
+			tail = append(tail, op)
 		}
 	}
+	if f.Link {
+		setMeta(m, engram.MetaConversation, conv)
+	}
+	return tail
+}
+
+// linkNeighbours walks the memories in event time: a pause over gap starts
+// a new conversation; within one, each exchange gives both turns context
+// from the other and, under Link, neighbours link to each other.
+func (f Former) linkNeighbours(eps []engram.Episode, order []int, mems []engram.Memory, gap time.Duration) {
 	for j := 1; j < len(order); j++ {
 		a, b := order[j-1], order[j]
 		if eps[b].OccurredAt.Sub(eps[a].OccurredAt) > gap {
@@ -171,6 +207,11 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 			setMeta(&mems[b], engram.MetaPrev, mems[a].ID)
 		}
 	}
+}
+
+// ops returns tail, then an ADD of each turn's memory (unless NoTurns),
+// then an ADD of each scene worth storing (with Scene over one).
+func (f Former) ops(tail []engram.MemoryOp, eps []engram.Episode, order []int, mems []engram.Memory, gap time.Duration) []engram.MemoryOp {
 	ops := tail
 	if !f.NoTurns {
 		for i := range mems {
@@ -189,7 +230,7 @@ func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *en
 			ops = append(ops, engram.MemoryOp{Op: engram.OpAdd, Memory: m, Reason: "formed from a scene of episodes"})
 		}
 	}
-	return ops, nil
+	return ops
 }
 
 // scenes cuts the episodes, in event-time order, into runs of at most

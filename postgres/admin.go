@@ -47,11 +47,7 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 	if err != nil {
 		return nil, "", err
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('a', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.AuditEntry) string { return storeutil.EncodeCursor('a', last.ID) })
 	return out, next, nil
 }
 

@@ -70,14 +70,7 @@ func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) 
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(ids))
-	want := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if engram.ValidID(id) && !seen[id] {
-			seen[id] = true
-			want = append(want, id)
-		}
-	}
+	want := storeutil.ValidIDs(ids)
 	if len(want) == 0 {
 		return nil, nil
 	}
@@ -128,12 +121,9 @@ func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 	if err != nil {
 		return nil, "", err
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		last := out[limit-1]
-		next = storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Episode) string {
+		return storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
+	})
 	return out, next, nil
 }
 
@@ -166,11 +156,7 @@ func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 	if err != nil {
 		return nil, "", err
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('m', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
 	return out, next, nil
 }
 

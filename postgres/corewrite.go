@@ -70,22 +70,31 @@ func memoryArgs(m *engram.Memory) ([]any, error) {
 		textsearch.Words(m.Abstraction), textsearch.Words(textsearch.SegmentCues(m.Cues)), textsearch.Words(m.Value)}, nil
 }
 
+// writeArgs checks that t may write and that m is storable, and returns
+// head followed by the values of m's columns (memoryArgs).
+func (t *coreTx) writeArgs(m *engram.Memory, head ...any) ([]any, error) {
+	if err := t.writable(); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(m); err != nil {
+		return nil, err
+	}
+	rest, err := memoryArgs(m)
+	if err != nil {
+		return nil, err
+	}
+	return append(head, rest...), nil
+}
+
 // InsertMemory stores and indexes m. EINVALID if m fails Validate, has no
 // id or holds text PostgreSQL cannot store; ECONFLICT if its tenant
 // already has that id.
 func (t *coreTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := checkMemory(m); err != nil {
-		return err
-	}
-	rest, err := memoryArgs(m)
+	n := m.Namespace
+	args, err := t.writeArgs(m, n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, m.ID)
 	if err != nil {
 		return err
 	}
-	n := m.Namespace
-	args := append([]any{n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, m.ID}, rest...)
 	tag, err := t.ptx.Exec(ctx, `INSERT INTO memories (tenant, org, project, user_id, agent, session, id,
 		kind, abstraction, cues, value, language, confidence, importance, status, valid_from, valid_to,
 		created_at, updated_at, expired_at, expires_at, sources, superseded_by, metadata, version,
@@ -107,18 +116,11 @@ func (t *coreTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 // has no such memory; EINVALID if m fails Validate or holds text
 // PostgreSQL cannot store.
 func (t *coreTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := checkMemory(m); err != nil {
-		return err
-	}
-	rest, err := memoryArgs(m)
+	n := m.Namespace
+	args, err := t.writeArgs(m, n.Tenant(), m.ID, n.User, n.Agent, n.Session)
 	if err != nil {
 		return err
 	}
-	n := m.Namespace
-	args := append([]any{n.Tenant(), m.ID, n.User, n.Agent, n.Session}, rest...)
 	// The CTE locks the row and reads the user it had, whose cached index
 	// must drop the memory when the replacement moves it to another user.
 	var oldUser string

@@ -317,11 +317,7 @@ func (db *DB) ReadFresh(ctx context.Context, fn func(r engram.Reader) error) err
 // cannot hold is EINVALID; anything else is an internal error wrapped with
 // op. The message of an *engram.Error never includes SQL.
 func (db *DB) mapErr(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *engram.Error
-	if errors.As(err, &ee) {
+	if storeutil.IsCoded(err) {
 		return err
 	}
 	if cerr := ctx.Err(); cerr != nil {

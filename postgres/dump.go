@@ -22,7 +22,7 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 	}
 	call := func(r engram.DumpRecord) error {
 		if err := fn(r); err != nil {
-			return fnError{err}
+			return storeutil.FnError{Err: err}
 		}
 		return nil
 	}
@@ -30,35 +30,11 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 		q    string
 		emit func(pgx.Row) error
 	}{
-		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C"`, func(row pgx.Row) error {
-			e, err := scanEpisode(row)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordEpisode, Episode: &e}})
-		}},
-		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C"`, func(row pgx.Row) error {
-			m, err := scanMemory(row)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMemory, Memory: &m}})
-		}},
+		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C"`, storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
+		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C"`, storeutil.DumpRow(func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) }, storeutil.MemoryRecord, fn)},
 		{"SELECT " + versionCols + ` FROM memory_versions v
-			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.version`, func(row pgx.Row) error {
-			v, err := scanVersion(row)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVersion, Version: &v}})
-		}},
-		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C"`, func(row pgx.Row) error {
-			a, err := scanAudit(row)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordAudit, Audit: &a}})
-		}},
+			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.version`, storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
+		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C"`, storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
 		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
 			FROM memory_vectors v JOIN memories m ON m.tenant = v.tenant AND m.id = v.memory_id
 			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`,

@@ -27,28 +27,20 @@ func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Rec
 // cursor after, in Export's order, and the next page's cursor ("" after
 // the last); EINVALID for a bad scope, kind, limit or cursor.
 func (t *adminTx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := storeutil.CheckExportPage(kind, limit); err != nil {
-		return nil, "", err
-	}
-	q := &query{}
-	sql, scan, err := exportPageQuery(q, s, kind, after)
-	if err != nil {
-		return nil, "", err
-	}
-	var out []engram.Record
-	err = t.each(ctx, "export", sql+" LIMIT "+q.arg(limit+1), q.args, func(row pgx.Row) error {
-		r, err := scan(row)
-		out = append(out, r)
-		return err
+	return storeutil.ExportPage(s, kind, limit, func(n int) ([]engram.Record, error) {
+		q := &query{}
+		sql, scan, err := exportPageQuery(q, s, kind, after)
+		if err != nil {
+			return nil, err
+		}
+		var out []engram.Record
+		err = t.each(ctx, "export", sql+" LIMIT "+q.arg(n), q.args, func(row pgx.Row) error {
+			r, err := scan(row)
+			out = append(out, r)
+			return err
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.ExportNext(out, limit)
-	return out, next, nil
 }
 
 // exportPageQuery returns the query of the records of kind in s after the
@@ -68,7 +60,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + episodeCols + " FROM episodes e WHERE " + q.String() + " ORDER BY e.occurred_at, e.id",
 			func(row pgx.Row) (engram.Record, error) {
 				e, err := scanEpisode(row)
-				return engram.Record{Type: kind, Episode: &e}, err
+				return storeutil.EpisodeRecord(&e), err
 			}, nil
 	case engram.RecordMemory:
 		q.scope("m.", s)
@@ -78,7 +70,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id",
 			func(row pgx.Row) (engram.Record, error) {
 				m, err := scanMemory(row)
-				return engram.Record{Type: kind, Memory: &m}, err
+				return storeutil.MemoryRecord(&m), err
 			}, nil
 	case engram.RecordVersion:
 		q.scope("v.", s)
@@ -92,7 +84,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + q.String() + " ORDER BY v.memory_id, v.version",
 			func(row pgx.Row) (engram.Record, error) {
 				v, err := scanVersion(row)
-				return engram.Record{Type: kind, Version: &v}, err
+				return storeutil.VersionRecord(&v), err
 			}, nil
 	default: // engram.RecordAudit, as CheckExportPage made sure
 		q.scope("a.", s)
@@ -102,7 +94,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		return "SELECT " + auditCols + " FROM audit a WHERE " + q.String() + " ORDER BY a.id",
 			func(row pgx.Row) (engram.Record, error) {
 				a, err := scanAudit(row)
-				return engram.Record{Type: kind, Audit: &a}, err
+				return storeutil.AuditRecord(&a), err
 			}, nil
 	}
 }

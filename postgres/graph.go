@@ -136,12 +136,9 @@ func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.Ent
 	if err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		last := out[limit-1]
-		next = storeutil.EncodeCursor(entityCursorKind, last.Norm+"\x00"+last.ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Entity) string {
+		return storeutil.EncodeCursor(entityCursorKind, last.Norm+"\x00"+last.ID)
+	})
 	return out, next, nil
 }
 

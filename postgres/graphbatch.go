@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // PutRelations implements engram.RelationsWriter: every relation is
@@ -14,15 +15,8 @@ func (t *graphTx) PutRelations(ctx context.Context, rs []*engram.Relation) error
 	if err := t.writable(); err != nil {
 		return err
 	}
-	seen := make(map[string]bool, len(rs))
-	for _, r := range rs {
-		if err := r.Validate(); err != nil {
-			return err
-		}
-		if seen[r.ID] {
-			return engram.Errorf(engram.EINVALID, "relations: relation %s is given twice", r.ID)
-		}
-		seen[r.ID] = true
+	if err := storeutil.CheckRelations(rs); err != nil {
+		return err
 	}
 	for _, r := range rs {
 		if err := t.PutRelation(ctx, r); err != nil {

@@ -71,35 +71,26 @@ var identityExports = map[string]struct {
 
 // IdentityExportPage implements engram.IdentityExporter.
 func (t *identityTx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	user, key, err := storeutil.CheckIdentityExportPage(kind, after, limit)
-	if err != nil {
-		return nil, "", err
-	}
-	if storable("scope", s.Tenant()+s.User+user+key) != nil {
-		return nil, "", nil // no row can match
-	}
-	x := identityExports[kind]
-	q := "SELECT user_id, " + x.cols + " FROM " + x.table + " WHERE tenant = $1 AND user_id = $2"
-	args := []any{s.Tenant(), s.User}
-	if after != "" {
-		args = append(args, user, key)
-		q += " AND (user_id, " + x.key + ") > ($" + itoa(len(args)-1) + ", $" + itoa(len(args)) + ")"
-	}
-	args = append(args, limit+1)
-	var out []engram.Record
-	err = t.each(ctx, "identity export", q+" ORDER BY user_id, "+x.key+" LIMIT $"+itoa(len(args)), args, func(row pgx.Row) error {
-		r, err := x.scan(s, row)
-		out = append(out, r)
-		return err
+	return storeutil.IdentityExportPage(s, kind, after, limit, func(user, key string, n int) ([]engram.Record, error) {
+		if storable("scope", s.Tenant()+s.User+user+key) != nil {
+			return nil, nil // no row can match
+		}
+		x := identityExports[kind]
+		q := "SELECT user_id, " + x.cols + " FROM " + x.table + " WHERE tenant = $1 AND user_id = $2"
+		args := []any{s.Tenant(), s.User}
+		if after != "" {
+			args = append(args, user, key)
+			q += " AND (user_id, " + x.key + ") > ($" + itoa(len(args)-1) + ", $" + itoa(len(args)) + ")"
+		}
+		args = append(args, n)
+		var out []engram.Record
+		err := t.each(ctx, "identity export", q+" ORDER BY user_id, "+x.key+" LIMIT $"+itoa(len(args)), args, func(row pgx.Row) error {
+			r, err := x.scan(s, row)
+			out = append(out, r)
+			return err
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.IdentityExportNext(out, limit)
-	return out, next, nil
 }
 
 // IdentityOwners implements engram.IdentityExporter.

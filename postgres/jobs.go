@@ -108,11 +108,7 @@ func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter
 	if err != nil {
 		return nil, "", err
 	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('j', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Job) string { return storeutil.EncodeCursor('j', last.ID) })
 	return out, next, nil
 }
 

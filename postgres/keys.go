@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // keyTx is the key capability of a transaction: API keys
@@ -54,20 +55,7 @@ func (t *keyTx) ListKeys(ctx context.Context, org, project string) ([]engram.API
 		}
 		q, args = `SELECT `+keyCols+` FROM api_keys WHERE org = $1 AND project = $2 ORDER BY id`, []any{org, project}
 	}
-	rows, err := t.ptx.Query(ctx, q, args...)
-	if err != nil {
-		return nil, t.mapErr(ctx, "list keys", err)
-	}
-	defer rows.Close()
-	var out []engram.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, t.mapErr(ctx, "list keys", err)
-		}
-		out = append(out, k)
-	}
-	return out, t.mapErr(ctx, "list keys", rows.Err())
+	return collect(ctx, t.base, "list keys", q, args, scanKey)
 }
 
 // InsertKey stores a new key; EINVALID without an id, a role or a hash,
@@ -76,10 +64,7 @@ func (t *keyTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if k.ID == "" || k.Role == "" || len(k.Hash) == 0 {
-		return engram.Errorf(engram.EINVALID, "an API key needs an id, a role and a hash")
-	}
-	if err := (engram.Namespace{Org: k.Org, Project: k.Project, User: k.User}).Validate(); err != nil {
+	if err := storeutil.CheckKey(k); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{{"key id", k.ID}, {"key name", k.Name}, {"key role", k.Role}} {

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // resourceTx is the resource capability of a transaction: stored files
@@ -17,7 +18,7 @@ type resourceTx struct{ *base }
 
 const resourceCols = `r.org, r.project, r.user_id, r.agent, r.session, r.id, r.name, r.mime_type, r.source, r.size, r.sha256, r.memories, r.created_at`
 
-func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {
+func scanResource(sc pgx.Row) (engram.Resource, error) {
 	var r engram.Resource
 	err := sc.Scan(&r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Namespace.Agent, &r.Namespace.Session,
 		&r.ID, &r.Name, &r.MIMEType, &r.Source, &r.Size, &r.SHA256, &r.Memories, &r.CreatedAt)
@@ -61,26 +62,11 @@ func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram
 	if f.Cursor != "" {
 		q.where("r.id < " + q.arg(f.Cursor))
 	}
-	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+" FROM resources r WHERE "+q.String()+" ORDER BY r.id DESC LIMIT "+q.arg(limit+1), q.args...)
+	out, err := collect(ctx, t.base, "list resources", "SELECT "+resourceCols+" FROM resources r WHERE "+q.String()+" ORDER BY r.id DESC LIMIT "+q.arg(limit+1), q.args, scanResource)
 	if err != nil {
-		return nil, "", t.mapErr(ctx, "list resources", err)
+		return nil, "", err
 	}
-	defer rows.Close()
-	var out []engram.Resource
-	for rows.Next() {
-		r, err := scanResource(rows)
-		if err != nil {
-			return nil, "", t.mapErr(ctx, "list resources", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", t.mapErr(ctx, "list resources", err)
-	}
-	next := ""
-	if len(out) > limit {
-		out, next = out[:limit], out[limit-1].ID
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Resource) string { return last.ID })
 	return out, next, nil
 }
 
@@ -206,21 +192,7 @@ func (t *resourceTx) AbandonedUploads(ctx context.Context, before time.Time, lim
 	if limit < 1 {
 		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
 	}
-	rows, err := t.ptx.Query(ctx, "SELECT "+resourceCols+" FROM resources r WHERE NOT r.complete AND r.created_at < $1 ORDER BY r.created_at LIMIT $2",
-		before, limit)
-	if err != nil {
-		return nil, t.mapErr(ctx, "abandoned uploads", err)
-	}
-	defer rows.Close()
-	var out []engram.Resource
-	for rows.Next() {
-		r, err := scanResource(rows)
-		if err != nil {
-			return nil, t.mapErr(ctx, "abandoned uploads", err)
-		}
-		out = append(out, r)
-	}
-	return out, t.mapErr(ctx, "abandoned uploads", rows.Err())
+	return collect(ctx, t.base, "abandoned uploads", "SELECT "+resourceCols+" FROM resources r WHERE NOT r.complete AND r.created_at < $1 ORDER BY r.created_at LIMIT $2", []any{before, limit}, scanResource)
 }
 
 // DumpResources implements engram.ResourceDumper; fn's error is returned

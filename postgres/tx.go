@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
@@ -35,48 +34,7 @@ func newTx(db *DB, ptx querier, readOnly bool) *tx {
 }
 
 // The store implements every optional capability, all on the same tx.
-var (
-	_ engram.Tx     = (*tx)(nil)
-	_ engram.Reader = (*tx)(nil)
-
-	_ engram.Locator        = (*tx)(nil)
-	_ engram.FullTextReader = (*tx)(nil)
-
-	_ engram.MetaReader  = (*tx)(nil)
-	_ engram.MetaWriter  = (*tx)(nil)
-	_ engram.Dumper      = (*tx)(nil)
-	_ engram.Expirer     = (*tx)(nil)
-	_ engram.ExportPager = (*tx)(nil)
-
-	_ engram.VectorReader = (*tx)(nil)
-	_ engram.VectorWriter = (*tx)(nil)
-	_ engram.ChangeLog    = (*tx)(nil)
-
-	_ engram.GraphReader         = (*tx)(nil)
-	_ engram.GraphWriter         = (*tx)(nil)
-	_ engram.RelationsWriter     = (*tx)(nil)
-	_ engram.CommunityReader     = (*tx)(nil)
-	_ engram.CommunityWriter     = (*tx)(nil)
-	_ engram.EntityHistoryReader = (*tx)(nil)
-
-	_ engram.IdentityReader   = (*tx)(nil)
-	_ engram.IdentityWriter   = (*tx)(nil)
-	_ engram.IdentityExporter = (*tx)(nil)
-
-	_ engram.ResourceReader = (*tx)(nil)
-	_ engram.ResourceWriter = (*tx)(nil)
-	_ engram.ResourceFinder = (*tx)(nil)
-	_ engram.ResourceDumper = (*tx)(nil)
-	_ engram.UploadSweeper  = (*tx)(nil)
-
-	_ engram.JobReader = (*tx)(nil)
-	_ engram.JobQueue  = (*tx)(nil)
-
-	_ engram.KeyReader      = (*tx)(nil)
-	_ engram.KeyWriter      = (*tx)(nil)
-	_ engram.VaultKeyReader = (*tx)(nil)
-	_ engram.VaultKeyWriter = (*tx)(nil)
-)
+var _ storeutil.Capabilities = (*tx)(nil)
 
 // base is what every capability of a transaction shares: the store, the
 // statements' querier and the memories changed so far. It also holds the
@@ -114,14 +72,9 @@ func shortID(id string) string {
 
 func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
 
-// fnError marks an error returned by the caller's function, so that it
-// reaches the caller unwrapped.
-type fnError struct{ err error }
-
-func (e fnError) Error() string { return e.err.Error() }
-
-// each runs sql and calls emit for every row as it arrives; an fnError from
-// emit comes back unwrapped, anything else is mapped with op.
+// each runs sql and calls emit for every row as it arrives; a
+// storeutil.FnError from emit comes back unwrapped, anything else is
+// mapped with op.
 func (t *base) each(ctx context.Context, op, sql string, args []any, emit func(pgx.Row) error) error {
 	rows, err := t.ptx.Query(ctx, sql, args...)
 	if err != nil {
@@ -130,12 +83,14 @@ func (t *base) each(ctx context.Context, op, sql string, args []any, emit func(p
 	defer rows.Close()
 	for rows.Next() {
 		if err := emit(rows); err != nil {
-			var fe fnError
-			if errors.As(err, &fe) {
-				return fe.err
-			}
-			return t.mapErr(ctx, op, err)
+			return storeutil.RowError(err, func(err error) error { return t.mapErr(ctx, op, err) })
 		}
 	}
 	return t.mapErr(ctx, op, rows.Err())
+}
+
+// collect returns the rows of sql scanned by scan, with the errors each
+// gives.
+func collect[T any](ctx context.Context, t *base, op, sql string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
+	return storeutil.Collect(func(emit func(pgx.Row) error) error { return t.each(ctx, op, sql, args, emit) }, scan)
 }

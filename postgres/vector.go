@@ -71,7 +71,7 @@ func (t *vectorTx) scanVectorPage(ctx context.Context, s engram.Scope, embedder,
 			return nil
 		}
 		if err := fn(r); err != nil {
-			return fnError{err}
+			return storeutil.FnError{Err: err}
 		}
 		return nil
 	})
@@ -134,14 +134,7 @@ func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder 
 	if err := checkEmbedder(embedder); err != nil {
 		return nil, err
 	}
-	want := make([]string, 0, len(ids))
-	seen := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		if engram.ValidID(id) && !seen[id] {
-			seen[id] = true
-			want = append(want, id)
-		}
-	}
+	want := storeutil.ValidIDs(ids)
 	if len(want) == 0 {
 		return nil, nil
 	}

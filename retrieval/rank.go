@@ -1,9 +1,10 @@
 package retrieval
 
 import (
+	"cmp"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -312,10 +313,15 @@ func zFuse(cs []*Candidate, cfg Config) {
 		}
 		return (v - mean) / sd
 	}
+	// Channels are summed in one fixed order: floating-point addition is
+	// not associative, and map order would make equal rankings differ in
+	// their last bits from run to run.
+	chans := slices.Sorted(maps.Keys(st))
 	lowest := 0.0
 	for _, c := range cs {
 		c.Fused = 0
-		for ch, s := range st {
+		for _, ch := range chans {
+			s := st[ch]
 			v := s.min
 			for _, r := range c.Ranks {
 				if r.Channel == ch {
@@ -377,12 +383,29 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 		c.Score = rel + miras(c.Memory, c.Factors, mirasCfg, now)
 		c.Factors[FactorFinal] = c.Score
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].Score != cs[j].Score {
-			return cs[i].Score > cs[j].Score
-		}
-		return cs[i].Memory.ID < cs[j].Memory.ID
-	})
+	slices.SortStableFunc(cs, byScore)
+}
+
+// byScore orders candidates by score, best first. Equal scores are broken
+// by content, never by chance: the memory true since later first, then
+// its value and abstraction, and the id only between memories that agree
+// on all of these, so a ranking does not depend on the ids a run drew.
+func byScore(a, b *Candidate) int {
+	return cmp.Or(
+		cmp.Compare(b.Score, a.Score),
+		since(b.Memory).Compare(since(a.Memory)),
+		strings.Compare(a.Memory.Value, b.Memory.Value),
+		strings.Compare(a.Memory.Abstraction, b.Memory.Abstraction),
+		strings.Compare(a.Memory.ID, b.Memory.ID),
+	)
+}
+
+// since is when m became true, else when it was stored.
+func since(m *engram.Memory) time.Time {
+	if m.ValidFrom != nil {
+		return *m.ValidFrom
+	}
+	return m.CreatedAt
 }
 
 // boost returns c's fused score multiplied by 1+w for every hint of the
@@ -433,12 +456,9 @@ func miras(m *engram.Memory, f map[string]float64, cfg Config, now time.Time) fl
 	}
 	// Age runs from when the memory became true, else from when it was
 	// stored: a fact added without a date is as new as its write.
-	since := m.CreatedAt
-	if m.ValidFrom != nil {
-		since = *m.ValidFrom
-	}
-	if cfg.Recency != 0 && !since.IsZero() && cfg.RecencyHalfLife > 0 {
-		age := max(now.Sub(since), 0)
+	from := since(m)
+	if cfg.Recency != 0 && !from.IsZero() && cfg.RecencyHalfLife > 0 {
+		age := max(now.Sub(from), 0)
 		add(FactorRecency, cfg.Recency*math.Exp2(-float64(age)/float64(cfg.RecencyHalfLife)))
 	}
 	add(FactorImportance, cfg.Importance*(m.Importance-0.5))

@@ -1,6 +1,7 @@
 package retrieval_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -306,10 +307,10 @@ func TestGathers(t *testing.T) {
 func TestRerankNoRecencyForTime(t *testing.T) {
 	cfg := retrieval.Config{Recency: 0.5, RecencyHalfLife: 24 * time.Hour}
 	old, recent := now.Add(-30*24*time.Hour), now
-	for q, want := range map[string]string{
-		"Which café did I like?":                "recent,old",
-		"When did I go to the café?":            "old,recent", // a tie, broken by id
-		"Which café did I go to on 3 May 2023?": "old,recent",
+	for q, recency := range map[string]bool{
+		"Which café did I like?":                true,
+		"When did I go to the café?":            false, // a tie, broken by validity
+		"Which café did I go to on 3 May 2023?": false,
 	} {
 		a := cand("old", nil)
 		a.Memory.ValidFrom, a.Fused = &old, 1
@@ -317,8 +318,71 @@ func TestRerankNoRecencyForTime(t *testing.T) {
 		b.Memory.ValidFrom, b.Fused = &recent, 1
 		cs := []*retrieval.Candidate{a, b}
 		retrieval.Rerank(retrieval.Analyze(q, now), cs, cfg, now)
-		if got := ids(cs); got != want {
-			t.Errorf("%q: order %s, want %s (factors %v, %v)", q, got, want, cs[0].Factors, cs[1].Factors)
+		if got := ids(cs); got != "recent,old" {
+			t.Errorf("%q: order %s, want recent,old (factors %v, %v)", q, got, cs[0].Factors, cs[1].Factors)
+		}
+		_, got := cs[0].Factors[retrieval.FactorRecency]
+		if got != recency {
+			t.Errorf("%q: recency factor applied %v, want %v (factors %v)", q, got, recency, cs[0].Factors)
+		}
+		if !recency && cs[0].Score != cs[1].Score {
+			t.Errorf("%q: scores %v and %v, want a tie", q, cs[0].Score, cs[1].Score)
+		}
+	}
+}
+
+// TestRerankTieBreak checks that equal scores are ordered by content
+// (validity, then value), whatever the ids and the input order.
+func TestRerankTieBreak(t *testing.T) {
+	at := func(d int) *time.Time { v := now.Add(time.Duration(-d) * 24 * time.Hour); return &v }
+	for _, ids := range [][3]string{{"a", "b", "c"}, {"c", "b", "a"}, {"b", "c", "a"}} {
+		mk := func(id, value string, from *time.Time) *retrieval.Candidate {
+			c := cand(id, nil)
+			c.Memory.Value, c.Memory.ValidFrom, c.Fused = value, from, 1
+			return c
+		}
+		cs := []*retrieval.Candidate{mk(ids[0], "zebra", at(3)), mk(ids[1], "apple", at(3)), mk(ids[2], "mango", at(1))}
+		for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}} {
+			in := []*retrieval.Candidate{cs[order[0]], cs[order[1]], cs[order[2]]}
+			retrieval.Rerank(retrieval.Analyze("Which fruit?", now), in, retrieval.Config{}, now)
+			var got []string
+			for _, c := range in {
+				got = append(got, c.Memory.Value)
+			}
+			if strings.Join(got, ",") != "mango,apple,zebra" {
+				t.Errorf("ids %v, order %v: ranking %v, want mango,apple,zebra", ids, order, got)
+			}
+		}
+	}
+}
+
+// TestZFuseReproducible checks that z-score fusion gives bit-identical
+// scores on every run: channels are summed in one order, not map order.
+func TestZFuseReproducible(t *testing.T) {
+	chans := []string{"bm25", "dense", "temporal", "graph", "cues", "speaker"}
+	mk := func() []*retrieval.Candidate {
+		var cs []*retrieval.Candidate
+		for i := range 40 {
+			var rs []engram.ChannelHit
+			for j, ch := range chans {
+				if (i+j)%3 != 0 {
+					rs = append(rs, hit(ch, i+1, 1/float64(3+i*j+j)+float64(j)*0.1))
+				}
+			}
+			cs = append(cs, cand(fmt.Sprint("m", i), nil, rs...))
+		}
+		return cs
+	}
+	cfg := retrieval.Config{ZFusion: true, Weights: map[string]float64{"bm25": 1.3, "dense": 0.7, "temporal": 0.11, "graph": 0.37, "cues": 0.9, "speaker": 0.23}}
+	want := mk()
+	retrieval.Fuse(want, cfg)
+	for run := range 200 {
+		got := mk()
+		retrieval.Fuse(got, cfg)
+		for i := range got {
+			if math.Float64bits(got[i].Fused) != math.Float64bits(want[i].Fused) {
+				t.Fatalf("run %d: candidate %d fused %v, first run %v", run, i, got[i].Fused, want[i].Fused)
+			}
 		}
 	}
 }

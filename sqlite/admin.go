@@ -28,27 +28,11 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 		w.add("a.id < ?", id)
 	}
 	q := "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id DESC LIMIT ?"
-	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	out, err := collect(ctx, t.base, "audit", q, append(w.args, limit+1), scanAudit)
 	if err != nil {
-		return nil, "", mapErr(ctx, "audit", err)
+		return nil, "", err
 	}
-	defer rows.Close()
-	var out []engram.AuditEntry
-	for rows.Next() {
-		a, err := scanAudit(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "audit", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "audit", err)
-	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('a', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.AuditEntry) string { return storeutil.EncodeCursor('a', last.ID) })
 	return out, next, nil
 }
 
@@ -67,27 +51,19 @@ func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Rec
 // cursor after, in Export's order, and the next page's cursor ("" after
 // the last); EINVALID for a bad scope, kind, limit or cursor.
 func (t *adminTx) ExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := storeutil.CheckExportPage(kind, limit); err != nil {
-		return nil, "", err
-	}
-	q, args, scan, err := exportPageQuery(s, kind, after)
-	if err != nil {
-		return nil, "", err
-	}
-	var out []engram.Record
-	err = t.each(ctx, "export", q+" LIMIT ?", append(args, limit+1), func(sc scanner) error {
-		r, err := scan(sc)
-		out = append(out, r)
-		return err
+	return storeutil.ExportPage(s, kind, limit, func(n int) ([]engram.Record, error) {
+		q, args, scan, err := exportPageQuery(s, kind, after)
+		if err != nil {
+			return nil, err
+		}
+		var out []engram.Record
+		err = t.each(ctx, "export", q+" LIMIT ?", append(args, n), func(sc scanner) error {
+			r, err := scan(sc)
+			out = append(out, r)
+			return err
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.ExportNext(out, limit)
-	return out, next, nil
 }
 
 // exportPageQuery returns the query of the records of kind in s after the
@@ -107,7 +83,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() + " ORDER BY e.occurred_at, e.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				e, err := scanEpisode(sc)
-				return engram.Record{Type: kind, Episode: &e}, err
+				return storeutil.EpisodeRecord(&e), err
 			}, nil
 	case engram.RecordMemory:
 		w.addScope("m.", s)
@@ -117,7 +93,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				m, err := scanMemory(sc)
-				return engram.Record{Type: kind, Memory: &m}, err
+				return storeutil.MemoryRecord(&m), err
 			}, nil
 	case engram.RecordVersion:
 		w.addScope("v.", s)
@@ -131,7 +107,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w.String() + " ORDER BY v.memory_id, v.version", w.args,
 			func(sc scanner) (engram.Record, error) {
 				v, err := scanVersion(sc)
-				return engram.Record{Type: kind, Version: &v}, err
+				return storeutil.VersionRecord(&v), err
 			}, nil
 	default: // engram.RecordAudit, as CheckExportPage made sure
 		w.addScope("a.", s)
@@ -141,7 +117,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		return "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				a, err := scanAudit(sc)
-				return engram.Record{Type: kind, Audit: &a}, err
+				return storeutil.AuditRecord(&a), err
 			}, nil
 	}
 }

@@ -9,11 +9,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var (
-	_ engram.CommunityReader = (*tx)(nil)
-	_ engram.CommunityWriter = (*tx)(nil)
-)
-
 // GraphEdges implements engram.CommunityReader.
 func (t *communityTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
 	if err := n.Validate(); err != nil {

@@ -411,11 +411,7 @@ func (db *DB) IntegrityCheck(ctx context.Context) error {
 // is EUNAVAILABLE; anything else is an internal error wrapped with op. The
 // message of an *engram.Error never includes SQL.
 func mapErr(ctx context.Context, op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *engram.Error
-	if errors.As(err, &ee) {
+	if storeutil.IsCoded(err) {
 		return err
 	}
 	if cerr := ctx.Err(); cerr != nil {

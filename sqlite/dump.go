@@ -16,7 +16,7 @@ import (
 func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) error {
 	call := func(r engram.DumpRecord) error {
 		if err := fn(r); err != nil {
-			return fnError{err}
+			return storeutil.FnError{Err: err}
 		}
 		return nil
 	}
@@ -24,34 +24,10 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 		q    string
 		emit func(scanner) error
 	}{
-		{"SELECT " + episodeCols + " FROM episodes e ORDER BY e.org, e.project, e.id", func(sc scanner) error {
-			e, err := scanEpisode(sc)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordEpisode, Episode: &e}})
-		}},
-		{"SELECT " + memoryCols + " FROM memories m ORDER BY m.org, m.project, m.id", func(sc scanner) error {
-			m, err := scanMemory(sc)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMemory, Memory: &m}})
-		}},
-		{"SELECT " + versionCols + " FROM memory_versions v ORDER BY v.org, v.project, v.memory_id, v.version", func(sc scanner) error {
-			v, err := scanVersion(sc)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVersion, Version: &v}})
-		}},
-		{"SELECT " + auditCols + " FROM audit a ORDER BY a.org, a.project, a.id", func(sc scanner) error {
-			a, err := scanAudit(sc)
-			if err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordAudit, Audit: &a}})
-		}},
+		{"SELECT " + episodeCols + " FROM episodes e ORDER BY e.org, e.project, e.id", storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
+		{"SELECT " + memoryCols + " FROM memories m ORDER BY m.org, m.project, m.id", storeutil.DumpRow(func(sc scanner) (engram.Memory, error) { return scanMemory(sc) }, storeutil.MemoryRecord, fn)},
+		{"SELECT " + versionCols + " FROM memory_versions v ORDER BY v.org, v.project, v.memory_id, v.version", storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
+		{"SELECT " + auditCols + " FROM audit a ORDER BY a.org, a.project, a.id", storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
 		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
 			FROM memory_vectors v JOIN memories m ON m.org = v.org AND m.project = v.project AND m.id = v.memory_id
 			ORDER BY v.org, v.project, v.memory_id, v.embedder, v.field`, func(sc scanner) error {

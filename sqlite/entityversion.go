@@ -11,8 +11,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var _ engram.EntityHistoryReader = (*tx)(nil)
-
 const (
 	// oldEntitySQL reads what a version compares of an entity about to be
 	// replaced.

@@ -6,9 +6,8 @@ import (
 	"encoding/json"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
-
-var _ engram.RelationsWriter = (*tx)(nil)
 
 // The statements of PutRelations: each takes its rows as one JSON array,
 // so that a memory's relations cost three statements, not three each.
@@ -39,7 +38,7 @@ func (t *graphTx) PutRelations(ctx context.Context, rs []*engram.Relation) error
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := checkRelations(rs); err != nil {
+	if err := storeutil.CheckRelations(rs); err != nil {
 		return err
 	}
 	if len(rs) == 0 {
@@ -72,22 +71,6 @@ func (t *graphTx) PutRelations(ctx context.Context, rs []*engram.Relation) error
 		return mapErr(ctx, "put relations", err)
 	} else if k != evidenceCount(rs) {
 		return engram.Errorf(engram.ENOTFOUND, "relations: an evidence memory was not found")
-	}
-	return nil
-}
-
-// checkRelations validates every relation of rs and refuses an id given
-// twice.
-func checkRelations(rs []*engram.Relation) error {
-	seen := make(map[string]bool, len(rs))
-	for _, r := range rs {
-		if err := r.Validate(); err != nil {
-			return err
-		}
-		if seen[r.ID] {
-			return engram.Errorf(engram.EINVALID, "relations: relation %s is given twice", r.ID)
-		}
-		seen[r.ID] = true
 	}
 	return nil
 }

@@ -11,11 +11,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var (
-	_ engram.IdentityReader = (*tx)(nil)
-	_ engram.IdentityWriter = (*tx)(nil)
-)
-
 // identityOwner checks s and returns the (org, project, user) args every
 // identity read starts with.
 func identityOwner(s engram.Scope) ([]any, error) {

@@ -8,8 +8,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var _ engram.IdentityExporter = (*tx)(nil)
-
 // identityExports gives, for each identity record type, its table, its
 // columns, the column it is keyed by within a user, and how to scan a row
 // into a record.
@@ -44,31 +42,22 @@ var identityExports = map[string]struct {
 
 // IdentityExportPage implements engram.IdentityExporter.
 func (t *identityTx) IdentityExportPage(ctx context.Context, s engram.Scope, kind, after string, limit int) ([]engram.Record, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	user, key, err := storeutil.CheckIdentityExportPage(kind, after, limit)
-	if err != nil {
-		return nil, "", err
-	}
-	x := identityExports[kind]
-	q := "SELECT " + x.cols + " FROM " + x.table + " WHERE " + ownerWhere
-	args := []any{s.Org, s.Project, s.User}
-	if after != "" {
-		q += " AND (user_id, " + x.key + ") > (?, ?)"
-		args = append(args, user, key)
-	}
-	var out []engram.Record
-	err = t.each(ctx, "identity export", q+" ORDER BY user_id, "+x.key+" LIMIT ?", append(args, limit+1), func(sc scanner) error {
-		r, err := x.scan(sc)
-		out = append(out, r)
-		return err
+	return storeutil.IdentityExportPage(s, kind, after, limit, func(user, key string, n int) ([]engram.Record, error) {
+		x := identityExports[kind]
+		q := "SELECT " + x.cols + " FROM " + x.table + " WHERE " + ownerWhere
+		args := []any{s.Org, s.Project, s.User}
+		if after != "" {
+			q += " AND (user_id, " + x.key + ") > (?, ?)"
+			args = append(args, user, key)
+		}
+		var out []engram.Record
+		err := t.each(ctx, "identity export", q+" ORDER BY user_id, "+x.key+" LIMIT ?", append(args, n), func(sc scanner) error {
+			r, err := x.scan(sc)
+			out = append(out, r)
+			return err
+		})
+		return out, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.IdentityExportNext(out, limit)
-	return out, next, nil
 }
 
 // IdentityOwners implements engram.IdentityExporter.

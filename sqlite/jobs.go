@@ -12,11 +12,6 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-var (
-	_ engram.JobReader = (*tx)(nil)
-	_ engram.JobQueue  = (*tx)(nil)
-)
-
 const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episodes, j.state, j.attempts,
 	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
 
@@ -104,27 +99,11 @@ func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter
 		}
 		w.add("j.id < ?", id)
 	}
-	rows, err := t.query(ctx, `SELECT `+jobCols+` FROM jobs j WHERE `+w.String()+` ORDER BY j.id DESC LIMIT ?`, append(w.args, limit+1)...)
+	out, err := collect(ctx, t.base, "list jobs", `SELECT `+jobCols+` FROM jobs j WHERE `+w.String()+` ORDER BY j.id DESC LIMIT ?`, append(w.args, limit+1), scanJob)
 	if err != nil {
-		return nil, "", mapErr(ctx, "list jobs", err)
+		return nil, "", err
 	}
-	defer rows.Close()
-	var out []engram.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "list jobs", err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "list jobs", err)
-	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('j', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Job) string { return storeutil.EncodeCursor('j', last.ID) })
 	return out, next, nil
 }
 

@@ -7,11 +7,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-)
-
-var (
-	_ engram.KeyReader = (*tx)(nil)
-	_ engram.KeyWriter = (*tx)(nil)
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 const keyCols = `id, name, org, project, user_id, role, hash, created_at, revoked_at`
@@ -51,20 +47,7 @@ func (t *adminTx) ListKeys(ctx context.Context, org, project string) ([]engram.A
 	if org != "" {
 		q, args = `SELECT `+keyCols+` FROM api_keys WHERE org = ? AND project = ? ORDER BY id`, []any{org, project}
 	}
-	rows, err := t.query(ctx, q, args...)
-	if err != nil {
-		return nil, mapErr(ctx, "list keys", err)
-	}
-	defer rows.Close()
-	var out []engram.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, mapErr(ctx, "list keys", err)
-		}
-		out = append(out, k)
-	}
-	return out, mapErr(ctx, "list keys", rows.Err())
+	return collect(ctx, t.base, "list keys", q, args, scanKey)
 }
 
 // InsertKey stores a new key; EINVALID without an id, a role or a hash,
@@ -73,10 +56,7 @@ func (t *adminTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if k.ID == "" || k.Role == "" || len(k.Hash) == 0 {
-		return engram.Errorf(engram.EINVALID, "an API key needs an id, a role and a hash")
-	}
-	if err := (engram.Namespace{Org: k.Org, Project: k.Project, User: k.User}).Validate(); err != nil {
+	if err := storeutil.CheckKey(k); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

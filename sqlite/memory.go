@@ -108,28 +108,13 @@ func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Ep
 	}
 	q := "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() +
 		" ORDER BY e.occurred_at, e.id LIMIT ?"
-	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	out, err := collect(ctx, t.base, "list episodes", q, append(w.args, limit+1), scanEpisode)
 	if err != nil {
-		return nil, "", mapErr(ctx, "list episodes", err)
+		return nil, "", err
 	}
-	defer rows.Close()
-	var out []engram.Episode
-	for rows.Next() {
-		e, err := scanEpisode(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "list episodes", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "list episodes", err)
-	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		last := out[limit-1]
-		next = storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Episode) string {
+		return storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
+	})
 	return out, next, nil
 }
 
@@ -153,27 +138,11 @@ func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Me
 		w.add("m.id < ?", id)
 	}
 	q := "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
-	rows, err := t.query(ctx, q, append(w.args, limit+1)...)
+	out, err := collect(ctx, t.base, "list memories", q, append(w.args, limit+1), func(sc scanner) (engram.Memory, error) { return scanMemory(sc) })
 	if err != nil {
-		return nil, "", mapErr(ctx, "list memories", err)
+		return nil, "", err
 	}
-	defer rows.Close()
-	var out []engram.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "list memories", err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "list memories", err)
-	}
-	var next string
-	if len(out) > limit {
-		out = out[:limit]
-		next = storeutil.EncodeCursor('m', out[limit-1].ID)
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
 	return out, next, nil
 }
 
@@ -239,21 +208,9 @@ func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]e
 		return nil, invalidID("memory", id)
 	}
 	q, args := versionsSQL(s)
-	rows, err := t.query(ctx, q, append(args, id)...)
+	out, err := collect(ctx, t.base, "versions", q, append(args, id), scanVersion)
 	if err != nil {
-		return nil, mapErr(ctx, "versions", err)
-	}
-	defer rows.Close()
-	var out []engram.Version
-	for rows.Next() {
-		v, err := scanVersion(rows)
-		if err != nil {
-			return nil, mapErr(ctx, "versions", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(ctx, "versions", err)
+		return nil, err
 	}
 	if len(out) == 0 {
 		if _, err := t.GetMemory(ctx, s, id); err != nil {

@@ -48,17 +48,23 @@ func memoryArgs(m *engram.Memory) (cues, sources, md any, err error) {
 	return
 }
 
+// writeArgs checks that t may write and that m is storable, and returns
+// m's JSON columns (memoryArgs).
+func (t *memoryTx) writeArgs(m *engram.Memory) (cues, sources, md any, err error) {
+	if err := t.writable(); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := storeutil.CheckMemory(m); err != nil {
+		return nil, nil, nil, err
+	}
+	return memoryArgs(m)
+}
+
 // InsertMemory stores m, indexes its text and records its sources.
 // EINVALID if m fails Validate or has no id, ECONFLICT if its tenant
 // already has that id.
 func (t *memoryTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckMemory(m); err != nil {
-		return err
-	}
-	cues, sources, md, err := memoryArgs(m)
+	cues, sources, md, err := t.writeArgs(m)
 	if err != nil {
 		return err
 	}
@@ -105,13 +111,7 @@ func (t *memoryTx) indexMemory(ctx context.Context, rid int64, m *engram.Memory)
 // id, namespace included, and re-indexes its text when that changed.
 // ENOTFOUND if the tenant has no such memory; EINVALID if m fails Validate.
 func (t *memoryTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckMemory(m); err != nil {
-		return err
-	}
-	cues, sources, md, err := memoryArgs(m)
+	cues, sources, md, err := t.writeArgs(m)
 	if err != nil {
 		return err
 	}

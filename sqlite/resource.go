@@ -7,19 +7,12 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-)
-
-var (
-	_ engram.UploadSweeper  = (*tx)(nil)
-	_ engram.ResourceDumper = (*tx)(nil)
-	_ engram.ResourceFinder = (*tx)(nil)
-	_ engram.ResourceReader = (*tx)(nil)
-	_ engram.ResourceWriter = (*tx)(nil)
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 const resourceCols = `org, project, user_id, agent, session, id, name, mime_type, source, size, sha256, memories, created_at`
 
-func scanResource(sc interface{ Scan(...any) error }) (engram.Resource, error) {
+func scanResource(sc scanner) (engram.Resource, error) {
 	var r engram.Resource
 	var created int64
 	err := sc.Scan(&r.Namespace.Org, &r.Namespace.Project, &r.Namespace.User, &r.Namespace.Agent, &r.Namespace.Session,
@@ -62,27 +55,11 @@ func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram
 		w += " AND id < ?"
 		args = append(args, f.Cursor)
 	}
-	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE "+w+" AND complete = 1 ORDER BY id DESC LIMIT ?",
-		append(args, limit+1)...)
+	out, err := collect(ctx, t.base, "list resources", "SELECT "+resourceCols+" FROM resources WHERE "+w+" AND complete = 1 ORDER BY id DESC LIMIT ?", append(args, limit+1), scanResource)
 	if err != nil {
-		return nil, "", mapErr(ctx, "list resources", err)
+		return nil, "", err
 	}
-	defer rows.Close()
-	var out []engram.Resource
-	for rows.Next() {
-		r, err := scanResource(rows)
-		if err != nil {
-			return nil, "", mapErr(ctx, "list resources", err)
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", mapErr(ctx, "list resources", err)
-	}
-	next := ""
-	if len(out) > limit {
-		out, next = out[:limit], out[limit-1].ID
-	}
+	out, next := storeutil.NextPage(out, limit, func(last engram.Resource) string { return last.ID })
 	return out, next, nil
 }
 
@@ -220,21 +197,7 @@ func (t *resourceTx) AbandonedUploads(ctx context.Context, before time.Time, lim
 	if limit < 1 {
 		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
 	}
-	rows, err := t.query(ctx, "SELECT "+resourceCols+" FROM resources WHERE complete = 0 AND created_at < ? ORDER BY created_at LIMIT ?",
-		micros(before), limit)
-	if err != nil {
-		return nil, mapErr(ctx, "abandoned uploads", err)
-	}
-	defer rows.Close()
-	var out []engram.Resource
-	for rows.Next() {
-		r, err := scanResource(rows)
-		if err != nil {
-			return nil, mapErr(ctx, "abandoned uploads", err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(ctx, "abandoned uploads", rows.Err())
+	return collect(ctx, t.base, "abandoned uploads", "SELECT "+resourceCols+" FROM resources WHERE complete = 0 AND created_at < ? ORDER BY created_at LIMIT ?", []any{micros(before), limit}, scanResource)
 }
 
 // DumpResources implements engram.ResourceDumper; fn's error is returned

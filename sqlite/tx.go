@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
@@ -80,21 +79,8 @@ func (t *base) stmtCtx(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// The store implements every optional capability on the same tx; the
-// other files check the ones they hold.
-var (
-	_ engram.Tx             = (*tx)(nil)
-	_ engram.VectorReader   = (*tx)(nil)
-	_ engram.VectorWriter   = (*tx)(nil)
-	_ engram.ChangeLog      = (*tx)(nil)
-	_ engram.MetaReader     = (*tx)(nil)
-	_ engram.MetaWriter     = (*tx)(nil)
-	_ engram.Dumper         = (*tx)(nil)
-	_ engram.Expirer        = (*tx)(nil)
-	_ engram.ExportPager    = (*tx)(nil)
-	_ engram.Locator        = (*tx)(nil)
-	_ engram.FullTextReader = (*tx)(nil)
-)
+// The store implements every optional capability, all on the same tx.
+var _ storeutil.Capabilities = (*tx)(nil)
 
 // stmt returns the prepared statement for q bound to this transaction, or
 // nil when q is built per call.
@@ -177,14 +163,8 @@ const getMemoriesChunk = 500
 // exportPageSize is how many records Export reads at a time.
 const exportPageSize = 500
 
-// fnError marks an error returned by the caller's export function, so that
-// it reaches the caller unwrapped.
-type fnError struct{ err error }
-
-func (e fnError) Error() string { return e.err.Error() }
-
-// each runs q and calls emit for every row; an fnError from emit comes back
-// unwrapped, anything else is mapped with op.
+// each runs q and calls emit for every row; a storeutil.FnError from emit
+// comes back unwrapped, anything else is mapped with op.
 func (t *base) each(ctx context.Context, op, q string, args []any, emit func(scanner) error) error {
 	rows, err := t.query(ctx, q, args...)
 	if err != nil {
@@ -193,12 +173,14 @@ func (t *base) each(ctx context.Context, op, q string, args []any, emit func(sca
 	defer rows.Close()
 	for rows.Next() {
 		if err := emit(rows); err != nil {
-			var fe fnError
-			if errors.As(err, &fe) {
-				return fe.err
-			}
-			return mapErr(ctx, op, err)
+			return storeutil.RowError(err, func(err error) error { return mapErr(ctx, op, err) })
 		}
 	}
 	return mapErr(ctx, op, rows.Err())
+}
+
+// collect returns the rows of q scanned by scan, with the errors each
+// gives.
+func collect[T any](ctx context.Context, t *base, op, q string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	return storeutil.Collect(func(emit func(scanner) error) error { return t.each(ctx, op, q, args, emit) }, scan)
 }

@@ -8,11 +8,6 @@ import (
 	"github.com/engramhq/engram"
 )
 
-var (
-	_ engram.VaultKeyReader = (*tx)(nil)
-	_ engram.VaultKeyWriter = (*tx)(nil)
-)
-
 // VaultKey returns the wrapped data key of org/project, or ENOTFOUND.
 func (t *adminTx) VaultKey(ctx context.Context, org, project string) (*engram.VaultKey, error) {
 	k := engram.VaultKey{Org: org, Project: project}

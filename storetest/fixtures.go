@@ -90,22 +90,6 @@ func insert(ctx context.Context, tx engram.Tx, recs ...any) error {
 	return nil
 }
 
-var ctx = context.Background()
-
-func update(t testing.TB, st engram.Store, fn func(tx engram.Tx) error) {
-	t.Helper()
-	if err := st.Update(ctx, fn); err != nil {
-		t.Fatalf("Update: %v", err)
-	}
-}
-
-func view(t testing.TB, st engram.Store, fn func(r engram.Reader) error) {
-	t.Helper()
-	if err := st.View(ctx, fn); err != nil {
-		t.Fatalf("View: %v", err)
-	}
-}
-
 // wantCode fails unless err carries code. For coded errors it also checks
 // that the message does not leak database internals.
 func wantCode(t testing.TB, what string, err error, code string) {
@@ -164,12 +148,14 @@ func search(t testing.TB, st engram.Store, s engram.Scope, q string, f engram.Me
 	return hits
 }
 
-func listMemories(t testing.TB, st engram.Store, s engram.Scope, f engram.MemoryFilter) []engram.Memory {
+// allPages reads, in one View, every page list returns, setting *cursor
+// to the next page's cursor before each further call.
+func allPages[T any](t testing.TB, st engram.Store, cursor *string, list func(r engram.Reader) ([]T, string, error)) []T {
 	t.Helper()
-	var out []engram.Memory
+	var out []T
 	view(t, st, func(r engram.Reader) error {
 		for {
-			page, next, err := r.ListMemories(ctx, s, f)
+			page, next, err := list(r)
 			if err != nil {
 				return err
 			}
@@ -177,48 +163,25 @@ func listMemories(t testing.TB, st engram.Store, s engram.Scope, f engram.Memory
 			if next == "" {
 				return nil
 			}
-			f.Cursor = next
+			*cursor = next
 		}
 	})
 	return out
+}
+
+func listMemories(t testing.TB, st engram.Store, s engram.Scope, f engram.MemoryFilter) []engram.Memory {
+	t.Helper()
+	return allPages(t, st, &f.Cursor, func(r engram.Reader) ([]engram.Memory, string, error) { return r.ListMemories(ctx, s, f) })
 }
 
 func listEpisodes(t testing.TB, st engram.Store, s engram.Scope, f engram.EpisodeFilter) []engram.Episode {
 	t.Helper()
-	var out []engram.Episode
-	view(t, st, func(r engram.Reader) error {
-		for {
-			page, next, err := r.ListEpisodes(ctx, s, f)
-			if err != nil {
-				return err
-			}
-			out = append(out, page...)
-			if next == "" {
-				return nil
-			}
-			f.Cursor = next
-		}
-	})
-	return out
+	return allPages(t, st, &f.Cursor, func(r engram.Reader) ([]engram.Episode, string, error) { return r.ListEpisodes(ctx, s, f) })
 }
 
 func listAudit(t testing.TB, st engram.Store, s engram.Scope, f engram.AuditFilter) []engram.AuditEntry {
 	t.Helper()
-	var out []engram.AuditEntry
-	view(t, st, func(r engram.Reader) error {
-		for {
-			page, next, err := r.Audit(ctx, s, f)
-			if err != nil {
-				return err
-			}
-			out = append(out, page...)
-			if next == "" {
-				return nil
-			}
-			f.Cursor = next
-		}
-	})
-	return out
+	return allPages(t, st, &f.Cursor, func(r engram.Reader) ([]engram.AuditEntry, string, error) { return r.Audit(ctx, s, f) })
 }
 
 func exportAll(t testing.TB, st engram.Store, s engram.Scope) []engram.Record {
@@ -233,36 +196,29 @@ func exportAll(t testing.TB, st engram.Store, s engram.Scope) []engram.Record {
 	return out
 }
 
-func memoryIDs(ms []engram.Memory) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.ID
+// idsOf returns id of each of xs, in order.
+func idsOf[T any](xs []T, id func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = id(x)
 	}
 	return out
+}
+
+func memoryIDs(ms []engram.Memory) []string {
+	return idsOf(ms, func(m engram.Memory) string { return m.ID })
 }
 
 func hitIDs(hs []engram.TextHit) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.Memory.ID
-	}
-	return out
+	return idsOf(hs, func(h engram.TextHit) string { return h.Memory.ID })
 }
 
 func episodeIDs(es []engram.Episode) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.ID
-	}
-	return out
+	return idsOf(es, func(e engram.Episode) string { return e.ID })
 }
 
 func auditIDs(as []engram.AuditEntry) []string {
-	out := make([]string, len(as))
-	for i, a := range as {
-		out[i] = a.ID
-	}
-	return out
+	return idsOf(as, func(a engram.AuditEntry) string { return a.ID })
 }
 
 // sameSet reports whether a and b hold the same strings, ignoring order;

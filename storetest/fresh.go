@@ -15,12 +15,7 @@ func testViewSnapshot(t *testing.T, open Opener) {
 	Put(t, st, a)
 	b := Memory(nsU1, "written during the view")
 	err := st.View(ctx, func(r engram.Reader) error {
-		if _, err := r.GetMemory(ctx, scU1, a.ID); err != nil {
-			return err
-		}
-		replaceValue(t, st, a.ID, "after")
-		Put(t, st, b)
-		got, err := r.GetMemory(ctx, scU1, a.ID)
+		got, err := readAcrossCommit(t, st, r, a, b)
 		if err != nil {
 			return err
 		}
@@ -50,12 +45,7 @@ func testReadFresh(t *testing.T, open Opener) {
 	Put(t, st, a, other)
 	b := Memory(nsU1, "written between two reads")
 	err := f.ReadFresh(ctx, func(r engram.Reader) error {
-		if _, err := r.GetMemory(ctx, scU1, a.ID); err != nil {
-			return err
-		}
-		replaceValue(t, st, a.ID, "after")
-		Put(t, st, b)
-		got, err := r.GetMemory(ctx, scU1, a.ID)
+		got, err := readAcrossCommit(t, st, r, a, b)
 		if err != nil {
 			return err
 		}
@@ -82,6 +72,17 @@ func testReadFresh(t *testing.T, open Opener) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readAcrossCommit reads memory a of nsU1 through r, then commits a's new
+// value "after" and the memory b, and returns what r reads of a then.
+func readAcrossCommit(t *testing.T, st engram.Store, r engram.Reader, a, b *engram.Memory) (*engram.Memory, error) {
+	if _, err := r.GetMemory(ctx, scU1, a.ID); err != nil {
+		return nil, err
+	}
+	replaceValue(t, st, a.ID, "after")
+	Put(t, st, b)
+	return r.GetMemory(ctx, scU1, a.ID)
 }
 
 // replaceValue commits a new value for memory id of nsU1.

@@ -73,6 +73,19 @@ type scopeFixture struct {
 // scopeFixtureVectors is how many vectors each scope fixture stores.
 const scopeFixtureVectors = 3
 
+// readFixture reads f's episode, memory and versions in s and returns the
+// error of each read.
+func readFixture(t *testing.T, st engram.Store, s engram.Scope, f scopeFixture) (eerr, merr, verr error) {
+	t.Helper()
+	_, eerr = getEpisode(t, st, s, f.episode.ID)
+	_, merr = getMemory(t, st, s, f.memory.ID)
+	view(t, st, func(r engram.Reader) error {
+		_, verr = r.Versions(ctx, s, f.memory.ID)
+		return nil
+	})
+	return eerr, merr, verr
+}
+
 func putScopeFixtures(t *testing.T, st engram.Store) []scopeFixture {
 	t.Helper()
 	var fs []scopeFixture
@@ -111,13 +124,7 @@ func testScopeReads(t *testing.T, open Opener) {
 			var wantEp, wantMem, wantAudit, wantExport []string
 			for _, f := range fs {
 				in := s.Contains(f.ns)
-				_, eerr := getEpisode(t, st, s, f.episode.ID)
-				_, merr := getMemory(t, st, s, f.memory.ID)
-				var verr error
-				view(t, st, func(r engram.Reader) error {
-					_, verr = r.Versions(ctx, s, f.memory.ID)
-					return nil
-				})
+				eerr, merr, verr := readFixture(t, st, s, f)
 				if in {
 					wantEp = append(wantEp, f.episode.ID)
 					wantMem = append(wantMem, f.memory.ID)
@@ -244,13 +251,7 @@ func testScopePurge(t *testing.T, open Opener) {
 			}
 			for _, f := range fs {
 				own := engram.ScopeOf(f.ns)
-				_, eerr := getEpisode(t, st, own, f.episode.ID)
-				_, merr := getMemory(t, st, own, f.memory.ID)
-				var verr error
-				view(t, st, func(r engram.Reader) error {
-					_, verr = r.Versions(ctx, own, f.memory.ID)
-					return nil
-				})
+				eerr, merr, verr := readFixture(t, st, own, f)
 				hits := search(t, st, own, "zebra memory", engram.MemoryFilter{}, engram.MaxLimit)
 				found := false
 				for _, h := range hits {

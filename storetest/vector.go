@@ -54,11 +54,7 @@ func scanVectors(t testing.TB, st engram.Store, s engram.Scope, embedder string)
 
 // vectorKeys returns "memory/field" of each record.
 func vectorKeys(vs []engram.VectorRecord) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.MemoryID + "/" + v.Field
-	}
-	return out
+	return idsOf(vs, func(v engram.VectorRecord) string { return v.MemoryID + "/" + v.Field })
 }
 
 // sameBits reports whether a and b hold bit-identical values.

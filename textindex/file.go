@@ -84,19 +84,9 @@ func (x *Index[A]) Save(w io.Writer, attr func(b []byte, a *A) []byte) error {
 func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	x := New[A]()
-	nt, err := readUint32(br)
+	nt, err := x.loadTerms(br)
 	if err != nil {
-		return nil, fmt.Errorf("read the term count: %w", err)
-	}
-	for range nt {
-		s, err := readString(br)
-		if err != nil {
-			return nil, fmt.Errorf("read the terms: %w", err)
-		}
-		if _, dup := x.terms[s]; dup {
-			return nil, fmt.Errorf("term %q is saved twice", s)
-		}
-		x.term(s)
+		return nil, err
 	}
 	nd, err := readUint32(br)
 	if err != nil {
@@ -106,57 +96,122 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 	// list and the maps are allocated once at their final size. The
 	// counts only size allocations: a damaged one costs memory, not
 	// correctness.
-	type saved struct {
-		id    string
-		n     uint32
-		terms []tf
-		attr  A
+	docs, df, err := loadDocs(br, nd, nt, attr)
+	if err != nil {
+		return nil, err
 	}
-	docs := make([]saved, 0, min(nd, 1<<20))
+	if err := x.insertSaved(docs, df); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// savedDoc is one document as Load reads it, before it is inserted.
+type savedDoc[A any] struct {
+	id    string
+	n     uint32
+	terms []tf
+	attr  A
+}
+
+// loadTerms reads the term count and the terms into x and returns the
+// count; it fails on a short read or a term saved twice.
+func (x *Index[A]) loadTerms(br *bufio.Reader) (uint32, error) {
+	nt, err := readUint32(br)
+	if err != nil {
+		return 0, fmt.Errorf("read the term count: %w", err)
+	}
+	for range nt {
+		s, err := readString(br)
+		if err != nil {
+			return 0, fmt.Errorf("read the terms: %w", err)
+		}
+		if _, dup := x.terms[s]; dup {
+			return 0, fmt.Errorf("term %q is saved twice", s)
+		}
+		x.term(s)
+	}
+	return nt, nil
+}
+
+// loadDocs reads nd documents over nt terms and returns them with each
+// term's document frequency; it fails on the first damaged document.
+func loadDocs[A any](br *bufio.Reader, nd, nt uint32, attr func(b []byte) (A, error)) ([]savedDoc[A], []int, error) {
+	docs := make([]savedDoc[A], 0, min(nd, 1<<20))
 	df := make([]int, nt)
 	var (
 		buf [8]byte
 		b   []byte // of the id, then of the attributes
 	)
 	for range nd {
-		if b, err = readBytes(br, b); err != nil {
-			return nil, fmt.Errorf("read a document: %w", err)
+		var d savedDoc[A]
+		var err error
+		if d, b, err = loadDoc(br, b, &buf, nt, df, attr); err != nil {
+			return nil, nil, err
 		}
-		if len(b) == 0 {
-			return nil, errors.New("a document has no id")
-		}
-		id := string(b)
-		n, err := readUint32(br)
-		if err != nil {
-			return nil, fmt.Errorf("read document %s: %w", id, err)
-		}
-		if b, err = readBytes(br, b); err != nil {
-			return nil, fmt.Errorf("read document %s: %w", id, err)
-		}
-		a, err := attr(b)
-		if err != nil {
-			return nil, fmt.Errorf("read document %s: %w", id, err)
-		}
-		k, err := readUint32(br)
-		if err != nil {
-			return nil, fmt.Errorf("read document %s: %w", id, err)
-		}
-		if k > nt {
-			return nil, fmt.Errorf("document %s has %d terms of %d", id, k, nt)
-		}
-		terms := make([]tf, k)
-		for i := range terms {
-			if _, err := io.ReadFull(br, buf[:]); err != nil {
-				return nil, fmt.Errorf("read document %s: %w", id, noEOF(err))
-			}
-			terms[i] = tf{binary.LittleEndian.Uint32(buf[:]), math.Float32frombits(binary.LittleEndian.Uint32(buf[4:]))}
-			if terms[i].term >= nt || (i > 0 && terms[i].term <= terms[i-1].term) {
-				return nil, fmt.Errorf("document %s: term numbers out of range or order", id)
-			}
-			df[terms[i].term]++
-		}
-		docs = append(docs, saved{id, n, terms, a})
+		docs = append(docs, d)
 	}
+	return docs, df, nil
+}
+
+// loadDoc reads one document (id, length, attributes, term frequencies),
+// reusing b for the bytes of its id and attributes and buf for each term
+// frequency, and counting its terms in df; it fails on a short read, an empty id, attributes attr rejects or
+// term numbers out of range or order.
+func loadDoc[A any](br *bufio.Reader, b []byte, buf *[8]byte, nt uint32, df []int, attr func(b []byte) (A, error)) (savedDoc[A], []byte, error) {
+	var err error
+	if b, err = readBytes(br, b); err != nil {
+		return savedDoc[A]{}, b, fmt.Errorf("read a document: %w", err)
+	}
+	if len(b) == 0 {
+		return savedDoc[A]{}, b, errors.New("a document has no id")
+	}
+	id := string(b)
+	n, err := readUint32(br)
+	if err != nil {
+		return savedDoc[A]{}, b, fmt.Errorf("read document %s: %w", id, err)
+	}
+	if b, err = readBytes(br, b); err != nil {
+		return savedDoc[A]{}, b, fmt.Errorf("read document %s: %w", id, err)
+	}
+	a, err := attr(b)
+	if err != nil {
+		return savedDoc[A]{}, b, fmt.Errorf("read document %s: %w", id, err)
+	}
+	terms, err := loadTermFreqs(br, buf, id, nt, df)
+	if err != nil {
+		return savedDoc[A]{}, b, err
+	}
+	return savedDoc[A]{id, n, terms, a}, b, nil
+}
+
+// loadTermFreqs reads the term frequencies of document id and counts them
+// in df; it fails on a short read or term numbers out of range or order.
+func loadTermFreqs(br *bufio.Reader, buf *[8]byte, id string, nt uint32, df []int) ([]tf, error) {
+	k, err := readUint32(br)
+	if err != nil {
+		return nil, fmt.Errorf("read document %s: %w", id, err)
+	}
+	if k > nt {
+		return nil, fmt.Errorf("document %s has %d terms of %d", id, k, nt)
+	}
+	terms := make([]tf, k)
+	for i := range terms {
+		if _, err := io.ReadFull(br, buf[:]); err != nil {
+			return nil, fmt.Errorf("read document %s: %w", id, noEOF(err))
+		}
+		terms[i] = tf{binary.LittleEndian.Uint32(buf[:]), math.Float32frombits(binary.LittleEndian.Uint32(buf[4:]))}
+		if terms[i].term >= nt || (i > 0 && terms[i].term <= terms[i-1].term) {
+			return nil, fmt.Errorf("document %s: term numbers out of range or order", id)
+		}
+		df[terms[i].term]++
+	}
+	return terms, nil
+}
+
+// insertSaved sizes x's maps and posting lists from df, then inserts
+// docs, releasing each as it goes; it fails on a document saved twice.
+func (x *Index[A]) insertSaved(docs []savedDoc[A], df []int) error {
 	x.byID = make(map[string]uint32, len(docs))
 	x.docs = make([]doc[A], 0, len(docs))
 	x.lens = make([]uint32, 0, len(docs))
@@ -168,11 +223,11 @@ func Load[A any](r io.Reader, attr func(b []byte) (A, error)) (*Index[A], error)
 		d := &docs[i]
 		x.insert(d.id, d.n, d.terms, d.attr)
 		if len(x.byID) != len(x.docs) {
-			return nil, fmt.Errorf("document %q is saved twice", d.id)
+			return fmt.Errorf("document %q is saved twice", d.id)
 		}
-		*d = saved{}
+		*d = savedDoc[A]{}
 	}
-	return x, nil
+	return nil
 }
 
 func appendString(b []byte, s string) []byte {

@@ -308,28 +308,51 @@ func (c *cursor) seek(d uint32) {
 	c.i += j
 }
 
+// begin returns the cursors over lists and the per-term flags scoreAt
+// fills, and sizes s.part for them.
+func (s *scorer[A]) begin(lists []termList) ([]*cursor, []bool) {
+	cs := s.cursors(lists)
+	s.part = make([]float64, len(lists))
+	return cs, make([]bool, len(lists))
+}
+
+// nextPivot sorts cs by document and returns the pivot (see pivot) and
+// its document; the pivot is negative when no document left can reach
+// the threshold.
+func (s *scorer[A]) nextPivot(cs []*cursor) (int, uint32) {
+	slices.SortFunc(cs, func(a, b *cursor) int { return cmpDoc(a.doc(), b.doc()) })
+	p := s.pivot(cs)
+	if p < 0 {
+		return p, 0
+	}
+	return p, cs[p].doc()
+}
+
 // wand scores, among the documents of lists, only those whose terms'
 // upper bounds together could reach the current k-th best score (Broder
 // et al., WAND): with a common word in the query, the documents that have
 // nothing else stop being scored once k better ones are found.
 func (s *scorer[A]) wand(lists []termList) {
-	cs := s.cursors(lists)
-	s.part = make([]float64, len(lists))
-	has := make([]bool, len(lists))
-	for {
-		slices.SortFunc(cs, func(a, b *cursor) int { return cmpDoc(a.doc(), b.doc()) })
-		p := s.pivot(cs)
-		if p < 0 {
-			return
-		}
-		d := cs[p].doc()
-		if cs[0].doc() != d {
-			for _, c := range cs[:p] {
-				c.seek(d)
-			}
-			continue
-		}
-		s.scoreAt(cs, d, has)
+	cs, has := s.begin(lists)
+	for p, d := s.nextPivot(cs); p >= 0; p, d = s.nextPivot(cs) {
+		s.step(cs, p, d, has)
+	}
+}
+
+// step moves the cursors before the pivot p to its document d or, when
+// they are all on d already, scores d.
+func (s *scorer[A]) step(cs []*cursor, p int, d uint32, has []bool) {
+	if cs[0].doc() != d {
+		seekAll(cs[:p], d)
+		return
+	}
+	s.scoreAt(cs, d, has)
+}
+
+// seekAll moves each of cs to its first document at or after d.
+func seekAll(cs []*cursor, d uint32) {
+	for _, c := range cs {
+		c.seek(d)
 	}
 }
 
@@ -364,32 +387,16 @@ func (s *scorer[A]) scoreAt(cs []*cursor, d uint32, has []bool) {
 // the first of those blocks can, and the cursors jump past it. A query
 // with a common word thus skips runs of its postings WAND would score.
 func (s *scorer[A]) blockMax(lists []termList) {
-	cs := s.cursors(lists)
-	s.part = make([]float64, len(lists))
-	has := make([]bool, len(lists))
-	for {
-		slices.SortFunc(cs, func(a, b *cursor) int { return cmpDoc(a.doc(), b.doc()) })
-		p := s.pivot(cs)
-		if p < 0 {
-			return
-		}
-		d := cs[p].doc()
+	cs, has := s.begin(lists)
+	for p, d := s.nextPivot(cs); p >= 0; p, d = s.nextPivot(cs) {
 		for p+1 < len(cs) && cs[p+1].doc() == d {
 			p++ // every term the pivot document has counts in its bound
 		}
 		if next, skip := s.skipTo(cs[:p+1], d, cs[p+1:]); skip {
-			for _, c := range cs[:p+1] {
-				c.seek(next)
-			}
+			seekAll(cs[:p+1], next)
 			continue
 		}
-		if cs[0].doc() != d {
-			for _, c := range cs[:p] {
-				c.seek(d)
-			}
-			continue
-		}
-		s.scoreAt(cs, d, has)
+		s.step(cs, p, d, has)
 	}
 }
 

@@ -49,17 +49,41 @@ func newWorkspace() *workspace {
 
 // forward embeds seqs (each at most MaxTokens ids, together at most
 // batchTokens) into dst[i] (Dim floats each), splitting every matrix
-// product over par goroutines.
+// product over par goroutines. Every step works in ws's buffers, so a pass
+// allocates nothing.
 func (m *Model) forward(ws *workspace, seqs [][]int32, dst [][]float32, par int) {
 	par = max(1, min(par, maxPar))
+	T := ws.offsets(seqs)
+	m.embedTokens(ws, seqs)
+	h := ws.h[:T*Dim]
+	for li := range m.layers {
+		l := &m.layers[li]
+		in, inW := h, Dim
+		if li == 0 {
+			in, inW = ws.h0[:T*embDim], embDim
+		}
+		m.attentionBlock(ws, l, len(seqs), in, inW, h, par)
+		m.feedForwardBlock(ws, l, h, par)
+	}
+	pooled := ws.meanPool(h, len(seqs))
+	m.tanhNormalize(ws, pooled, dst)
+}
+
+// offsets records in ws.offs the token offset of each sequence (and the
+// total after the last) and returns the total token count.
+func (ws *workspace) offsets(seqs [][]int32) int {
 	offs := append(ws.offs[:0], 0)
 	for _, s := range seqs {
 		offs = append(offs, offs[len(offs)-1]+len(s))
 	}
 	ws.offs = offs
-	T := offs[len(seqs)]
+	return offs[len(seqs)]
+}
 
-	// h0 = x + (x + timing), as the graph adds the embedding twice.
+// embedTokens fills ws.h0 with h0 = x + (x + timing) for every token, as
+// the graph adds the embedding twice.
+func (m *Model) embedTokens(ws *workspace, seqs [][]int32) {
+	offs := ws.offs
 	for i, s := range seqs {
 		for pos, id := range s {
 			x := m.emb[int(id)*embDim : int(id)*embDim+embDim]
@@ -70,67 +94,71 @@ func (m *Model) forward(ws *workspace, seqs [][]int32, dst [][]float32, par int)
 			}
 		}
 	}
+}
 
-	h := ws.h[:T*Dim]
-	for li := range m.layers {
-		l := &m.layers[li]
-		in, inW := h, Dim
-		if li == 0 {
-			in, inW = ws.h0[:T*embDim], embDim
-		}
-		// Self-attention block.
-		ln := ws.ln[:T*inW]
-		layerNorm(ln, in, inW, l.ln1S, l.ln1B, m.lnEps)
-		qw := 3 * l.dAtt
-		qkv := ws.qkv[:T*qw]
-		fillRows(qkv, l.qkvB)
-		gemm(T, ln, inW, l.qkv, qkv, qw, par, ws.gs)
-		for t := 0; t < T; t++ {
-			q := qkv[t*qw : t*qw+l.dAtt]
-			for c := range q {
-				q[c] *= l.qScale
-			}
-		}
-		att := ws.att[:T*l.dAtt]
-		clear(att)
-		for i := range seqs {
-			m.attend(ws, l, qkv[offs[i]*qw:], att[offs[i]*l.dAtt:], offs[i+1]-offs[i])
-		}
-		proj := ws.tmp[:T*Dim]
-		fillRows(proj, l.outB)
-		gemm(T, att, l.dAtt, l.out, proj, Dim, par, ws.gs)
-		if l.res != nil {
-			fillRows(h, l.resB)
-			gemm(T, in, inW, l.res, h, Dim, par, ws.gs)
-		}
-		for j := range h {
-			h[j] = proj[j] + h[j]
-		}
-
-		// Feed-forward block.
-		ln = ws.ln[:T*Dim]
-		layerNorm(ln, h, Dim, l.ln2S, l.ln2B, m.lnEps)
-		ff := ws.ff[:T*ffDim]
-		fillRows(ff, l.ff1B)
-		gemm(T, ln, Dim, l.ff1, ff, ffDim, par, ws.gs)
-		for j, v := range ff {
-			if v < 0 {
-				ff[j] = 0
-			}
-		}
-		y := ws.tmp[:T*Dim]
-		fillRows(y, l.ff2B)
-		gemm(T, ff, ffDim, l.ff2, y, Dim, par, ws.gs)
-		for j := range h {
-			h[j] = y[j] + h[j]
+// attentionBlock runs layer l's self-attention over the nseq sequences of
+// in (rows inW wide) and sets h (rows Dim wide) to the projected attention
+// plus the residual (in itself, or its projection where the widths differ).
+func (m *Model) attentionBlock(ws *workspace, l *layer, nseq int, in []float32, inW int, h []float32, par int) {
+	offs := ws.offs
+	T := offs[nseq]
+	ln := ws.ln[:T*inW]
+	layerNorm(ln, in, inW, l.ln1S, l.ln1B, m.lnEps)
+	qw := 3 * l.dAtt
+	qkv := ws.qkv[:T*qw]
+	fillRows(qkv, l.qkvB)
+	gemm(T, ln, inW, l.qkv, qkv, qw, par, ws.gs)
+	for t := 0; t < T; t++ {
+		q := qkv[t*qw : t*qw+l.dAtt]
+		for c := range q {
+			q[c] *= l.qScale
 		}
 	}
+	att := ws.att[:T*l.dAtt]
+	clear(att)
+	for i := 0; i < nseq; i++ {
+		m.attend(ws, l, qkv[offs[i]*qw:], att[offs[i]*l.dAtt:], offs[i+1]-offs[i])
+	}
+	proj := ws.tmp[:T*Dim]
+	fillRows(proj, l.outB)
+	gemm(T, att, l.dAtt, l.out, proj, Dim, par, ws.gs)
+	if l.res != nil {
+		fillRows(h, l.resB)
+		gemm(T, in, inW, l.res, h, Dim, par, ws.gs)
+	}
+	for j := range h {
+		h[j] = proj[j] + h[j]
+	}
+}
 
-	// Mean over each sequence's tokens (an empty one pools to zeros: the
-	// graph divides by max(count, 1)), then the tanh layer.
-	S := len(seqs)
+// feedForwardBlock adds layer l's feed-forward output (layer norm, ReLU
+// hidden layer, projection) to h in place.
+func (m *Model) feedForwardBlock(ws *workspace, l *layer, h []float32, par int) {
+	T := len(h) / Dim
+	ln := ws.ln[:T*Dim]
+	layerNorm(ln, h, Dim, l.ln2S, l.ln2B, m.lnEps)
+	ff := ws.ff[:T*ffDim]
+	fillRows(ff, l.ff1B)
+	gemm(T, ln, Dim, l.ff1, ff, ffDim, par, ws.gs)
+	for j, v := range ff {
+		if v < 0 {
+			ff[j] = 0
+		}
+	}
+	y := ws.tmp[:T*Dim]
+	fillRows(y, l.ff2B)
+	gemm(T, ff, ffDim, l.ff2, y, Dim, par, ws.gs)
+	for j := range h {
+		h[j] = y[j] + h[j]
+	}
+}
+
+// meanPool returns the mean of each of the S sequences' token rows of h
+// (an empty one pools to zeros: the graph divides by max(count, 1)).
+func (ws *workspace) meanPool(h []float32, S int) []float32 {
+	offs := ws.offs
 	pooled := ws.pooled[:S*Dim]
-	for i := range seqs {
+	for i := 0; i < S; i++ {
 		p := pooled[i*Dim : (i+1)*Dim]
 		clear(p)
 		n := offs[i+1] - offs[i]
@@ -145,10 +173,17 @@ func (m *Model) forward(ws *workspace, seqs [][]int32, dst [][]float32, par int)
 			p[c] /= div
 		}
 	}
+	return pooled
+}
+
+// tanhNormalize runs the pooled rows through the tanh layer and writes each
+// one, scaled to unit length, into dst[i].
+func (m *Model) tanhNormalize(ws *workspace, pooled []float32, dst [][]float32) {
+	S := len(pooled) / Dim
 	out := ws.out[:S*Dim]
 	fillRows(out, m.tanhB)
 	gemm(S, pooled, Dim, m.tanhW, out, Dim, 1, ws.gs)
-	for i := range seqs {
+	for i := 0; i < S; i++ {
 		o := out[i*Dim : (i+1)*Dim]
 		var ss float32
 		for c, v := range o {

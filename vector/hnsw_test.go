@@ -40,14 +40,21 @@ func recallSize() int {
 	return 20000
 }
 
-func TestHNSW_Recall(t *testing.T) {
-	const dim = 64
-	n := recallSize()
-	ids, vecs, queries := clustered(n, dim, 200)
+// recallCase returns recallSize clustered vectors of dim, 200 queries
+// from the same mixture, and the exact model of the vectors.
+func recallCase(dim int) ([]string, [][]float32, [][]float32, model) {
+	ids, vecs, queries := clustered(recallSize(), dim, 200)
 	m := model{}
 	for i, id := range ids {
 		m[id] = vecs[i]
 	}
+	return ids, vecs, queries, m
+}
+
+func TestHNSW_Recall(t *testing.T) {
+	const dim = 64
+	ids, vecs, queries, m := recallCase(dim)
+	n := len(ids)
 	for _, tc := range []struct {
 		name    string
 		workers int

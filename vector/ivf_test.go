@@ -9,12 +9,8 @@ import (
 
 func TestIVF_Recall(t *testing.T) {
 	const dim = 64
-	n := recallSize()
-	ids, vecs, queries := clustered(n, dim, 200)
-	m := model{}
-	for i, id := range ids {
-		m[id] = vecs[i]
-	}
+	ids, vecs, queries, m := recallCase(dim)
+	n := len(ids)
 	x, err := vector.BuildIVF(dim, ids, vecs, vector.IVFConfig{Seed: 1})
 	if err != nil {
 		t.Fatal(err)

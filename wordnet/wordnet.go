@@ -163,9 +163,6 @@ func loadErr(format string, args ...any) error {
 // p_cnt (symbol offset pos source/target)... | gloss"; w_cnt is
 // hexadecimal. Pointers to other parts of speech are left out.
 func (db *DB) parseData(data []byte, words map[string]string) (map[uint32]uint32, error) {
-	type ptrs struct {
-		hyper, hypo, sim []uint32 // by offset
-	}
 	ids := map[uint32]uint32{}
 	var pending []ptrs
 	first := uint32(len(db.syn))
@@ -176,82 +173,118 @@ func (db *DB) parseData(data []byte, words map[string]string) (map[uint32]uint32
 		if strings.HasPrefix(line, "  ") || line == "" {
 			continue // the licence header
 		}
-		if i := strings.Index(line, " | "); i >= 0 {
-			line = line[:i]
-		}
-		f := strings.Fields(line)
-		if len(f) < 4 {
-			return nil, fmt.Errorf("short line %q", line)
-		}
-		off, err := strconv.ParseUint(f[0], 10, 32)
+		off, s, p, err := parseSynset(line, words)
 		if err != nil {
-			return nil, fmt.Errorf("offset %q", f[0])
+			return nil, err
 		}
-		pos := f[2]
-		n, err := strconv.ParseUint(f[3], 16, 16)
-		if err != nil || len(f) < 5+2*int(n) {
-			return nil, fmt.Errorf("word count %q at %d", f[3], off)
-		}
-		var s synset
-		for i := 0; i < int(n); i++ {
-			w := strings.ToLower(f[4+2*i])
-			if j := strings.IndexByte(w, '('); j > 0 {
-				w = w[:j] // an adjective's syntactic marker, "(a)"
-			}
-			if in, ok := words[w]; ok {
-				w = in
-			} else {
-				// A copy: the substring would keep the whole line alive.
-				w = strings.Clone(w)
-				words[w] = w
-			}
-			s.words = append(s.words, w)
-		}
-		k := 4 + 2*int(n)
-		pc, err := strconv.Atoi(f[k])
-		if err != nil || len(f) < k+1+4*pc {
-			return nil, fmt.Errorf("pointer count at %d", off)
-		}
-		var p ptrs
-		for i := 0; i < pc; i++ {
-			sym, to, toPos := f[k+1+4*i], f[k+2+4*i], f[k+3+4*i]
-			if file(toPos) != file(pos) {
-				continue // another part of speech, another file
-			}
-			o, err := strconv.ParseUint(to, 10, 32)
-			if err != nil {
-				return nil, fmt.Errorf("pointer %q at %d", to, off)
-			}
-			switch sym {
-			case "@", "@i":
-				p.hyper = append(p.hyper, uint32(o))
-			case "~", "~i":
-				p.hypo = append(p.hypo, uint32(o))
-			case "&":
-				p.sim = append(p.sim, uint32(o))
-			}
-		}
-		ids[uint32(off)] = uint32(len(db.syn))
+		ids[off] = uint32(len(db.syn))
 		db.syn = append(db.syn, s)
 		pending = append(pending, p)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	resolve := func(offs []uint32) []uint32 {
-		var out []uint32
-		for _, o := range offs {
-			if id, ok := ids[o]; ok {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
 	for i, p := range pending {
 		s := &db.syn[first+uint32(i)]
-		s.hyper, s.hypo, s.sim = resolve(p.hyper), resolve(p.hypo), resolve(p.sim)
+		s.hyper, s.hypo, s.sim = resolve(ids, p.hyper), resolve(ids, p.hypo), resolve(ids, p.sim)
 	}
 	return ids, nil
+}
+
+// ptrs are a synset's pointers within its file, by offset, until they are
+// resolved to ids.
+type ptrs struct {
+	hyper, hypo, sim []uint32 // by offset
+}
+
+// parseSynset parses one line of a data file into its offset, its synset
+// (words interned through words) and its pointers; it fails on a line
+// that is short or has a bad number.
+func parseSynset(line string, words map[string]string) (uint32, synset, ptrs, error) {
+	if i := strings.Index(line, " | "); i >= 0 {
+		line = line[:i]
+	}
+	f := strings.Fields(line)
+	if len(f) < 4 {
+		return 0, synset{}, ptrs{}, fmt.Errorf("short line %q", line)
+	}
+	off, err := strconv.ParseUint(f[0], 10, 32)
+	if err != nil {
+		return 0, synset{}, ptrs{}, fmt.Errorf("offset %q", f[0])
+	}
+	n, err := strconv.ParseUint(f[3], 16, 16)
+	if err != nil || len(f) < 5+2*int(n) {
+		return 0, synset{}, ptrs{}, fmt.Errorf("word count %q at %d", f[3], off)
+	}
+	s := synset{words: synsetWords(f[4:4+2*int(n)], words)}
+	p, err := parsePointers(f, 4+2*int(n), f[2], off)
+	if err != nil {
+		return 0, synset{}, ptrs{}, err
+	}
+	return uint32(off), s, p, nil
+}
+
+// synsetWords returns the words of pairs (word, lex id), lower-cased,
+// without an adjective's marker and interned through words.
+func synsetWords(pairs []string, words map[string]string) []string {
+	var out []string
+	for i := 0; i < len(pairs)/2; i++ {
+		w := strings.ToLower(pairs[2*i])
+		if j := strings.IndexByte(w, '('); j > 0 {
+			w = w[:j] // an adjective's syntactic marker, "(a)"
+		}
+		if in, ok := words[w]; ok {
+			w = in
+		} else {
+			// A copy: the substring would keep the whole line alive.
+			w = strings.Clone(w)
+			words[w] = w
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// parsePointers reads the pointer count at f[k] and the pointers after it
+// of the synset at off (part of speech pos), keeping the hypernyms,
+// hyponyms and similar-tos within the same file; it fails on a bad count
+// or offset.
+func parsePointers(f []string, k int, pos string, off uint64) (ptrs, error) {
+	var p ptrs
+	pc, err := strconv.Atoi(f[k])
+	if err != nil || len(f) < k+1+4*pc {
+		return p, fmt.Errorf("pointer count at %d", off)
+	}
+	for i := 0; i < pc; i++ {
+		sym, to, toPos := f[k+1+4*i], f[k+2+4*i], f[k+3+4*i]
+		if file(toPos) != file(pos) {
+			continue // another part of speech, another file
+		}
+		o, err := strconv.ParseUint(to, 10, 32)
+		if err != nil {
+			return p, fmt.Errorf("pointer %q at %d", to, off)
+		}
+		switch sym {
+		case "@", "@i":
+			p.hyper = append(p.hyper, uint32(o))
+		case "~", "~i":
+			p.hypo = append(p.hypo, uint32(o))
+		case "&":
+			p.sim = append(p.sim, uint32(o))
+		}
+	}
+	return p, nil
+}
+
+// resolve maps offsets to ids, dropping those not in ids.
+func resolve(ids map[uint32]uint32, offs []uint32) []uint32 {
+	var out []uint32
+	for _, o := range offs {
+		if id, ok := ids[o]; ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // parseIndex adds the senses of each lemma of one index file. A line is

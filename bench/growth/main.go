@@ -26,7 +26,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,7 +35,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,6 +46,9 @@ func main() {
 	}
 }
 
+// run parses the flags and then measures one point (--point), merges
+// points (--add) or measures the planned points, and last rewrites the
+// plot and the table; it returns the first error met.
 func run(args []string) error {
 	fs := flag.NewFlagSet("growth", flag.ContinueOnError)
 	backends := fs.String("backends", "sqlite,postgres", "comma-separated backends to measure: sqlite, postgres")
@@ -79,56 +80,66 @@ func run(args []string) error {
 		return err
 	}
 	if *add != "" {
-		b, err := os.ReadFile(*add)
-		if err != nil {
-			return err
-		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		for dec.More() {
-			var p Point
-			if err := dec.Decode(&p); err != nil {
-				return fmt.Errorf("%s: %w", *add, err)
-			}
-			results = merge(results, p)
-		}
-		if err := writeResults(path, results); err != nil {
+		if results, err = addPoints(path, *add, results); err != nil {
 			return err
 		}
 	}
 	if !*plotOnly && *add == "" {
-		var todo []Point
-		for _, b := range strings.Split(*backends, ",") {
-			for _, s := range strings.Split(*sizes, ",") {
-				if s = strings.TrimSpace(s); s == "" {
-					continue
-				}
-				n, err := strconv.Atoi(s)
-				if err != nil || n < 1 {
-					return fmt.Errorf("--sizes: %q is not a positive number", s)
-				}
-				todo = append(todo, Point{Backend: b, Tenants: 1, PerTenant: n})
-			}
-			if *tenants > 0 {
-				todo = append(todo, Point{Backend: b, Tenants: *tenants, PerTenant: *perTenant})
-			}
+		todo, err := plan(*backends, *sizes, *tenants, *perTenant)
+		if err != nil {
+			return err
 		}
-		for _, p := range todo {
-			got, err := runChild(p, *queries, *dim, *pgURL, *restartFlag, *rowCache)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("%-34s load %7.1fs  ready %6.1fs  p50 %7.2f ms  p95 %7.2f ms  heap %7.1f MiB  rss %7.1f MiB\n",
-				got.Key(), got.LoadSeconds, got.ReadySeconds, got.P50Ms, got.P95Ms, got.HeapInUseMB, got.RSSMB)
-			results = merge(results, got)
-			if err := writeResults(path, results); err != nil {
-				return err
-			}
+		child := func(p Point) (Point, error) { return runChild(p, *queries, *dim, *pgURL, *restartFlag, *rowCache) }
+		if results, err = measureAll(path, todo, results, child); err != nil {
+			return err
 		}
 	}
 	if err := os.WriteFile(filepath.Join(*out, "growth.svg"), plot(results), 0o644); err != nil {
 		return err
 	}
 	return writeTable(filepath.Join(*out, "README.md"), results)
+}
+
+// plan returns the points to measure for each backend: one namespace of
+// each size, then (tenants > 0) the many-tenant corpus; it fails on a size
+// that is not a positive number.
+func plan(backends, sizes string, tenants, perTenant int) ([]Point, error) {
+	var todo []Point
+	for _, b := range strings.Split(backends, ",") {
+		for _, s := range strings.Split(sizes, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("--sizes: %q is not a positive number", s)
+			}
+			todo = append(todo, Point{Backend: b, Tenants: 1, PerTenant: n})
+		}
+		if tenants > 0 {
+			todo = append(todo, Point{Backend: b, Tenants: tenants, PerTenant: perTenant})
+		}
+	}
+	return todo, nil
+}
+
+// measureAll measures each point of todo through child, prints its
+// summary line and writes results, with it merged, to path after each; it
+// stops at the first error.
+func measureAll(path string, todo, results []Point, child func(Point) (Point, error)) ([]Point, error) {
+	for _, p := range todo {
+		got, err := child(p)
+		if err != nil {
+			return results, err
+		}
+		fmt.Printf("%-34s load %7.1fs  ready %6.1fs  p50 %7.2f ms  p95 %7.2f ms  heap %7.1f MiB  rss %7.1f MiB\n",
+			got.Key(), got.LoadSeconds, got.ReadySeconds, got.P50Ms, got.P95Ms, got.HeapInUseMB, got.RSSMB)
+		results = merge(results, got)
+		if err := writeResults(path, results); err != nil {
+			return results, err
+		}
+	}
+	return results, nil
 }
 
 // runChild measures p in a new process running this program with --point.
@@ -174,108 +185,8 @@ func measureOne(spec string, queries, dim int, pgURL string) error {
 	return json.NewEncoder(os.Stdout).Encode(p)
 }
 
-func readResults(path string) ([]Point, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var ps []Point
-	if err := json.Unmarshal(b, &ps); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ps, nil
-}
-
-func writeResults(path string, ps []Point) error {
-	b, err := json.MarshalIndent(ps, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-// merge puts p into ps in place of the point with its key, and keeps ps
-// ordered by backend, shape and size.
-func merge(ps []Point, p Point) []Point {
-	ps = slices.DeleteFunc(ps, func(q Point) bool { return q.Key() == p.Key() })
-	ps = append(ps, p)
-	slices.SortFunc(ps, func(a, b Point) int {
-		if c := strings.Compare(a.Backend, b.Backend); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Shape, b.Shape); c != 0 {
-			return c
-		}
-		return a.Memories - b.Memories
-	})
-	return ps
-}
-
 // Markers around the generated table in README.md.
 const (
 	tableStart = "<!-- table: written by go run ./bench/growth -->"
 	tableEnd   = "<!-- end of table -->"
 )
-
-// writeTable replaces the table between the markers of the README at path.
-// writeRestarts adds the table of the points measured with --restart.
-func writeRestarts(t *strings.Builder, ps []Point) {
-	var rs []Point
-	for _, p := range ps {
-		if p.RestartSeconds > 0 {
-			rs = append(rs, p)
-		}
-	}
-	if len(rs) == 0 {
-		return
-	}
-	t.WriteString("Restart (`--restart`): the indexes saved, the engine closed and a new one opened over the same store.\n\n")
-	t.WriteString("| backend | memories | save | restart to first answer | from a graph | search p50 / p95 after (ms) | the same 10 s later (ms) | peak RSS after the restart |\n")
-	t.WriteString("|---|---:|---:|---:|---|---:|---:|---:|\n")
-	for _, p := range rs {
-		later := "not measured"
-		if p.RestartLaterP50Ms > 0 {
-			later = fmt.Sprintf("%.2f / %.2f", p.RestartLaterP50Ms, p.RestartLaterP95Ms)
-		}
-		fmt.Fprintf(t, "| %s | %d | %.1f s | %.1f s | %v | %.2f / %.2f | %s | %.0f MiB |\n",
-			p.Backend, p.Memories, p.SaveSeconds, p.RestartSeconds, p.RestartApprox, p.RestartP50Ms, p.RestartP95Ms, later, p.RestartPeakRSSMB)
-	}
-	t.WriteString("\n")
-}
-
-func writeTable(path string, ps []Point) error {
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	i, j := bytes.Index(readme, []byte(tableStart)), bytes.Index(readme, []byte(tableEnd))
-	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %q ... %q markers", path, tableStart, tableEnd)
-	}
-	var t strings.Builder
-	t.WriteString(tableStart + "\n\n")
-	t.WriteString("| backend | memories | search p50 / p95 / p99 (ms) | CPU per search | first search per namespace | heap in use | heap per memory | RSS (peak) | load | load average |\n")
-	t.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, p := range ps {
-		size := fmt.Sprint(p.Memories)
-		if p.Shape == "tenants" {
-			size = fmt.Sprintf("%d tenants × %d", p.Tenants, p.PerTenant)
-		}
-		if p.Note != "" {
-			size += " (" + p.Note + ")"
-		}
-		first := fmt.Sprintf("%.1f s (index ready)", p.ReadySeconds)
-		if p.Shape == "tenants" {
-			first = fmt.Sprintf("%.1f / %.1f ms p50/p95", p.ColdP50Ms, p.ColdP95Ms)
-		}
-		fmt.Fprintf(&t, "| %s | %s | %.2f / %.2f / %.2f | %.2f ms | %s | %.0f MiB | %.1f KiB | %.0f (%.0f) MiB | %.0f s | %s |\n",
-			p.Backend, size, p.P50Ms, p.P95Ms, p.P99Ms, p.CPUMsPerQ, first, p.HeapInUseMB, p.HeapPerMemKB, p.RSSMB, p.PeakRSSMB, p.LoadSeconds, p.Load)
-	}
-	t.WriteString("\n")
-	writeRestarts(&t, ps)
-	out := append(append(slices.Clone(readme[:i]), t.String()...), readme[j:]...)
-	return os.WriteFile(path, out, 0o644)
-}

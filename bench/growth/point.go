@@ -1,29 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/postgres"
-	"github.com/engramhq/engram/sqlite"
 	"github.com/engramhq/engram/vector"
 )
 
@@ -95,17 +84,71 @@ type corpus struct {
 // build fills a fresh store for p, searches once in every namespace and
 // waits for the indexes, and returns p with its load and first-search
 // figures. pgURL is the PostgreSQL server to make a throwaway schema in.
+// On an error everything made so far is removed.
 func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
-	st, cleanup, err := openStore(ctx, p.Backend, pgURL)
+	c, err := openCorpus(ctx, p, pgURL)
 	if err != nil {
 		return nil, p, err
 	}
+	p.HeapBaseMB = heapMB()
+	for _, step := range []func(context.Context, *Point) error{c.load, c.firstSearches, c.saveIndexes} {
+		if err := step(ctx, &p); err != nil {
+			c.cleanup()
+			return nil, p, err
+		}
+	}
+	return c, p, nil
+}
+
+// openCorpus opens an empty store for p and an engine over it that records
+// the vector indexes it makes (with an index directory under --restart for
+// one namespace); c.cleanup closes and removes both.
+func openCorpus(ctx context.Context, p Point, pgURL string) (*corpus, error) {
+	st, cleanup, err := openStore(ctx, p.Backend, pgURL)
+	if err != nil {
+		return nil, err
+	}
 	c := &corpus{st: st, emb: &hashEmbedder{dim: p.Dim}, g: newGen(99), cleanup: cleanup}
+	c.opts = c.engineOptions()
+	if restart && p.Tenants == 1 {
+		dir, err := os.MkdirTemp("", "growth-index-*")
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		c.opts.IndexDir = dir
+		closeStore := cleanup
+		cleanup = func() { closeStore(); os.RemoveAll(dir) }
+	}
+	c.e, err = engine.New(ctx, st, c.opts)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	c.cleanup = func() {
+		if c.e != nil {
+			c.e.Close()
+		}
+		cleanup()
+	}
+	return c, nil
+}
+
+// engineOptions returns the engine's options over c's embedder and sets
+// c.autos to hand over (once each) the vector indexes the engine makes.
+func (c *corpus) engineOptions() engine.Options {
 	var (
 		mu    sync.Mutex
 		autos []*vector.Auto
 	)
-	c.opts = engine.Options{
+	c.autos = func() []*vector.Auto {
+		mu.Lock()
+		defer mu.Unlock()
+		out := slices.Clone(autos)
+		autos = nil
+		return out
+	}
+	return engine.Options{
 		Embedder: c.emb, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour,
 		IndexSaveEvery: 24 * time.Hour, // saved when the bench says so
 		RowCacheBytes:  rowCacheMB << 20,
@@ -117,66 +160,43 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 			return a
 		},
 	}
-	c.autos = func() []*vector.Auto {
-		mu.Lock()
-		defer mu.Unlock()
-		out := slices.Clone(autos)
-		autos = nil
-		return out
-	}
-	if restart && p.Tenants == 1 {
-		dir, err := os.MkdirTemp("", "growth-index-*")
-		if err != nil {
-			cleanup()
-			return nil, p, err
-		}
-		c.opts.IndexDir = dir
-		closeStore := cleanup
-		cleanup = func() { closeStore(); os.RemoveAll(dir) }
-	}
-	c.e, err = engine.New(ctx, st, c.opts)
-	if err != nil {
-		cleanup()
-		return nil, p, err
-	}
-	c.cleanup = func() {
-		if c.e != nil {
-			c.e.Close()
-		}
-		cleanup()
-	}
-	p.HeapBaseMB = heapMB()
+}
 
+// load makes p's namespaces, fills each with p.PerTenant memories and
+// records the time it took in p.
+func (c *corpus) load(ctx context.Context, p *Point) error {
 	c.nss = make([]engram.Namespace, p.Tenants)
 	for i := range c.nss {
 		c.nss[i] = engram.Namespace{Org: fmt.Sprintf("org%05d", i), Project: "app", User: "u1"}
 	}
 	start := time.Now()
-	if err := fill(ctx, st, c.emb, c.nss, p.PerTenant); err != nil {
-		c.cleanup()
-		return nil, p, err
+	if err := fill(ctx, c.st, c.emb, c.nss, p.PerTenant); err != nil {
+		return err
 	}
 	p.LoadSeconds = time.Since(start).Seconds()
 	fmt.Fprintf(os.Stderr, "growth: %s: loaded %d memories in %.1fs\n", p.Key(), p.Memories, p.LoadSeconds)
+	return nil
+}
 
-	// The first search of every namespace builds its indexes.
-	start = time.Now()
+// firstSearches searches once in every namespace, which builds its
+// indexes, waits for them, and records in p the time until ready, whether
+// a graph answers and (tenants shape) the first searches' latency.
+func (c *corpus) firstSearches(ctx context.Context, p *Point) error {
+	start := time.Now()
 	var cold []time.Duration
 	for _, ns := range c.nss {
 		q := c.g.query()
 		c.emb.Precompute([]string{q})
 		t := time.Now()
 		if _, err := c.e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 10}); err != nil {
-			c.cleanup()
-			return nil, p, err
+			return err
 		}
 		cold = append(cold, time.Since(t))
 	}
 	waitFor := c.autos()
 	for _, a := range waitFor {
 		if err := a.Wait(ctx); err != nil {
-			c.cleanup()
-			return nil, p, err
+			return err
 		}
 	}
 	p.ReadySeconds = time.Since(start).Seconds()
@@ -186,15 +206,21 @@ func build(ctx context.Context, p Point, pgURL string) (*corpus, Point, error) {
 	if p.Tenants > 1 {
 		p.ColdP50Ms, p.ColdP95Ms = pct(cold, 50), pct(cold, 95)
 	}
-	if c.opts.IndexDir != "" {
-		start = time.Now()
-		if err := c.e.SaveIndexes(ctx); err != nil {
-			c.cleanup()
-			return nil, p, err
-		}
-		p.SaveSeconds = time.Since(start).Seconds()
+	return nil
+}
+
+// saveIndexes saves the built indexes when the engine has an index
+// directory, and records the time it took in p.
+func (c *corpus) saveIndexes(ctx context.Context, p *Point) error {
+	if c.opts.IndexDir == "" {
+		return nil
 	}
-	return c, p, nil
+	start := time.Now()
+	if err := c.e.SaveIndexes(ctx); err != nil {
+		return err
+	}
+	p.SaveSeconds = time.Since(start).Seconds()
+	return nil
 }
 
 // restart closes the engine, whose indexes were saved, opens a new one
@@ -256,12 +282,6 @@ func (c *corpus) timed(ctx context.Context, qs []string) ([]time.Duration, error
 		lat = append(lat, time.Since(t))
 	}
 	return lat, nil
-}
-
-// resetPeak resets the process's VmHWM to its current resident set
-// (Linux); elsewhere the peak keeps counting from the start.
-func resetPeak() {
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
 // queries returns n queries with their vectors made.
@@ -336,168 +356,3 @@ var rowCacheMB int64
 // and restartProfile where --restart-cpuprofile writes the restart's;
 // empty for none.
 var profile, restartProfile string
-
-// startProfile starts a CPU profile written to path when one is asked for
-// (path is not empty), and returns what stops it.
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
-// fill writes perNS memories with their two vectors (value and
-// abstraction) into every namespace, batch memories per transaction,
-// straight through the store: the engine's write path (formation,
-// versions, audit) is not what this benchmark measures.
-func fill(ctx context.Context, st engram.Store, emb *hashEmbedder, nss []engram.Namespace, perNS int) error {
-	g := newGen(1)
-	type item struct {
-		m    *engram.Memory
-		vecs []engram.FieldVector
-	}
-	var pending []item
-	flush := func() error {
-		err := st.Update(ctx, func(tx engram.Tx) error {
-			vw, err := engram.Need[engram.VectorWriter](tx, "the growth benchmark")
-			if err != nil {
-				return err
-			}
-			for _, it := range pending {
-				if err := tx.InsertMemory(ctx, it.m); err != nil {
-					return err
-				}
-				if err := vw.PutVectors(ctx, it.m.Namespace, it.m.ID, emb.Name(), it.vecs); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		pending = pending[:0]
-		return err
-	}
-	for _, ns := range nss {
-		for range perNS {
-			m := g.memory(ns)
-			vs, _ := emb.Embed(ctx, []string{m.Value, m.Abstraction})
-			pending = append(pending, item{m, []engram.FieldVector{{Field: engram.FieldValue, Vec: vs[0]}, {Field: engram.FieldAbstraction, Vec: vs[1]}}})
-			if len(pending) == batch {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if len(pending) > 0 {
-		return flush()
-	}
-	return nil
-}
-
-// openStore opens an empty store and returns what removes it.
-func openStore(ctx context.Context, backend, pgURL string) (engram.Store, func(), error) {
-	switch backend {
-	case "sqlite":
-		dir, err := os.MkdirTemp("", "engram-growth-")
-		if err != nil {
-			return nil, nil, err
-		}
-		db, err := sqlite.Open(ctx, filepath.Join(dir, "engram.db"))
-		if err != nil {
-			os.RemoveAll(dir)
-			return nil, nil, err
-		}
-		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
-	case "postgres":
-		if pgURL == "" {
-			return nil, nil, fmt.Errorf("postgres needs --pg URL or ENGRAM_TEST_POSTGRES_URL (run under scripts/pg.sh)")
-		}
-		schema := "growth_" + strings.ToLower(engram.NewID())
-		admin, err := pgx.Connect(ctx, pgURL)
-		if err != nil {
-			return nil, nil, err
-		}
-		if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-			admin.Close(ctx)
-			return nil, nil, err
-		}
-		drop := func() { _, _ = admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); admin.Close(ctx) }
-		u, err := url.Parse(pgURL)
-		if err != nil {
-			drop()
-			return nil, nil, err
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		db, err := postgres.Open(ctx, u.String(), postgres.Options{Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			drop()
-			return nil, nil, err
-		}
-		return db, func() { db.Close(); drop() }, nil
-	}
-	return nil, nil, fmt.Errorf("unknown backend %q (sqlite or postgres)", backend)
-}
-
-func pct(d []time.Duration, p int) float64 {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := max(0, min((len(s)*p+99)/100-1, len(s)-1))
-	return float64(s[i].Microseconds()) / 1000
-}
-
-// heapMB returns the heap in use after a collection, in MiB.
-func heapMB() float64 {
-	runtime.GC()
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return float64(ms.HeapInuse) / (1 << 20)
-}
-
-// procMB reads a kB line of /proc/self/status (0 where there is none).
-func procMB(field string) float64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field); ok {
-			kb, _ := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
-
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}

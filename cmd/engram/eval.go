@@ -32,7 +32,7 @@ func runEval(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	with := func(tune func(*engine.Options)) eval.EngineFactory {
 		return func(ctx context.Context, dir string) (engram.Service, func() error, error) {
 			logger := slog.New(slog.DiscardHandler)
-			eng, closeFn, err := openEngineAt(ctx, dir, "", eval.DefaultCacheDir(), &ef, logger, tune)
+			eng, closeFn, err := openEngineAt(ctx, dir, "", eval.DefaultCacheDir(), &ef, logger, tune, eval.Freeze)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -105,11 +105,7 @@ func DecodeVersionCursor(c string) (string, int, error) {
 // ExportNext trims a page read with one row more than limit to limit
 // records and returns the cursor of the next page, "" when it was the last.
 func ExportNext(page []engram.Record, limit int) ([]engram.Record, string) {
-	if len(page) <= limit {
-		return page, ""
-	}
-	page = page[:limit]
-	return page, ExportCursor(page[limit-1])
+	return NextPage(page, limit, ExportCursor)
 }
 
 // CheckExportPage returns the EINVALID error for an export page of an
@@ -207,11 +203,7 @@ func DecodeIdentityExportCursor(kind, c string) (user, key string, err error) {
 // than limit to limit records and returns the cursor of the next page, ""
 // when it was the last.
 func IdentityExportNext(page []engram.Record, limit int) ([]engram.Record, string) {
-	if len(page) <= limit {
-		return page, ""
-	}
-	page = page[:limit]
-	return page, IdentityExportCursor(page[limit-1])
+	return NextPage(page, limit, IdentityExportCursor)
 }
 
 // CheckIdentityExportPage decodes the cursor of an identity export page

@@ -1,6 +1,7 @@
 package storeutil
 
 import (
+	"errors"
 	"math"
 	"unicode/utf8"
 
@@ -165,4 +166,50 @@ func CheckJob(j *engram.Job, short func(string) string) error {
 		return engram.Errorf(engram.EINVALID, "a new job must be queued, not %q", j.State)
 	}
 	return nil
+}
+
+// CheckRelations validates every relation of rs and returns EINVALID for
+// an id given twice.
+func CheckRelations(rs []*engram.Relation) error {
+	seen := make(map[string]bool, len(rs))
+	for _, r := range rs {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		if seen[r.ID] {
+			return engram.Errorf(engram.EINVALID, "relations: relation %s is given twice", r.ID)
+		}
+		seen[r.ID] = true
+	}
+	return nil
+}
+
+// CheckKey returns EINVALID for an API key without an id, a role or a
+// hash, and the namespace's own error for a bad owner.
+func CheckKey(k *engram.APIKey) error {
+	if k.ID == "" || k.Role == "" || len(k.Hash) == 0 {
+		return engram.Errorf(engram.EINVALID, "an API key needs an id, a role and a hash")
+	}
+	return (engram.Namespace{Org: k.Org, Project: k.Project, User: k.User}).Validate()
+}
+
+// IsCoded reports whether err is nil or already an *engram.Error, which a
+// store's error mapping passes through unchanged.
+func IsCoded(err error) bool {
+	var ee *engram.Error
+	return err == nil || errors.As(err, &ee)
+}
+
+// ValidIDs returns the well-formed ids of ids, each once, in their first
+// order: a batch read skips the others.
+func ValidIDs(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	want := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if engram.ValidID(id) && !seen[id] {
+			seen[id] = true
+			want = append(want, id)
+		}
+	}
+	return want
 }
