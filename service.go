@@ -10,22 +10,47 @@ import (
 // offers a client that implements it against a remote server, so the CLI
 // and Go programs use one interface either way.
 //
+// It is made of one small interface per capability, so that code needing
+// one of them (an integration that only searches, say) asks for just
+// that. The further capabilities of an implementation (GraphService,
+// IdentityService, ResourceService, ...) are found by type assertion.
+//
 // Every method fails with an *Error: EINVALID for bad input (nothing is
 // stored), ENOTFOUND for an id outside the scope, EUNAVAILABLE when the
 // store is down.
 type Service interface {
+	EpisodeService
+	MemoryService
+	SearchService
+	ScopeService
+	JobService
+}
+
+// EpisodeService stores and reads episodes, the raw turns memories are
+// formed from. Its methods fail as those of Service.
+type EpisodeService interface {
 	// AddEpisodes stores a batch of episodes and, unless Form is false, the
 	// memories formed from them, all in one transaction.
 	AddEpisodes(ctx context.Context, req AddEpisodesRequest) (*AddEpisodesResult, error)
+	// GetEpisode returns one episode of the scope, or ENOTFOUND.
+	GetEpisode(ctx context.Context, s Scope, id string) (*Episode, error)
+	// ListEpisodes lists the episodes of the scope that pass the filter,
+	// one page at a time.
+	ListEpisodes(ctx context.Context, s Scope, f EpisodeFilter) (*EpisodePage, error)
+	// DeleteEpisode purges one episode. Memories formed from it stay.
+	DeleteEpisode(ctx context.Context, s Scope, id string) error
+}
+
+// MemoryService stores, reads and changes memories, keeping every change
+// as a version. Its methods fail as those of Service.
+type MemoryService interface {
 	// AddMemories stores memories as given, without any formation.
 	AddMemories(ctx context.Context, req AddMemoriesRequest) ([]Memory, error)
-
-	GetEpisode(ctx context.Context, s Scope, id string) (*Episode, error)
+	// GetMemory returns one memory of the scope, or ENOTFOUND.
 	GetMemory(ctx context.Context, s Scope, id string) (*Memory, error)
-	ListEpisodes(ctx context.Context, s Scope, f EpisodeFilter) (*EpisodePage, error)
+	// ListMemories lists the memories of the scope that pass the filter,
+	// one page at a time.
 	ListMemories(ctx context.Context, s Scope, f MemoryFilter) (*MemoryPage, error)
-	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
-
 	// UpdateMemory changes fields of an active memory in place and appends
 	// an UPDATE version.
 	UpdateMemory(ctx context.Context, s Scope, id string, p MemoryPatch) (*Memory, error)
@@ -42,12 +67,22 @@ type Service interface {
 	// Rollback makes a memory's content what it was at version v, as a new
 	// version.
 	Rollback(ctx context.Context, s Scope, id string, v int, reason string) (*Memory, error)
-	// DeleteEpisode purges one episode. Memories formed from it stay.
-	DeleteEpisode(ctx context.Context, s Scope, id string) error
+}
+
+// SearchService finds the memories that best answer a query.
+type SearchService interface {
+	// Search ranks the memories of req.Scope against req.Query. It fails
+	// as the methods of Service do.
+	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
+}
+
+// ScopeService works on a whole scope at once: it moves its records out
+// and in, reads its audit log and purges it. Its methods fail as those
+// of Service.
+type ScopeService interface {
 	// DeleteScope purges everything in a user's, agent's or session's scope;
 	// a scope wider than one user or agent is refused.
 	DeleteScope(ctx context.Context, s Scope) (*PurgeCounts, error)
-
 	// Export calls fn for every record in the scope (see Store.Export),
 	// then for each resource of the scope and its content in
 	// RecordResourceChunk records.
@@ -59,7 +94,11 @@ type Service interface {
 	Import(ctx context.Context, s Scope, recs []Record) (*ImportResult, error)
 	// Audit reads the audit log of the scope, newest first.
 	Audit(ctx context.Context, s Scope, f AuditFilter) (*AuditPage, error)
+}
 
+// JobService reads the background jobs of a scope, such as the formation
+// of an asynchronous AddEpisodes. Its methods fail as those of Service.
+type JobService interface {
 	// GetJob returns a background job of the scope, or ENOTFOUND.
 	GetJob(ctx context.Context, s Scope, id string) (*Job, error)
 	// ListJobs lists the background jobs of the scope, newest first.

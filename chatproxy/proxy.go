@@ -30,10 +30,19 @@ const (
 	MaxReplyBytes = 16 << 20
 )
 
+// Service is what the proxy needs of engram: searching the memories it
+// recalls, and adding the turns it stores (see engram.Service for how
+// they fail). *engine.Engine and *http.Client implement it.
+type Service interface {
+	engram.SearchService
+	// AddEpisodes is engram.EpisodeService's.
+	AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error)
+}
+
 // Config configures a Handler.
 type Config struct {
 	// Service searches memories and stores turns. Required.
-	Service engram.Service
+	Service Service
 	// Upstream is the base URL of the OpenAI-compatible API requests go
 	// to ("http://host:11434/v1"; a bare server root gets "/v1"). Empty:
 	// every request is answered 503 with Unconfigured.

@@ -350,7 +350,7 @@ func TestProxy_StreamBreaksOff(t *testing.T) {
 }
 
 // failingStore refuses to add episodes, as a store that is down does.
-type failingStore struct{ engram.Service }
+type failingStore struct{ chatproxy.Service }
 
 func (failingStore) AddEpisodes(context.Context, engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
 	return nil, engram.Errorf(engram.EUNAVAILABLE, "the store is down")

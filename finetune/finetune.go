@@ -73,6 +73,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Exporter is what Write reads through: engram.ScopeService's Export,
+// which *engine.Engine and *http.Client implement. Its errors are
+// Write's.
+type Exporter interface {
+	// Export calls fn for every record in the scope; see
+	// engram.ScopeService.
+	Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error
+}
+
 // Counts says what Write read and wrote.
 type Counts struct {
 	Records   int `json:"records"`   // lines written
@@ -85,7 +94,7 @@ type Counts struct {
 // order: the same store gives the same bytes (with an Asker, as far as the
 // model answers the same). It fails with EINVALID for an unknown format or
 // a scope without a user, with svc's errors, and with w's.
-func Write(ctx context.Context, svc engram.Service, s engram.Scope, o Options, w io.Writer) (Counts, error) {
+func Write(ctx context.Context, svc Exporter, s engram.Scope, o Options, w io.Writer) (Counts, error) {
 	if err := o.check(&s); err != nil {
 		return Counts{}, err
 	}
@@ -142,7 +151,7 @@ type snapshot struct {
 
 // read collects the scope's memories and versions from svc's export,
 // leaving out vault memories and their versions whatever ctx allows.
-func read(ctx context.Context, svc engram.Service, s engram.Scope) (*snapshot, error) {
+func read(ctx context.Context, svc Exporter, s engram.Scope) (*snapshot, error) {
 	snap := &snapshot{byID: map[string]*engram.Memory{}, versions: map[string][]engram.Version{}}
 	var vers []engram.Version
 	err := svc.Export(ctx, s, func(r engram.Record) error {

@@ -29,10 +29,32 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Service is what the MCP tools call of engram: search, adding episodes
+// and memories, and reading, changing and deleting memories (see
+// engram.Service for how each fails). engram.ProfileReader is used when
+// the service also implements it. *engine.Engine and *http.Client do.
+type Service interface {
+	engram.SearchService
+	// AddEpisodes is engram.EpisodeService's.
+	AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error)
+	// AddMemories is engram.MemoryService's.
+	AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error)
+	// GetMemory is engram.MemoryService's.
+	GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error)
+	// ListMemories is engram.MemoryService's.
+	ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error)
+	// UpdateMemory is engram.MemoryService's.
+	UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error)
+	// DeleteMemory is engram.MemoryService's.
+	DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error
+	// History is engram.MemoryService's.
+	History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error)
+}
+
 // caller is who a server answers: the service, the default scope, the API
 // key of the request (nil without authentication) and the actor of writes.
 type caller struct {
-	svc    engram.Service
+	svc    Service
 	def    engram.Namespace
 	key    *engram.APIKey
 	actor  string
@@ -42,7 +64,7 @@ type caller struct {
 // NewServer returns an MCP server over svc for one host talking to it
 // directly (no API key): every call is made as opts.Actor, in opts.Scope
 // unless its arguments name another scope.
-func NewServer(svc engram.Service, opts Options) *sdk.Server {
+func NewServer(svc Service, opts Options) *sdk.Server {
 	actor := opts.Actor
 	if actor == "" {
 		actor = "mcp"
@@ -56,7 +78,7 @@ func NewServer(svc engram.Service, opts Options) *sdk.Server {
 // actor, its default scope the key's binding (opts.Scope without a key),
 // so no request acts with another's key. Write tools refuse a key without
 // the role write; every scope a call names must lie in the key's binding.
-func Handler(svc engram.Service, opts Options) http.Handler {
+func Handler(svc Service, opts Options) http.Handler {
 	cache := sdk.NewSchemaCache()
 	lg := logger(opts)
 	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
