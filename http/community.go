@@ -84,7 +84,7 @@ var _ engram.CommunityService = (*Client)(nil)
 
 // ListCommunities implements engram.CommunityService with GET
 // /v1/communities.
-func (c *Client) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
+func (c *graphClient) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
 	var l engram.CommunityList
 	if err := c.do(ctx, "GET", "/v1/communities", scopeValues(s), nil, &l); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (c *Client) ListCommunities(ctx context.Context, s engram.Scope) (*engram.C
 
 // GetCommunity implements engram.CommunityService with GET
 // /v1/communities/{id}.
-func (c *Client) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
+func (c *graphClient) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
 	p, err := idPath("/v1/communities/", id, "")
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (c *Client) GetCommunity(ctx context.Context, s engram.Scope, id string) (*
 
 // RefreshCommunities implements engram.CommunityService with POST
 // /v1/communities/refresh.
-func (c *Client) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
+func (c *graphClient) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
 	var res engram.RefreshResult
 	if err := c.do(ctx, "POST", "/v1/communities/refresh", scopeValues(s), refreshRequest{Full: full}, &res); err != nil {
 		return nil, err

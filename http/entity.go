@@ -108,7 +108,7 @@ func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request, q query) er
 var _ engram.GraphService = (*Client)(nil)
 
 // ListEntities implements engram.GraphService with GET /v1/entities.
-func (c *Client) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
+func (c *graphClient) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
 	q := scopeValues(s)
 	setString(q, "type", f.Type)
 	setString(q, "prefix", f.Prefix)
@@ -124,7 +124,7 @@ func (c *Client) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 }
 
 // GetEntity implements engram.GraphService with GET /v1/entities/{id}.
-func (c *Client) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
+func (c *graphClient) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
 	p, err := idPath("/v1/entities/", id, "")
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (c *Client) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 }
 
 // Graph implements engram.GraphService with GET /v1/graph.
-func (c *Client) Graph(ctx context.Context, s engram.Scope, r engram.GraphRequest) (*engram.Graph, error) {
+func (c *graphClient) Graph(ctx context.Context, s engram.Scope, r engram.GraphRequest) (*engram.Graph, error) {
 	q := scopeValues(s)
 	setString(q, "entity", r.Entity)
 	setInt(q, "hops", r.Hops)
@@ -151,7 +151,7 @@ func (c *Client) Graph(ctx context.Context, s engram.Scope, r engram.GraphReques
 
 // DeleteEntity implements engram.GraphService with DELETE
 // /v1/entities/{id}.
-func (c *Client) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
+func (c *graphClient) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
 	p, err := idPath("/v1/entities/", id, "")
 	if err != nil {
 		return err

@@ -90,7 +90,7 @@ var _ engram.GraphEditor = (*Client)(nil)
 
 // MergeEntities implements engram.GraphEditor with POST
 // /v1/entities/{id}/merge.
-func (c *Client) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
+func (c *graphClient) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (c *Client) MergeEntities(ctx context.Context, s engram.Scope, id string, f
 
 // SplitEntity implements engram.GraphEditor with POST
 // /v1/entities/{id}/split.
-func (c *Client) SplitEntity(ctx context.Context, s engram.Scope, id string, r engram.SplitRequest) (*engram.Entity, error) {
+func (c *graphClient) SplitEntity(ctx context.Context, s engram.Scope, id string, r engram.SplitRequest) (*engram.Entity, error) {
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (c *Client) SplitEntity(ctx context.Context, s engram.Scope, id string, r e
 
 // EntityHistory implements engram.GraphEditor with GET
 // /v1/entities/{id}/history.
-func (c *Client) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+func (c *graphClient) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}

@@ -212,7 +212,7 @@ var _ engram.ResourceService = (*Client)(nil)
 // AddResource implements engram.ResourceService with POST /v1/resources,
 // streaming body as the file part of a multipart form (without the
 // client's timeout, which would cut a large upload).
-func (c *Client) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
+func (c *mediaClient) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
 	q := scopeValues(engram.ScopeOf(r.Namespace))
 	setString(q, "name", r.Name)
 	setString(q, "source", r.Source)
@@ -244,7 +244,7 @@ func (c *Client) AddResource(ctx context.Context, r engram.Resource, body io.Rea
 }
 
 // GetResource implements engram.ResourceService.
-func (c *Client) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+func (c *mediaClient) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
 	p, err := idPath("/v1/resources/", id, "")
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func (c *Client) GetResource(ctx context.Context, s engram.Scope, id string) (*e
 }
 
 // ListResources implements engram.ResourceService.
-func (c *Client) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
+func (c *mediaClient) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
 	q := scopeValues(s)
 	setString(q, "cursor", f.Cursor)
 	setInt(q, "limit", f.Limit)
@@ -271,7 +271,7 @@ func (c *Client) ListResources(ctx context.Context, s engram.Scope, f engram.Res
 // OpenResource implements engram.ResourceService with GET
 // /v1/resources/{id}/content (and the metadata from GET
 // /v1/resources/{id}); the reader streams the response body.
-func (c *Client) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
+func (c *mediaClient) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
 	res, err := c.GetResource(ctx, s, id)
 	if err != nil {
 		return nil, nil, err
@@ -291,7 +291,7 @@ func (c *Client) OpenResource(ctx context.Context, s engram.Scope, id string) (*
 }
 
 // DeleteResource implements engram.ResourceService.
-func (c *Client) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
+func (c *mediaClient) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
 	p, err := idPath("/v1/resources/", id, "")
 	if err != nil {
 		return err
