@@ -9,7 +9,7 @@ import (
 
 // communityService returns the server's service as an
 // engram.CommunityService, or EUNAVAILABLE when it keeps no communities.
-func (s *Server) communityService() (engram.CommunityService, error) {
+func (s *graphRoutes) communityService() (engram.CommunityService, error) {
 	c, ok := s.svc.(engram.CommunityService)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no communities")
@@ -17,7 +17,7 @@ func (s *Server) communityService() (engram.CommunityService, error) {
 	return c, nil
 }
 
-func (s *Server) handleListCommunities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleListCommunities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (s *Server) handleListCommunities(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleGetCommunity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleGetCommunity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "community")
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ type refreshRequest struct {
 	Full bool `json:"full,omitempty"`
 }
 
-func (s *Server) handleRefreshCommunities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleRefreshCommunities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err

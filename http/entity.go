@@ -16,7 +16,7 @@ var (
 
 // graphService returns the server's service as an engram.GraphService, or
 // EUNAVAILABLE when it keeps no graph.
-func (s *Server) graphService() (engram.GraphService, error) {
+func (s *graphRoutes) graphService() (engram.GraphService, error) {
 	g, ok := s.svc.(engram.GraphService)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no entity graph")
@@ -24,7 +24,7 @@ func (s *Server) graphService() (engram.GraphService, error) {
 	return g, nil
 }
 
-func (s *Server) handleListEntities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleListEntities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func (s *Server) handleListEntities(w http.ResponseWriter, r *http.Request, q qu
 	return nil
 }
 
-func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleGetEntity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, q query
 	return nil
 }
 
-func (s *Server) handleDeleteEntity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleDeleteEntity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *Server) handleDeleteEntity(w http.ResponseWriter, r *http.Request, q qu
 	return nil
 }
 
-func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleGraph(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err

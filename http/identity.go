@@ -27,7 +27,7 @@ type IdentityHistory struct {
 
 // identityService returns the server's service as an
 // engram.IdentityService, or EUNAVAILABLE when it keeps no identities.
-func (s *Server) identityService() (engram.IdentityService, error) {
+func (s *mediaRoutes) identityService() (engram.IdentityService, error) {
 	g, ok := s.svc.(engram.IdentityService)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no identities")
@@ -35,7 +35,7 @@ func (s *Server) identityService() (engram.IdentityService, error) {
 	return g, nil
 }
 
-func (s *Server) handleAddObservations(w http.ResponseWriter, r *http.Request, _ query) error {
+func (s *mediaRoutes) handleAddObservations(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddObservationsRequest
 	if err := decodeBody(r, &req); err != nil {
 		return err
@@ -53,7 +53,7 @@ func (s *Server) handleAddObservations(w http.ResponseWriter, r *http.Request, _
 	return nil
 }
 
-func (s *Server) handleListIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleListIdentities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func (s *Server) handleListIdentities(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleGetIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleGetIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (s *Server) handleGetIdentity(w http.ResponseWriter, r *http.Request, q que
 	return nil
 }
 
-func (s *Server) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func (s *Server) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func (s *Server) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *Server) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q q
 	return nil
 }
 
-func (s *Server) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (s *Server) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func (s *Server) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func (s *Server) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
