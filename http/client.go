@@ -47,6 +47,15 @@ type ClientOptions struct {
 // cannot be reached or does not answer in time; and with the context's
 // error when the caller's context ends.
 type Client struct {
+	*conn
+	graphClient // entities, relations, their edits, communities
+	mediaClient // identities and resources
+}
+
+// conn is the connection every part of a Client calls through: the
+// server's address, the HTTP client, the timeout of a call, the actor and
+// the API key.
+type conn struct {
 	base    string
 	baseErr error
 	hc      *http.Client
@@ -55,19 +64,28 @@ type Client struct {
 	key     string
 }
 
+// graphClient is the part of a Client that implements
+// engram.GraphService, engram.GraphEditor and engram.CommunityService.
+type graphClient struct{ *conn }
+
+// mediaClient is the part of a Client that implements
+// engram.IdentityService and engram.ResourceService.
+type mediaClient struct{ *conn }
+
 var _ engram.Service = (*Client)(nil)
 
 // NewClient returns a client of the server at baseURL, e.g.
 // "http://localhost:7070". A malformed baseURL makes every call fail with
 // EINVALID.
 func NewClient(baseURL string, opts ClientOptions) *Client {
-	c := &Client{
+	cn := &conn{
 		base:    strings.TrimRight(baseURL, "/"),
 		hc:      opts.HTTPClient,
 		timeout: opts.Timeout,
 		actor:   opts.Actor,
 		key:     opts.Key,
 	}
+	c := &Client{conn: cn, graphClient: graphClient{cn}, mediaClient: mediaClient{cn}}
 	if u, err := url.Parse(c.base); err != nil {
 		c.baseErr = engram.Errorf(engram.EINVALID, "server URL %q is malformed: %v", baseURL, err)
 	} else if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -466,7 +484,7 @@ func (c *Client) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 
 // do sends a JSON request (in, unless nil) and decodes a JSON answer into
 // out (unless nil), bounded by the client's Timeout.
-func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
+func (c *conn) do(ctx context.Context, method, path string, q url.Values, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -491,7 +509,7 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, in, 
 // send sends a request under callCtx; ctx is the caller's context, told
 // apart from callCtx so that the client's own timeout becomes EUNAVAILABLE
 // while the caller's cancellation stays the context's error.
-func (c *Client) send(ctx, callCtx context.Context, method, path string, q url.Values, body io.Reader, contentType string) (*http.Response, error) {
+func (c *conn) send(ctx, callCtx context.Context, method, path string, q url.Values, body io.Reader, contentType string) (*http.Response, error) {
 	if c.baseErr != nil {
 		return nil, c.baseErr
 	}

@@ -9,7 +9,7 @@ import (
 
 // communityService returns the server's service as an
 // engram.CommunityService, or EUNAVAILABLE when it keeps no communities.
-func (s *Server) communityService() (engram.CommunityService, error) {
+func (s *graphRoutes) communityService() (engram.CommunityService, error) {
 	c, ok := s.svc.(engram.CommunityService)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no communities")
@@ -17,7 +17,7 @@ func (s *Server) communityService() (engram.CommunityService, error) {
 	return c, nil
 }
 
-func (s *Server) handleListCommunities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleListCommunities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func (s *Server) handleListCommunities(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleGetCommunity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleGetCommunity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "community")
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ type refreshRequest struct {
 	Full bool `json:"full,omitempty"`
 }
 
-func (s *Server) handleRefreshCommunities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleRefreshCommunities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ var _ engram.CommunityService = (*Client)(nil)
 
 // ListCommunities implements engram.CommunityService with GET
 // /v1/communities.
-func (c *Client) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
+func (c *graphClient) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
 	var l engram.CommunityList
 	if err := c.do(ctx, "GET", "/v1/communities", scopeValues(s), nil, &l); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (c *Client) ListCommunities(ctx context.Context, s engram.Scope) (*engram.C
 
 // GetCommunity implements engram.CommunityService with GET
 // /v1/communities/{id}.
-func (c *Client) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
+func (c *graphClient) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
 	p, err := idPath("/v1/communities/", id, "")
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (c *Client) GetCommunity(ctx context.Context, s engram.Scope, id string) (*
 
 // RefreshCommunities implements engram.CommunityService with POST
 // /v1/communities/refresh.
-func (c *Client) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
+func (c *graphClient) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
 	var res engram.RefreshResult
 	if err := c.do(ctx, "POST", "/v1/communities/refresh", scopeValues(s), refreshRequest{Full: full}, &res); err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ var (
 
 // graphService returns the server's service as an engram.GraphService, or
 // EUNAVAILABLE when it keeps no graph.
-func (s *Server) graphService() (engram.GraphService, error) {
+func (s *graphRoutes) graphService() (engram.GraphService, error) {
 	g, ok := s.svc.(engram.GraphService)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no entity graph")
@@ -24,7 +24,7 @@ func (s *Server) graphService() (engram.GraphService, error) {
 	return g, nil
 }
 
-func (s *Server) handleListEntities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleListEntities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func (s *Server) handleListEntities(w http.ResponseWriter, r *http.Request, q qu
 	return nil
 }
 
-func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleGetEntity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (s *Server) handleGetEntity(w http.ResponseWriter, r *http.Request, q query
 	return nil
 }
 
-func (s *Server) handleDeleteEntity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleDeleteEntity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *Server) handleDeleteEntity(w http.ResponseWriter, r *http.Request, q qu
 	return nil
 }
 
-func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleGraph(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request, q query) er
 var _ engram.GraphService = (*Client)(nil)
 
 // ListEntities implements engram.GraphService with GET /v1/entities.
-func (c *Client) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
+func (c *graphClient) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
 	q := scopeValues(s)
 	setString(q, "type", f.Type)
 	setString(q, "prefix", f.Prefix)
@@ -124,7 +124,7 @@ func (c *Client) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 }
 
 // GetEntity implements engram.GraphService with GET /v1/entities/{id}.
-func (c *Client) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
+func (c *graphClient) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
 	p, err := idPath("/v1/entities/", id, "")
 	if err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (c *Client) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 }
 
 // Graph implements engram.GraphService with GET /v1/graph.
-func (c *Client) Graph(ctx context.Context, s engram.Scope, r engram.GraphRequest) (*engram.Graph, error) {
+func (c *graphClient) Graph(ctx context.Context, s engram.Scope, r engram.GraphRequest) (*engram.Graph, error) {
 	q := scopeValues(s)
 	setString(q, "entity", r.Entity)
 	setInt(q, "hops", r.Hops)
@@ -151,7 +151,7 @@ func (c *Client) Graph(ctx context.Context, s engram.Scope, r engram.GraphReques
 
 // DeleteEntity implements engram.GraphService with DELETE
 // /v1/entities/{id}.
-func (c *Client) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
+func (c *graphClient) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
 	p, err := idPath("/v1/entities/", id, "")
 	if err != nil {
 		return err

@@ -9,7 +9,7 @@ import (
 
 // graphEditor returns the server's service as an engram.GraphEditor, or
 // EUNAVAILABLE when it cannot edit the graph.
-func (s *Server) graphEditor() (engram.GraphEditor, error) {
+func (s *graphRoutes) graphEditor() (engram.GraphEditor, error) {
 	g, ok := s.svc.(engram.GraphEditor)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service cannot edit the entity graph")
@@ -22,7 +22,7 @@ type mergeRequest struct {
 	From []string `json:"from"`
 }
 
-func (s *Server) handleMergeEntities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleMergeEntities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func (s *Server) handleMergeEntities(w http.ResponseWriter, r *http.Request, q q
 	return nil
 }
 
-func (s *Server) handleSplitEntity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleSplitEntity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -69,7 +69,7 @@ type entityHistoryResponse struct {
 	Versions []engram.EntityVersion `json:"versions"`
 }
 
-func (s *Server) handleEntityHistory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *graphRoutes) handleEntityHistory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "entity")
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ var _ engram.GraphEditor = (*Client)(nil)
 
 // MergeEntities implements engram.GraphEditor with POST
 // /v1/entities/{id}/merge.
-func (c *Client) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
+func (c *graphClient) MergeEntities(ctx context.Context, s engram.Scope, id string, from []string) (*engram.Entity, error) {
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (c *Client) MergeEntities(ctx context.Context, s engram.Scope, id string, f
 
 // SplitEntity implements engram.GraphEditor with POST
 // /v1/entities/{id}/split.
-func (c *Client) SplitEntity(ctx context.Context, s engram.Scope, id string, r engram.SplitRequest) (*engram.Entity, error) {
+func (c *graphClient) SplitEntity(ctx context.Context, s engram.Scope, id string, r engram.SplitRequest) (*engram.Entity, error) {
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (c *Client) SplitEntity(ctx context.Context, s engram.Scope, id string, r e
 
 // EntityHistory implements engram.GraphEditor with GET
 // /v1/entities/{id}/history.
-func (c *Client) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
+func (c *graphClient) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/engramhq/engram"
 )
 
-func (s *Server) handleAddEpisodes(w http.ResponseWriter, r *http.Request, _ query) error {
+func (s *recordRoutes) handleAddEpisodes(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddEpisodesRequest
 	if err := decodeBody(r, &req); err != nil {
 		return err
@@ -32,7 +32,7 @@ func (s *Server) handleAddEpisodes(w http.ResponseWriter, r *http.Request, _ que
 	return nil
 }
 
-func (s *Server) handleListEpisodes(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleListEpisodes(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (s *Server) handleListEpisodes(w http.ResponseWriter, r *http.Request, q qu
 	return nil
 }
 
-func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleGetEpisode(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "episode")
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (s *Server) handleGetEpisode(w http.ResponseWriter, r *http.Request, q quer
 	return nil
 }
 
-func (s *Server) handleDeleteEpisode(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleDeleteEpisode(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "episode")
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ type IdentityHistory struct {
 
 // identityService returns the server's service as an
 // engram.IdentityService, or EUNAVAILABLE when it keeps no identities.
-func (s *Server) identityService() (engram.IdentityService, error) {
+func (s *mediaRoutes) identityService() (engram.IdentityService, error) {
 	g, ok := s.svc.(engram.IdentityService)
 	if !ok {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no identities")
@@ -35,7 +35,7 @@ func (s *Server) identityService() (engram.IdentityService, error) {
 	return g, nil
 }
 
-func (s *Server) handleAddObservations(w http.ResponseWriter, r *http.Request, _ query) error {
+func (s *mediaRoutes) handleAddObservations(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddObservationsRequest
 	if err := decodeBody(r, &req); err != nil {
 		return err
@@ -53,7 +53,7 @@ func (s *Server) handleAddObservations(w http.ResponseWriter, r *http.Request, _
 	return nil
 }
 
-func (s *Server) handleListIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleListIdentities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func (s *Server) handleListIdentities(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleGetIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleGetIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (s *Server) handleGetIdentity(w http.ResponseWriter, r *http.Request, q que
 	return nil
 }
 
-func (s *Server) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func (s *Server) handleDeleteIdentity(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -121,7 +121,7 @@ func (s *Server) handleIdentityHistory(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (s *Server) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q q
 	return nil
 }
 
-func (s *Server) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "identity")
 	if err != nil {
 		return err
@@ -163,7 +163,7 @@ func (s *Server) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func (s *Server) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func (s *Server) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q 
 	return nil
 }
 
-func (s *Server) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -225,7 +225,7 @@ func (s *Server) handleListPersons(w http.ResponseWriter, r *http.Request, q que
 var _ engram.IdentityService = (*Client)(nil)
 
 // AddObservations implements engram.IdentityService.
-func (c *Client) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
+func (c *mediaClient) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
 	var out engram.AddObservationsResult
 	if err := c.do(ctx, "POST", "/v1/observations", nil, req, &out); err != nil {
 		return nil, err
@@ -234,7 +234,7 @@ func (c *Client) AddObservations(ctx context.Context, req engram.AddObservations
 }
 
 // ListIdentities implements engram.IdentityService.
-func (c *Client) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
+func (c *mediaClient) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
 	q := scopeValues(s)
 	setString(q, "modality", f.Modality)
 	setString(q, "person", f.PersonID)
@@ -246,7 +246,7 @@ func (c *Client) ListIdentities(ctx context.Context, s engram.Scope, f engram.Id
 }
 
 // GetIdentity implements engram.IdentityService.
-func (c *Client) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
+func (c *mediaClient) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
 	p, err := idPath("/v1/identities/", id, "")
 	if err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ func (c *Client) GetIdentity(ctx context.Context, s engram.Scope, id string) (*e
 }
 
 // DeleteIdentity implements engram.IdentityService.
-func (c *Client) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
+func (c *mediaClient) DeleteIdentity(ctx context.Context, s engram.Scope, id string) error {
 	p, err := idPath("/v1/identities/", id, "")
 	if err != nil {
 		return err
@@ -268,7 +268,7 @@ func (c *Client) DeleteIdentity(ctx context.Context, s engram.Scope, id string) 
 }
 
 // LinkIdentities implements engram.IdentityService.
-func (c *Client) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
+func (c *mediaClient) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
 	var out engram.Person
 	if err := c.do(ctx, "POST", "/v1/identities/link", scopeValues(s), req, &out); err != nil {
 		return nil, err
@@ -277,7 +277,7 @@ func (c *Client) LinkIdentities(ctx context.Context, s engram.Scope, req engram.
 }
 
 // UnlinkIdentity implements engram.IdentityService.
-func (c *Client) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
+func (c *mediaClient) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
 	p, err := idPath("/v1/identities/", id, "/unlink")
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (c *Client) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) 
 }
 
 // MergeIdentities implements engram.IdentityService.
-func (c *Client) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
+func (c *mediaClient) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
 	var out engram.Identity
 	if err := c.do(ctx, "POST", "/v1/identities/merge", scopeValues(s), req, &out); err != nil {
 		return nil, err
@@ -299,7 +299,7 @@ func (c *Client) MergeIdentities(ctx context.Context, s engram.Scope, req engram
 }
 
 // SplitIdentity implements engram.IdentityService.
-func (c *Client) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
+func (c *mediaClient) SplitIdentity(ctx context.Context, s engram.Scope, id string, req engram.IdentitySplitRequest) (*engram.Identity, error) {
 	p, err := idPath("/v1/identities/", id, "/split")
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (c *Client) SplitIdentity(ctx context.Context, s engram.Scope, id string, r
 }
 
 // ListPersons implements engram.IdentityService.
-func (c *Client) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
+func (c *mediaClient) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
 	var out PersonList
 	if err := c.do(ctx, "GET", "/v1/persons", scopeValues(s), nil, &out); err != nil {
 		return nil, err
@@ -321,7 +321,7 @@ func (c *Client) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Pers
 }
 
 // IdentityHistory implements engram.IdentityService.
-func (c *Client) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
+func (c *mediaClient) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
 	p, err := idPath("/v1/identities/", id, "/history")
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 // jobList are the parameters of GET /v1/jobs.
 var jobList = withScope(append([]param{{name: "state", repeated: true}}, pageParams...)...)
 
-func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleGetJob(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "job")
 	if err != nil {
 		return err
@@ -22,7 +22,7 @@ func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request, q query) e
 	return nil
 }
 
-func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleListJobs(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"github.com/engramhq/engram"
 )
 
-func (s *Server) handleAddMemories(w http.ResponseWriter, r *http.Request, _ query) error {
+func (s *recordRoutes) handleAddMemories(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddMemoriesRequest
 	if err := decodeBody(r, &req); err != nil {
 		return err
@@ -32,7 +32,7 @@ type memoriesResponse struct {
 	Memories []engram.Memory `json:"memories"`
 }
 
-func (s *Server) handleListMemories(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleListMemories(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ type listMemoriesRequest struct {
 	Vault  bool                `json:"vault,omitempty"` // as ?vault=true
 }
 
-func (s *Server) handleListMemoriesPost(w http.ResponseWriter, r *http.Request, _ query) error {
+func (s *recordRoutes) handleListMemoriesPost(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req listMemoriesRequest
 	if err := decodeBody(r, &req); err != nil {
 		return err
@@ -91,7 +91,7 @@ func (s *Server) handleListMemoriesPost(w http.ResponseWriter, r *http.Request, 
 	return s.listMemories(w, r, req.Scope, req.Filter)
 }
 
-func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, sc engram.Scope, f engram.MemoryFilter) error {
+func (s *recordRoutes) listMemories(w http.ResponseWriter, r *http.Request, sc engram.Scope, f engram.MemoryFilter) error {
 	page, err := s.svc.ListMemories(r.Context(), sc, f)
 	if err != nil {
 		return err
@@ -101,7 +101,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, sc engram.
 	return nil
 }
 
-func (s *Server) handleGetMemory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleGetMemory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func (s *Server) handleGetMemory(w http.ResponseWriter, r *http.Request, q query
 	return nil
 }
 
-func (s *Server) handleUpdateMemory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleUpdateMemory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func (s *Server) handleUpdateMemory(w http.ResponseWriter, r *http.Request, q qu
 	return nil
 }
 
-func (s *Server) handleSupersedeMemory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleSupersedeMemory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func (s *Server) handleSupersedeMemory(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleDeleteMemory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleDeleteMemory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ type reasonRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-func (s *Server) handleRestoreMemory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleRestoreMemory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ type historyResponse struct {
 	Versions []engram.Version `json:"versions"`
 }
 
-func (s *Server) handleHistory(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleHistory(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ type rollbackRequest struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-func (s *Server) handleRollback(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *recordRoutes) handleRollback(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "memory")
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ const DefaultMaxResourceBytes = 256 << 20
 // resourceFilePart is the form field that carries an upload's content.
 const resourceFilePart = "file"
 
-func (s *Server) resources() (engram.ResourceService, error) {
+func (s *mediaRoutes) resources() (engram.ResourceService, error) {
 	rs, ok := s.svc.(engram.ResourceService)
 	if !ok {
 		return nil, engram.Errorf(engram.EINVALID, "this server's service keeps no resources")
@@ -37,7 +37,7 @@ func (s *Server) resources() (engram.ResourceService, error) {
 	return rs, nil
 }
 
-func (s *Server) handleAddResource(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleAddResource(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func filePart(r *http.Request) (*multipart.Part, error) {
 // limit and the flag that sets it.
 type limitErrReader struct {
 	r io.Reader
-	s *Server
+	s *mediaRoutes
 }
 
 func (l *limitErrReader) Read(p []byte) (int, error) {
@@ -114,11 +114,11 @@ func (l *limitErrReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *Server) resourceTooLarge() error {
+func (s *mediaRoutes) resourceTooLarge() error {
 	return engram.Errorf(engram.ETOOLARGE, "request body: a resource may be at most %d bytes (engram serve --max-resource-bytes)", s.maxResource)
 }
 
-func (s *Server) handleListResources(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleListResources(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func (s *Server) handleListResources(w http.ResponseWriter, r *http.Request, q q
 	return nil
 }
 
-func (s *Server) handleGetResource(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleGetResource(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "resource")
 	if err != nil {
 		return err
@@ -159,7 +159,7 @@ func (s *Server) handleGetResource(w http.ResponseWriter, r *http.Request, q que
 // handleResourceContent streams a resource's content. Once the headers
 // are sent an error can only cut the body short, which the client sees
 // as fewer bytes than Content-Length; it is logged.
-func (s *Server) handleResourceContent(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleResourceContent(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "resource")
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (s *Server) handleResourceContent(w http.ResponseWriter, r *http.Request, q
 	return nil
 }
 
-func (s *Server) handleDeleteResource(w http.ResponseWriter, r *http.Request, q query) error {
+func (s *mediaRoutes) handleDeleteResource(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, id, err := scopeAndID(r, q, "resource")
 	if err != nil {
 		return err
@@ -212,7 +212,7 @@ var _ engram.ResourceService = (*Client)(nil)
 // AddResource implements engram.ResourceService with POST /v1/resources,
 // streaming body as the file part of a multipart form (without the
 // client's timeout, which would cut a large upload).
-func (c *Client) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
+func (c *mediaClient) AddResource(ctx context.Context, r engram.Resource, body io.Reader) (*engram.Resource, error) {
 	q := scopeValues(engram.ScopeOf(r.Namespace))
 	setString(q, "name", r.Name)
 	setString(q, "source", r.Source)
@@ -244,7 +244,7 @@ func (c *Client) AddResource(ctx context.Context, r engram.Resource, body io.Rea
 }
 
 // GetResource implements engram.ResourceService.
-func (c *Client) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
+func (c *mediaClient) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
 	p, err := idPath("/v1/resources/", id, "")
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func (c *Client) GetResource(ctx context.Context, s engram.Scope, id string) (*e
 }
 
 // ListResources implements engram.ResourceService.
-func (c *Client) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
+func (c *mediaClient) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) (*engram.ResourcePage, error) {
 	q := scopeValues(s)
 	setString(q, "cursor", f.Cursor)
 	setInt(q, "limit", f.Limit)
@@ -271,7 +271,7 @@ func (c *Client) ListResources(ctx context.Context, s engram.Scope, f engram.Res
 // OpenResource implements engram.ResourceService with GET
 // /v1/resources/{id}/content (and the metadata from GET
 // /v1/resources/{id}); the reader streams the response body.
-func (c *Client) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
+func (c *mediaClient) OpenResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, io.ReadCloser, error) {
 	res, err := c.GetResource(ctx, s, id)
 	if err != nil {
 		return nil, nil, err
@@ -291,7 +291,7 @@ func (c *Client) OpenResource(ctx context.Context, s engram.Scope, id string) (*
 }
 
 // DeleteResource implements engram.ResourceService.
-func (c *Client) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
+func (c *mediaClient) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
 	p, err := idPath("/v1/resources/", id, "")
 	if err != nil {
 		return err

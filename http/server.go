@@ -309,47 +309,32 @@ func withScope(ps ...param) []param {
 	return append(append([]param(nil), scopeParams...), ps...)
 }
 
+// routeTable lists every route, in the order the OpenAPI document shows
+// them: each capability's group contributes its own.
 func (s *Server) routeTable() []route {
-	episodeList := withScope(append([]param{
-		{name: "role", repeated: true}, {name: "speaker"},
-		{name: "occurred_after"}, {name: "occurred_before"},
-		{name: "contains"}, {name: "meta.{key}"},
-	}, pageParams...)...)
-	memoryList := withScope(append([]param{
-		{name: "kind", repeated: true}, {name: "status", repeated: true},
-		{name: "created_after"}, {name: "created_before"},
-		{name: "valid_at"}, {name: "valid_after"}, {name: "valid_before"},
-		{name: "contains"}, {name: "meta.{key}"}, {name: "meta_in.{key}", repeated: true},
-		{name: "id", repeated: true}, {name: "source", repeated: true}, vaultParam,
-	}, pageParams...)...)
+	rec, media, graph := &recordRoutes{s}, &mediaRoutes{s}, &graphRoutes{s}
+	return slices.Concat(s.probeRoutes(), rec.routes(), s.scopeRoutes(), media.resourceRoutes(),
+		s.embeddingRoutes(), graph.routes(), media.identityRoutes(), s.keyRoutes())
+}
+
+// probeRoutes are the liveness and readiness probes and the OpenAPI
+// document.
+func (s *Server) probeRoutes() []route {
+	return []route{
+		{method: "GET", path: "/healthz", handle: s.handleHealth},
+		{method: "GET", path: "/readyz", handle: s.handleReady},
+		{method: "GET", path: "/v1/openapi.json", handle: s.handleOpenAPI},
+	}
+}
+
+// scopeRoutes search, read profiles and conflicts, and work on a whole
+// scope: purge, export, import, audit, the scopes of a tenant.
+func (s *Server) scopeRoutes() []route {
 	auditList := withScope(append([]param{
 		{name: "op", repeated: true}, {name: "after"}, {name: "before"},
 	}, pageParams...)...)
 
 	return []route{
-		{method: "GET", path: "/healthz", handle: s.handleHealth},
-		{method: "GET", path: "/readyz", handle: s.handleReady},
-		{method: "GET", path: "/v1/openapi.json", handle: s.handleOpenAPI},
-
-		{method: "POST", path: "/v1/episodes", body: jsonBody, handle: s.handleAddEpisodes},
-		{method: "GET", path: "/v1/episodes", params: episodeList, handle: s.handleListEpisodes},
-		{method: "GET", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleGetEpisode},
-		{method: "DELETE", path: "/v1/episodes/{id}", params: withScope(), handle: s.handleDeleteEpisode},
-
-		{method: "GET", path: "/v1/jobs", params: jobList, handle: s.handleListJobs},
-		{method: "GET", path: "/v1/jobs/{id}", params: withScope(), handle: s.handleGetJob},
-
-		{method: "POST", path: "/v1/memories", body: jsonBody, handle: s.handleAddMemories},
-		{method: "GET", path: "/v1/memories", params: memoryList, handle: s.handleListMemories},
-		{method: "POST", path: "/v1/memories/list", body: jsonBody, role: engram.RoleRead, handle: s.handleListMemoriesPost},
-		{method: "GET", path: "/v1/memories/{id}", params: withScope(vaultParam), handle: s.handleGetMemory},
-		{method: "PATCH", path: "/v1/memories/{id}", params: withScope(), body: jsonBody, handle: s.handleUpdateMemory},
-		{method: "DELETE", path: "/v1/memories/{id}", params: withScope(param{name: "hard"}, param{name: "reason"}, vaultParam), handle: s.handleDeleteMemory},
-		{method: "POST", path: "/v1/memories/{id}/supersede", params: withScope(), body: jsonBody, handle: s.handleSupersedeMemory},
-		{method: "POST", path: "/v1/memories/{id}/restore", params: withScope(vaultParam), body: jsonBody, handle: s.handleRestoreMemory},
-		{method: "GET", path: "/v1/memories/{id}/history", params: withScope(vaultParam), handle: s.handleHistory},
-		{method: "POST", path: "/v1/memories/{id}/rollback", params: withScope(), body: jsonBody, handle: s.handleRollback},
-
 		{method: "POST", path: "/v1/search", body: jsonBody, role: engram.RoleRead, handle: s.handleSearch},
 		{method: "GET", path: "/v1/profile", params: withScope(), handle: s.handleProfile},
 
@@ -361,37 +346,19 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/v1/import", params: withScope(), maxBody: s.maxImport, body: ndjsonBody, handle: s.handleImport},
 		{method: "GET", path: "/v1/audit", params: auditList, handle: s.handleAudit},
 		{method: "GET", path: "/v1/scopes", params: scopesParams, handle: s.handleScopes},
+	}
+}
 
-		{method: "POST", path: "/v1/resources", params: withScope(param{name: "name"}, param{name: "source"}), maxBody: s.maxResource, body: multipartBody, handle: s.handleAddResource},
-		{method: "GET", path: "/v1/resources", params: withScope(pageParams...), handle: s.handleListResources},
-		{method: "GET", path: "/v1/resources/{id}", params: withScope(), handle: s.handleGetResource},
-		{method: "GET", path: "/v1/resources/{id}/content", params: withScope(), handle: s.handleResourceContent},
-		{method: "DELETE", path: "/v1/resources/{id}", params: withScope(), handle: s.handleDeleteResource},
-
+// embeddingRoutes serve the OpenAI-compatible embeddings.
+func (s *Server) embeddingRoutes() []route {
+	return []route{
 		{method: "POST", path: "/v1/embeddings", body: jsonBody, role: engram.RoleRead, handle: s.handleEmbeddings},
+	}
+}
 
-		{method: "GET", path: "/v1/entities", params: entityList, handle: s.handleListEntities},
-		{method: "GET", path: "/v1/entities/{id}", params: withScope(), handle: s.handleGetEntity},
-		{method: "DELETE", path: "/v1/entities/{id}", params: withScope(), handle: s.handleDeleteEntity},
-		{method: "POST", path: "/v1/entities/{id}/merge", params: withScope(), body: jsonBody, handle: s.handleMergeEntities},
-		{method: "POST", path: "/v1/entities/{id}/split", params: withScope(), body: jsonBody, handle: s.handleSplitEntity},
-		{method: "GET", path: "/v1/entities/{id}/history", params: withScope(), handle: s.handleEntityHistory},
-		{method: "GET", path: "/v1/graph", params: graphParams, handle: s.handleGraph},
-		{method: "GET", path: "/v1/communities", params: withScope(), handle: s.handleListCommunities},
-		{method: "GET", path: "/v1/communities/{id}", params: withScope(), handle: s.handleGetCommunity},
-		{method: "POST", path: "/v1/communities/refresh", params: withScope(), body: jsonBody, handle: s.handleRefreshCommunities},
-
-		{method: "POST", path: "/v1/observations", body: jsonBody, handle: s.handleAddObservations},
-		{method: "GET", path: "/v1/identities", params: identityList, handle: s.handleListIdentities},
-		{method: "POST", path: "/v1/identities/link", params: withScope(), body: jsonBody, handle: s.handleLinkIdentities},
-		{method: "POST", path: "/v1/identities/merge", params: withScope(), body: jsonBody, handle: s.handleMergeIdentities},
-		{method: "GET", path: "/v1/identities/{id}", params: withScope(), handle: s.handleGetIdentity},
-		{method: "DELETE", path: "/v1/identities/{id}", params: withScope(), handle: s.handleDeleteIdentity},
-		{method: "GET", path: "/v1/identities/{id}/history", params: withScope(), handle: s.handleIdentityHistory},
-		{method: "POST", path: "/v1/identities/{id}/split", params: withScope(), body: jsonBody, handle: s.handleSplitIdentity},
-		{method: "POST", path: "/v1/identities/{id}/unlink", params: withScope(), body: jsonBody, handle: s.handleUnlinkIdentity},
-		{method: "GET", path: "/v1/persons", params: withScope(), handle: s.handleListPersons},
-
+// keyRoutes manage API keys (admin only).
+func (s *Server) keyRoutes() []route {
+	return []route{
 		{method: "POST", path: "/v1/keys", body: jsonBody, role: engram.RoleAdmin, handle: s.handleCreateKey},
 		{method: "GET", path: "/v1/keys", params: keyParams, role: engram.RoleAdmin, handle: s.handleListKeys},
 		{method: "DELETE", path: "/v1/keys/{id}", params: keyParams, role: engram.RoleAdmin, handle: s.handleRevokeKey},
