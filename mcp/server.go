@@ -29,26 +29,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Service is what the MCP tools call of engram: search, adding episodes
-// and memories, and reading, changing and deleting memories (see
-// engram.Service for how each fails). engram.ProfileReader is used when
-// the service also implements it. *engine.Engine and *http.Client do.
+// Service is what the MCP tools call of engram: search, memories (add,
+// read, change, delete, history) and adding episodes (see engram.Service
+// for how each fails). engram.ProfileReader is used when the service also
+// implements it. *engine.Engine and *http.Client do.
 type Service interface {
 	engram.SearchService
+	engram.MemoryService
 	// AddEpisodes is engram.EpisodeService's.
 	AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error)
-	// AddMemories is engram.MemoryService's.
-	AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error)
-	// GetMemory is engram.MemoryService's.
-	GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error)
-	// ListMemories is engram.MemoryService's.
-	ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error)
-	// UpdateMemory is engram.MemoryService's.
-	UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error)
-	// DeleteMemory is engram.MemoryService's.
-	DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error
-	// History is engram.MemoryService's.
-	History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error)
 }
 
 // caller is who a server answers: the service, the default scope, the API

@@ -12,34 +12,17 @@ import (
 	engramhttp "github.com/engramhq/engram/http"
 )
 
-// Service is what the handler needs of engram: search, adding episodes
-// and memories, reading, changing and deleting memories, purging a scope
-// (see engram.Service for how each fails), and the tenant-wide lookups of
-// engram.Locator. The engine implements it.
+// Service is what the handler needs of engram: search, memories, adding
+// episodes, purging a scope (see engram.Service for how each fails), and
+// the tenant-wide lookups of engram.Locator. The engine implements it.
 type Service interface {
 	engram.SearchService
+	engram.MemoryService
+	engram.Locator
 	// AddEpisodes is engram.EpisodeService's.
 	AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error)
-	// AddMemories is engram.MemoryService's.
-	AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error)
-	// GetMemory is engram.MemoryService's.
-	GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error)
-	// ListMemories is engram.MemoryService's.
-	ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error)
-	// UpdateMemory is engram.MemoryService's.
-	UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error)
-	// DeleteMemory is engram.MemoryService's.
-	DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error
-	// History is engram.MemoryService's.
-	History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error)
 	// DeleteScope is engram.ScopeService's.
 	DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error)
-	// LocateMemory returns the namespace of a memory of the tenant; see
-	// engram.Locator.
-	LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error)
-	// Namespaces lists the namespaces of the tenant that hold memories;
-	// see engram.Locator.
-	Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error)
 }
 
 // Options configure the handler.
