@@ -147,12 +147,7 @@ func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 		q.where("m.id < " + q.arg(id))
 	}
 	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
-	var out []engram.Memory
-	err := t.each(ctx, "list memories", sql, q.args, func(row pgx.Row) error {
-		m, err := scanMemory(row)
-		out = append(out, m)
-		return err
-	})
+	out, err := memoryRows(ctx, t.base, "list memories", sql, q.args)
 	if err != nil {
 		return nil, "", err
 	}

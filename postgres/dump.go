@@ -83,19 +83,15 @@ func (t *adminTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limi
 			return nil, err
 		}
 	}
-	var out []engram.Memory
-	err := t.each(ctx, "scan memories", "SELECT "+memoryCols+` FROM memories m
+	return memoryRows(ctx, t.base, "scan memories", "SELECT "+memoryCols+` FROM memories m
 		WHERE (m.org, m.project, m.id) > ($1, $2, $3) ORDER BY m.org, m.project, m.id LIMIT $4`,
-		[]any{after.Org, after.Project, after.ID, limit},
-		func(row pgx.Row) error {
-			m, err := scanMemory(row)
-			out = append(out, m)
-			return err
-		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+		[]any{after.Org, after.Project, after.ID, limit})
+}
+
+// memoryRows returns the memories sql selects (its columns memoryCols),
+// with the error of the query or of a row.
+func memoryRows(ctx context.Context, t *base, op, sql string, args []any) ([]engram.Memory, error) {
+	return collect(ctx, t, op, sql, args, func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) })
 }
 
 // Lapsed implements engram.Expirer: up to limit active memories of every
@@ -105,18 +101,8 @@ func (t *adminTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
 	}
-	var out []engram.Memory
-	err := t.each(ctx, "read lapsed memories", "SELECT "+memoryCols+` FROM memories m
+	return memoryRows(ctx, t.base, "read lapsed memories", "SELECT "+memoryCols+` FROM memories m
 		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= $1
 		ORDER BY m.expires_at, m.org, m.project, m.id LIMIT $2`,
-		[]any{at, limit},
-		func(row pgx.Row) error {
-			m, err := scanMemory(row)
-			out = append(out, m)
-			return err
-		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+		[]any{at, limit})
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 
 	"github.com/engramhq/engram"
@@ -124,20 +123,8 @@ func mustJSON(v any) string {
 // another user's (ECONFLICT).
 func (t *graphTx) relationsRefused(ctx context.Context, rs []*engram.Relation) error {
 	for _, r := range rs {
-		n := r.Namespace
-		var (
-			ends  int
-			owner sql.NullString
-		)
-		if err := t.queryRow(ctx, relationCheckSQL,
-			n.Org, n.Project, n.User, r.Source, r.Target, r.ID).Scan(&ends, &owner); err != nil {
-			return mapErr(ctx, "put relations", err)
-		}
-		if ends != 2 {
-			return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
-		}
-		if owner.Valid && owner.String != n.User {
-			return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
+		if err := t.relationBlocked(ctx, "put relations", r); err != nil {
+			return err
 		}
 	}
 	return engram.Errorf(engram.ECONFLICT, "relations: one was not written")

@@ -138,7 +138,7 @@ func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Me
 		w.add("m.id < ?", id)
 	}
 	q := "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
-	out, err := collect(ctx, t.base, "list memories", q, append(w.args, limit+1), func(sc scanner) (engram.Memory, error) { return scanMemory(sc) })
+	out, err := memoryRows(ctx, t.base, "list memories", q, append(w.args, limit+1))
 	if err != nil {
 		return nil, "", err
 	}
@@ -228,20 +228,13 @@ func (t *memoryTx) ScanMemories(ctx context.Context, after engram.MemoryKey, lim
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
 	}
-	var out []engram.Memory
-	err := t.each(ctx, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.ID, limit},
-		func(sc scanner) error {
-			m, err := scanMemory(sc)
-			if err != nil {
-				return err
-			}
-			out = append(out, m)
-			return nil
-		})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return memoryRows(ctx, t.base, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.ID, limit})
+}
+
+// memoryRows returns the memories q selects (its columns memoryCols),
+// with the error of the query or of a row.
+func memoryRows(ctx context.Context, t *base, op, q string, args []any) ([]engram.Memory, error) {
+	return collect(ctx, t, op, q, args, func(sc scanner) (engram.Memory, error) { return scanMemory(sc) })
 }
 
 // Lapsed implements engram.Expirer: up to limit active memories of every
@@ -251,14 +244,5 @@ func (t *memoryTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engra
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
 	}
-	var out []engram.Memory
-	err := t.each(ctx, "read lapsed memories", lapsedSQL, []any{micros(at), limit}, func(sc scanner) error {
-		m, err := scanMemory(sc)
-		if err != nil {
-			return err
-		}
-		out = append(out, m)
-		return nil
-	})
-	return out, err
+	return memoryRows(ctx, t.base, "read lapsed memories", lapsedSQL, []any{micros(at), limit})
 }

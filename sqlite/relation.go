@@ -157,6 +157,16 @@ func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
 // that is not an entity of r's user (ENOTFOUND), or r's id taken by
 // another user (ECONFLICT).
 func (t *graphTx) relationRefused(ctx context.Context, r *engram.Relation) error {
+	if err := t.relationBlocked(ctx, "put relation", r); err != nil {
+		return err
+	}
+	return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
+}
+
+// relationBlocked checks r against what is stored: ENOTFOUND when an end
+// is not an entity of r's user, ECONFLICT when r's id is another user's,
+// nil when nothing stands in r's way; op names the write in a store error.
+func (t *graphTx) relationBlocked(ctx context.Context, op string, r *engram.Relation) error {
 	n := r.Namespace
 	var (
 		ends  int
@@ -164,12 +174,15 @@ func (t *graphTx) relationRefused(ctx context.Context, r *engram.Relation) error
 	)
 	if err := t.queryRow(ctx, relationCheckSQL,
 		n.Org, n.Project, n.User, r.Source, r.Target, r.ID).Scan(&ends, &owner); err != nil {
-		return mapErr(ctx, "put relation", err)
+		return mapErr(ctx, op, err)
 	}
 	if ends != 2 {
 		return engram.Errorf(engram.ENOTFOUND, "relation %s: entity %s or %s not found", r.ID, r.Source, r.Target)
 	}
-	return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
+	if owner.Valid && owner.String != n.User {
+		return engram.Errorf(engram.ECONFLICT, "relation %s already exists", r.ID)
+	}
+	return nil
 }
 
 // AddEvidence implements engram.GraphWriter.

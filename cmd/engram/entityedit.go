@@ -17,6 +17,28 @@ func editorOf(svc engram.Service) (engram.GraphEditor, error) {
 	return g, nil
 }
 
+// editEntity runs edit on the graph editor of the store sf opens and
+// prints the entity it returns, as JSON when asJSON; an error of either
+// is returned as it is.
+func editEntity(ctx context.Context, m *Main, cmd *Command, sf *storeFlags, asJSON bool,
+	edit func(context.Context, engram.GraphEditor) (*engram.Entity, error)) error {
+	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
+		g, err := editorOf(svc)
+		if err != nil {
+			return err
+		}
+		ent, err := edit(ctx, g)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(m.Stdout, ent)
+		}
+		fmt.Fprintln(m.Stdout, entityLine(ent))
+		return nil
+	})
+}
+
 // runEntitiesMerge is engram entities merge ID --from ID [--from ID …].
 func runEntitiesMerge(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
@@ -32,20 +54,8 @@ func runEntitiesMerge(ctx context.Context, m *Main, cmd *Command, args []string)
 	if len(from) == 0 {
 		return cmdUsageErrorf(cmd, "entities merge needs --from: the entities to merge into %s", id)
 	}
-	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		g, err := editorOf(svc)
-		if err != nil {
-			return err
-		}
-		ent, err := g.MergeEntities(ctx, sf.scope(), id, from)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(m.Stdout, ent)
-		}
-		fmt.Fprintln(m.Stdout, entityLine(ent))
-		return nil
+	return editEntity(ctx, m, cmd, &sf, *asJSON, func(ctx context.Context, g engram.GraphEditor) (*engram.Entity, error) {
+		return g.MergeEntities(ctx, sf.scope(), id, from)
 	})
 }
 
@@ -69,20 +79,8 @@ func runEntitiesSplit(ctx context.Context, m *Main, cmd *Command, args []string)
 		return cmdUsageErrorf(cmd, "entities split needs --name and at least one --memory")
 	}
 	req.Memories = mems
-	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		g, err := editorOf(svc)
-		if err != nil {
-			return err
-		}
-		ent, err := g.SplitEntity(ctx, sf.scope(), id, req)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(m.Stdout, ent)
-		}
-		fmt.Fprintln(m.Stdout, entityLine(ent))
-		return nil
+	return editEntity(ctx, m, cmd, &sf, *asJSON, func(ctx context.Context, g engram.GraphEditor) (*engram.Entity, error) {
+		return g.SplitEntity(ctx, sf.scope(), id, req)
 	})
 }
 
