@@ -4,11 +4,17 @@
 // posts every LoCoMo session as one POST /v1/episodes (speaker, content and
 // session time, as engram eval and bench/mem0 do) from --clients
 // concurrent clients, each conversation to its own user, and prints turns
-// per second. With two binaries it alternates them --rounds times and
-// prints the ratio of the medians, so a shared machine's load falls on both.
+// per second and the latency of a request. With --per-turn each request
+// carries one turn, as an agent adding every turn does: the sessions are
+// dealt round-robin to --clients writers, each its own user. With two
+// binaries it alternates them --rounds times and prints the ratio of the
+// medians, so a shared machine's load falls on both. A BINARY may carry
+// serve flags after a space ("/tmp/engram --embed-batch=false"), to
+// compare one binary with itself.
 //
 //	go build -o /tmp/new ./cmd/engram
 //	go run ./bench/ingest --data ../shared/datasets/locomo/locomo10.json /tmp/old /tmp/new
+//	go run ./bench/ingest --per-turn --clients 50 --limit 3 "/tmp/new --embed-batch=false" /tmp/new
 package main
 
 import (
@@ -36,8 +42,9 @@ func main() {
 	clients := flag.Int("clients", 1, "concurrent clients; each takes whole conversations")
 	rounds := flag.Int("rounds", 3, "runs of each binary, alternated")
 	limit := flag.Int("limit", 0, "ingest only the first N conversations (0: all)")
+	perTurn := flag.Bool("per-turn", false, "one turn a request, the sessions dealt to --clients writers of their own user")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: ingest [--data FILE] [--clients N] [--rounds N] [--limit N] BINARY [BINARY]")
+		fmt.Fprintln(os.Stderr, "usage: ingest [--data FILE] [--clients N] [--rounds N] [--limit N] [--per-turn] BINARY [BINARY]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -50,7 +57,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ingest:", err)
 		os.Exit(2)
 	}
-	if err := run(flag.Args(), convs, *clients, *rounds); err != nil {
+	work := bySession(convs)
+	if *perTurn {
+		work = byTurn(convs, *clients)
+	}
+	if err := run(flag.Args(), work, *clients, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "ingest:", err)
 		os.Exit(1)
 	}
@@ -68,6 +79,41 @@ type conversation struct {
 	id       string
 	sessions [][]episode
 	turns    int
+}
+
+// A stream is what one client posts in order to one user: each request's
+// episodes.
+type stream struct {
+	user     string
+	requests [][]episode
+}
+
+// bySession makes a stream of each conversation, a request a session.
+func bySession(convs []conversation) []stream {
+	out := make([]stream, len(convs))
+	for i, c := range convs {
+		out[i] = stream{user: c.id, requests: c.sessions}
+	}
+	return out
+}
+
+// byTurn deals the sessions of convs round-robin to n streams of users of
+// their own, a request a turn.
+func byTurn(convs []conversation, n int) []stream {
+	out := make([]stream, n)
+	for i := range out {
+		out[i].user = fmt.Sprintf("writer-%d", i)
+	}
+	k := 0
+	for _, c := range convs {
+		for _, eps := range c.sessions {
+			for _, ep := range eps {
+				out[k%n].requests = append(out[k%n].requests, []episode{ep})
+			}
+			k++
+		}
+	}
+	return out
 }
 
 var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
@@ -136,32 +182,38 @@ func readLoCoMo(path string, limit int) ([]conversation, error) {
 	return out, nil
 }
 
-func run(bins []string, convs []conversation, clients, rounds int) error {
+func run(bins []string, work []stream, clients, rounds int) error {
 	turns := 0
-	for _, c := range convs {
-		turns += c.turns
+	for _, w := range work {
+		for _, r := range w.requests {
+			turns += len(r)
+		}
 	}
 	rates := make([][]float64, len(bins))
 	perCPU := make([][]float64, len(bins))
+	p50s := make([][]float64, len(bins))
 	for r := range rounds {
 		for i, bin := range bins {
-			rate, cpu, err := once(bin, convs, clients)
+			res, err := once(bin, work, clients)
 			if err != nil {
 				return fmt.Errorf("%s: %w", bin, err)
 			}
-			rates[i] = append(rates[i], rate)
-			perCPU[i] = append(perCPU[i], cpu)
-			fmt.Printf("round %d  %-28s %d turns  %7.1f turns/s  %7.1f turns/cpu-s\n", r+1, bin, turns, rate, cpu)
+			rates[i] = append(rates[i], res.rate)
+			perCPU[i] = append(perCPU[i], res.perCPU)
+			p50s[i] = append(p50s[i], res.p50)
+			fmt.Printf("round %d  %-40s %d turns  %7.1f turns/s  %7.1f turns/cpu-s  request p50 %6.1f ms  p95 %6.1f ms\n",
+				r+1, bin, turns, res.rate, res.perCPU, res.p50, res.p95)
 		}
 	}
 	med := make([]float64, len(bins))
 	medCPU := make([]float64, len(bins))
+	medP50 := make([]float64, len(bins))
 	for i, bin := range bins {
-		med[i], medCPU[i] = median(rates[i]), median(perCPU[i])
-		fmt.Printf("median   %-28s %7.1f turns/s  %7.1f turns/cpu-s (clients %d)\n", bin, med[i], medCPU[i], clients)
+		med[i], medCPU[i], medP50[i] = median(rates[i]), median(perCPU[i]), median(p50s[i])
+		fmt.Printf("median   %-40s %7.1f turns/s  %7.1f turns/cpu-s  request p50 %6.1f ms (clients %d)\n", bin, med[i], medCPU[i], medP50[i], clients)
 	}
 	if len(bins) == 2 {
-		fmt.Printf("ratio    second/first %.2fx turns/s, %.2fx turns/cpu-s\n", med[1]/med[0], medCPU[1]/medCPU[0])
+		fmt.Printf("ratio    second/first %.2fx turns/s, %.2fx turns/cpu-s, %.2fx request p50\n", med[1]/med[0], medCPU[1]/medCPU[0], medP50[1]/medP50[0])
 	}
 	return nil
 }
@@ -175,58 +227,87 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// once serves bin on a fresh data directory and ingests every
-// conversation, returning turns per second of wall clock and turns per
-// CPU-second of the server (which a loaded machine changes less).
-func once(bin string, convs []conversation, clients int) (float64, float64, error) {
+// result is what one run measured.
+type result struct {
+	rate, perCPU float64 // turns per second of wall clock; per CPU-second of the server
+	p50, p95     float64 // request latency, milliseconds
+}
+
+// once serves bin on a fresh data directory and posts every stream of
+// work, returning turns per second of wall clock, turns per CPU-second of
+// the server (which a loaded machine changes less) and the requests'
+// latency.
+func once(bin string, work []stream, clients int) (result, error) {
 	parent := ""
 	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 		parent = "/dev/shm"
 	}
 	dir, err := os.MkdirTemp(parent, "engram-ingest-")
 	if err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
 	defer os.RemoveAll(dir)
 	addr, err := freeAddr()
 	if err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
-	srv := exec.Command(bin, "serve", "--data", dir, "--addr", addr, "--no-auth", "--rate-limit", "0", "--max-concurrent", "0", "--log-level", "warn")
+	argv := strings.Fields(bin)
+	srv := exec.Command(argv[0], append([]string{"serve", "--data", dir, "--addr", addr, "--no-auth",
+		"--rate-limit", "0", "--max-concurrent", "0", "--log-level", "warn"}, argv[1:]...)...)
 	srv.Stderr = os.Stderr
 	if err := srv.Start(); err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
 	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
 	base := "http://" + addr
 	hc := &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients + 2}}
 	if err := waitReady(hc, base); err != nil {
-		return 0, 0, err
+		return result{}, err
 	}
-	work := make(chan int, len(convs))
-	for i := range convs {
-		work <- i
+	cpu0, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return result{}, err
 	}
-	close(work)
+	start := time.Now()
+	turns, lat, err := postAll(hc, base, work, clients)
+	elapsed := time.Since(start)
+	if err != nil {
+		return result{}, err
+	}
+	cpu1, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return result{}, err
+	}
+	slices.Sort(lat)
+	return result{rate: float64(turns) / elapsed.Seconds(), perCPU: float64(turns) / (cpu1 - cpu0).Seconds(),
+		p50: quantile(lat, 0.50), p95: quantile(lat, 0.95)}, nil
+}
+
+// postAll posts the streams of work from clients concurrent clients, each
+// taking whole streams, and returns the turns posted and each request's
+// latency in milliseconds; the first error stops nothing but is returned.
+func postAll(hc *http.Client, base string, work []stream, clients int) (int, []float64, error) {
+	queue := make(chan stream, len(work))
+	for _, w := range work {
+		queue <- w
+	}
+	close(queue)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
 		turns int
+		lat   []float64
 	)
-	cpu0, err := cpuTime(srv.Process.Pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	start := time.Now()
 	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
-				n, err := ingest(hc, base, convs[i])
+			for w := range queue {
+				n, ms, err := ingest(hc, base, w)
 				mu.Lock()
 				turns += n
+				lat = append(lat, ms...)
 				if err != nil && first == nil {
 					first = err
 				}
@@ -235,15 +316,15 @@ func once(bin string, convs []conversation, clients int) (float64, float64, erro
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	if first != nil {
-		return 0, 0, first
+	return turns, lat, first
+}
+
+// quantile returns the q-quantile of the sorted xs, 0 for none.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	cpu1, err := cpuTime(srv.Process.Pid)
-	if err != nil {
-		return 0, 0, err
-	}
-	return float64(turns) / elapsed.Seconds(), float64(turns) / (cpu1 - cpu0).Seconds(), nil
+	return xs[min(len(xs)-1, int(q*float64(len(xs))))]
 }
 
 // cpuTime returns the user and system time the process has used so far,
@@ -263,32 +344,36 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ is 100 on Linux
 }
 
-// ingest posts c's sessions in order, one request each, to c's own user.
-func ingest(hc *http.Client, base string, c conversation) (int, error) {
+// ingest posts w's requests in order to w's user and returns the turns
+// posted and each request's latency in milliseconds.
+func ingest(hc *http.Client, base string, w stream) (int, []float64, error) {
 	n := 0
-	for _, eps := range c.sessions {
+	var lat []float64
+	for _, eps := range w.requests {
 		body, _ := json.Marshal(map[string]any{
-			"namespace": map[string]string{"org": "bench", "project": "ingest", "user": c.id},
+			"namespace": map[string]string{"org": "bench", "project": "ingest", "user": w.user},
 			"episodes":  eps,
 		})
+		t0 := time.Now()
 		resp, err := hc.Post(base+"/v1/episodes", "application/json", bytes.NewReader(body))
 		if err != nil {
-			return n, err
+			return n, lat, err
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
 		if resp.StatusCode/100 != 2 {
-			return n, fmt.Errorf("POST /v1/episodes: %s: %s", resp.Status, b)
+			return n, lat, fmt.Errorf("POST /v1/episodes: %s: %s", resp.Status, b)
 		}
 		var res struct {
 			Episodes []json.RawMessage `json:"episodes"`
 		}
 		if err := json.Unmarshal(b, &res); err != nil || len(res.Episodes) != len(eps) {
-			return n, fmt.Errorf("POST /v1/episodes: %d episodes back for %d (%v)", len(res.Episodes), len(eps), err)
+			return n, lat, fmt.Errorf("POST /v1/episodes: %d episodes back for %d (%v)", len(res.Episodes), len(eps), err)
 		}
 		n += len(eps)
 	}
-	return n, nil
+	return n, lat, nil
 }
 
 func freeAddr() (string, error) {

@@ -32,6 +32,9 @@ const (
 type embedFlags struct {
 	kind, url, model, dims string
 	key                    string
+	// batch coalesces concurrent calls to the embedded model into one
+	// (embedbatch); --embed-batch=false embeds each call on its own.
+	batch bool
 	// former, when set (engram serve --llm-url), forms memories instead
 	// of the rule-based default.
 	former engram.Former
@@ -48,6 +51,8 @@ func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.url, "embed-url", getenv("ENGRAM_EMBED_URL"), "base `URL` of the OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (env ENGRAM_EMBED_URL)")
 	fs.StringVar(&c.model, "embed-model", getenv("ENGRAM_EMBED_MODEL"), "embedding `model` name at that endpoint (env ENGRAM_EMBED_MODEL)")
 	fs.StringVar(&c.dims, "embed-dims", getenv("ENGRAM_EMBED_DIMS"), "requested embedding dimensions, if the model supports it (env ENGRAM_EMBED_DIMS)")
+	fs.BoolVar(&c.batch, "embed-batch", envOr(getenv, "ENGRAM_EMBED_BATCH", "true") != "false",
+		"embed concurrent requests' texts together in one call of the embedded model (env ENGRAM_EMBED_BATCH)")
 	c.key = getenv("ENGRAM_EMBED_KEY")
 }
 
@@ -63,9 +68,7 @@ func (c *embedFlags) open(ctx context.Context, cachePath string, logger *slog.Lo
 		if err != nil {
 			return nil, nil, err
 		}
-		// Concurrent adds and searches each embed a text or two; the model
-		// embeds them together for about half the processor time.
-		inner = embedbatch.New(m)
+		inner = c.batched(m)
 	case embedOpenAI:
 		dims := 0
 		if c.dims != "" {
@@ -93,6 +96,16 @@ func (c *embedFlags) open(ctx context.Context, cachePath string, logger *slog.Lo
 		return nil, nil, err
 	}
 	return cache, cache.Close, nil
+}
+
+// batched wraps the embedded model m in a batcher unless --embed-batch
+// is off: concurrent adds and searches each embed a text or two, and the
+// model embeds them together for about half the processor time.
+func (c *embedFlags) batched(m engram.Embedder) engram.Embedder {
+	if !c.batch {
+		return m
+	}
+	return embedbatch.New(m)
 }
 
 // cacheFile is the embedding cache inside a directory.
