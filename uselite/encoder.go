@@ -326,3 +326,16 @@ func fillRows(dst, row []float32) {
 		copy(dst[i:i+len(row)], row)
 	}
 }
+
+// flops returns the arithmetic of embedding one sequence of n tokens: two
+// operations per multiply-add of the dense layers and of attention (the
+// small element-wise steps are not counted).
+func flops(n int) float64 {
+	dense := 0
+	for _, d := range []int{embDim, Dim} {
+		dense += d*3*d + d*Dim + Dim*ffDim + ffDim*Dim // qkv, output, feed-forward
+	}
+	dense += embDim * Dim               // layer 0's residual projection
+	attention := 2 * n * (embDim + Dim) // q k^T and softmax v, per key
+	return 2*float64(n)*float64(dense+attention) + 2*float64(Dim*Dim)
+}

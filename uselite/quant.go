@@ -163,28 +163,65 @@ func newQspace(rows, maxK, maxN int) *qspace {
 func quantizeRows(dst []uint8, kp int, a []float32, lda, k, m int, scale []float32, zero []int32) {
 	for i := 0; i < m; i++ {
 		x := a[i*lda : i*lda+k]
-		var lo, hi float32
-		for _, v := range x {
-			lo, hi = min(lo, v), max(hi, v)
-		}
+		lo, hi := rowSteps.minMax(x)
+		lo, hi = min(lo, 0), max(hi, 0)
 		s := (hi - lo) / 255
 		if s == 0 || math.IsInf(float64(s), 0) || s != s {
 			s = 1
 		}
 		inv := 1 / s
 		z := max(0, min(255, int32(math.RoundToEven(float64(-lo*inv)))))
-		quantizeRow(dst[i*kp:i*kp+k], x, inv, z)
+		rowSteps.quantize(dst[i*kp:i*kp+k], x, inv, z)
 		clear(dst[i*kp+k : (i+1)*kp])
 		scale[i], zero[i] = s, z
 	}
 }
 
-// quantizeRow sets dst[c] = clamp(round(x[c]*inv) + z, 0, 255), rounding
-// half to even as VCVTPS2DQ does.
-func quantizeRow(dst []uint8, x []float32, inv float32, z int32) {
+// rowStepsImpl holds the element-wise steps of the int8 path, which run
+// once per element of A or C rather than once per multiply-add but would
+// take as long as the products themselves in plain Go.
+type rowStepsImpl struct {
+	name string
+	// minMax returns the least and the greatest element of x (0, 0 for
+	// none).
+	minMax func(x []float32) (lo, hi float32)
+	// quantize sets dst[c] = clamp(round(x[c]*inv) + z, 0, 255), rounding
+	// half to even as VCVTPS2DQ does.
+	quantize func(dst []uint8, x []float32, inv float32, z int32)
+	// dequant adds (sa*colScale[j]) * (acc[j] - z*colSum[j]) to c[j].
+	dequant func(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32)
+}
+
+var goRowSteps = rowStepsImpl{"go", minMaxGo, quantizeRowGo, dequantRowGo}
+
+// rowSteps is the fastest implementation the CPU runs (quant_amd64.go).
+var rowSteps = goRowSteps
+
+func minMaxGo(x []float32) (lo, hi float32) {
+	if len(x) == 0 {
+		return 0, 0
+	}
+	lo, hi = x[0], x[0]
+	for _, v := range x[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
+func quantizeRowGo(dst []uint8, x []float32, inv float32, z int32) {
+	dst = dst[:len(x)]
 	for c, v := range x {
-		u := int32(math.RoundToEven(float64(v*inv))) + z
+		u := int32(math.RoundToEven(float64(float32(v*inv)))) + z
 		dst[c] = uint8(max(0, min(255, u)))
+	}
+}
+
+func dequantRowGo(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32) {
+	acc, colSum, colScale = acc[:len(c)], colSum[:len(c)], colScale[:len(c)]
+	for j := range c {
+		d := acc[j] - z*colSum[j]
+		f := float32(sa * colScale[j])
+		c[j] += float32(f * float32(d)) // the conversions forbid a fused multiply-add
 	}
 }
 
@@ -231,9 +268,18 @@ func qgemm(m int, a []float32, lda int, b *qpacked, c []float32, ldc int, par in
 	runPanels(np, par, sc, gemmTask{q: t})
 }
 
-// panels computes panels [p0, p1) of t: the int32 sums block by block, then
-// the dequantized result added into C.
+// panels computes panels [p0, p1) of t: the int32 sums, then the
+// dequantized result added into C.
 func (t *qtask) panels(p0, p1 int) {
+	t.sums(p0, p1)
+	j0, j1 := p0*t.b.impl.nr, min(p1*t.b.impl.nr, t.b.n)
+	if j0 < j1 {
+		dequantize(t.c, t.ldc, t.acc, t.b.np, t.m, j0, j1, t.qs.scale, t.qs.zero, t.b.scale, t.b.colSum)
+	}
+}
+
+// sums sets panels [p0, p1) of t.acc to A*B, K block by K block.
+func (t *qtask) sums(p0, p1 int) {
 	b := t.b
 	nr, kc := b.impl.nr, b.impl.kc()
 	el := 1
@@ -253,10 +299,6 @@ func (t *qtask) panels(p0, p1 int) {
 			}
 		}
 	}
-	j0, j1 := p0*nr, min(p1*nr, b.n)
-	if j0 < j1 {
-		dequantize(t.c, t.ldc, t.acc, b.np, t.m, j0, j1, t.qs.scale, t.qs.zero, b.scale, b.colSum)
-	}
 }
 
 func clearCols(acc []int32, ld, rows, j0, w int) {
@@ -269,15 +311,7 @@ func clearCols(acc []int32, ld, rows, j0, w int) {
 // numbers, into the m rows of C.
 func dequantize(c []float32, ldc int, acc []int32, ldacc, m, j0, j1 int, rowScale []float32, rowZero []int32, colScale []float32, colSum []int32) {
 	for i := 0; i < m; i++ {
-		sa, z := rowScale[i], rowZero[i]
-		crow := c[i*ldc+j0 : i*ldc+j1]
-		arow := acc[i*ldacc+j0 : i*ldacc+j1]
-		cs, ss := colSum[j0:j1], colScale[j0:j1]
-		for j := range crow {
-			d := arow[j] - z*cs[j]
-			f := sa * ss[j]
-			crow[j] += f * float32(d)
-		}
+		rowSteps.dequant(c[i*ldc+j0:i*ldc+j1], acc[i*ldacc+j0:i*ldacc+j1], colSum[j0:j1], colScale[j0:j1], rowScale[i], rowZero[i])
 	}
 }
 
