@@ -32,6 +32,8 @@ const (
 type embedFlags struct {
 	kind, url, model, dims string
 	key                    string
+	// encoder is use-lite's arithmetic, int8 or fp32 (uselite.Precision).
+	encoder string
 	// former, when set (engram serve --llm-url), forms memories instead
 	// of the rule-based default.
 	former engram.Former
@@ -48,6 +50,7 @@ func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.url, "embed-url", getenv("ENGRAM_EMBED_URL"), "base `URL` of the OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (env ENGRAM_EMBED_URL)")
 	fs.StringVar(&c.model, "embed-model", getenv("ENGRAM_EMBED_MODEL"), "embedding `model` name at that endpoint (env ENGRAM_EMBED_MODEL)")
 	fs.StringVar(&c.dims, "embed-dims", getenv("ENGRAM_EMBED_DIMS"), "requested embedding dimensions, if the model supports it (env ENGRAM_EMBED_DIMS)")
+	fs.StringVar(&c.encoder, "encoder", envOr(getenv, "ENGRAM_ENCODER", string(uselite.Int8)), "use-lite arithmetic: int8 (quantized, about twice as fast, cosine >= 0.999 to fp32 on average) or fp32 (the reference numbers) (env ENGRAM_ENCODER)")
 	c.key = getenv("ENGRAM_EMBED_KEY")
 }
 
@@ -55,13 +58,24 @@ func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 // kept in the file cachePath, and a function that releases it.
 func (c *embedFlags) open(ctx context.Context, cachePath string, logger *slog.Logger) (engram.Embedder, func() error, error) {
 	var inner engram.Embedder
+	variant := ""
 	switch c.kind {
 	case embedNone:
 		return nil, func() error { return nil }, nil
 	case embedUSELite:
-		m, err := uselite.Load(uselite.DefaultDir())
+		prec, err := uselite.ParsePrecision(c.encoder)
+		if err != nil {
+			return nil, nil, usageErrorf("--encoder %q is not one of int8, fp32", c.encoder)
+		}
+		m, err := uselite.LoadPrecision(uselite.DefaultDir(), prec)
 		if err != nil {
 			return nil, nil, err
+		}
+		// Both encoders' vectors carry the name use-lite, so stores take
+		// either; the cache keeps them apart so that switching the
+		// encoder gives its own numbers (fp32 keeps the keys of before).
+		if prec != uselite.FP32 {
+			variant = string(prec)
 		}
 		// Concurrent adds and searches each embed a text or two; the model
 		// embeds them together for about half the processor time.
@@ -88,7 +102,7 @@ func (c *embedFlags) open(ctx context.Context, cachePath string, logger *slog.Lo
 	default:
 		return nil, nil, usageErrorf("--embedder %q is not one of use-lite, openai, none", c.kind)
 	}
-	cache, err := embedcache.New(inner, embedcache.Options{Path: cachePath, Logger: logger})
+	cache, err := embedcache.New(inner, embedcache.Options{Path: cachePath, Logger: logger, Variant: variant})
 	if err != nil {
 		return nil, nil, err
 	}
