@@ -78,7 +78,7 @@ type call struct {
 type Cache struct {
 	inner  engram.Embedder
 	keyTag string // the name keys are made with: Name, and Variant if set
-	db     *disk // nil without Options.Path
+	db     *disk  // nil without Options.Path
 	logger *slog.Logger
 
 	maxEntries int
