@@ -66,13 +66,21 @@ func newMatrix(w []float32, k, n int, p Precision) *matrix {
 	return &matrix{f: pack(w, k, n)}
 }
 
-// mul computes C[m, n] += A[m, k] * W on w's arithmetic.
-func (ws *workspace) mul(m int, a []float32, lda int, w *matrix, c []float32, ldc, par int) {
+// mul computes C[m, n] += A[m, k] * W on w's arithmetic, and with relu
+// then sets every element of C that is not positive to 0.
+func (ws *workspace) mul(m int, a []float32, lda int, w *matrix, c []float32, ldc, par int, relu bool) {
 	if w.q != nil {
-		qgemm(m, a, lda, w.q, c, ldc, par, ws.qs, ws.gs)
+		qgemm(m, a, lda, w.q, c, ldc, par, relu, ws.qs, ws.gs)
 		return
 	}
 	gemm(m, a, lda, w.f, c, ldc, par, ws.gs)
+	if relu {
+		for j, v := range c {
+			if v < 0 {
+				c[j] = 0
+			}
+		}
+	}
 }
 
 // forward embeds seqs (each at most MaxTokens ids, together at most
@@ -135,7 +143,7 @@ func (m *Model) attentionBlock(ws *workspace, l *layer, nseq int, in []float32, 
 	qw := 3 * l.dAtt
 	qkv := ws.qkv[:T*qw]
 	fillRows(qkv, l.qkvB)
-	ws.mul(T, ln, inW, l.qkv, qkv, qw, par)
+	ws.mul(T, ln, inW, l.qkv, qkv, qw, par, false)
 	for t := 0; t < T; t++ {
 		q := qkv[t*qw : t*qw+l.dAtt]
 		for c := range q {
@@ -149,10 +157,10 @@ func (m *Model) attentionBlock(ws *workspace, l *layer, nseq int, in []float32, 
 	}
 	proj := ws.tmp[:T*Dim]
 	fillRows(proj, l.outB)
-	ws.mul(T, att, l.dAtt, l.out, proj, Dim, par)
+	ws.mul(T, att, l.dAtt, l.out, proj, Dim, par, false)
 	if l.res != nil {
 		fillRows(h, l.resB)
-		ws.mul(T, in, inW, l.res, h, Dim, par)
+		ws.mul(T, in, inW, l.res, h, Dim, par, false)
 	}
 	for j := range h {
 		h[j] = proj[j] + h[j]
@@ -167,15 +175,10 @@ func (m *Model) feedForwardBlock(ws *workspace, l *layer, h []float32, par int) 
 	layerNorm(ln, h, Dim, l.ln2S, l.ln2B, m.lnEps)
 	ff := ws.ff[:T*ffDim]
 	fillRows(ff, l.ff1B)
-	ws.mul(T, ln, Dim, l.ff1, ff, ffDim, par)
-	for j, v := range ff {
-		if v < 0 {
-			ff[j] = 0
-		}
-	}
+	ws.mul(T, ln, Dim, l.ff1, ff, ffDim, par, true)
 	y := ws.tmp[:T*Dim]
 	fillRows(y, l.ff2B)
-	ws.mul(T, ff, ffDim, l.ff2, y, Dim, par)
+	ws.mul(T, ff, ffDim, l.ff2, y, Dim, par, false)
 	for j := range h {
 		h[j] = y[j] + h[j]
 	}

@@ -117,7 +117,7 @@ func TestQGemm(t *testing.T) {
 			b := quantizeWeights(w, k, n, impl)
 			for _, par := range []int{1, 2, 3} {
 				c := slices.Clone(c0)
-				qgemm(m, a, lda, b, c, ldc, par, newQspace(m, k, n), sc)
+				qgemm(m, a, lda, b, c, ldc, par, false, newQspace(m, k, n), sc)
 				if first == nil {
 					first = c
 				} else if !slices.Equal(c, first) {
@@ -220,7 +220,21 @@ func TestRowStepsIdentical(t *testing.T) {
 		wq := make([]uint8, n)
 		want.quantize(wq, x, 3.7, 117)
 		wc := slices.Clone(c0)
-		want.dequant(wc, acc, colSum, colScale, 0.013, 93)
+		want.dequant(wc, acc, colSum, colScale, 0.013, 93, false)
+		wr := slices.Clone(c0)
+		want.dequant(wr, acc, colSum, colScale, 0.013, 93, true)
+		clamped := 0
+		for j := range wc {
+			if want := max(wc[j], 0); wr[j] != want {
+				t.Fatalf("n=%d: dequant with relu gives %v at %d, want %v", n, wr[j], j, want)
+			}
+			if wc[j] < 0 {
+				clamped++
+			}
+		}
+		if n >= 32 && clamped == 0 {
+			t.Fatalf("n=%d: no negative sums to clamp; the test checks nothing", n)
+		}
 		for _, impl := range impls {
 			lo, hi := impl.minMax(x)
 			if lo != wlo || hi != whi {
@@ -231,10 +245,12 @@ func TestRowStepsIdentical(t *testing.T) {
 			if !slices.Equal(q, wq) {
 				t.Errorf("%s n=%d: quantize = %v, want %v", impl.name, n, q, wq)
 			}
-			c := slices.Clone(c0)
-			impl.dequant(c, acc, colSum, colScale, 0.013, 93)
-			if !slices.Equal(c, wc) {
-				t.Errorf("%s n=%d: dequant = %v, want %v", impl.name, n, c, wc)
+			for _, relu := range []bool{false, true} {
+				c := slices.Clone(c0)
+				impl.dequant(c, acc, colSum, colScale, 0.013, 93, relu)
+				if w := map[bool][]float32{false: wc, true: wr}[relu]; !slices.Equal(c, w) {
+					t.Errorf("%s n=%d relu=%v: dequant = %v, want %v", impl.name, n, relu, c, w)
+				}
 			}
 		}
 	}

@@ -188,8 +188,9 @@ type rowStepsImpl struct {
 	// quantize sets dst[c] = clamp(round(x[c]*inv) + z, 0, 255), rounding
 	// half to even as VCVTPS2DQ does.
 	quantize func(dst []uint8, x []float32, inv float32, z int32)
-	// dequant adds (sa*colScale[j]) * (acc[j] - z*colSum[j]) to c[j].
-	dequant func(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32)
+	// dequant adds (sa*colScale[j]) * (acc[j] - z*colSum[j]) to c[j],
+	// and with relu sets the sums that are not positive to 0.
+	dequant func(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32, relu bool)
 }
 
 var goRowSteps = rowStepsImpl{"go", minMaxGo, quantizeRowGo, dequantRowGo}
@@ -216,31 +217,37 @@ func quantizeRowGo(dst []uint8, x []float32, inv float32, z int32) {
 	}
 }
 
-func dequantRowGo(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32) {
+func dequantRowGo(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32, relu bool) {
 	acc, colSum, colScale = acc[:len(c)], colSum[:len(c)], colScale[:len(c)]
 	for j := range c {
 		d := acc[j] - z*colSum[j]
 		f := float32(sa * colScale[j])
-		c[j] += float32(f * float32(d)) // the conversions forbid a fused multiply-add
+		v := c[j] + float32(f*float32(d)) // the conversions forbid a fused multiply-add
+		if relu && !(v > 0) {
+			v = 0 // as VMAXPS with 0 second: -0 and NaN give 0
+		}
+		c[j] = v
 	}
 }
 
 // qtask is one int8 product, shared by the goroutines that each compute a
 // share of its column panels.
 type qtask struct {
-	mp  int // rows, padded to a multiple of mr
-	m   int // real rows
-	a   unsafe.Pointer
-	b   *qpacked
-	acc []int32 // [mp, b.np]
-	c   []float32
-	ldc int
-	qs  *qspace
+	mp   int // rows, padded to a multiple of mr
+	m    int // real rows
+	a    unsafe.Pointer
+	b    *qpacked
+	acc  []int32 // [mp, b.np]
+	c    []float32
+	ldc  int
+	qs   *qspace
+	relu bool // clamp the results at 0
 }
 
 // qgemm computes C[m, b.n] += A[m, b.k] * B through the int8 path, using
-// par goroutines over disjoint column panels (sc as for gemm).
-func qgemm(m int, a []float32, lda int, b *qpacked, c []float32, ldc int, par int, qs *qspace, sc []*gemmScratch) {
+// par goroutines over disjoint column panels (sc as for gemm); with relu
+// it then sets what is not positive to 0, while the results are in cache.
+func qgemm(m int, a []float32, lda int, b *qpacked, c []float32, ldc int, par int, relu bool, qs *qspace, sc []*gemmScratch) {
 	if m == 0 {
 		return
 	}
@@ -253,7 +260,7 @@ func qgemm(m int, a []float32, lda int, b *qpacked, c []float32, ldc int, par in
 	quantizeRows(codes, b.kp, a, lda, b.k, m, qs.scale, qs.zero)
 	clear(codes[m*b.kp:])
 	t := &qs.task
-	*t = qtask{mp: mp, m: m, a: unsafe.Pointer(&codes[0]), b: b, acc: qs.acc[:mp*b.np], c: c, ldc: ldc, qs: qs}
+	*t = qtask{mp: mp, m: m, a: unsafe.Pointer(&codes[0]), b: b, acc: qs.acc[:mp*b.np], c: c, ldc: ldc, qs: qs, relu: relu}
 	if b.impl.wide {
 		if len(qs.a16) < len(qs.a) {
 			qs.a16 = make([]int16, len(qs.a))
@@ -274,7 +281,7 @@ func (t *qtask) panels(p0, p1 int) {
 	t.sums(p0, p1)
 	j0, j1 := p0*t.b.impl.nr, min(p1*t.b.impl.nr, t.b.n)
 	if j0 < j1 {
-		dequantize(t.c, t.ldc, t.acc, t.b.np, t.m, j0, j1, t.qs.scale, t.qs.zero, t.b.scale, t.b.colSum)
+		dequantize(t.c, t.ldc, t.acc, t.b.np, t.m, j0, j1, t.qs.scale, t.qs.zero, t.b.scale, t.b.colSum, t.relu)
 	}
 }
 
@@ -308,10 +315,10 @@ func clearCols(acc []int32, ld, rows, j0, w int) {
 }
 
 // dequantize adds columns [j0, j1) of the int32 sums, scaled back to real
-// numbers, into the m rows of C.
-func dequantize(c []float32, ldc int, acc []int32, ldacc, m, j0, j1 int, rowScale []float32, rowZero []int32, colScale []float32, colSum []int32) {
+// numbers, into the m rows of C, then with relu clamps them at 0.
+func dequantize(c []float32, ldc int, acc []int32, ldacc, m, j0, j1 int, rowScale []float32, rowZero []int32, colScale []float32, colSum []int32, relu bool) {
 	for i := 0; i < m; i++ {
-		rowSteps.dequant(c[i*ldc+j0:i*ldc+j1], acc[i*ldacc+j0:i*ldacc+j1], colSum[j0:j1], colScale[j0:j1], rowScale[i], rowZero[i])
+		rowSteps.dequant(c[i*ldc+j0:i*ldc+j1], acc[i*ldacc+j0:i*ldacc+j1], colSum[j0:j1], colScale[j0:j1], rowScale[i], rowZero[i], relu)
 	}
 }
 

@@ -9,7 +9,7 @@ func minMaxAVX2(x *float32, n int) (lo, hi float32)
 func quantizeRowAVX2(dst *uint8, x *float32, n int, inv float32, z int32)
 
 //go:noescape
-func dequantRowAVX2(c *float32, acc, colSum *int32, colScale *float32, n int, sa float32, z int32)
+func dequantRowAVX2(c *float32, acc, colSum *int32, colScale *float32, n int, sa float32, z int32, relu bool)
 
 // The vector forms of the element-wise steps of the int8 path; their
 // results are identical to the Go loops', which handle the tails.
@@ -37,13 +37,13 @@ var avx2RowSteps = rowStepsImpl{
 		}
 		quantizeRowGo(dst[n:], x[n:], inv, z)
 	},
-	dequant: func(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32) {
+	dequant: func(c []float32, acc, colSum []int32, colScale []float32, sa float32, z int32, relu bool) {
 		n := len(c) &^ 7
 		if n > 0 {
 			_, _, _ = acc[n-1], colSum[n-1], colScale[n-1]
-			dequantRowAVX2(&c[0], &acc[0], &colSum[0], &colScale[0], n, sa, z)
+			dequantRowAVX2(&c[0], &acc[0], &colSum[0], &colScale[0], n, sa, z, relu)
 		}
-		dequantRowGo(c[n:], acc[n:], colSum[n:], colScale[n:], sa, z)
+		dequantRowGo(c[n:], acc[n:], colSum[n:], colScale[n:], sa, z, relu)
 	},
 }
 

@@ -89,12 +89,12 @@ qloop:
 	VZEROUPPER
 	RET
 
-// func dequantRowAVX2(c *float32, acc, colSum *int32, colScale *float32, n int, sa float32, z int32)
+// func dequantRowAVX2(c *float32, acc, colSum *int32, colScale *float32, n int, sa float32, z int32, relu bool)
 //
 // c[j] += (sa*colScale[j]) * float32(acc[j] - z*colSum[j]) for j < n, n a
 // positive multiple of 8, rounding after each operation as the Go loop
-// does.
-TEXT ·dequantRowAVX2(SB), NOSPLIT, $0-48
+// does; with relu, c[j] = VMAXPS(c[j], 0) after.
+TEXT ·dequantRowAVX2(SB), NOSPLIT, $0-49
 	MOVQ         c+0(FP), DI
 	MOVQ         acc+8(FP), SI
 	MOVQ         colSum+16(FP), BX
@@ -104,6 +104,10 @@ TEXT ·dequantRowAVX2(SB), NOSPLIT, $0-48
 	MOVL         z+44(FP), AX
 	VMOVD        AX, X9
 	VPBROADCASTD X9, Y9
+	VXORPS       Y7, Y7, Y7
+	MOVBLZX      relu+48(FP), AX
+	TESTL        AX, AX
+	JNE          dqreluloop
 
 dqloop:
 	VPMULLD   (BX), Y9, Y0
@@ -120,5 +124,24 @@ dqloop:
 	ADDQ      $32, DI
 	SUBQ      $8, CX
 	JNE       dqloop
+	VZEROUPPER
+	RET
+
+dqreluloop:
+	VPMULLD   (BX), Y9, Y0
+	VMOVDQU   (SI), Y1
+	VPSUBD    Y0, Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VMULPS    (DX), Y8, Y2
+	VMULPS    Y1, Y2, Y2
+	VADDPS    (DI), Y2, Y2
+	VMAXPS    Y7, Y2, Y2
+	VMOVUPS   Y2, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, BX
+	ADDQ      $32, DX
+	ADDQ      $32, DI
+	SUBQ      $8, CX
+	JNE       dqreluloop
 	VZEROUPPER
 	RET
