@@ -130,9 +130,9 @@ func locomoFixture(t *testing.T, n int) (turns, questions []string, turnConv, qC
 // of the top 10 turns of its conversation by each encoder's vectors.
 func TestInt8MatchesFP32OnLoCoMo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("embeds about 2,500 texts twice")
+		t.Skip("embeds about 4,000 texts twice")
 	}
-	turns, questions, turnConv, qConv := locomoFixture(t, 3)
+	turns, questions, turnConv, qConv := locomoFixture(t, 6)
 	lo, mean, refT, gotT := cosineStats(t, turns)
 	t.Logf("%d LoCoMo turns: int8 cosine to fp32 min %.5f, mean %.5f", len(turns), lo, mean)
 	_, _, refQ, gotQ := cosineStats(t, questions)
