@@ -30,7 +30,7 @@ func qkernels() []qkernelImpl {
 	if cpu.X86.HasAVX2 {
 		ks = append(ks, qkernelImpl{"avx2", kernQ6x16AVX2, 16, true})
 	}
-	if cpu.X86.HasAVXVNNI {
+	if cpu.X86.HasAVX2 && cpu.X86.HasAVXVNNI { // the kernel broadcasts with AVX2
 		ks = append(ks, qkernelImpl{"avxvnni", kernQ6x16AVXVNNI, 16, false})
 	}
 	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VNNI {
