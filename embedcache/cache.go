@@ -36,6 +36,11 @@ type Options struct {
 	MaxBytes int64
 	// Logger receives disk store failures. Default slog.Default().
 	Logger *slog.Logger
+	// Variant tells apart vectors that one model (one Name) computes in
+	// different ways, e.g. "int8" for a quantized encoder: it joins the
+	// name in every key, so one variant's vectors never answer the other's
+	// calls. Empty keys by the name alone.
+	Variant string
 }
 
 // Stats counts what a Cache has done since New. Hits and misses count
@@ -72,7 +77,8 @@ type call struct {
 // embedder. It is safe for concurrent use.
 type Cache struct {
 	inner  engram.Embedder
-	db     *disk // nil without Options.Path
+	keyTag string // the name keys are made with: Name, and Variant if set
+	db     *disk  // nil without Options.Path
 	logger *slog.Logger
 
 	maxEntries int
@@ -103,6 +109,7 @@ func New(inner engram.Embedder, opts Options) (*Cache, error) {
 	}
 	c := &Cache{
 		inner:      inner,
+		keyTag:     inner.Name(),
 		logger:     opts.Logger,
 		maxEntries: opts.MaxEntries,
 		maxBytes:   opts.MaxBytes,
@@ -118,6 +125,9 @@ func New(inner engram.Embedder, opts Options) (*Cache, error) {
 	}
 	if c.maxBytes == 0 {
 		c.maxBytes = DefaultMaxBytes
+	}
+	if opts.Variant != "" {
+		c.keyTag += "\x00" + opts.Variant
 	}
 	if opts.Path != "" {
 		d, err := openDisk(opts.Path)
@@ -187,7 +197,7 @@ func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	if len(texts) == 0 {
 		return [][]float32{}, nil
 	}
-	name := c.inner.Name()
+	name := c.keyTag
 	want := c.inner.Dim()
 	part := engram.EmbedPartitionFrom(ctx)
 	tenant := tenantKey(part)

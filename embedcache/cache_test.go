@@ -280,6 +280,34 @@ func TestNamesDoNotShare(t *testing.T) {
 	}
 }
 
+// TestVariantsDoNotShare: one model's variants (int8 and fp32 USE-lite)
+// keep their own entries in one file; no variant keeps the keys of before.
+func TestVariantsDoNotShare(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	in := []string{"same text"}
+	plain := newCache(t, newFake("m", 8), embedcache.Options{Path: path})
+	embed(t, plain, in...)
+	plain.Close()
+
+	f := newFake("m", 8)
+	q := newCache(t, f, embedcache.Options{Path: path, Variant: "int8"})
+	embed(t, q, in...)
+	if got := f.embedded(); !slices.Equal(got, in) {
+		t.Fatalf("variant int8 embedded %q, want %q: it was answered with the plain entry", got, in)
+	}
+	if got, want := q.Name(), "m"; got != want {
+		t.Errorf("Name() = %q, want %q (the variant is no part of the name)", got, want)
+	}
+	q.Close()
+
+	f2 := newFake("m", 8)
+	q2 := newCache(t, f2, embedcache.Options{Path: path, Variant: "int8"})
+	embed(t, q2, in...)
+	if len(f2.Calls()) != 0 {
+		t.Fatal("variant int8's entry was not kept")
+	}
+}
+
 func TestLRUEvictionByEntries(t *testing.T) {
 	f := newFake("fake", 8)
 	c := newCache(t, f, embedcache.Options{MaxEntries: 2})

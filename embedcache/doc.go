@@ -5,7 +5,8 @@
 // A Cache wraps an engram.Embedder and is one itself, with the same Name and
 // Dim. Each text's key is sha256(inner.Name() + "\x00" + text), so vectors of
 // different models (or of one model at different dimensions, whose Names
-// differ) never mix. Lookups go to an in-memory LRU, then to a SQLite file,
+// differ) never mix; Options.Variant joins the name for vectors one model
+// computes in different ways (the int8 and fp32 USE-lite encoders). Lookups go to an in-memory LRU, then to a SQLite file,
 // then to the inner embedder, which receives one batched call with only the
 // texts found nowhere. Concurrent calls missing the same text share one
 // inner call.

@@ -55,7 +55,7 @@ func (c *Cache) ForgetTexts(ctx context.Context, n engram.Namespace, texts []str
 	if n.User != "" {
 		parts = append(parts, engram.Namespace{Org: n.Org, Project: n.Project})
 	}
-	name := c.inner.Name()
+	name := c.keyTag
 	var keys []key
 	var buf []byte
 	for _, p := range parts {

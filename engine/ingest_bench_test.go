@@ -27,19 +27,22 @@ import (
 // turns/s and CPU time per turn. "graph" keeps the entity graph as
 // engram serve does; "nograph" is the same engine told to keep none
 // (engine.KeepNoGraph), so the pair shows what the graph costs ingest
-// with the real model. It skips without the model or
-// the data set ($ENGRAM_SHARED/datasets or ../../shared/datasets).
+// with the real model. Each runs with the int8 encoder (serve's default)
+// and the fp32 one. It skips without the model or the data set
+// ($ENGRAM_SHARED/datasets or ../../shared/datasets).
 //
 //	go test -run '^$' -bench BenchmarkIngestLoCoMo -benchtime 2x ./engine/
-//	go test -run '^$' -bench 'BenchmarkIngestLoCoMo/^graph$' -cpuprofile /tmp/ing.prof ./engine/
+//	go test -run '^$' -bench 'BenchmarkIngestLoCoMo/^graph$/int8' -cpuprofile /tmp/ing.prof ./engine/
 func BenchmarkIngestLoCoMo(b *testing.B) {
-	m, err := uselite.Load(uselite.DefaultDir())
-	if err != nil {
-		b.Skipf("USE-lite model not installed: %v", err)
-	}
 	sessions := locomoSessions(b)
-	for _, mode := range []string{"nograph", "graph"} {
-		b.Run(mode, func(b *testing.B) { ingestLoCoMo(b, m, sessions, mode == "graph") })
+	for _, prec := range []uselite.Precision{uselite.Int8, uselite.FP32} {
+		m, err := uselite.LoadPrecision(uselite.DefaultDir(), prec)
+		if err != nil {
+			b.Skipf("USE-lite model not installed: %v", err)
+		}
+		for _, mode := range []string{"nograph", "graph"} {
+			b.Run(mode+"/"+string(prec), func(b *testing.B) { ingestLoCoMo(b, m, sessions, mode == "graph") })
+		}
 	}
 }
 

@@ -68,13 +68,18 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad measures Load, which verifies and decodes 28 MB of weights.
+// BenchmarkLoad measures Load, which verifies and decodes 28 MB of weights,
+// for each precision (int8 also quantizes the big matrices).
 func BenchmarkLoad(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := uselite.Load(uselite.DefaultDir()); err != nil {
-			b.Fatal(err)
-		}
+	for _, p := range []uselite.Precision{uselite.FP32, uselite.Int8} {
+		b.Run(string(p), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := uselite.LoadPrecision(uselite.DefaultDir(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -21,4 +21,12 @@
 // through a packed-panel SGEMM with an AVX2/FMA kernel on amd64 (a portable Go
 // kernel elsewhere); batches are spread over GOMAXPROCS goroutines. A Model is
 // immutable after Load and safe for concurrent use.
+//
+// LoadPrecision(dir, Int8) quantizes the big matrices while loading and runs
+// them on 8-bit integers (quant.go): per-column weight scales, per-token
+// activation scales with a zero point, int32 sums that every kernel
+// (AVX-512 VNNI, AVX-VNNI, AVX2, Go; chosen at start-up) computes
+// identically. Its vectors are within cosine 0.999 of FP32 on average and
+// come about twice as fast; FP32 stays the reference that the JavaScript
+// conformance above holds for.
 package uselite

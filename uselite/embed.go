@@ -183,7 +183,7 @@ func (m *Model) acquire(ctx context.Context) (*workspace, error) {
 	select {
 	case ws := <-m.slots:
 		if ws == nil {
-			ws = newWorkspace()
+			ws = newWorkspace(m.prec == Int8)
 		}
 		return ws, nil
 	case <-ctx.Done():

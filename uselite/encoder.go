@@ -22,10 +22,11 @@ type workspace struct {
 	kTp, vp                      packed
 	pooled, out                  []float32
 	gs                           []*gemmScratch
-	offs                         []int // token offset of each sequence
+	qs                           *qspace // nil for an fp32 model
+	offs                         []int   // token offset of each sequence
 }
 
-func newWorkspace() *workspace {
+func newWorkspace(quantized bool) *workspace {
 	t := batchTokens
 	ws := &workspace{
 		h0:     make([]float32, t*embDim),
@@ -44,7 +45,42 @@ func newWorkspace() *workspace {
 	for range maxPar {
 		ws.gs = append(ws.gs, &gemmScratch{a: make([]float32, mr*ffDim)})
 	}
+	if quantized {
+		ws.qs = newQspace(t, ffDim, ffDim)
+	}
 	return ws
+}
+
+// matrix is a weight matrix of the model: fp32 panels, or int8 ones when
+// the model runs quantized (then f is nil).
+type matrix struct {
+	f *packed
+	q *qpacked
+}
+
+// newMatrix packs the row-major [k, n] matrix w, quantized for precision p.
+func newMatrix(w []float32, k, n int, p Precision) *matrix {
+	if p == Int8 {
+		return &matrix{q: quantizeWeights(w, k, n, qkernel)}
+	}
+	return &matrix{f: pack(w, k, n)}
+}
+
+// mul computes C[m, n] += A[m, k] * W on w's arithmetic, and with relu
+// then sets every element of C that is not positive to 0.
+func (ws *workspace) mul(m int, a []float32, lda int, w *matrix, c []float32, ldc, par int, relu bool) {
+	if w.q != nil {
+		qgemm(m, a, lda, w.q, c, ldc, par, relu, ws.qs, ws.gs)
+		return
+	}
+	gemm(m, a, lda, w.f, c, ldc, par, ws.gs)
+	if relu {
+		for j, v := range c {
+			if v < 0 {
+				c[j] = 0
+			}
+		}
+	}
 }
 
 // forward embeds seqs (each at most MaxTokens ids, together at most
@@ -107,7 +143,7 @@ func (m *Model) attentionBlock(ws *workspace, l *layer, nseq int, in []float32, 
 	qw := 3 * l.dAtt
 	qkv := ws.qkv[:T*qw]
 	fillRows(qkv, l.qkvB)
-	gemm(T, ln, inW, l.qkv, qkv, qw, par, ws.gs)
+	ws.mul(T, ln, inW, l.qkv, qkv, qw, par, false)
 	for t := 0; t < T; t++ {
 		q := qkv[t*qw : t*qw+l.dAtt]
 		for c := range q {
@@ -121,10 +157,10 @@ func (m *Model) attentionBlock(ws *workspace, l *layer, nseq int, in []float32, 
 	}
 	proj := ws.tmp[:T*Dim]
 	fillRows(proj, l.outB)
-	gemm(T, att, l.dAtt, l.out, proj, Dim, par, ws.gs)
+	ws.mul(T, att, l.dAtt, l.out, proj, Dim, par, false)
 	if l.res != nil {
 		fillRows(h, l.resB)
-		gemm(T, in, inW, l.res, h, Dim, par, ws.gs)
+		ws.mul(T, in, inW, l.res, h, Dim, par, false)
 	}
 	for j := range h {
 		h[j] = proj[j] + h[j]
@@ -139,15 +175,10 @@ func (m *Model) feedForwardBlock(ws *workspace, l *layer, h []float32, par int) 
 	layerNorm(ln, h, Dim, l.ln2S, l.ln2B, m.lnEps)
 	ff := ws.ff[:T*ffDim]
 	fillRows(ff, l.ff1B)
-	gemm(T, ln, Dim, l.ff1, ff, ffDim, par, ws.gs)
-	for j, v := range ff {
-		if v < 0 {
-			ff[j] = 0
-		}
-	}
+	ws.mul(T, ln, Dim, l.ff1, ff, ffDim, par, true)
 	y := ws.tmp[:T*Dim]
 	fillRows(y, l.ff2B)
-	gemm(T, ff, ffDim, l.ff2, y, Dim, par, ws.gs)
+	ws.mul(T, ff, ffDim, l.ff2, y, Dim, par, false)
 	for j := range h {
 		h[j] = y[j] + h[j]
 	}
@@ -297,4 +328,17 @@ func fillRows(dst, row []float32) {
 	for i := 0; i < len(dst); i += len(row) {
 		copy(dst[i:i+len(row)], row)
 	}
+}
+
+// flops returns the arithmetic of embedding one sequence of n tokens: two
+// operations per multiply-add of the dense layers and of attention (the
+// small element-wise steps are not counted).
+func flops(n int) float64 {
+	dense := 0
+	for _, d := range []int{embDim, Dim} {
+		dense += d*3*d + d*Dim + Dim*ffDim + ffDim*Dim // qkv, output, feed-forward
+	}
+	dense += embDim * Dim               // layer 0's residual projection
+	attention := 2 * n * (embDim + Dim) // q k^T and softmax v, per key
+	return 2*float64(n)*float64(dense+attention) + 2*float64(Dim*Dim)
 }

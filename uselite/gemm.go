@@ -121,18 +121,24 @@ func gemm(m int, a []float32, lda int, b *packed, c []float32, ldc int, par int,
 			}
 		}
 	}
-	np := n / nr
-	if par > np {
-		par = np
-	}
-	if par <= 1 {
-		gemmPanels(0, np, m, full, a, lda, tailA, b, c, ldc, sc[0])
+	runPanels(n/nr, par, sc, gemmTask{m: m, full: full, a: a, lda: lda, tailA: tailA, b: b, c: c, ldc: ldc})
+}
+
+// runPanels runs task over np column panels split between par goroutines:
+// this one and up to par-1 helpers, each helper share with its own scratch
+// (len(sc) >= par).
+func runPanels(np, par int, sc []*gemmScratch, task gemmTask) {
+	par = max(1, min(par, np))
+	if par == 1 {
+		task.p0, task.p1, task.sc = 0, np, sc[0]
+		task.run()
 		return
 	}
 	helpersOnce.Do(startHelpers)
 	wg := &sc[0].wg
 	for g := 1; g < par; g++ {
-		t := gemmTask{g * np / par, (g + 1) * np / par, m, full, a, lda, tailA, b, c, ldc, sc[g], wg}
+		t := task
+		t.p0, t.p1, t.sc, t.wg = g*np/par, (g+1)*np/par, sc[g], wg
 		wg.Add(1)
 		select {
 		case helperTasks <- t:
@@ -141,7 +147,8 @@ func gemm(m int, a []float32, lda int, b *packed, c []float32, ldc int, par int,
 			t.run()
 		}
 	}
-	gemmPanels(0, np/par, m, full, a, lda, tailA, b, c, ldc, sc[0])
+	task.p0, task.p1, task.sc = 0, np/par, sc[0]
+	task.run()
 	wg.Wait()
 }
 
@@ -158,9 +165,14 @@ type gemmTask struct {
 	ldc             int
 	sc              *gemmScratch
 	wg              *sync.WaitGroup
+	q               *qtask // set for an int8 product, which uses only p0, p1
 }
 
 func (t gemmTask) run() {
+	if t.q != nil {
+		t.q.panels(t.p0, t.p1)
+		return
+	}
 	gemmPanels(t.p0, t.p1, t.m, t.full, t.a, t.lda, t.tailA, t.b, t.c, t.ldc, t.sc)
 }
 

@@ -76,6 +76,7 @@ type Model struct {
 	layers [2]layer
 	tanhW  *packed // [512, 512]
 	tanhB  []float32
+	prec   Precision
 	lnEps  float32
 	l2Eps  float32
 	slots  chan *workspace // see acquire
@@ -87,16 +88,16 @@ type layer struct {
 	dIn, dAtt, heads int
 	qScale           float32
 	ln1S, ln1B       []float32
-	qkv              *packed // [dIn, 3*dAtt]
+	qkv              *matrix // [dIn, 3*dAtt]
 	qkvB             []float32
-	out              *packed // [dAtt, Dim]
+	out              *matrix // [dAtt, Dim]
 	outB             []float32
-	res              *packed // [dIn, Dim] or nil
+	res              *matrix // [dIn, Dim] or nil
 	resB             []float32
 	ln2S, ln2B       []float32
-	ff1              *packed // [Dim, ffDim]
+	ff1              *matrix // [Dim, ffDim]
 	ff1B             []float32
-	ff2              *packed // [ffDim, Dim]
+	ff2              *matrix // [ffDim, Dim]
 	ff2B             []float32
 }
 
@@ -105,12 +106,20 @@ const (
 	ffDim  = 1536
 )
 
-// Load reads and verifies the model installed in dir (see DefaultDir). A
-// missing directory or file, or one whose size or SHA-256 digest differs from
-// the published package, gives an EUNAVAILABLE *engram.Error naming the
-// command that fetches the model; so does a manifest that does not describe
-// the expected network.
-func Load(dir string) (*Model, error) {
+// Load reads and verifies the model installed in dir (see DefaultDir) and
+// runs it in FP32, the reference arithmetic. A missing directory or file, or
+// one whose size or SHA-256 digest differs from the published package, gives
+// an EUNAVAILABLE *engram.Error naming the command that fetches the model;
+// so does a manifest that does not describe the expected network.
+func Load(dir string) (*Model, error) { return LoadPrecision(dir, FP32) }
+
+// LoadPrecision is Load with the arithmetic of the dense layers chosen: FP32
+// or Int8 (weights quantized while loading). An unknown precision is an
+// EINVALID *engram.Error; the rest fails as Load does.
+func LoadPrecision(dir string, prec Precision) (*Model, error) {
+	if _, err := ParsePrecision(string(prec)); err != nil {
+		return nil, err
+	}
 	if fi, err := os.Stat(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, loadErr("use-lite model not found in %s; %s", dir, fetchHint)
@@ -131,7 +140,7 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := build(w, vocab)
+	m, err := build(w, vocab, prec)
 	if err != nil {
 		return nil, loadErr("use-lite model in %s: %v; %s", dir, err, fetchHint)
 	}
@@ -347,12 +356,12 @@ func decode(dir string, manJSON []byte) (weights, error) {
 
 // build assembles the network from verified weights and vocabulary. Matrices
 // are repacked and vectors copied, so the shard memory can be freed.
-func build(w weights, vocab []byte) (*Model, error) {
+func build(w weights, vocab []byte, prec Precision) (*Model, error) {
 	tok, err := newTokenizer(vocab)
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{tok: tok, slots: make(chan *workspace, max(runtime.GOMAXPROCS(0), 1))}
+	m := &Model{tok: tok, prec: prec, slots: make(chan *workspace, max(runtime.GOMAXPROCS(0), 1))}
 	for range cap(m.slots) {
 		m.slots <- nil // workspaces are made on first use
 	}
@@ -388,7 +397,7 @@ func build(w weights, vocab []byte) (*Model, error) {
 		return nil, fmt.Errorf("model has %d attention heads", heads)
 	}
 	for i := range m.layers {
-		if err := m.layers[i].load(w, i, int(heads)); err != nil {
+		if err := m.layers[i].load(w, i, int(heads), prec); err != nil {
 			return nil, err
 		}
 	}
@@ -422,7 +431,7 @@ func timingSignal(ts []float32) []float32 {
 	return out
 }
 
-func (l *layer) load(w weights, i int, heads int) error {
+func (l *layer) load(w weights, i int, heads int, prec Precision) error {
 	p := fmt.Sprintf("Encode/Layer_%d/TransformerLayer/", i)
 	stack := fmt.Sprintf("TransformerStack/Layer_%d/TransformerLayer/", i)
 	l.dIn = embDim
@@ -466,15 +475,40 @@ func (l *layer) load(w weights, i int, heads int) error {
 	if l.qScale, err = w.scalarF(stack + "MultiheadAttention/mul/y"); err != nil {
 		return fmt.Errorf("layer %d: %w", i, err)
 	}
-	l.qkv = pack(qkv, l.dIn, 3*l.dAtt)
-	l.out = pack(out, l.dAtt, Dim)
-	l.ff1 = pack(ff1, Dim, ffDim)
-	l.ff2 = pack(ff2, ffDim, Dim)
+	l.qkv = newMatrix(qkv, l.dIn, 3*l.dAtt, prec)
+	l.out = newMatrix(out, l.dAtt, Dim, prec)
+	l.ff1 = newMatrix(ff1, Dim, ffDim, prec)
+	l.ff2 = newMatrix(ff2, ffDim, Dim, prec)
 	if res != nil {
-		l.res = pack(res, l.dIn, Dim)
+		l.res = newMatrix(res, l.dIn, Dim, prec)
 	}
 	return nil
 }
+
+// Precision is the arithmetic of a model's dense layers.
+type Precision string
+
+const (
+	// FP32 runs every product in float32: the reference numbers.
+	FP32 Precision = "fp32"
+	// Int8 runs the big products on 8-bit weights (per output column
+	// scales) and 8-bit activations (per token scales): vectors within
+	// cosine 0.999 of FP32 at a fraction of the time (docs/embeddings.md).
+	Int8 Precision = "int8"
+)
+
+// ParsePrecision returns the precision named s ("fp32" or "int8"); anything
+// else is an EINVALID *engram.Error.
+func ParsePrecision(s string) (Precision, error) {
+	switch p := Precision(s); p {
+	case FP32, Int8:
+		return p, nil
+	}
+	return "", engram.Errorf(engram.EINVALID, "encoder precision %q is not one of fp32, int8", s)
+}
+
+// Precision returns the arithmetic the model runs on.
+func (m *Model) Precision() Precision { return m.prec }
 
 // Name returns "use-lite", the name stores record with the vectors.
 func (m *Model) Name() string { return "use-lite" }

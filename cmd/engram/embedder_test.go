@@ -48,3 +48,25 @@ func TestEmbedderUSELite(t *testing.T) {
 		t.Errorf("search after reembed = %+v", sr.Hits)
 	}
 }
+
+// TestEncoderChoice runs use-lite with each encoder (the flag and
+// ENGRAM_ENCODER) and refuses an unknown one with a usage error naming
+// the flag.
+func TestEncoderChoice(t *testing.T) {
+	for _, enc := range []string{"fp32", "int8"} {
+		c := localCLI(t, t.TempDir())
+		c.env = append(c.env, "ENGRAM_EMBEDDER=use-lite", "ENGRAM_ENCODER="+enc)
+		c.ok("add", "--memory", "--user", "ann", "Ann adopted a beagle puppy called Biscuit")
+		var sr engram.SearchResult
+		c.json(&sr, "search", "--user", "ann", "what kind of dog does she have")
+		if len(sr.Hits) != 1 {
+			t.Errorf("encoder %s: search hits = %+v, want the beagle memory", enc, sr.Hits)
+		}
+	}
+	c := localCLI(t, t.TempDir())
+	c.env = append(c.env, "ENGRAM_EMBEDDER=use-lite")
+	r := c.run("add", "--memory", "--user", "ann", "--encoder", "int4", "hello")
+	if r.code != 2 || !strings.Contains(r.stderr, "--encoder") || !strings.Contains(r.stderr, "int4") {
+		t.Errorf("--encoder int4: exit %d, stderr %q; want 2 and a message naming the flag", r.code, r.stderr)
+	}
+}
