@@ -96,6 +96,7 @@ func Run(t *testing.T, open Opener) {
 		{"GraphPurge", testGraphPurge},
 		{"EntityHistory", testEntityHistory},
 		{"Communities", testCommunities},
+		{"JobStates", testJobStates},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}
