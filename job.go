@@ -76,6 +76,25 @@ func (f JobFilter) Validate() error {
 type JobPage struct {
 	Jobs []Job  `json:"jobs"`
 	Next string `json:"next,omitempty"`
+	// Breaker is the state of the circuit breaker around the former's
+	// model, when the engine's former has one (it is the same for every
+	// tenant: the model is shared).
+	Breaker *BreakerStatus `json:"breaker,omitempty"`
+}
+
+// BreakerStatus is the state of a circuit breaker around a model: closed
+// (calls go out), open (calls are refused until RetryAt, and the jobs that
+// need the model wait) or half-open (one probe call is out).
+type BreakerStatus struct {
+	State    string     `json:"state"`
+	Failures int        `json:"failures"` // consecutive failed calls
+	RetryAt  *time.Time `json:"retry_at,omitempty"`
+}
+
+// BreakerReporter is the optional capability of a Former whose model
+// calls go through a circuit breaker.
+type BreakerReporter interface {
+	BreakerStatus() BreakerStatus
 }
 
 // JobReader is the capability of a Reader whose store keeps a job queue.
