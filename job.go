@@ -118,11 +118,11 @@ type JobQueue interface {
 	// ClaimJob takes the oldest job that may run at now: queued or
 	// retrying with RunAfter not after now, or running with a lease that
 	// lapsed, and no older job of its namespace still queued, retrying or
-	// running. It makes it
-	// running under owner until now+lease, counts the attempt, and
-	// returns it; nil and no error when no job may run. Concurrent claims
-	// never return the same job while its lease holds.
-	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Job, error)
+	// running; jobs of the tenants in skip (Namespace.Tenant) are left
+	// for later. It makes it running under owner until now+lease, counts
+	// the attempt, and returns it; nil and no error when no job may run.
+	// Concurrent claims never return the same job while its lease holds.
+	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration, skip ...string) (*Job, error)
 	// CompleteJob marks the tenant's job id done; ECONFLICT if it is not
 	// running under owner's lease (another worker took it over).
 	CompleteJob(ctx context.Context, tenant Namespace, id, owner string, now time.Time) error

@@ -29,6 +29,7 @@ const claimJobSQL = `WITH c AS (
 	AND ((j.state IN ('queued', 'retrying') AND j.run_after <= $3) OR (j.state = 'running' AND j.lease_until <= $3))
 	AND NOT EXISTS (SELECT 1 FROM jobs p WHERE p.tenant = j.tenant AND p.user_id = j.user_id
 		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'retrying', 'running') AND p.seq < j.seq)
+	AND NOT (j.tenant = ANY($4))
 	ORDER BY j.seq LIMIT 1
 	FOR UPDATE OF j SKIP LOCKED)
 UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, lease_owner = $1, lease_until = $2, updated_at = $3
@@ -138,9 +139,9 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	return nil
 }
 
-// ClaimJob takes the oldest job that may run at now for owner, or returns
-// nil when there is none.
-func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+// ClaimJob takes the oldest job that may run at now for owner, outside the
+// tenants in skip, or returns nil when there is none.
+func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration, skip ...string) (*engram.Job, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -150,7 +151,12 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 	if err := storable("lease owner", owner); err != nil {
 		return nil, err
 	}
-	j, err := scanJob(t.ptx.QueryRow(ctx, claimJobSQL, owner, now.Add(lease), now))
+	for _, s := range skip {
+		if err := storable("tenant", s); err != nil {
+			return nil, err
+		}
+	}
+	j, err := scanJob(t.ptx.QueryRow(ctx, claimJobSQL, owner, now.Add(lease), now, append([]string{}, skip...)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ WHERE seq = (
 	WHERE ` + openJob + ` AND ((j.state IN ('queued', 'retrying') AND j.run_after <= ?) OR (j.state = 'running' AND j.lease_until <= ?))
 	AND NOT EXISTS (SELECT 1 FROM jobs p WHERE p.org = j.org AND p.project = j.project AND p.user_id = j.user_id
 		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'retrying', 'running') AND p.seq < j.seq)
+	%s
 	ORDER BY j.seq LIMIT 1)
 RETURNING ` + jobReturning
 
@@ -132,9 +134,9 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	return mapErr(ctx, "enqueue job", err)
 }
 
-// ClaimJob takes the oldest job that may run at now for owner, or returns
-// nil when there is none.
-func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+// ClaimJob takes the oldest job that may run at now for owner, outside the
+// tenants in skip, or returns nil when there is none.
+func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration, skip ...string) (*engram.Job, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -142,7 +144,14 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 		return nil, engram.Errorf(engram.EINVALID, "a claim needs an owner and a positive lease")
 	}
 	at := micros(now)
-	j, err := scanJob(t.queryRow(ctx, claimJobSQL, owner, micros(now.Add(lease)), at, at, at))
+	args, skipSQL := []any{owner, micros(now.Add(lease)), at, at, at}, ""
+	if len(skip) > 0 {
+		skipSQL = "AND j.org || '/' || j.project NOT IN (" + placeholders(len(skip)) + ")"
+		for _, s := range skip {
+			args = append(args, s)
+		}
+	}
+	j, err := scanJob(t.queryRow(ctx, fmt.Sprintf(claimJobSQL, skipSQL), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {

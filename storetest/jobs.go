@@ -43,15 +43,49 @@ func jobIDs(t *testing.T, st engram.Store, ns engram.Namespace, states ...engram
 	return ids
 }
 
+// testJobSkip: a claim leaves the jobs of the tenants it is told to skip,
+// however old, and takes them once it is not.
+func testJobSkip(t *testing.T, open Opener) {
+	st := open(t)
+	if !hasJobs(t, st) {
+		t.Skip("the store keeps no job queue")
+	}
+	older := &engram.Job{ID: engram.NewID(), Namespace: nsU1, Episodes: []string{engram.NewID()}, State: engram.JobQueued,
+		RunAfter: At(0), CreatedAt: At(0), UpdatedAt: At(0)}
+	newer := *older
+	newer.ID, newer.Namespace = engram.NewID(), nsOther
+	queue(t, st, func(q engram.JobQueue) error {
+		if err := q.EnqueueJob(ctx, older); err != nil {
+			return err
+		}
+		return q.EnqueueJob(ctx, &newer)
+	})
+	var j *engram.Job
+	queue(t, st, func(q engram.JobQueue) (err error) {
+		j, err = q.ClaimJob(ctx, "w1", At(0), time.Hour, nsU1.Tenant(), "initech/app")
+		return err
+	})
+	if j == nil || j.ID != newer.ID {
+		t.Fatalf("claim skipping %s = %+v, want the other tenant's job", nsU1.Tenant(), j)
+	}
+	if j := claim(t, st, At(0)); j == nil || j.ID != older.ID {
+		t.Fatalf("claim without skipping = %+v, want the skipped tenant's job", j)
+	}
+}
+
+func hasJobs(t *testing.T, st engram.Store) bool {
+	var ok bool
+	view(t, st, func(r engram.Reader) error { _, ok = r.(engram.JobReader); return nil })
+	return ok
+}
+
 // testJobStates: a failed attempt leaves its job retrying with the error
 // and the time of its next run, which a claim keeps to, as it keeps later
 // jobs of the namespace waiting; a deferred run gives its attempt back;
 // the retrying state is stored and filtered like the others.
 func testJobStates(t *testing.T, open Opener) {
 	st := open(t)
-	var probe bool
-	view(t, st, func(r engram.Reader) error { _, probe = r.(engram.JobReader); return nil })
-	if !probe {
+	if !hasJobs(t, st) {
 		t.Skip("the store keeps no job queue")
 	}
 	newJob := func(ns engram.Namespace) *engram.Job {

@@ -97,6 +97,7 @@ func Run(t *testing.T, open Opener) {
 		{"EntityHistory", testEntityHistory},
 		{"Communities", testCommunities},
 		{"JobStates", testJobStates},
+		{"JobSkip", testJobSkip},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}
