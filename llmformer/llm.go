@@ -76,7 +76,7 @@ func (f *Former) ask(ctx context.Context, what, system, user string, schema json
 		}
 		var u openai.Usage
 		opts = append(opts, openai.ReportUsage(&u))
-		reply, err := f.call(ctx, what, msgs, opts)
+		reply, err := f.call(ctx, msgs, opts)
 		f.count.calls.Add(1)
 		f.count.prompt.Add(int64(u.PromptTokens))
 		f.count.completion.Add(int64(u.CompletionTokens))
@@ -100,7 +100,7 @@ func (f *Former) ask(ctx context.Context, what, system, user string, schema json
 // circuit breaker: a refused call, or a failed one that leaves the breaker
 // open, fails with a *HeldOffError; a call cut by the timeout fails with
 // EUNAVAILABLE.
-func (f *Former) call(ctx context.Context, what string, msgs []openai.Message, opts []openai.ChatOption) (string, error) {
+func (f *Former) call(ctx context.Context, msgs []openai.Message, opts []openai.ChatOption) (string, error) {
 	probe, err := f.breaker.allow()
 	if err != nil {
 		return "", err
@@ -109,7 +109,7 @@ func (f *Former) call(ctx context.Context, what string, msgs []openai.Message, o
 	defer cancel()
 	reply, err := f.llm.Complete(cctx, msgs, opts...)
 	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		err = engram.Errorf(engram.EUNAVAILABLE, "llm former: %s call: no answer within the call timeout of %s", what, f.cfg.CallTimeout)
+		err = engram.Errorf(engram.EUNAVAILABLE, "no answer within the call timeout of %s", f.cfg.CallTimeout)
 	}
 	failed := upstreamFailure(cctx, err)
 	if err != nil && !failed {
