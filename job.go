@@ -24,7 +24,7 @@ type Job struct {
 	// and when its hold lapses.
 	LeaseOwner string     `json:"lease_owner,omitempty"`
 	LeaseUntil *time.Time `json:"lease_until,omitempty"`
-	RunAfter   time.Time  `json:"run_after"` // a queued job is not claimed before
+	RunAfter   time.Time  `json:"run_after"` // a queued or retrying job is not claimed before
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
 }
@@ -32,20 +32,22 @@ type Job struct {
 // JobState is where a job is in its life.
 type JobState string
 
-// Job states. A queued job waits for a worker (a failed attempt that will
-// be retried is queued again with a later RunAfter); done and failed are
-// final.
+// Job states. A queued job waits for its first run; a running one is held
+// by a worker (Attempts counts its run); a retrying one failed an attempt
+// (LastError says why) or was put off, and runs again at RunAfter. Done
+// and failed are final.
 const (
-	JobQueued  JobState = "queued"
-	JobRunning JobState = "running"
-	JobDone    JobState = "done"
-	JobFailed  JobState = "failed"
+	JobQueued   JobState = "queued"
+	JobRunning  JobState = "running"
+	JobRetrying JobState = "retrying"
+	JobDone     JobState = "done"
+	JobFailed   JobState = "failed"
 )
 
 // Valid reports whether s is one of the job states.
 func (s JobState) Valid() bool {
 	switch s {
-	case JobQueued, JobRunning, JobDone, JobFailed:
+	case JobQueued, JobRunning, JobRetrying, JobDone, JobFailed:
 		return true
 	}
 	return false
@@ -63,7 +65,7 @@ type JobFilter struct {
 func (f JobFilter) Validate() error {
 	for _, s := range f.States {
 		if !s.Valid() {
-			return Errorf(EINVALID, "state %q is not one of queued, running, done, failed", s)
+			return Errorf(EINVALID, "state %q is not one of queued, running, retrying, done, failed", s)
 		}
 	}
 	_, err := ClampLimit(f.Limit)
@@ -74,6 +76,25 @@ func (f JobFilter) Validate() error {
 type JobPage struct {
 	Jobs []Job  `json:"jobs"`
 	Next string `json:"next,omitempty"`
+	// Breaker is the state of the circuit breaker around the former's
+	// model, when the engine's former has one (it is the same for every
+	// tenant: the model is shared).
+	Breaker *BreakerStatus `json:"breaker,omitempty"`
+}
+
+// BreakerStatus is the state of a circuit breaker around a model: closed
+// (calls go out), open (calls are refused until RetryAt, and the jobs that
+// need the model wait) or half-open (one probe call is out).
+type BreakerStatus struct {
+	State    string     `json:"state"`
+	Failures int        `json:"failures"` // consecutive failed calls
+	RetryAt  *time.Time `json:"retry_at,omitempty"`
+}
+
+// BreakerReporter is the optional capability of a Former whose model
+// calls go through a circuit breaker.
+type BreakerReporter interface {
+	BreakerStatus() BreakerStatus
 }
 
 // JobReader is the capability of a Reader whose store keeps a job queue.
@@ -94,18 +115,24 @@ type JobQueue interface {
 	// EnqueueJob stores a new queued job; ECONFLICT if its id exists,
 	// EINVALID if it has no id, no episodes or a bad namespace.
 	EnqueueJob(ctx context.Context, j *Job) error
-	// ClaimJob takes the oldest job that may run at now: queued with
-	// RunAfter not after now, or running with a lease that lapsed, and no
-	// older job of its namespace still queued or running. It makes it
-	// running under owner until now+lease, counts the attempt, and
-	// returns it; nil and no error when no job may run. Concurrent claims
-	// never return the same job while its lease holds.
-	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*Job, error)
+	// ClaimJob takes the oldest job that may run at now: queued or
+	// retrying with RunAfter not after now, or running with a lease that
+	// lapsed, and no older job of its namespace still queued, retrying or
+	// running; jobs of the tenants in skip (Namespace.Tenant) are left
+	// for later. It makes it running under owner until now+lease, counts
+	// the attempt, and returns it; nil and no error when no job may run.
+	// Concurrent claims never return the same job while its lease holds.
+	ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration, skip ...string) (*Job, error)
 	// CompleteJob marks the tenant's job id done; ECONFLICT if it is not
 	// running under owner's lease (another worker took it over).
 	CompleteJob(ctx context.Context, tenant Namespace, id, owner string, now time.Time) error
-	// FailJob records reason as the job's last error and queues it again
-	// to run at retryAt, or, with retryAt nil, marks it failed for good;
+	// FailJob records reason as the job's last error and makes it
+	// retrying at retryAt, or, with retryAt nil, marks it failed for good;
 	// ECONFLICT if it is not running under owner's lease.
 	FailJob(ctx context.Context, tenant Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error
+	// DeferJob puts the job off without counting its attempt: retrying at
+	// runAt, reason as its last error, Attempts one fewer (for a run that
+	// never reached the work, such as a model held off by a circuit
+	// breaker); ECONFLICT if it is not running under owner's lease.
+	DeferJob(ctx context.Context, tenant Namespace, id, owner, reason string, runAt, now time.Time) error
 }

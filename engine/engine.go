@@ -108,8 +108,17 @@ type Options struct {
 	// each later one up to 64 times; default two seconds.
 	JobBackoff time.Duration
 	// JobAttempts is how often a job is tried before it is marked failed;
-	// default 5.
+	// default 5. A run the former could not make because its model is held
+	// off (its error has a RetryIn() time.Duration method, as
+	// llmformer.HeldOffError does) is not counted: the job is put off,
+	// retrying, for that long.
 	JobAttempts int
+	// JobsPerTenant is the most jobs of one tenant (org/project) this
+	// engine's workers run at once, so that one tenant with slow
+	// formations leaves workers to the others; default Workers-1 (no cap
+	// with one worker). Jobs of one namespace run one at a time whatever
+	// it is.
+	JobsPerTenant int
 	// JobPoll is how often an idle worker looks for jobs other engines
 	// enqueued; default half a second.
 	JobPoll time.Duration

@@ -24,17 +24,25 @@ const (
 type jobRunner struct {
 	lease, backoff, poll time.Duration
 	attempts             int
+	perTenant            int    // the most jobs of one tenant this engine runs at once; 0: no cap
 	async                bool   // AsyncByDefault
 	owner                string // this engine's name in leases; workers add their number
 
 	kick   chan struct{} // wakes a worker when this engine enqueued a job
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	mu      sync.Mutex     // held by a claim, so the cap holds between workers
+	running map[string]int // jobs running per tenant
 }
 
 func newJobRunner(o Options) *jobRunner {
 	r := &jobRunner{lease: o.JobLease, backoff: o.JobBackoff, poll: o.JobPoll, attempts: o.JobAttempts,
-		async: o.AsyncByDefault, owner: "engine-" + engram.NewID(), kick: make(chan struct{}, 1)}
+		perTenant: o.JobsPerTenant, async: o.AsyncByDefault, owner: "engine-" + engram.NewID(),
+		kick: make(chan struct{}, 1), running: map[string]int{}}
+	if r.perTenant == 0 && o.Workers > 1 {
+		r.perTenant = o.Workers - 1
+	}
 	if r.lease <= 0 {
 		r.lease = defaultJobLease
 	}
@@ -112,28 +120,51 @@ func (e *ingest) RunJobs(ctx context.Context) (int, error) {
 
 func (e *ingest) runJobs(ctx context.Context, owner string) (int, error) {
 	for n := 0; ; n++ {
-		j, err := e.claim(ctx, owner)
+		j, done, err := e.claim(ctx, owner)
 		if err != nil || j == nil {
 			return n, err
 		}
-		if err := e.runJob(ctx, owner, j); err != nil {
+		err = e.runJob(ctx, owner, j)
+		done()
+		if err != nil {
 			return n + 1, err
 		}
 	}
 }
 
-// claim takes the next job for owner, or nil when none may run now.
-func (e *ingest) claim(ctx context.Context, owner string) (*engram.Job, error) {
-	var j *engram.Job
-	err := e.store.Update(ctx, func(tx engram.Tx) error {
+// claim takes the next job for owner outside the tenants that have as
+// many jobs running here as the cap allows, or nil when none may run now.
+// A claimed job counts as running in its tenant until done releases it.
+func (e *ingest) claim(ctx context.Context, owner string) (j *engram.Job, done func(), err error) {
+	r := e.jobs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var full []string
+	for tenant, n := range r.running {
+		if r.perTenant > 0 && n >= r.perTenant {
+			full = append(full, tenant)
+		}
+	}
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
 		if err != nil {
 			return err
 		}
-		j, err = q.ClaimJob(ctx, owner, e.clock(), e.jobs.lease)
+		j, err = q.ClaimJob(ctx, owner, e.clock(), r.lease, full...)
 		return err
 	})
-	return j, err
+	if err != nil || j == nil {
+		return nil, nil, err
+	}
+	tenant := j.Namespace.Tenant()
+	r.running[tenant]++
+	return j, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.running[tenant]--; r.running[tenant] <= 0 {
+			delete(r.running, tenant)
+		}
+	}, nil
 }
 
 // runJob forms the memories of a claimed job and records the outcome. A
@@ -153,11 +184,34 @@ func (e *ingest) runJob(ctx context.Context, owner string, j *engram.Job) error 
 	now := e.clock()
 	retry := e.jobs.retryAt(j.Attempts, now)
 	reason := err.Error()
-	if ctx.Err() != nil {
+	var held heldOff
+	deferred := errors.As(err, &held)
+	switch {
+	case ctx.Err() != nil:
 		// The engine is stopping: give the job back at once.
 		reason, retry = "interrupted: the worker stopped: "+reason, &now
+	case deferred:
+		at := now.Add(held.RetryIn())
+		retry = &at
+		e.log.Info("background job put off: the model is held off", "job", j.ID, "tenant", j.Namespace.Tenant(), "until", at)
+	default:
+		e.log.Warn("background job failed", "job", j.ID, "tenant", j.Namespace.Tenant(), "attempt", j.Attempts, "retry", retry != nil, "err", err)
 	}
-	e.log.Warn("background job failed", "job", j.ID, "tenant", j.Namespace.Tenant(), "attempt", j.Attempts, "retry", retry != nil, "err", err)
+	return e.settleFailed(ctx, owner, j, reason, retry, deferred && ctx.Err() == nil, now)
+}
+
+// heldOff is the error of a former whose model is held off (a circuit
+// breaker is open, see llmformer.HeldOffError): the job is put off for
+// RetryIn without counting its attempt.
+type heldOff interface {
+	error
+	RetryIn() time.Duration
+}
+
+// settleFailed records the failed run of j: put off to retry with its
+// attempt given back (deferred), retrying at retry, or failed for good
+// when retry is nil. A job another worker has taken over is left to it.
+func (e *ingest) settleFailed(ctx context.Context, owner string, j *engram.Job, reason string, retry *time.Time, deferred bool, now time.Time) error {
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer scancel()
 	return e.store.Update(sctx, func(tx engram.Tx) error {
@@ -165,7 +219,11 @@ func (e *ingest) runJob(ctx context.Context, owner string, j *engram.Job) error 
 		if err != nil {
 			return err
 		}
-		err = q.FailJob(sctx, j.Namespace, j.ID, owner, reason, retry, now)
+		if deferred {
+			err = q.DeferJob(sctx, j.Namespace, j.ID, owner, reason, *retry, now)
+		} else {
+			err = q.FailJob(sctx, j.Namespace, j.ID, owner, reason, retry, now)
+		}
 		if engram.ErrorCode(err) == engram.ECONFLICT {
 			return nil // another worker has it now; its outcome counts
 		}
@@ -351,6 +409,10 @@ func (e *ingest) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilte
 	})
 	if err != nil {
 		return nil, err
+	}
+	if b, ok := e.former.(engram.BreakerReporter); ok {
+		st := b.BreakerStatus()
+		page.Breaker = &st
 	}
 	return page, nil
 }

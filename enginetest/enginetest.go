@@ -74,6 +74,8 @@ func Run(t *testing.T, open Open) {
 		{"JobIdempotent", testJobIdempotent},
 		{"JobOrder", testJobOrder},
 		{"JobActor", testJobActor},
+		{"JobsSlowModel", testJobsSlowModel},
+		{"JobsModelDown", testJobsModelDown},
 		{"VaultLifecycle", testVaultLifecycle},
 		{"VaultFirstWritesRace", testVaultFirstWrites},
 		{"Graph", testGraph},

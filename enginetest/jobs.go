@@ -185,8 +185,8 @@ func testJobRetries(t *testing.T, open Open) {
 			t.Fatalf("attempt %d: job = %+v, want that many attempts and the former's error", attempt, j)
 		}
 		if attempt < 3 {
-			if j.State != engram.JobQueued || !j.RunAfter.Equal(c.now().Add(wait)) {
-				t.Fatalf("attempt %d: state %s, run after %v; want queued, after %v", attempt, j.State, j.RunAfter, c.now().Add(wait))
+			if j.State != engram.JobRetrying || !j.RunAfter.Equal(c.now().Add(wait)) {
+				t.Fatalf("attempt %d: state %s, run after %v; want retrying, after %v", attempt, j.State, j.RunAfter, c.now().Add(wait))
 			}
 			if n := runJobs(t, e); n != 0 {
 				t.Fatalf("attempt %d: RunJobs ran %d jobs before the backoff passed", attempt, n)

@@ -236,8 +236,8 @@ func testMediaDescribed(t *testing.T, open Open) {
 		t.Fatalf("ran %d jobs, want 1", n)
 	}
 	j := mustJob(t, e, scA, res.Job.ID)
-	if j.State != engram.JobQueued || !strings.Contains(j.LastError, "model overloaded") {
-		t.Fatalf("after a failing model: job %+v, want queued again with the model's error", j)
+	if j.State != engram.JobRetrying || !strings.Contains(j.LastError, "model overloaded") {
+		t.Fatalf("after a failing model: job %+v, want retrying with the model's error", j)
 	}
 	if _, err := e.GetEpisode(ctx, scA, res.Episodes[0].ID); err != nil {
 		t.Fatalf("the episode is gone after a failing model: %v", err)

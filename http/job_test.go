@@ -12,6 +12,9 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/llmformer"
+	"github.com/engramhq/engram/openai"
+	"github.com/engramhq/engram/openai/openaitest"
 	"github.com/engramhq/engram/storeopen"
 )
 
@@ -147,5 +150,64 @@ func TestJobs_Auth(t *testing.T) {
 	}
 	if r := e.call(t, other, "GET", "/v1/jobs/"+res.Job.ID+"?org=o&project=app&user=u1", ""); r.Status != http.StatusForbidden {
 		t.Errorf("GET job in u1's scope with u2's key: %d, want 403", r.Status)
+	}
+}
+
+// TestJobs_RunningRetrying: over HTTP, a job whose model call is in flight
+// is listed as running with its attempt and lease, and after the call is
+// cut by the call timeout as retrying with the error and its next run;
+// the list reports the model's breaker.
+func TestJobs_RunningRetrying(t *testing.T) {
+	fake := openaitest.NewServer(t, openaitest.Options{StructuredOutputs: true})
+	fake.SetHang(func(openaitest.Request) bool { return true })
+	chat, err := openai.NewChat(openai.Config{BaseURL: fake.URL(), Model: "m1", MaxRetries: -1, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := llmformer.New(llmformer.Config{LLM: chat, CallTimeout: 300 * time.Millisecond, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newEngineEnvWith(t, engine.Options{Former: f, Workers: 1, JobPoll: 10 * time.Millisecond, JobBackoff: time.Hour}, engramhttp.ServerOptions{})
+	r := do(t, "POST", env.srv.URL+"/v1/episodes", `{"namespace":{"org":"o","project":"p","user":"u"},"async":true,
+		"episodes":[{"role":"user","content":"Ich wohne in Leipzig."}]}`)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("async add: %d %s", r.Status, r.Body)
+	}
+	list := func(state string) engram.JobPage {
+		t.Helper()
+		r := do(t, "GET", env.srv.URL+"/v1/jobs?org=o&project=p&user=u&state="+state, "")
+		var page engram.JobPage
+		if r.Status != http.StatusOK || json.Unmarshal(r.Body, &page) != nil {
+			t.Fatalf("GET /v1/jobs?state=%s: %d %s", state, r.Status, r.Body)
+		}
+		return page
+	}
+	waitPage := func(state string) engram.JobPage {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if p := list(state); len(p.Jobs) == 1 {
+				return p
+			} else if time.Now().After(deadline) {
+				t.Fatalf("no %s job after 10s: %+v", state, p)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	running := waitPage("running").Jobs[0]
+	if running.Attempts != 1 || running.LeaseUntil == nil || running.LastError != "" {
+		t.Errorf("running job = %+v, want attempt 1 under a lease, no error yet", running)
+	}
+	page := waitPage("retrying")
+	j := page.Jobs[0]
+	if j.ID != running.ID || j.Attempts != 1 || !strings.Contains(j.LastError, "call timeout of 300ms") || !j.RunAfter.After(time.Now().Add(30*time.Minute)) {
+		t.Errorf("retrying job = %+v, want attempt 1, the timeout as its error, its next run after the backoff", j)
+	}
+	if b := page.Breaker; b == nil || b.State != "closed" || b.Failures != 1 {
+		t.Errorf("breaker = %+v, want closed after one failure", b)
+	}
+	if p := list("running"); len(p.Jobs) != 0 {
+		t.Errorf("running jobs after the timeout: %+v", p.Jobs)
 	}
 }

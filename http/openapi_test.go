@@ -298,6 +298,9 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"IdentityEvent":          reflect.TypeFor[engram.IdentityEvent](),
 		"IdentityHistory":        reflect.TypeFor[engramhttp.IdentityHistory](),
 		"Media":                  reflect.TypeFor[engram.Media](),
+		"Job":                    reflect.TypeFor[engram.Job](),
+		"JobPage":                reflect.TypeFor[engram.JobPage](),
+		"BreakerStatus":          reflect.TypeFor[engram.BreakerStatus](),
 		"TranscriptSegment":      reflect.TypeFor[engram.TranscriptSegment](),
 	} {
 		sch, ok := doc.Components.Schemas[name]

@@ -25,26 +25,44 @@ type Config struct {
 	// Logger receives one line per formation with calls and tokens.
 	// Default slog.Default().
 	Logger *slog.Logger
+	// CallTimeout bounds each call to the model, the chat client's own
+	// retries included; a call cut by it fails with EUNAVAILABLE and
+	// counts as a failure of the model. Default DefaultCallTimeout.
+	CallTimeout time.Duration
+	// BreakerFailures is how many consecutive calls must fail for the
+	// model's fault (unreachable, 5xx, no answer within CallTimeout) for
+	// the circuit breaker to open: then calls are refused with a
+	// *HeldOffError for BreakerOpen, after which one probe call goes out;
+	// its failure opens the breaker again for twice as long, up to
+	// BreakerMaxOpen, its success closes it. Defaults
+	// DefaultBreakerFailures, DefaultBreakerOpen, DefaultBreakerMaxOpen;
+	// a negative BreakerFailures turns the breaker off.
+	BreakerFailures             int
+	BreakerOpen, BreakerMaxOpen time.Duration
 }
 
 // Former is an engram.Consolidator backed by a chat model. It is safe for
 // concurrent use.
 type Former struct {
-	llm   Completer
-	cfg   Config
-	log   *slog.Logger
-	mode  atomic.Int32
-	count counters
+	llm     Completer
+	cfg     Config
+	log     *slog.Logger
+	mode    atomic.Int32
+	count   counters
+	breaker *breaker // nil when turned off
 }
 
 // New returns a Former for cfg, or an EINVALID error when cfg.LLM is nil
-// or a bound is negative. It makes no request.
+// or a bound or duration is negative. It makes no request.
 func New(cfg Config) (*Former, error) {
 	if cfg.LLM == nil {
 		return nil, engram.Errorf(engram.EINVALID, "llm former: an LLM is required")
 	}
 	if cfg.Context < 0 || cfg.Neighbours < 0 || cfg.Traits < 0 || cfg.States < 0 {
 		return nil, engram.Errorf(engram.EINVALID, "llm former: Context, Neighbours, Traits and States may not be negative")
+	}
+	if cfg.CallTimeout < 0 || cfg.BreakerOpen < 0 || cfg.BreakerMaxOpen < 0 {
+		return nil, engram.Errorf(engram.EINVALID, "llm former: CallTimeout, BreakerOpen and BreakerMaxOpen may not be negative")
 	}
 	cfg.Context = orDefault(cfg.Context, 6)
 	cfg.Neighbours = orDefault(cfg.Neighbours, 5)
@@ -53,10 +71,14 @@ func New(cfg Config) (*Former, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Former{llm: cfg.LLM, cfg: cfg, log: cfg.Logger}, nil
+	cfg.CallTimeout = orDefault(cfg.CallTimeout, DefaultCallTimeout)
+	cfg.BreakerFailures = orDefault(cfg.BreakerFailures, DefaultBreakerFailures)
+	cfg.BreakerOpen = orDefault(cfg.BreakerOpen, DefaultBreakerOpen)
+	cfg.BreakerMaxOpen = max(orDefault(cfg.BreakerMaxOpen, DefaultBreakerMaxOpen), cfg.BreakerOpen)
+	return &Former{llm: cfg.LLM, cfg: cfg, log: cfg.Logger, breaker: newBreaker(cfg)}, nil
 }
 
-func orDefault(v, d int) int {
+func orDefault[T int | time.Duration](v, d T) T {
 	if v == 0 {
 		return d
 	}
@@ -66,6 +88,10 @@ func orDefault(v, d int) int {
 // Actor is the name the engine records as the author of the former's
 // operations: "former:llm:<model>".
 func (f *Former) Actor() string { return "former:llm:" + f.llm.Model() }
+
+// BreakerStatus implements engram.BreakerReporter: the state of the
+// circuit breaker around the model.
+func (f *Former) BreakerStatus() engram.BreakerStatus { return f.breaker.status() }
 
 // Stats returns the calls, tokens and turns counted so far.
 func (f *Former) Stats() Stats { return f.count.stats() }

@@ -76,7 +76,7 @@ func (f *Former) ask(ctx context.Context, what, system, user string, schema json
 		}
 		var u openai.Usage
 		opts = append(opts, openai.ReportUsage(&u))
-		reply, err := f.llm.Complete(ctx, msgs, opts...)
+		reply, err := f.call(ctx, msgs, opts)
 		f.count.calls.Add(1)
 		f.count.prompt.Add(int64(u.PromptTokens))
 		f.count.completion.Add(int64(u.CompletionTokens))
@@ -94,6 +94,30 @@ func (f *Former) ask(ctx context.Context, what, system, user string, schema json
 		}
 		return decodeReply(what, reply, out)
 	}
+}
+
+// call makes one call to the model within the call timeout, through the
+// circuit breaker: a refused call, or a failed one that leaves the breaker
+// open, fails with a *HeldOffError; a call cut by the timeout fails with
+// EUNAVAILABLE.
+func (f *Former) call(ctx context.Context, msgs []openai.Message, opts []openai.ChatOption) (string, error) {
+	probe, err := f.breaker.allow()
+	if err != nil {
+		return "", err
+	}
+	cctx, cancel := context.WithTimeout(ctx, f.cfg.CallTimeout)
+	defer cancel()
+	reply, err := f.llm.Complete(cctx, msgs, opts...)
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		err = engram.Errorf(engram.EUNAVAILABLE, "no answer within the call timeout of %s", f.cfg.CallTimeout)
+	}
+	failed := upstreamFailure(cctx, err)
+	if err != nil && !failed {
+		// The model answered, if not as asked: it is up.
+		f.breaker.record(probe, ctx.Err() != nil, nil)
+		return "", err
+	}
+	return reply, f.breaker.record(probe, ctx.Err() != nil, err)
 }
 
 // decodeReply finds the JSON object in reply and decodes it into out.

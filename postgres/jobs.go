@@ -25,10 +25,11 @@ const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episod
 // so two jobs of one namespace are never claimed at once.
 const claimJobSQL = `WITH c AS (
 	SELECT j.tenant, j.id FROM jobs j
-	WHERE j.state IN ('queued', 'running')
-	AND ((j.state = 'queued' AND j.run_after <= $3) OR (j.state = 'running' AND j.lease_until <= $3))
+	WHERE j.state IN ('queued', 'retrying', 'running')
+	AND ((j.state IN ('queued', 'retrying') AND j.run_after <= $3) OR (j.state = 'running' AND j.lease_until <= $3))
 	AND NOT EXISTS (SELECT 1 FROM jobs p WHERE p.tenant = j.tenant AND p.user_id = j.user_id
-		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'running') AND p.seq < j.seq)
+		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'retrying', 'running') AND p.seq < j.seq)
+	AND NOT (j.tenant = ANY($4))
 	ORDER BY j.seq LIMIT 1
 	FOR UPDATE OF j SKIP LOCKED)
 UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, lease_owner = $1, lease_until = $2, updated_at = $3
@@ -138,9 +139,9 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	return nil
 }
 
-// ClaimJob takes the oldest job that may run at now for owner, or returns
-// nil when there is none.
-func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+// ClaimJob takes the oldest job that may run at now for owner, outside the
+// tenants in skip, or returns nil when there is none.
+func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration, skip ...string) (*engram.Job, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -150,7 +151,12 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 	if err := storable("lease owner", owner); err != nil {
 		return nil, err
 	}
-	j, err := scanJob(t.ptx.QueryRow(ctx, claimJobSQL, owner, now.Add(lease), now))
+	for _, s := range skip {
+		if err := storable("tenant", s); err != nil {
+			return nil, err
+		}
+	}
+	j, err := scanJob(t.ptx.QueryRow(ctx, claimJobSQL, owner, now.Add(lease), now, append([]string{}, skip...)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {
@@ -161,23 +167,47 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 
 // CompleteJob marks the job done; ECONFLICT unless owner holds it.
 func (t *jobTx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
-	return t.settleJob(ctx, tenant, id, owner, engram.JobDone, nil, nil, now)
+	return t.settleJob(ctx, tenant, id, owner, settle{state: engram.JobDone}, now)
 }
 
-// FailJob queues the job again at retryAt, or marks it failed when retryAt
-// is nil, with reason as its last error; ECONFLICT unless owner holds it.
+// FailJob makes the job retrying at retryAt, or failed when retryAt is
+// nil, with reason as its last error; ECONFLICT unless owner holds it.
 func (t *jobTx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
-	state := engram.JobFailed
-	if retryAt != nil {
-		state = engram.JobQueued
-	}
 	reason = validText(reason)
-	return t.settleJob(ctx, tenant, id, owner, state, &reason, retryAt, now)
+	st := settle{state: engram.JobFailed, reason: &reason, runAt: retryAt}
+	if retryAt != nil {
+		st.state = engram.JobRetrying
+	}
+	return t.settleJob(ctx, tenant, id, owner, st, now)
 }
 
-// settleJob ends owner's hold of a running job: state, the last error when
-// reason is set, run_after when retryAt is.
-func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, state engram.JobState, reason *string, retryAt *time.Time, now time.Time) error {
+// DeferJob makes the job retrying at runAt with reason as its last error
+// and gives its attempt back; ECONFLICT unless owner holds it.
+func (t *jobTx) DeferJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, runAt, now time.Time) error {
+	reason = validText(reason)
+	return t.settleJob(ctx, tenant, id, owner, settle{state: engram.JobRetrying, reason: &reason, runAt: &runAt, giveBack: true}, now)
+}
+
+// settle is how settleJob ends a hold: the new state, the last error when
+// reason is set, run_after when runAt is, and whether the attempt is
+// given back.
+type settle struct {
+	state    engram.JobState
+	reason   *string
+	runAt    *time.Time
+	giveBack bool
+}
+
+// givenBack is what settling takes off the job's attempts.
+func (st settle) givenBack() int {
+	if st.giveBack {
+		return 1
+	}
+	return 0
+}
+
+// settleJob ends owner's hold of a running job as st says.
+func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, st settle, now time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -185,9 +215,9 @@ func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owne
 		return engram.Errorf(engram.ENOTFOUND, "job %s not found", shortID(id))
 	}
 	tag, err := t.ptx.Exec(ctx, `UPDATE jobs SET state = $1, last_error = coalesce($2, last_error),
-		run_after = coalesce($3, run_after), lease_owner = '', lease_until = NULL, updated_at = $4
-		WHERE tenant = $5 AND id = $6 AND state = 'running' AND lease_owner = $7`,
-		string(state), reason, retryAt, now, tenant.Tenant(), id, owner)
+		run_after = coalesce($3, run_after), attempts = greatest(attempts - $4, 0), lease_owner = '', lease_until = NULL, updated_at = $5
+		WHERE tenant = $6 AND id = $7 AND state = 'running' AND lease_owner = $8`,
+		string(st.state), st.reason, st.runAt, st.givenBack(), now, tenant.Tenant(), id, owner)
 	if err != nil {
 		return t.mapErr(ctx, "settle job", err)
 	}

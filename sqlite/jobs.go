@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episod
 	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
 
 // open is the condition of a job that is not finished.
-const openJob = `j.state IN ('queued', 'running')`
+const openJob = `j.state IN ('queued', 'retrying', 'running')`
 
 // claimJobSQL takes, in one statement (so no other writer can come in
 // between), the oldest runnable job whose namespace has no older open job.
@@ -26,9 +27,10 @@ var claimJobSQL = `UPDATE jobs SET state = 'running', attempts = attempts + 1,
 	lease_owner = ?, lease_until = ?, updated_at = ?
 WHERE seq = (
 	SELECT j.seq FROM jobs j
-	WHERE ` + openJob + ` AND ((j.state = 'queued' AND j.run_after <= ?) OR (j.state = 'running' AND j.lease_until <= ?))
+	WHERE ` + openJob + ` AND ((j.state IN ('queued', 'retrying') AND j.run_after <= ?) OR (j.state = 'running' AND j.lease_until <= ?))
 	AND NOT EXISTS (SELECT 1 FROM jobs p WHERE p.org = j.org AND p.project = j.project AND p.user_id = j.user_id
-		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'running') AND p.seq < j.seq)
+		AND p.agent = j.agent AND p.session = j.session AND p.state IN ('queued', 'retrying', 'running') AND p.seq < j.seq)
+	%s
 	ORDER BY j.seq LIMIT 1)
 RETURNING ` + jobReturning
 
@@ -132,9 +134,9 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	return mapErr(ctx, "enqueue job", err)
 }
 
-// ClaimJob takes the oldest job that may run at now for owner, or returns
-// nil when there is none.
-func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration) (*engram.Job, error) {
+// ClaimJob takes the oldest job that may run at now for owner, outside the
+// tenants in skip, or returns nil when there is none.
+func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease time.Duration, skip ...string) (*engram.Job, error) {
 	if err := t.writable(); err != nil {
 		return nil, err
 	}
@@ -142,7 +144,14 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 		return nil, engram.Errorf(engram.EINVALID, "a claim needs an owner and a positive lease")
 	}
 	at := micros(now)
-	j, err := scanJob(t.queryRow(ctx, claimJobSQL, owner, micros(now.Add(lease)), at, at, at))
+	args, skipSQL := []any{owner, micros(now.Add(lease)), at, at, at}, ""
+	if len(skip) > 0 {
+		skipSQL = "AND j.org || '/' || j.project NOT IN (" + placeholders(len(skip)) + ")"
+		for _, s := range skip {
+			args = append(args, s)
+		}
+	}
+	j, err := scanJob(t.queryRow(ctx, fmt.Sprintf(claimJobSQL, skipSQL), args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	} else if err != nil {
@@ -153,29 +162,52 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 
 // CompleteJob marks the job done; ECONFLICT unless owner holds it.
 func (t *jobTx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
-	return t.settleJob(ctx, tenant, id, owner, engram.JobDone, nil, nil, now)
+	return t.settleJob(ctx, tenant, id, owner, settle{state: engram.JobDone}, now)
 }
 
-// FailJob queues the job again at retryAt, or marks it failed when retryAt
-// is nil, with reason as its last error; ECONFLICT unless owner holds it.
+// FailJob makes the job retrying at retryAt, or failed when retryAt is
+// nil, with reason as its last error; ECONFLICT unless owner holds it.
 func (t *jobTx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
-	state := engram.JobFailed
+	st := settle{state: engram.JobFailed, reason: &reason, runAt: retryAt}
 	if retryAt != nil {
-		state = engram.JobQueued
+		st.state = engram.JobRetrying
 	}
-	return t.settleJob(ctx, tenant, id, owner, state, &reason, retryAt, now)
+	return t.settleJob(ctx, tenant, id, owner, st, now)
 }
 
-// settleJob ends owner's hold of a running job: state, the last error when
-// reason is set, run_after when retryAt is.
-func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, state engram.JobState, reason *string, retryAt *time.Time, now time.Time) error {
+// DeferJob makes the job retrying at runAt with reason as its last error
+// and gives its attempt back; ECONFLICT unless owner holds it.
+func (t *jobTx) DeferJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, runAt, now time.Time) error {
+	return t.settleJob(ctx, tenant, id, owner, settle{state: engram.JobRetrying, reason: &reason, runAt: &runAt, giveBack: true}, now)
+}
+
+// settle is how settleJob ends a hold: the new state, the last error when
+// reason is set, run_after when runAt is, and whether the attempt is
+// given back.
+type settle struct {
+	state    engram.JobState
+	reason   *string
+	runAt    *time.Time
+	giveBack bool
+}
+
+// givenBack is what settling takes off the job's attempts.
+func (st settle) givenBack() int {
+	if st.giveBack {
+		return 1
+	}
+	return 0
+}
+
+// settleJob ends owner's hold of a running job as st says.
+func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, st settle, now time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
 	res, err := t.exec(ctx, `UPDATE jobs SET state = ?, last_error = coalesce(?, last_error),
-		run_after = coalesce(?, run_after), lease_owner = '', lease_until = NULL, updated_at = ?
+		run_after = coalesce(?, run_after), attempts = max(attempts - ?, 0), lease_owner = '', lease_until = NULL, updated_at = ?
 		WHERE org = ? AND project = ? AND id = ? AND state = 'running' AND lease_owner = ?`,
-		string(state), reason, microsPtr(retryAt), micros(now), tenant.Org, tenant.Project, id, owner)
+		string(st.state), st.reason, microsPtr(st.runAt), st.givenBack(), micros(now), tenant.Org, tenant.Project, id, owner)
 	if err != nil {
 		return mapErr(ctx, "settle job", err)
 	}

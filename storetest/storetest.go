@@ -96,6 +96,8 @@ func Run(t *testing.T, open Opener) {
 		{"GraphPurge", testGraphPurge},
 		{"EntityHistory", testEntityHistory},
 		{"Communities", testCommunities},
+		{"JobStates", testJobStates},
+		{"JobSkip", testJobSkip},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

@@ -21,7 +21,7 @@ memories in the background; engram serve runs the jobs (--workers).
 
 list prints the jobs of the scope, newest first, one per line (id, state,
 attempts, episodes, last error); --state keeps jobs in that state (queued,
-running, done, failed; repeatable). get prints one job. Both work on the
+running, retrying, done, failed; repeatable). get prints one job. Both work on the
 data directory, --store or, with --server, a running server.`,
 	Run: runJobs,
 }
@@ -61,7 +61,7 @@ func printJob(m *Main, j *engram.Job) {
 	if j.LastError != "" {
 		fmt.Fprintf(m.Stdout, "last error  %s\n", j.LastError)
 	}
-	if j.State == engram.JobQueued && j.Attempts > 0 {
+	if j.State == engram.JobRetrying {
 		fmt.Fprintf(m.Stdout, "retry at    %s\n", formatTime(j.RunAfter))
 	}
 	if j.LeaseUntil != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/llmformer"
@@ -15,12 +16,15 @@ import (
 type llmFlags struct {
 	url, model, key string
 	transcription   string
+	timeout         string
 }
 
 func (c *llmFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.url, "llm-url", getenv("ENGRAM_LLM_URL"), "base `URL` of an OpenAI-compatible chat endpoint that forms memories; unset: rule-based formation (env ENGRAM_LLM_URL)")
 	fs.StringVar(&c.model, "llm-model", getenv("ENGRAM_LLM_MODEL"), "chat `model` at --llm-url (env ENGRAM_LLM_MODEL)")
 	fs.StringVar(&c.key, "llm-key", getenv("ENGRAM_LLM_KEY"), "API `key` of --llm-url; prefer the env ENGRAM_LLM_KEY, which no process listing shows")
+	fs.StringVar(&c.timeout, "llm-timeout", envOr(getenv, "ENGRAM_LLM_TIMEOUT", llmformer.DefaultCallTimeout.String()),
+		"most time one call to --llm-url may take while forming memories, its retries included (`duration`, env ENGRAM_LLM_TIMEOUT)")
 }
 
 // registerMedia adds the flag of the model that transcribes the audio of
@@ -41,8 +45,8 @@ func (c *llmFlags) describer(logger *slog.Logger) (engram.MediaDescriber, error)
 }
 
 // former returns the LLM former the flags configure, nil without
-// --llm-url, or an EINVALID error when the model is missing or the URL
-// unusable.
+// --llm-url, or an EINVALID error when the model is missing, the URL
+// unusable or the timeout not a positive duration.
 func (c *llmFlags) former(logger *slog.Logger) (engram.Former, error) {
 	if c.url == "" {
 		return nil, nil
@@ -50,11 +54,15 @@ func (c *llmFlags) former(logger *slog.Logger) (engram.Former, error) {
 	if c.model == "" {
 		return nil, engram.Errorf(engram.EINVALID, "--llm-url needs --llm-model (env ENGRAM_LLM_MODEL)")
 	}
+	timeout, err := time.ParseDuration(c.timeout)
+	if err != nil || timeout <= 0 {
+		return nil, engram.Errorf(engram.EINVALID, "--llm-timeout (env ENGRAM_LLM_TIMEOUT) %q is not a positive duration like 60s", c.timeout)
+	}
 	chat, err := c.chat(logger)
 	if err != nil {
 		return nil, err
 	}
-	return llmformer.New(llmformer.Config{LLM: chat, Logger: logger})
+	return llmformer.New(llmformer.Config{LLM: chat, Logger: logger, CallTimeout: timeout})
 }
 
 // chat returns the chat client of --llm-url and --llm-model, which also

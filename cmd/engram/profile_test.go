@@ -43,6 +43,16 @@ func TestServeLLMFlags(t *testing.T) {
 	if !strings.Contains(stderr, "BaseURL") {
 		t.Errorf("stderr = %q", stderr)
 	}
+	for _, bad := range []string{"soon", "0s", "-5s"} {
+		stderr = c.fail(2, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--llm-model", "m", "--llm-timeout", bad)
+		if !strings.Contains(stderr, "--llm-timeout (env ENGRAM_LLM_TIMEOUT)") {
+			t.Errorf("--llm-timeout %s: stderr = %q", bad, stderr)
+		}
+	}
+	stderr = c.fail(2, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--jobs-per-tenant", "-1")
+	if !strings.Contains(stderr, "--jobs-per-tenant") {
+		t.Errorf("--jobs-per-tenant -1: stderr = %q", stderr)
+	}
 }
 
 // TestServeLLMAsyncByDefault: with an LLM configured, an add without

@@ -30,7 +30,7 @@ type serveFlags struct {
 	rateLimit                    *float64
 	rateBurst, maxConcurrent     *int64
 	tlsCert, tlsKey              *string
-	workers                      *int64
+	workers, jobsPerTenant       *int64
 	jobLease                     *string
 	vaultKeyFile                 *string
 	mcp                          mcpFlags
@@ -72,8 +72,10 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"serve HTTPS with the PEM certificate (chain) in this `file`; needs --tls-key (env ENGRAM_TLS_CERT)")
 	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
 		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
-	f.workers = fs.Int64("workers", envInt64(getenv, "ENGRAM_WORKERS", 2),
+	f.workers = fs.Int64("workers", envInt64(getenv, "ENGRAM_WORKERS", 4),
 		"background `workers` forming the memories of asynchronous adds; 0 runs none (env ENGRAM_WORKERS)")
+	f.jobsPerTenant = fs.Int64("jobs-per-tenant", envInt64(getenv, "ENGRAM_JOBS_PER_TENANT", 0),
+		"most background `jobs` of one tenant (org/project) run at once, so one tenant's slow formations leave workers to the others; 0 for --workers minus one (env ENGRAM_JOBS_PER_TENANT)")
 	f.jobLease = fs.String("job-lease", envOr(getenv, "ENGRAM_JOB_LEASE", "1m"),
 		"how long a worker holds a background job before another server's may take it over (`duration`, env ENGRAM_JOB_LEASE)")
 	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
@@ -139,6 +141,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	if *f.workers < 0 || *f.workers > 256 {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--workers (env ENGRAM_WORKERS) must be a number from 0 to 256")
 	}
+	if *f.jobsPerTenant < 0 || *f.jobsPerTenant > 256 {
+		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--jobs-per-tenant (env ENGRAM_JOBS_PER_TENANT) must be a number from 0 to 256")
+	}
 	if v, err := time.ParseDuration(*f.jobLease); err != nil || v < time.Second {
 		return engramhttp.ServerOptions{}, cmdUsageErrorf(cmd, "--job-lease (env ENGRAM_JOB_LEASE) %q is not a duration of at least 1s like 1m", *f.jobLease)
 	}
@@ -183,6 +188,7 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 func (f *serveFlags) tuneEngine(o *engine.Options) {
 	f.search.tune(o)
 	o.Workers = int(*f.workers)
+	o.JobsPerTenant = int(*f.jobsPerTenant)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 	o.IndexDir = f.indexPath
 	o.ResourceQuota = *f.resourceQuota

@@ -211,6 +211,8 @@ type Server struct {
 	reqs    []*Request
 	rng     *rand.Rand
 	chatN   int
+	down    bool
+	hang    func(Request) bool
 }
 
 // NewServer starts a server. When t is non-nil the server is closed at the
@@ -253,6 +255,24 @@ func (s *Server) FailNext(n int, f Fault) {
 	for range n {
 		s.faults = append(s.faults, f)
 	}
+}
+
+// SetDown takes the server down (on) or back up: while it is down, every
+// request's connection is closed without an answer, as a crashed upstream
+// behind a proxy does.
+func (s *Server) SetDown(on bool) {
+	s.mu.Lock()
+	s.down = on
+	s.mu.Unlock()
+}
+
+// SetHang makes later requests that match never get an answer: the server
+// holds each until its client gives up or the server closes. nil stops
+// the hanging (requests already held stay held).
+func (s *Server) SetHang(match func(Request) bool) {
+	s.mu.Lock()
+	s.hang = match
+	s.mu.Unlock()
 }
 
 // SetLatency delays every later answer by d.
@@ -304,7 +324,14 @@ func (s *Server) handle(fn func(w http.ResponseWriter, r *Request) int) http.Han
 		s.reqs = append(s.reqs, rec)
 		latency := s.latency
 		var fault *Fault
-		if len(s.faults) > 0 {
+		switch {
+		case s.down:
+			fault = &Fault{Drop: true}
+		case s.hang != nil && s.hang(*rec):
+			s.mu.Unlock()
+			<-hr.Context().Done() // closing the server cuts the connection too
+			return
+		case len(s.faults) > 0:
 			fault = &s.faults[0]
 			s.faults = s.faults[1:]
 		}

@@ -5,12 +5,14 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram/openai/openaitest"
 )
@@ -297,5 +299,45 @@ func TestChatContentParts(t *testing.T) {
 	status, _ = post(t, srv.URL()+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":{"a":1}}]}`)
 	if status != 400 {
 		t.Fatalf("object content: status %d, want 400", status)
+	}
+}
+
+// TestDownAndHang: a server that is down closes every connection without
+// an answer, and answers again once it is up; a hanging server holds the
+// requests that match until the client gives up, and answers the others.
+func TestDownAndHang(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.Options{Chat: func(openaitest.ChatRequest) string { return "ok" }})
+	chat := func(content string, timeout time.Duration) error {
+		body := `{"model":"m","messages":[{"role":"user","content":"` + content + `"}]}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/chat/completions", strings.NewReader(body))
+		resp, err := (&http.Client{Timeout: timeout}).Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	srv.SetDown(true)
+	if err := chat("hello", 5*time.Second); err == nil {
+		t.Error("a request to a server that is down was answered")
+	}
+	srv.SetDown(false)
+	if err := chat("hello", 5*time.Second); err != nil {
+		t.Errorf("after the server came back: %v", err)
+	}
+	srv.SetHang(func(r openaitest.Request) bool { return bytes.Contains(r.Body, []byte("slow")) })
+	start := time.Now()
+	if err := chat("slow one", 100*time.Millisecond); err == nil || time.Since(start) < 100*time.Millisecond {
+		t.Errorf("a hanging request ended after %v with %v, want the client's timeout", time.Since(start), err)
+	}
+	if err := chat("quick one", 5*time.Second); err != nil {
+		t.Errorf("a request that does not hang: %v", err)
+	}
+	srv.SetHang(nil)
+	if err := chat("slow one", 5*time.Second); err != nil {
+		t.Errorf("after the hanging stopped: %v", err)
 	}
 }

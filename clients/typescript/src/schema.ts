@@ -1449,10 +1449,10 @@ export interface components {
             other: components["schemas"]["Memory"];
         };
         /**
-         * @description queued waits for a worker (a failed attempt that will be retried is queued again with a later run_after); done and failed are final.
+         * @description queued waits for its first run; running is held by a worker (attempts counts it); retrying failed an attempt (last_error says why) or was put off while the model is held off, and runs again at run_after; done and failed are final.
          * @enum {string}
          */
-        JobState: "queued" | "running" | "done" | "failed";
+        JobState: "queued" | "running" | "retrying" | "done" | "failed";
         /** @description A background job: forming the memories of episodes an asynchronous add stored. Jobs of one namespace run one at a time in the order they were enqueued; a failed attempt is retried with exponential backoff. */
         Job: {
             id: components["schemas"]["ID"];
@@ -1473,7 +1473,7 @@ export interface components {
             lease_until?: string;
             /**
              * Format: date-time
-             * @description A queued job is not run before this time.
+             * @description A queued or retrying job is not run before this time.
              */
             run_after: string;
             /** Format: date-time */
@@ -1485,6 +1485,19 @@ export interface components {
             jobs: components["schemas"]["Job"][];
             /** @description Cursor of the next page; absent on the last page. */
             next?: string;
+            breaker?: components["schemas"]["BreakerStatus"];
+        };
+        /** @description The circuit breaker around the former's model (present when the server forms with an LLM; the same for every tenant): closed lets calls out, open refuses them until retry_at while the jobs that need the model wait as retrying without using up attempts, half-open has one probe call out. */
+        BreakerStatus: {
+            /** @enum {string} */
+            state: "closed" | "open" | "half-open";
+            /** @description Consecutive calls that failed for the model's fault. */
+            failures: number;
+            /**
+             * Format: date-time
+             * @description When an open breaker lets a probe call through.
+             */
+            retry_at?: string;
         };
         /** @description A person, place or thing named in memories of one user. Its namespace has only org, project and user. */
         Entity: {
@@ -3216,7 +3229,7 @@ export interface operations {
                 session?: components["parameters"]["session"];
                 /** @description Also read project-level records (no user, agent or session). Never widens a write. */
                 include_shared?: components["parameters"]["include_shared"];
-                /** @description Keep jobs in this state (repeatable): queued, running, done, failed. */
+                /** @description Keep jobs in this state (repeatable): queued, running, retrying, done, failed. */
                 state?: components["schemas"]["JobState"][];
                 /** @description Page size; default 50, at most 1000. */
                 limit?: components["parameters"]["limit"];

@@ -3,7 +3,7 @@ import { h, api, scopeQuery, scopeLabel, fmtTime, pager, showError } from "../li
 
 export async function render(main, params) {
   const scope = scopeQuery(params);
-  const state = h("select", { id: "j-state" }, ["", "queued", "running", "done", "failed"].map((s) => h("option", { value: s }, s || "any")));
+  const state = h("select", { id: "j-state" }, ["", "queued", "running", "retrying", "done", "failed"].map((s) => h("option", { value: s }, s || "any")));
   const tbody = h("tbody");
   const pagerBox = h("div");
   const stack = [];

@@ -1,0 +1,162 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// queue runs fn with the job queue of a write transaction of st.
+func queue(t *testing.T, st engram.Store, fn func(q engram.JobQueue) error) {
+	t.Helper()
+	update(t, st, func(tx engram.Tx) error {
+		q, err := engram.Need[engram.JobQueue](tx, "the job test")
+		if err != nil {
+			return err
+		}
+		return fn(q)
+	})
+}
+
+// claim claims the next job at now for worker w1, nil for none.
+func claim(t *testing.T, st engram.Store, now time.Time) *engram.Job {
+	t.Helper()
+	var j *engram.Job
+	queue(t, st, func(q engram.JobQueue) (err error) {
+		j, err = q.ClaimJob(ctx, "w1", now, time.Hour)
+		return err
+	})
+	return j
+}
+
+func jobIDs(t *testing.T, st engram.Store, ns engram.Namespace, states ...engram.JobState) []string {
+	t.Helper()
+	var ids []string
+	view(t, st, func(r engram.Reader) error {
+		js, _, err := r.(engram.JobReader).ListJobs(ctx, engram.ScopeOf(ns), engram.JobFilter{States: states})
+		for _, j := range js {
+			ids = append(ids, j.ID)
+		}
+		return err
+	})
+	return ids
+}
+
+// testJobSkip: a claim leaves the jobs of the tenants it is told to skip,
+// however old, and takes them once it is not.
+func testJobSkip(t *testing.T, open Opener) {
+	st := open(t)
+	if !hasJobs(t, st) {
+		t.Skip("the store keeps no job queue")
+	}
+	older := &engram.Job{ID: engram.NewID(), Namespace: nsU1, Episodes: []string{engram.NewID()}, State: engram.JobQueued,
+		RunAfter: At(0), CreatedAt: At(0), UpdatedAt: At(0)}
+	newer := *older
+	newer.ID, newer.Namespace = engram.NewID(), nsOther
+	queue(t, st, func(q engram.JobQueue) error {
+		if err := q.EnqueueJob(ctx, older); err != nil {
+			return err
+		}
+		return q.EnqueueJob(ctx, &newer)
+	})
+	var j *engram.Job
+	queue(t, st, func(q engram.JobQueue) (err error) {
+		j, err = q.ClaimJob(ctx, "w1", At(0), time.Hour, nsU1.Tenant(), "initech/app")
+		return err
+	})
+	if j == nil || j.ID != newer.ID {
+		t.Fatalf("claim skipping %s = %+v, want the other tenant's job", nsU1.Tenant(), j)
+	}
+	if j := claim(t, st, At(0)); j == nil || j.ID != older.ID {
+		t.Fatalf("claim without skipping = %+v, want the skipped tenant's job", j)
+	}
+}
+
+func hasJobs(t *testing.T, st engram.Store) bool {
+	var ok bool
+	view(t, st, func(r engram.Reader) error { _, ok = r.(engram.JobReader); return nil })
+	return ok
+}
+
+// testJobStates: a failed attempt leaves its job retrying with the error
+// and the time of its next run, which a claim keeps to, as it keeps later
+// jobs of the namespace waiting; a deferred run gives its attempt back;
+// the retrying state is stored and filtered like the others.
+func testJobStates(t *testing.T, open Opener) {
+	st := open(t)
+	if !hasJobs(t, st) {
+		t.Skip("the store keeps no job queue")
+	}
+	newJob := func(ns engram.Namespace) *engram.Job {
+		return &engram.Job{ID: engram.NewID(), Namespace: ns, Episodes: []string{engram.NewID()}, State: engram.JobQueued,
+			RunAfter: At(0), CreatedAt: At(0), UpdatedAt: At(0)}
+	}
+	first, second, other := newJob(nsU1), newJob(nsU1), newJob(nsU2)
+	queue(t, st, func(q engram.JobQueue) error {
+		for _, j := range []*engram.Job{first, second, other} {
+			if err := q.EnqueueJob(ctx, j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if j := claim(t, st, At(0)); j == nil || j.ID != first.ID || j.State != engram.JobRunning || j.Attempts != 1 {
+		t.Fatalf("first claim = %+v, want the first job running, attempt 1", j)
+	}
+	if j := claim(t, st, At(0)); j == nil || j.ID != other.ID {
+		t.Fatalf("second claim = %+v, want the other namespace's job (the second waits for the first)", j)
+	}
+	queue(t, st, func(q engram.JobQueue) error {
+		retry := At(time.Minute)
+		return q.FailJob(ctx, nsU1, first.ID, "w1", "upstream down", &retry, At(time.Second))
+	})
+	j := getJob(t, st, nsU1, first.ID)
+	if j.State != engram.JobRetrying || j.LastError != "upstream down" || !j.RunAfter.Equal(At(time.Minute)) || j.Attempts != 1 || j.LeaseUntil != nil {
+		t.Fatalf("after a failed attempt: %+v, want retrying at +1m with the error, 1 attempt, no lease", j)
+	}
+	if j := claim(t, st, At(30*time.Second)); j != nil {
+		t.Fatalf("claim before the retry time = %+v, want none (the retrying job is not due, the second waits for it)", j)
+	}
+	if got := jobIDs(t, st, nsU1, engram.JobRetrying); len(got) != 1 || got[0] != first.ID {
+		t.Errorf("retrying jobs = %v, want [%s]", got, first.ID)
+	}
+	if got := jobIDs(t, st, nsU1, engram.JobQueued); len(got) != 1 || got[0] != second.ID {
+		t.Errorf("queued jobs = %v, want [%s]", got, second.ID)
+	}
+	if got := jobIDs(t, st, nsU2, engram.JobRetrying); len(got) != 0 {
+		t.Errorf("retrying jobs of the other user = %v, want none", got)
+	}
+	if j := claim(t, st, At(time.Minute)); j == nil || j.ID != first.ID || j.Attempts != 2 {
+		t.Fatalf("claim at the retry time = %+v, want the first job, attempt 2", j)
+	}
+	queue(t, st, func(q engram.JobQueue) error {
+		return q.DeferJob(ctx, nsU1, first.ID, "w1", "model held off", At(2*time.Minute), At(time.Minute))
+	})
+	if j := getJob(t, st, nsU1, first.ID); j.State != engram.JobRetrying || j.Attempts != 1 || j.LastError != "model held off" || !j.RunAfter.Equal(At(2*time.Minute)) {
+		t.Fatalf("after a deferral: %+v, want retrying at +2m, the attempt given back", j)
+	}
+	err := st.Update(ctx, func(tx engram.Tx) error {
+		return tx.(engram.JobQueue).DeferJob(ctx, nsU1, first.ID, "w1", "again", At(3*time.Minute), At(time.Minute))
+	})
+	if engram.ErrorCode(err) != engram.ECONFLICT {
+		t.Errorf("deferring a job that is not running: %v, want ECONFLICT", err)
+	}
+	if j := claim(t, st, At(2*time.Minute)); j == nil || j.ID != first.ID || j.Attempts != 2 {
+		t.Fatalf("claim after the deferral = %+v, want the first job, attempt 2", j)
+	}
+	queue(t, st, func(q engram.JobQueue) error { return q.CompleteJob(ctx, nsU1, first.ID, "w1", At(2*time.Minute)) })
+	if j := claim(t, st, At(2*time.Minute)); j == nil || j.ID != second.ID {
+		t.Fatalf("claim after the first is done = %+v, want the second", j)
+	}
+}
+
+func getJob(t *testing.T, st engram.Store, ns engram.Namespace, id string) *engram.Job {
+	t.Helper()
+	var j *engram.Job
+	view(t, st, func(r engram.Reader) (err error) {
+		j, err = r.(engram.JobReader).GetJob(ctx, engram.ScopeOf(ns), id)
+		return err
+	})
+	return j
+}
