@@ -220,9 +220,13 @@ func (e *searcher) gather(ctx context.Context, s *search) error {
 			}
 		}
 		s.cands = g.Candidates()
-		if s.req.Budget == 0 || s.req.Filter.ValidAt != nil {
-			// The profile says what is true now: no line of an as-of
-			// context.
+		if s.req.Filter.ValidAt != nil {
+			// The profile says what is true now: neither a hit nor a
+			// line of an as-of search.
+			s.cands = slices.DeleteFunc(s.cands, func(c *retrieval.Candidate) bool { return c.Memory.Metadata[engram.MetaProfile] == true })
+			return nil
+		}
+		if s.req.Budget == 0 {
 			return nil
 		}
 		var err error

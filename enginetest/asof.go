@@ -89,6 +89,23 @@ func testAsOfAttributes(t *testing.T, open Open) {
 					})
 				}
 			}
+			// An as-of context leaves out the profile, which says what
+			// is true now; a current one starts with it.
+			prof := engram.Memory{Kind: engram.KindCore, Value: "Alice: lives in Munich, works at BMW.", Metadata: map[string]any{engram.MetaProfile: true}}
+			if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: nsA, Memories: []engram.Memory{prof}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range []reader{e, client} {
+				now, err := r.Search(ctx, engram.SearchRequest{Scope: scA, Query: tc.work, Budget: 500})
+				if err != nil || !strings.HasPrefix(now.Context, prof.Value) {
+					t.Errorf("context now = %q, %v; want the profile first", now.Context, err)
+				}
+				asOf := t2.Add(time.Hour)
+				then, err := r.Search(ctx, engram.SearchRequest{Scope: scA, Query: tc.work, Budget: 500, Filter: engram.MemoryFilter{ValidAt: &asOf}})
+				if err != nil || strings.Contains(then.Context, "BMW") || !strings.Contains(then.Context, "Siemens") {
+					t.Errorf("context as of %v = %q, %v; want Siemens and no BMW", asOf, then.Context, err)
+				}
+			}
 			// Between the changes the turn of both old facts ranks lower
 			// for where she lives (replaced), not for where she works.
 			between := t2.Add(time.Hour)
