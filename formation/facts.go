@@ -37,14 +37,14 @@ const (
 	name   = `(?P<v>\p{Lu}[\p{L}'’-]*(?:[ -](?:(?:de|del|la|am|an|upon|on|sur) )?\p{Lu}[\p{L}'’-]*){0,3})`
 	phrase = `(?P<v>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|y|pero|porque|ahora|et|mais|parce)\b|$)`
 	nounA  = `(?P<a>\p{L}{3,20})`
-	verbA  = `(?P<w>\p{L}{3,15})`                 // what was done, e.g. "run"
+	verbA  = `(?P<w>\p{L}{3,15})`                  // what was done, e.g. "run"
 	eventA = `(?P<e>\p{L}{3,20}(?: \p{L}{3,20})?)` // a scheduled thing, e.g. "team meeting"
 	// whenV is a phrase that may hold a clock time ("2:30pm").
 	whenV = `(?P<v>[\p{L}\d'’: -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|statt|y|pero|porque|ahora)\b|$)`
-	numEN  = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
-	numDE  = `(?P<v>\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)`
-	numES  = `(?P<v>\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)`
-	numFR  = `(?P<v>\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)`
+	numEN = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
+	numDE = `(?P<v>\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)`
+	numES = `(?P<v>\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)`
+	numFR = `(?P<v>\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)`
 )
 
 func rules(attr, label, need string, res ...string) []factRule {
