@@ -39,6 +39,10 @@ const (
 	// memory states and a newer memory replaced ("live", "wohnt"):
 	// retrieval ranks the memory lower for a query with one of them.
 	MetaStaleTerms = "stale_terms"
+	// MetaStaleSince maps each stale term to the event time (RFC 3339)
+	// from which the newer memory replaced the fact: a read as of an
+	// earlier time does not rank the memory lower (see StaleTermsAt).
+	MetaStaleSince = "stale_since"
 )
 
 // StaleTerms returns the words under MetaStaleTerms, lower case.
@@ -52,6 +56,26 @@ func (m *Memory) StaleTerms() []string {
 			if s, ok := x.(string); ok {
 				out = append(out, s)
 			}
+		}
+	}
+	return out
+}
+
+// StaleTermsAt returns the stale terms of m as of event time at: those
+// whose fact had been replaced by then, and those with no time recorded.
+// A nil at means now: every stale term.
+func (m *Memory) StaleTermsAt(at *time.Time) []string {
+	terms := m.StaleTerms()
+	since, _ := m.Metadata[MetaStaleSince].(map[string]any)
+	if at == nil || since == nil {
+		return terms
+	}
+	var out []string
+	for _, t := range terms {
+		s, _ := since[t].(string)
+		from, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil || !from.After(*at) {
+			out = append(out, t)
 		}
 	}
 	return out

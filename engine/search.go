@@ -133,6 +133,7 @@ func (e *searcher) plan(req engram.SearchRequest) (*search, error) {
 		s.cfg = s.cfg.Plain()
 	}
 	s.cfg.Clock = s.req.Filter.Now
+	s.cfg.AsOf = s.req.Filter.ValidAt
 	if req.Decay != nil && !*req.Decay {
 		s.cfg.Recency, s.cfg.Access = 0, 0
 	}
@@ -219,6 +220,12 @@ func (e *searcher) gather(ctx context.Context, s *search) error {
 			}
 		}
 		s.cands = g.Candidates()
+		if s.req.Filter.ValidAt != nil {
+			// The profile says what is true now: neither a hit nor a
+			// line of an as-of search.
+			s.cands = slices.DeleteFunc(s.cands, func(c *retrieval.Candidate) bool { return c.Memory.Metadata[engram.MetaProfile] == true })
+			return nil
+		}
 		if s.req.Budget == 0 {
 			return nil
 		}

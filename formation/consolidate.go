@@ -63,7 +63,7 @@ func (c *consolidation) fact(ctx context.Context, e *engram.Episode, tag string,
 	case old.ValidFrom == nil || e.OccurredAt.After(*old.ValidFrom):
 		c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpSupersede, TargetID: old.ID, Memory: m,
 			Reason: fmt.Sprintf("%s: %q replaces %q", f.attr, f.value, factValue(&old))})
-		return c.stale(ctx, &old, termsOf(f.attr))
+		return c.stale(ctx, &old, termsOf(f), e.OccurredAt)
 	default:
 		c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpConflict, TargetID: old.ID, Memory: m,
 			Reason: fmt.Sprintf("%s: %q, said no later than %q", f.attr, f.value, factValue(&old))})
@@ -133,23 +133,11 @@ func validFrom(m engram.Memory) time.Time {
 }
 
 // stale marks the memories formed from the turns that stated the replaced
-// fact old with terms, the words of a question about it: an update of a
-// stored one, or a change to the batch's own ADD or UPDATE of it.
-func (c *consolidation) stale(ctx context.Context, old *engram.Memory, terms []string) error {
-	mark := func(md map[string]any) map[string]any {
-		md = maps.Clone(md)
-		if md == nil {
-			md = map[string]any{}
-		}
-		cur := (&engram.Memory{Metadata: md}).StaleTerms()
-		for _, t := range terms {
-			if !slices.Contains(cur, t) {
-				cur = append(cur, t)
-			}
-		}
-		md[engram.MetaStaleTerms] = cur
-		return md
-	}
+// fact old with terms, the words of a question about it, stale from event
+// time at, when the newer fact was said (engram.MetaStaleSince): an update
+// of a stored one, or a change to the batch's own ADD or UPDATE of it.
+func (c *consolidation) stale(ctx context.Context, old *engram.Memory, terms []string, at time.Time) error {
+	mark := func(md map[string]any) map[string]any { return markStale(md, terms, at) }
 	done := map[string]bool{}
 	for i := range c.ops {
 		op := &c.ops[i]
@@ -173,6 +161,39 @@ func (c *consolidation) stale(ctx context.Context, old *engram.Memory, terms []s
 			Reason: "states a fact a newer one replaced"})
 	}
 	return nil
+}
+
+// markStale returns a copy of md with terms among its stale terms, each
+// stale from the earliest time it was replaced at.
+func markStale(md map[string]any, terms []string, at time.Time) map[string]any {
+	md = maps.Clone(md)
+	if md == nil {
+		md = map[string]any{}
+	}
+	cur := (&engram.Memory{Metadata: md}).StaleTerms()
+	since := map[string]any{}
+	if old, ok := md[engram.MetaStaleSince].(map[string]any); ok {
+		maps.Copy(since, old)
+	}
+	stamp := at.UTC().Format(time.RFC3339Nano)
+	for _, t := range terms {
+		if !slices.Contains(cur, t) {
+			cur = append(cur, t)
+		}
+		if prev, ok := since[t].(string); !ok || laterStamp(prev, at) {
+			since[t] = stamp
+		}
+	}
+	md[engram.MetaStaleTerms] = cur
+	md[engram.MetaStaleSince] = since
+	return md
+}
+
+// laterStamp reports whether the RFC 3339 time prev is after at, or no
+// time at all.
+func laterStamp(prev string, at time.Time) bool {
+	t, err := time.Parse(time.RFC3339Nano, prev)
+	return err != nil || t.After(at)
 }
 
 func isFact(m *engram.Memory) bool { return m.Metadata[engram.MetaFactAttribute] != nil }

@@ -16,6 +16,7 @@ type fact struct {
 	attr  string // e.g. "residence", "favourite colour", "count of cat"
 	value string // as said, e.g. "Munich"
 	label string // how the language says it: "lives in"
+	noun  string // a counted or favourite thing, or a scheduled event, as said ("cats")
 }
 
 // factRule is one phrasing of a fact: re matches the sentence with the
@@ -36,10 +37,14 @@ const (
 	name   = `(?P<v>\p{Lu}[\p{L}'’-]*(?:[ -](?:(?:de|del|la|am|an|upon|on|sur) )?\p{Lu}[\p{L}'’-]*){0,3})`
 	phrase = `(?P<v>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|y|pero|porque|ahora|et|mais|parce)\b|$)`
 	nounA  = `(?P<a>\p{L}{3,20})`
-	numEN  = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
-	numDE  = `(?P<v>\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)`
-	numES  = `(?P<v>\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)`
-	numFR  = `(?P<v>\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)`
+	verbA  = `(?P<w>\p{L}{3,15})`                  // what was done, e.g. "run"
+	eventA = `(?P<e>\p{L}{3,20}(?: \p{L}{3,20})?)` // a scheduled thing, e.g. "team meeting"
+	// whenV is a phrase that may hold a clock time ("2:30pm").
+	whenV = `(?P<v>[\p{L}\d'’: -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|statt|y|pero|porque|ahora)\b|$)`
+	numEN = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
+	numDE = `(?P<v>\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)`
+	numES = `(?P<v>\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)`
+	numFR = `(?P<v>\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)`
 )
 
 func rules(attr, label, need string, res ...string) []factRule {
@@ -83,6 +88,11 @@ var factRules = map[string][]factRule{
 			`(?i:\bmy (?:new |current |all-time )?favou?rite )`+nounA+`(?i: (?:is|are|has become|is now) )`+phrase),
 		rules("count", "has", "have own",
 			`(?i:\bI (?:now |currently )?(?:have|own) )`+numEN+` `+nounA),
+		// Counts of what one has done: "I've now run five marathons".
+		rules("count", "has", "have ve ",
+			`(?i:\bI(?:'ve|’ve| have) (?:now |already |so far |just )?)`+verbA+` `+numEN+` `+nounA),
+		rules("time", "is", "is ",
+			`(?i:\b(?:my|our|the) )`+eventA+`(?i: (?:is|will be)(?: now)?(?: (?:moved|rescheduled|scheduled|set|planned))?(?: to| for)? )`+whenV),
 	),
 	lang.German: join(
 		rules("residence", "wohnt in", "wohne lebe gezogen",
@@ -103,7 +113,9 @@ var factRules = map[string][]factRule{
 		rules("favourite", "Lieblings", "lieblings",
 			`(?i:\bmein(?:e)? (?:neue[rs]? )?lieblings)`+nounA+`(?i: ist (?:jetzt )?)`+phrase),
 		rules("count", "hat", "habe",
-			`(?i:\bich habe (?:jetzt |inzwischen )?)`+numDE+` `+nounA),
+			`(?i:\bich habe (?:jetzt |inzwischen |schon |bereits )?)`+numDE+` `+nounA),
+		rules("time", "ist", "ist ",
+			`(?i:\b(?:mein|meine|unser|unsere|das|der|die) )`+eventA+`(?i: (?:ist|findet) (?:jetzt |nun )?(?:auf )?)`+whenV),
 	),
 	lang.Spanish: join(
 		rules("residence", "vive en", "vivo resido mudé mudado trasladé trasladado",
@@ -122,6 +134,10 @@ var factRules = map[string][]factRule{
 			`(?i:\bmi )`+nounA+`(?i: (?:favorit[oa]|preferid[oa]) es (?:ahora )?)`+phrase),
 		rules("count", "tiene", "tengo",
 			`(?i:\btengo (?:ahora )?)`+numES+` `+nounA),
+		rules("count", "ha", "he ",
+			`(?i:\b(?:ya |ahora )?he (?:ya |ahora )?)`+verbA+` `+numES+` `+nounA),
+		rules("time", "es", "es será",
+			`(?i:\b(?:mi|nuestra|nuestro|la|el) )`+eventA+`(?i: (?:es|será|está programad[oa]) (?:ahora )?(?:para )?)`+whenV),
 	),
 	lang.French: join(
 		rules("residence", "habite à", "habite vis déménagé",
@@ -149,19 +165,33 @@ var staleTerms = map[string][]string{
 	"relationship": {"married", "single", "engaged", "divorced", "relationship", "partner", "verheiratet", "ledig", "verlobt", "casado", "casada", "soltero", "soltera", "pareja"},
 }
 
-// termsOf returns the question words of attr: its own list, else the
-// words of the attribute's name ("favourite colour" → favourite, colour).
-func termsOf(attr string) []string {
-	if ts, ok := staleTerms[attr]; ok {
+// termsOf returns the question words of fact f: its attribute's own
+// list, else the words of the attribute's name ("favourite colour" →
+// favourite, colour) and the noun as said ("cats", "Katzen"), with, for a
+// count, the words that ask how many in every language the rules read.
+func termsOf(f fact) []string {
+	if ts, ok := staleTerms[f.attr]; ok {
 		return ts
 	}
 	var out []string
-	for _, w := range lang.Words(strings.ToLower(attr)) {
-		if len(w) > 2 && w != "count" && w != "of" {
+	for _, w := range lang.Words(strings.ToLower(f.attr)) {
+		if len(w) > 2 && w != "count" && w != "of" && w != "time" {
 			out = append(out, w)
 		}
 	}
-	return append(out, "favourite", "favorite", "how", "many")
+	for _, w := range lang.Words(f.noun) {
+		if len(w) > 2 && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	if strings.HasPrefix(f.attr, "time of ") {
+		return out // the event's words: "when" alone asks about anything
+	}
+	out = append(out, "favourite", "favorite", "how", "many")
+	if strings.HasPrefix(f.attr, "count of ") {
+		out = append(out, "viele", "wieviele", "cuántos", "cuántas", "cuantos", "cuantas", "combien")
+	}
+	return out
 }
 
 // ruleLangs are the languages with rules, in the order tried after the
@@ -219,29 +249,69 @@ func (r factRule) match(tag, s, lower string) (fact, bool) {
 		return fact{}, false
 	}
 	f := fact{attr: r.attr, label: r.label}
+	done := ""
 	for i, g := range r.re.SubexpNames() {
 		switch g {
 		case "v":
 			f.value = strings.TrimSpace(m[i])
-		case "a":
-			a := strings.ToLower(m[i])
-			if notCounted[a] {
-				return fact{}, false
+		case "w":
+			if done = strings.ToLower(m[i]); !gotten[done] {
+				f.label += " " + done
 			}
-			if r.attr == "count" {
-				f.attr = "count of " + lang.Stem(tag, a)
-				f.label += " " + a + ":"
-			} else {
-				f.attr = "favourite " + lang.Stem(tag, a)
-				f.label += " " + a + ":"
-			}
+		case "a", "e":
+			f.noun = strings.ToLower(m[i])
 		}
 	}
-	if f.value == "" || len(strings.Fields(f.value)) > 6 {
+	if f.value == "" || len(strings.Fields(f.value)) > 6 || notCounted[f.noun] {
 		return fact{}, false
+	}
+	return f.named(tag, done)
+}
+
+// named gives a fact of an attribute the speaker names (a count, a
+// favourite, the time of an event) that attribute and its label, and
+// refuses the time of an event that names no time: "the book is on the
+// table".
+func (f fact) named(tag, done string) (fact, bool) {
+	switch f.attr {
+	case "count":
+		f.attr = "count of " + lang.Stem(tag, f.noun)
+		if done != "" && !gotten[done] {
+			f.attr = "count of " + lang.Stem(tag, done) + " " + lang.Stem(tag, f.noun)
+		}
+		f.label += " " + f.noun + ":"
+	case "favourite":
+		f.attr = "favourite " + lang.Stem(tag, f.noun)
+		f.label += " " + f.noun + ":"
+	case "time":
+		if !timeWord.MatchString(f.value) || notEvent[f.noun] {
+			return fact{}, false
+		}
+		var stems []string
+		for _, w := range strings.Fields(f.noun) {
+			stems = append(stems, lang.Stem(tag, w))
+		}
+		f.attr = "time of " + strings.Join(stems, " ")
+		f.label = f.noun + " " + f.label + ":"
 	}
 	return f, true
 }
+
+// gotten are the verbs of a count that say one has it, not did it: "I've
+// got three cats" counts cats as "I have three cats" does.
+var gotten = setOf("got gotten")
+
+// timeWord finds a time in a phrase, in English, German or Spanish: a
+// weekday, a month, tomorrow, a clock time.
+var timeWord = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|midnight|` +
+	`january|february|march|april|june|july|august|september|october|november|december|` +
+	`montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|morgen|übermorgen|januar|februar|märz|mai|juni|juli|oktober|dezember|` +
+	`lunes|martes|miércoles|jueves|viernes|sábado|domingo|mañana|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|` +
+	`\d{1,2}(?::\d\d)? ?(?:am|pm|o'clock|uhr)|\d{1,2}:\d\d|a las \d|um \d)(?:[^\p{L}]|$)`)
+
+// notEvent are nouns of the time phrasing that name no event of the
+// speaker's: "the weather is ... tomorrow".
+var notEvent = setOf("weather time date day week weekend wetter zeit tag woche tiempo día semana")
 
 // notCounted are nouns whose count is no attribute of a person ("I have
 // ten minutes").

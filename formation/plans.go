@@ -278,7 +278,7 @@ func (c *consolidation) plan(ctx context.Context, e *engram.Episode, p plan) err
 	inheritWindow(&m, target)
 	c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpSupersede, TargetID: target.ID, Memory: m,
 		Reason: fmt.Sprintf("%s changed: %q replaces %q", p.attr, p.value, factValue(target))})
-	return c.stale(ctx, target, termsOf(p.attr))
+	return c.stale(ctx, target, termsOf(p.fact), e.OccurredAt)
 }
 
 // cancelPlan supersedes the plan p calls off with a fact saying so.
@@ -297,7 +297,7 @@ func (c *consolidation) cancelPlan(ctx context.Context, e *engram.Episode, p pla
 	m.Metadata[metaCancelled] = true
 	c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpSupersede, TargetID: old.ID, Memory: m,
 		Reason: fmt.Sprintf("%s cancelled: %q", p.attr, factValue(old))})
-	return c.stale(ctx, old, termsOf(p.attr))
+	return c.stale(ctx, old, termsOf(p.fact), e.OccurredAt)
 }
 
 // metaCancelled marks the fact that a plan was called off.

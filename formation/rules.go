@@ -21,12 +21,14 @@ import (
 //     MergeAt) merges into it: the memory gains the turn as a source;
 //   - a first-person statement of an attribute (where one lives or works,
 //     a diet, a favourite, a relationship status, how many of something
-//     one has; see factRules, in English, German, Spanish and French) also
-//     forms a short fact memory; a newer fact of the same subject and
+//     one has or has done, the time of an event one names ("our meeting
+//     is on Thursday at 2pm"); see factRules, in English, German, Spanish
+//     and French) also forms a short fact memory; a newer fact of the same subject and
 //     attribute supersedes the older at the newer's event time, one that
 //     is not newer is a conflict, the same value merges. The turn that
 //     stated the replaced fact stays, marked so that retrieval ranks it
-//     lower for a question about that attribute;
+//     lower for a question about that attribute, from the time it was
+//     replaced (engram.MetaStaleSince);
 //   - a first-person plan (a trip, a move, a new job) forms a plan fact
 //     that a later change or cancellation of the same plan supersedes
 //     (see plan);

@@ -46,6 +46,15 @@ func TestFactsOf(t *testing.T) {
 		{"Estoy casada.", "relationship", "casada"},
 		{"J'habite à Lyon.", "residence", "Lyon"},
 		{"Je travaille chez Renault.", "workplace", "Renault"},
+		{"I've run three marathons so far.", "count of run marathon", "three"},
+		{"I have now read 12 books.", "count of read book", "12"},
+		{"I've got two dogs.", "count of dog", "two"},
+		{"Ich habe schon fünf Marathons gelaufen.", "count of marathon", "fünf"},
+		{"Ya he corrido cinco maratones.", "count of corr maraton", "cinco"},
+		{"Our team meeting is on Thursday at 2:30pm.", "time of team meet", "on Thursday at 2:30pm"},
+		{"My dentist appointment is now moved to Friday.", "time of dentist appoint", "Friday"},
+		{"Das Teammeeting ist am Donnerstag um 14 Uhr.", "time of teammeeting", "am Donnerstag um 14 Uhr"},
+		{"Nuestra reunión es el jueves a las 3.", "time of reunion", "el jueves a las 3"},
 	} {
 		fs := factsOf(lang.Detect(tc.text), tc.text)
 		if len(fs) != 1 || fs[0].attr != tc.attr || fs[0].value != tc.value {
@@ -69,6 +78,8 @@ func TestFactsOf(t *testing.T) {
 		"Meine Schwester wohnt in Rom und arbeitet bei Bosch.", "Er lebt in Wien und arbeitet für Red Bull.",
 		"Wann bin ich nach Berlin gezogen?", "Mi hermana vive en Roma.", "¿Vives en Berlín?",
 		"I have ten minutes.", "I want to live in Spain someday.", "Mon frère habite à Nice.",
+		"The book is on the table.", "The weather is nice on Sunday.", "The price is 20 dollars.",
+		"My sister has three cats.", "Das Buch ist auf dem Tisch.", "La casa es grande.", "I have been there twice.",
 	} {
 		if fs := factsOf(lang.Detect(text), text); len(fs) != 0 {
 			t.Errorf("factsOf(%q) = %+v, want none", text, fs)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -501,5 +502,38 @@ func TestHTTP_KeysAndBinding(t *testing.T) {
 	r.Body.Close()
 	if r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("no key: %d %s", r.StatusCode, b)
+	}
+}
+
+// TestRecallAsOf: recall and list as of an event time see what was true
+// then: the old city before the move, nothing said later; without
+// valid_at, the new city too. A valid_at that is no time is a tool
+// error naming it. In English, German and Spanish.
+func TestRecallAsOf(t *testing.T) {
+	for _, c := range []struct{ before, after, query, oldCity, newCity string }{
+		{"I live in Berlin.", "I moved to Munich.", "Where does Ann live?", "Berlin", "Munich"},
+		{"Ich wohne in Berlin.", "Ich bin nach München gezogen.", "Wo wohnt Ann?", "Berlin", "München"},
+		{"Vivo en Berlín.", "Me mudé a Múnich.", "¿Dónde vive Ann?", "Berlín", "Múnich"},
+	} {
+		_, cs := newLocal(t)
+		ok[rememberOut](t, cs, "remember", map[string]any{"turns": []map[string]any{
+			{"role": "user", "speaker": "Ann", "content": c.before, "occurred_at": "2025-01-01T10:00:00Z"},
+			{"role": "user", "speaker": "Ann", "content": c.after, "occurred_at": "2025-03-01T10:00:00Z"},
+		}})
+		now := ok[recallOut](t, cs, "recall", map[string]any{"query": c.query, "k": 3})
+		if !strings.Contains(now.Context, c.newCity) {
+			t.Errorf("recall %q = %+v, want %s in the context", c.query, now, c.newCity)
+		}
+		then := ok[recallOut](t, cs, "recall", map[string]any{"query": c.query, "k": 3, "valid_at": "2025-02-01T00:00:00Z"})
+		if len(then.Hits) == 0 || !strings.Contains(then.Hits[0].Value, c.oldCity) || strings.Contains(then.Context, c.newCity) {
+			t.Errorf("recall %q as of February = %+v, want %s first and no %s", c.query, then, c.oldCity, c.newCity)
+		}
+		page := ok[struct {
+			Memories []memoryOut `json:"memories"`
+		}](t, cs, "list", map[string]any{"valid_at": "2025-02-01T00:00:00Z"})
+		if len(page.Memories) == 0 || slices.ContainsFunc(page.Memories, func(m memoryOut) bool { return strings.Contains(m.Value, c.newCity) }) {
+			t.Errorf("list as of February = %+v, want the memories of before the move only", page.Memories)
+		}
+		toolError(t, cs, "recall", map[string]any{"query": c.query, "valid_at": "soon"}, "valid_at")
 	}
 }

@@ -195,6 +195,9 @@ type RecallInput struct {
 	Now    *time.Time `json:"now,omitempty" jsonschema:"when the question is asked (RFC 3339), for 'last week' and recency; default now"`
 	Mode   string     `json:"mode,omitempty" jsonschema:"oneshot (default): one search; agentic: search in steps that refine the query, expand from the best hits and stop when a step adds little, returning the trace"`
 	Steps  int        `json:"steps,omitempty" jsonschema:"agentic only: most steps after the first search, 1 to 8; 0 or absent: 3"`
+	// ValidAt reads as of an event time: what was valid then, facts
+	// superseded since included, what was said later left out.
+	ValidAt *time.Time `json:"valid_at,omitempty" jsonschema:"recall as of this event time (RFC 3339): what was true then, facts replaced since included, later ones left out; default now"`
 }
 
 // RecallOutput is the assembled context and the memories in it.
@@ -240,7 +243,8 @@ func (c *caller) recall(ctx context.Context, in RecallInput) (any, error) {
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	res, err := c.svc.Search(ctx, engram.SearchRequest{Scope: sc, Query: in.Query, K: in.K, Budget: budget, Now: in.Now, Mode: in.Mode, Steps: in.Steps})
+	res, err := c.svc.Search(ctx, engram.SearchRequest{Scope: sc, Query: in.Query, K: in.K, Budget: budget, Now: in.Now, Mode: in.Mode, Steps: in.Steps,
+		Filter: engram.MemoryFilter{ValidAt: in.ValidAt}})
 	if err != nil {
 		return nil, err
 	}
@@ -294,11 +298,12 @@ func (c *caller) history(ctx context.Context, in IDInput) (any, error) {
 // ListInput is the input of list.
 type ListInput struct {
 	ScopeArgs
-	Kinds    []string `json:"kinds,omitempty" jsonschema:"only memories of these kinds: core, episodic, semantic, procedural, resource"`
-	Statuses []string `json:"statuses,omitempty" jsonschema:"only memories in these statuses: active (the default), superseded, deleted, expired"`
-	Contains string   `json:"contains,omitempty" jsonschema:"only memories whose value, abstraction or a cue contains this text"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"most memories in the page; default 50"`
-	Cursor   string   `json:"cursor,omitempty" jsonschema:"the next cursor of the previous page"`
+	Kinds    []string   `json:"kinds,omitempty" jsonschema:"only memories of these kinds: core, episodic, semantic, procedural, resource"`
+	Statuses []string   `json:"statuses,omitempty" jsonschema:"only memories in these statuses: active (the default), superseded, deleted, expired"`
+	Contains string     `json:"contains,omitempty" jsonschema:"only memories whose value, abstraction or a cue contains this text"`
+	Limit    int        `json:"limit,omitempty" jsonschema:"most memories in the page; default 50"`
+	Cursor   string     `json:"cursor,omitempty" jsonschema:"the next cursor of the previous page"`
+	ValidAt  *time.Time `json:"valid_at,omitempty" jsonschema:"list as of this event time (RFC 3339): what was valid then, superseded memories included unless statuses are given"`
 }
 
 func (c *caller) list(ctx context.Context, in ListInput) (any, error) {
@@ -306,7 +311,7 @@ func (c *caller) list(ctx context.Context, in ListInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := engram.MemoryFilter{Contains: in.Contains, Limit: in.Limit, Cursor: in.Cursor}
+	f := engram.MemoryFilter{Contains: in.Contains, Limit: in.Limit, Cursor: in.Cursor, ValidAt: in.ValidAt}
 	for i, k := range in.Kinds {
 		if !engram.Kind(k).Valid() {
 			return nil, invalid("kinds[%d] %q is not one of core, episodic, semantic, procedural, resource, vault", i, k)

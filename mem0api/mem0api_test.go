@@ -428,3 +428,37 @@ func TestLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchValidAt: a search and a get all with filters.valid_at read as
+// of that event time: the old city before the move, nothing said later.
+// In English, German and Spanish.
+func TestSearchValidAt(t *testing.T) {
+	e := newEnv(t, false)
+	jan, mar := time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC), time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ user, before, after, query, oldCity, newCity string }{
+		{"en", "I live in Berlin.", "I moved to Munich.", "Where do I live?", "Berlin", "Munich"},
+		{"de", "Ich wohne in Berlin.", "Ich bin nach München gezogen.", "Wo wohne ich?", "Berlin", "München"},
+		{"es", "Vivo en Berlín.", "Me mudé a Múnich.", "¿Dónde vivo?", "Berlín", "Múnich"},
+	} {
+		ns := engram.Namespace{Org: "local", Project: "dev", User: c.user}
+		if _, err := e.eng.AddEpisodes(engram.WithActor(context.Background(), "test"), engram.AddEpisodesRequest{Namespace: ns, Episodes: []engram.EpisodeInput{
+			{Role: "user", Content: c.before, OccurredAt: &jan}, {Role: "user", Content: c.after, OccurredAt: &mar}}}); err != nil {
+			t.Fatal(err)
+		}
+		filters := `"filters":{"user_id":"` + c.user + `","valid_at":"2025-02-01"}`
+		hits := results(e.ok("", "POST", "/v3/memories/search/", `{"query":"`+c.query+`",`+filters+`}`))
+		if len(hits) == 0 || !strings.Contains(obj(hits[0])["memory"].(string), c.oldCity) {
+			t.Errorf("%s: search as of February = %v, want %s first", c.user, hits, c.oldCity)
+		}
+		all := results(e.ok("", "POST", "/v3/memories/", `{`+filters+`}`))
+		for _, h := range append(hits, all...) {
+			if strings.Contains(obj(h)["memory"].(string), c.newCity) {
+				t.Errorf("%s: as of February found %v, said in March", c.user, h)
+			}
+		}
+		if len(all) == 0 {
+			t.Errorf("%s: get all as of February is empty", c.user)
+		}
+	}
+	e.fails("", "POST", "/v3/memories/search/", `{"query":"x","filters":{"user_id":"en","valid_at":"soon"}}`, http.StatusBadRequest, "filters.valid_at")
+}

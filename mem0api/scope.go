@@ -143,6 +143,14 @@ func condition(path, k string, v any, e *entity, mf *engram.MemoryFilter) error 
 	switch k {
 	case "created_at":
 		return createdIn(field, v, mf)
+	case "valid_at":
+		// engram's own: read as of an event time.
+		t, err := parseTime(field, v)
+		if err != nil {
+			return err
+		}
+		mf.ValidAt = &t
+		return nil
 	case "metadata":
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -156,7 +164,7 @@ func condition(path, k string, v any, e *entity, mf *engram.MemoryFilter) error 
 		}
 		return nil
 	}
-	return engram.Errorf(engram.EINVALID, "%s is not supported (filters take user_id, agent_id, run_id, created_at, metadata, AND, OR)", field)
+	return engram.Errorf(engram.EINVALID, "%s is not supported (filters take user_id, agent_id, run_id, created_at, valid_at, metadata, AND, OR)", field)
 }
 
 // setName sets *dst to the name v, refusing a second, different one.

@@ -81,8 +81,12 @@ type Config struct {
 	// Stale, negative, lowers a memory that states a fact a newer memory
 	// replaced, for a query with a word of that fact's attribute
 	// (engram.Memory.StaleTerms): the current member of the pair ranks
-	// first, while as-of and other questions still find the old one.
+	// first, while as-of and other questions still find the old one. A
+	// search as of AsOf lowers only the memories replaced by then.
 	Stale float64
+	// AsOf is the event time a search reads as of (the filter's
+	// ValidAt); nil reads what is current.
+	AsOf *time.Time
 
 	// MIRaS signals, added to the relevance (the boosted fused score over
 	// the best candidate's, so at most 1): Recency·2^(-age/RecencyHalfLife)
@@ -425,14 +429,14 @@ func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
 	apply(FactorTime, cfg.Time, q.Temporal && m.Dated())
 	apply(FactorPeriod, cfg.Period, InPeriod(q, m))
 	apply(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
-	apply(FactorStale, cfg.Stale, asksStale(q, m))
+	apply(FactorStale, cfg.Stale, asksStale(q, m, cfg.AsOf))
 	return s
 }
 
-// asksStale reports whether the query has a word of a replaced fact that
-// m states.
-func asksStale(q *Query, m *engram.Memory) bool {
-	terms := m.StaleTerms()
+// asksStale reports whether the query has a word of a fact that m states
+// and a newer memory replaced, by event time at when it is not nil.
+func asksStale(q *Query, m *engram.Memory, at *time.Time) bool {
+	terms := m.StaleTermsAt(at)
 	if len(terms) == 0 {
 		return false
 	}
