@@ -504,3 +504,20 @@ func ActorFrom(ctx context.Context) string {
 	a, _ := ctx.Value(actorKey{}).(string)
 	return a
 }
+
+type unreadKey struct{}
+
+// WithoutAccess returns a context whose reads (searches and gets) are not
+// counted as accesses: what they find gains no recency or frequency of
+// use in later rankings. For looks that are not uses: an evaluation's
+// ablations, an audit, a dashboard preview.
+func WithoutAccess(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unreadKey{}, true)
+}
+
+// AccessCounted reports whether reads under ctx count as accesses: true
+// unless the context was made by WithoutAccess.
+func AccessCounted(ctx context.Context) bool {
+	off, _ := ctx.Value(unreadKey{}).(bool)
+	return !off
+}

@@ -140,7 +140,7 @@ func (e *searcher) searchAgentic(ctx context.Context, s *search) (*engram.Search
 		return nil, err
 	}
 	res.Trace, res.LLMCalls, res.LLMTokens = a.trace, a.calls, a.tokens
-	e.recordHits(s, res)
+	e.recordHits(ctx, s, res)
 	return res, nil
 }
 

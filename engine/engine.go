@@ -446,8 +446,10 @@ func newAccessRecorder(store engram.Store, every time.Duration, log *slog.Logger
 	return a
 }
 
-func (a *accessRecorder) record(n engram.Namespace, at time.Time, ids ...string) {
-	if len(ids) == 0 {
+// record counts one access at time at of each of ids, in n's tenant,
+// unless ctx was made by engram.WithoutAccess.
+func (a *accessRecorder) record(ctx context.Context, n engram.Namespace, at time.Time, ids ...string) {
+	if len(ids) == 0 || !engram.AccessCounted(ctx) {
 		return
 	}
 	t := engram.Namespace{Org: n.Org, Project: n.Project}

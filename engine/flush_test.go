@@ -85,3 +85,61 @@ func TestFlushAccessWaitsForBackgroundFlush(t *testing.T) {
 		t.Errorf("access count after FlushAccess = %d, want 1", got.AccessCount)
 	}
 }
+
+// TestWithoutAccess checks that reads under engram.WithoutAccess (a get
+// and a search) leave a memory's access count alone, and that the same
+// reads without it count.
+func TestWithoutAccess(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "engram.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e, err := engine.New(ctx, db, engine.Options{Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ns := engram.Namespace{Org: "o", Project: "p", User: "u"}
+	added, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: []engram.Memory{{Value: "die blaue Gitarre steht im Keller"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := func(ctx context.Context) {
+		t.Helper()
+		if _, err := e.GetMemory(ctx, engram.ScopeOf(ns), added[0].ID); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: "Gitarre"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) != 1 {
+			t.Fatalf("search found %d hits, want 1", len(res.Hits))
+		}
+	}
+	count := func() int64 {
+		t.Helper()
+		if err := e.FlushAccess(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var got *engram.Memory
+		if err := db.View(ctx, func(r engram.Reader) error {
+			var err error
+			got, err = r.GetMemory(ctx, engram.ScopeOf(ns), added[0].ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got.AccessCount
+	}
+	reads(engram.WithoutAccess(ctx))
+	if n := count(); n != 0 {
+		t.Errorf("access count after reads WithoutAccess = %d, want 0", n)
+	}
+	reads(ctx)
+	if n := count(); n != 2 {
+		t.Errorf("access count after a counted get and search = %d, want 2", n)
+	}
+}

@@ -61,7 +61,7 @@ func (e *memories) GetMemory(ctx context.Context, s engram.Scope, id string) (*e
 	}
 	now := e.clock()
 	out.Lapse(now)
-	e.access.record(out.Namespace, now, out.ID)
+	e.access.record(ctx, out.Namespace, now, out.ID)
 	return out, nil
 }
 

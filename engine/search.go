@@ -70,7 +70,7 @@ func (e *searcher) Search(ctx context.Context, req engram.SearchRequest) (*engra
 	if err != nil {
 		return nil, err
 	}
-	e.recordHits(s, res)
+	e.recordHits(ctx, s, res)
 	return res, nil
 }
 
@@ -89,13 +89,14 @@ func (e *searcher) rank(ctx context.Context, s *search) error {
 	return nil
 }
 
-// recordHits counts every hit of a search's result as an access.
-func (e *searcher) recordHits(s *search, res *engram.SearchResult) {
+// recordHits counts every hit of a search's result as an access, unless
+// ctx was made by engram.WithoutAccess.
+func (e *searcher) recordHits(ctx context.Context, s *search, res *engram.SearchResult) {
 	ids := make([]string, len(res.Hits))
 	for i := range res.Hits {
 		ids[i] = res.Hits[i].Memory.ID
 	}
-	e.access.record(s.scope.Namespace(), e.clock(), ids...)
+	e.access.record(ctx, s.scope.Namespace(), e.clock(), ids...)
 }
 
 // plan checks a request and settles what the search will do: its scope,

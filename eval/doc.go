@@ -60,7 +60,12 @@
 // B-token window would.
 //
 // All search systems query the same namespaces, filled once, so they share
-// one ingest_per_s. Search latency is timed on the ranked (K) search; the
+// one ingest_per_s. Only engram's searches count as reads (a memory's
+// access count and last read feed its rank); the ablations, the channel
+// probe and the untimed warm-up search after an ingest search under
+// engram.WithoutAccess, and engram asks each question last, so every
+// system sees the reads of engram's earlier questions and a system's
+// rankings do not depend on which others run. Search latency is timed on the ranked (K) search; the
 // deeper pool search is reported apart as pool_latency_ms.
 //
 // Questions left out of recall: LoCoMo category 5 (adversarial), LongMemEval

@@ -89,3 +89,27 @@ func TestRunReproducible(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemsDoNotShareReads checks that the ablations' searches do not
+// count as reads: engram ranks every question the same whether or not
+// other systems are asked beside it, and each ablation ranks the same
+// alone with engram as beside the others.
+func TestSystemsDoNotShareReads(t *testing.T) {
+	for _, bench := range []string{eval.BenchLoCoMo, eval.BenchLongMemEval} {
+		data := map[string]string{eval.BenchLoCoMo: locomoMini, eval.BenchLongMemEval: lmeMini}[bench]
+		all := rankings(run(t, eval.Config{Bench: bench, Data: data, Systems: eval.AllSystems}), eval.AllSystems)
+		alone := rankings(run(t, eval.Config{Bench: bench, Data: data, Systems: []string{eval.SystemEngram}}), eval.AllSystems)
+		pair := rankings(run(t, eval.Config{Bench: bench, Data: data, Systems: []string{eval.SystemDense, eval.SystemEngram}}), eval.AllSystems)
+		if len(all) == 0 {
+			t.Fatalf("%s: no questions", bench)
+		}
+		for id, m := range all {
+			if !reflect.DeepEqual(m[eval.SystemEngram], alone[id][eval.SystemEngram]) {
+				t.Errorf("%s %s: engram ranks differently with the ablations beside it:\n%v\n%v", bench, id, m[eval.SystemEngram], alone[id][eval.SystemEngram])
+			}
+			if !reflect.DeepEqual(m[eval.SystemDense], pair[id][eval.SystemDense]) {
+				t.Errorf("%s %s: dense ranks differently with bm25 beside it", bench, id)
+			}
+		}
+	}
+}

@@ -71,18 +71,9 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 	lab := r.ds.labels[q.id]
 	qr := QuestionResult{ID: q.id, Haystack: hc.h.id, Category: lab.category, Skip: lab.skip, Systems: map[string]*QuestionSystem{}}
 
-	// Each question starts with the next system in turn, so background work
-	// in the engine (access flushes, GC) does not always tax the same one.
 	// "Now" is when the question is asked, as a client would send it.
 	now := hc.h.now(q)
-	n := len(r.systems)
-	start := r.asked % max(n, 1)
-	r.asked++
-	for i := range n {
-		s := r.systems[(start+i)%n]
-		if s.unavailable != "" {
-			continue
-		}
+	for _, s := range r.askOrder() {
 		qs, err := r.searchQuestion(ctx, ns, hc, q, lab, s, now)
 		if err != nil {
 			return err
@@ -97,11 +88,44 @@ func (r *runner) question(ctx context.Context, ns engram.Namespace, hc *hayCtx, 
 	return nil
 }
 
+// askOrder lists the available search systems in the order the next
+// question asks them: the ablations first, each question starting with
+// the next in turn so background work (GC) does not always tax the same
+// one, and engram last. Only engram's searches count as reads (the
+// ablations search under engram.WithoutAccess), so every system of every
+// question sees exactly the reads of engram's earlier searches, as a
+// client would leave them, whichever systems run.
+func (r *runner) askOrder() []*searchSystem {
+	var ablations []*searchSystem
+	var last *searchSystem
+	for _, s := range r.systems {
+		switch {
+		case s.unavailable != "":
+		case s.name == SystemEngram:
+			last = s
+		default:
+			ablations = append(ablations, s)
+		}
+	}
+	if n := len(ablations); n > 0 {
+		start := r.asked % n
+		ablations = append(ablations[start:], ablations[:start]...)
+	}
+	r.asked++
+	if last != nil {
+		ablations = append(ablations, last)
+	}
+	return ablations
+}
+
 // searchQuestion asks q of the search system s, once at depth K to rank
 // and once at the pool's depth to fill the budgets, times both and scores
 // the answers at every level the question has evidence for.
 func (r *runner) searchQuestion(ctx context.Context, ns engram.Namespace, hc *hayCtx, q question, lab *label, s *searchSystem, now time.Time) (*QuestionSystem, error) {
 	req := engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q.text, K: r.cfg.K, Channels: s.channels, Now: &now, Mode: r.cfg.Mode}
+	if s.name != SystemEngram {
+		ctx = engram.WithoutAccess(ctx)
+	}
 	t0 := time.Now()
 	res, err := r.svc.Search(ctx, req)
 	lat := time.Since(t0)

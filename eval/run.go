@@ -395,15 +395,16 @@ func (r *runner) ingest(ctx context.Context, ns engram.Namespace, h *haystack) (
 	return byEpisode, nil
 }
 
-// probe asks each channel-restricted system one question with Explain and
-// marks it unavailable when the engine refuses the channel or answers from
-// other channels, so a missing channel is reported, not silently replaced.
+// probe asks each channel-restricted system one question with Explain
+// (not counted as reads) and marks it unavailable when the engine refuses
+// the channel or answers from other channels, so a missing channel is
+// reported, not silently replaced.
 func (r *runner) probe(ctx context.Context, ns engram.Namespace, q string, now time.Time) {
 	for _, s := range r.systems {
 		if s.channels == nil {
 			continue
 		}
-		res, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 5, Explain: true, Channels: s.channels, Now: &now})
+		res, err := r.svc.Search(engram.WithoutAccess(ctx), engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: q, K: 5, Explain: true, Channels: s.channels, Now: &now})
 		if err != nil {
 			s.unavailable = engram.ErrorMessage(err)
 			continue
@@ -435,8 +436,9 @@ func (r *runner) haystack(ctx context.Context, h *haystack) error {
 	if len(h.questions) > 0 {
 		// The first search after an ingest pays for cold caches; without
 		// this untimed one it would land on whichever system goes first.
+		// A client would not make it, so its hits are not counted as reads.
 		now := h.now(h.questions[0])
-		if _, err := r.svc.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: h.questions[0].text, K: r.cfg.PoolK, Now: &now}); err != nil {
+		if _, err := r.svc.Search(engram.WithoutAccess(ctx), engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: h.questions[0].text, K: r.cfg.PoolK, Now: &now}); err != nil {
 			return fmt.Errorf("warm-up search: %w", err)
 		}
 	}
