@@ -5,10 +5,12 @@ import (
 	"time"
 )
 
-// A Job is a unit of background work kept in the store: today, forming
-// memories from episodes that an asynchronous AddEpisodes stored. It names
-// the episodes by id (their text stays in the episodes table) and lives in
-// their namespace, so it is read, like they are, only within its scope.
+// A Job is a unit of background work kept in the store, of one of two
+// kinds: forming memories from episodes that an asynchronous AddEpisodes
+// stored (JobForm), or embedding memories that an add stored before their
+// vectors were made (JobEmbed). It names its episodes or memories by id
+// (their text stays in their own tables) and lives in the namespace of the
+// add that made it, so it is read, like they are, only within its scope.
 //
 // Jobs of one namespace run one at a time in the order they were enqueued.
 // A worker claims a job with a lease; one whose lease expires (its worker
@@ -16,10 +18,14 @@ import (
 type Job struct {
 	ID        string    `json:"id"`
 	Namespace Namespace `json:"namespace"`
-	Episodes  []string  `json:"episodes"`
-	State     JobState  `json:"state"`
-	Attempts  int       `json:"attempts"` // claims so far, the running one included
-	LastError string    `json:"last_error,omitempty"`
+	// Kind is what the job does; "" in a Job read from a store written
+	// before kinds existed means JobForm.
+	Kind      JobKind  `json:"kind"`
+	Episodes  []string `json:"episodes"`           // a form job's episodes
+	Memories  []string `json:"memories,omitempty"` // an embed job's memories
+	State     JobState `json:"state"`
+	Attempts  int      `json:"attempts"` // claims so far, the running one included
+	LastError string   `json:"last_error,omitempty"`
 	// LeaseOwner and LeaseUntil name the worker that holds a running job
 	// and when its hold lapses.
 	LeaseOwner string     `json:"lease_owner,omitempty"`
@@ -28,6 +34,21 @@ type Job struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
 }
+
+// JobKind is what a job does.
+type JobKind string
+
+// Job kinds. A form job forms the memories of its episodes (an
+// asynchronous add); an embed job embeds the texts its memories have when
+// it runs and stores their vectors (an add that answered before its
+// memories were embedded, see engine.Options.EmbedInline).
+const (
+	JobForm  JobKind = "form"
+	JobEmbed JobKind = "embed"
+)
+
+// Valid reports whether k is one of the job kinds.
+func (k JobKind) Valid() bool { return k == JobForm || k == JobEmbed }
 
 // JobState is where a job is in its life.
 type JobState string

@@ -139,6 +139,10 @@ type AddEpisodesResult struct {
 	// Job is the background job that will form the memories, when the
 	// add was asynchronous (Memories is then empty).
 	Job *Job `json:"job,omitempty"`
+	// EmbedJob is the background job that will embed Memories, when the
+	// engine answered before embedding them (see JobEmbed): full-text
+	// search finds them at once, the dense channel once it is done.
+	EmbedJob *Job `json:"embed_job,omitempty"`
 	// Unformed lists media stored without memories: they came without a
 	// caption or transcript and no model endpoint is configured to make
 	// one (e.g. "episodes[0].media[1]: no caption; ..."); absent when none.

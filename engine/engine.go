@@ -122,6 +122,14 @@ type Options struct {
 	// JobPoll is how often an idle worker looks for jobs other engines
 	// enqueued; default half a second.
 	JobPoll time.Duration
+	// EmbedInline makes AddEpisodes embed the memories it stores before it
+	// answers. Without it, an engine with an Embedder, Workers and a store
+	// with a job queue answers once the episodes and memories are stored
+	// (full-text search finds them at once) and embeds them in a
+	// background embed job (engram.JobEmbed, returned as the result's
+	// EmbedJob); the dense channel finds them once it is done. Engines
+	// without workers always embed inline.
+	EmbedInline bool
 	// AsyncByDefault makes AddEpisodes asynchronous (as if the request set
 	// async: true) unless the request says otherwise, when the store keeps
 	// a job queue. An engine whose former is slow (an LLM) sets it.
@@ -173,6 +181,7 @@ type core struct {
 	access         *accessRecorder
 	jobs           *jobRunner
 	hasJobs        bool // the store keeps a job queue
+	embedLater     bool // adds of episodes leave embedding to embed jobs
 	once           sync.Once
 
 	resourceQuota int64 // 0: none
@@ -300,6 +309,7 @@ func (e *Engine) setUpJobs(ctx context.Context, opts Options) error {
 	}
 	switch {
 	case opts.Workers > 0 && e.hasJobs:
+		e.embedLater = e.vec != nil && !opts.EmbedInline
 		e.startWorkers(opts.Workers)
 	case opts.Workers > 0:
 		e.log.Warn("the store keeps no job queue; background workers not started")

@@ -167,13 +167,19 @@ func (e *ingest) claim(ctx context.Context, owner string) (j *engram.Job, done f
 	}, nil
 }
 
-// runJob forms the memories of a claimed job and records the outcome. A
-// failure of the former or the store is the job's (it is retried or
-// failed); runJob itself fails only when the outcome cannot be recorded.
+// runJob runs a claimed job (forms its memories, or embeds them) and
+// records the outcome. A failure of the former, the embedder or the store
+// is the job's (it is retried or failed); runJob itself fails only when
+// the outcome cannot be recorded.
 func (e *ingest) runJob(ctx context.Context, owner string, j *engram.Job) error {
 	jctx, cancel := context.WithTimeout(ctx, e.jobs.lease)
 	defer cancel()
-	err := e.formJob(jctx, owner, j)
+	var err error
+	if j.Kind == engram.JobEmbed {
+		err = e.embedJob(jctx, owner, j)
+	} else {
+		err = e.formJob(jctx, owner, j)
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -334,7 +340,7 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	for i := range eps {
 		ids[i] = eps[i].ID
 	}
-	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Episodes: ids, State: engram.JobQueued,
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobForm, Episodes: ids, State: engram.JobQueued,
 		RunAfter: now, CreatedAt: now, UpdatedAt: now}
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		q, err := engram.Need[engram.JobQueue](tx, "an asynchronous add (async: true)")
@@ -349,10 +355,7 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case e.jobs.kick <- struct{}{}:
-	default:
-	}
+	e.wake()
 	return &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}, nil
 }
 

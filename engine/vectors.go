@@ -194,6 +194,9 @@ type vecBatch struct {
 	v       *vectors
 	pre     map[string][]float32 // text -> vector
 	changes []vecChange
+	// later, when set, leaves the embedding to an embed job: stage only
+	// lists the memories whose texts need vectors (see embedjob.go).
+	later *laterVectors
 }
 
 func (v *vectors) batch() *vecBatch {
@@ -219,7 +222,7 @@ func fieldTexts(m *engram.Memory) [][2]string {
 // prepare embeds the texts of the memories in one batched call, before the
 // transaction, so the store's writer is not held while the model runs.
 func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
-	if b == nil {
+	if b == nil || b.later != nil {
 		return nil
 	}
 	// One call per embedding partition (tenant and user), in the order
@@ -257,6 +260,8 @@ func partitionOf(n engram.Namespace) engram.Namespace {
 
 // stage stores m's vectors inside tx (when active) and remembers the change
 // for the index. Texts not prepared before the transaction are embedded now.
+// A batch that leaves embedding for later only lists an active m for its
+// embed job: its stored vectors, if any, stay until the job replaces them.
 func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) error {
 	if b == nil {
 		return nil
@@ -266,6 +271,10 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 		return nil
 	}
 	fts := fieldTexts(m)
+	if b.later != nil {
+		b.later.add(m.ID)
+		return nil
+	}
 	var missing []string
 	for _, ft := range fts {
 		if b.pre[ft[1]] == nil {

@@ -49,20 +49,27 @@ func (e *ingest) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	if err := e.prepareVault(ctx, req.Namespace, opMemories(f.ops)); err != nil {
 		return nil, err
 	}
-	vb := e.vec.batch()
+	vb := e.laterBatch()
 	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
 		return nil, err
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		mems, err := e.storeEpisodes(ctx, tx, vb, req.Namespace, eps, f, now)
+		if err != nil {
+			return err
+		}
 		res.Memories = append(res.Memories, mems...)
+		res.EmbedJob, err = enqueueEmbed(ctx, tx, vb, req.Namespace, now)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	vb.commit()
+	if res.EmbedJob != nil {
+		e.wake()
+	}
 	e.coverage.note(req.Namespace, opMemories(f.ops))
 	res.Decisions = decisions(f.ops)
 	if form {

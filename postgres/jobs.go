@@ -15,7 +15,7 @@ import (
 // and JobQueue).
 type jobTx struct{ *base }
 
-const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.episodes, j.state, j.attempts,
+const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.kind, j.episodes, j.memories, j.state, j.attempts,
 	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
 
 // claimJobSQL locks the oldest runnable job whose namespace has no older
@@ -38,15 +38,21 @@ RETURNING ` + jobCols
 
 func scanJob(row pgx.Row) (engram.Job, error) {
 	var (
-		j     engram.Job
-		state string
+		j           engram.Job
+		kind, state string
 	)
 	n := &j.Namespace
-	if err := row.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &j.Episodes, &state, &j.Attempts,
+	if err := row.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &kind, &j.Episodes, &j.Memories, &state, &j.Attempts,
 		&j.LastError, &j.LeaseOwner, &j.LeaseUntil, &j.RunAfter, &j.CreatedAt, &j.UpdatedAt); err != nil {
 		return j, err
 	}
-	j.State = engram.JobState(state)
+	j.Kind, j.State = engram.JobKind(kind), engram.JobState(state)
+	if len(j.Episodes) == 0 {
+		j.Episodes = nil
+	}
+	if len(j.Memories) == 0 {
+		j.Memories = nil
+	}
 	j.LeaseUntil = utcPtr(j.LeaseUntil)
 	j.RunAfter, j.CreatedAt, j.UpdatedAt = utc(j.RunAfter), utc(j.CreatedAt), utc(j.UpdatedAt)
 	return j, nil
@@ -125,10 +131,10 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	n := j.Namespace
 	// ON CONFLICT DO NOTHING: a duplicate is reported without an error from
 	// the server, which would abort the whole transaction.
-	tag, err := t.ptx.Exec(ctx, `INSERT INTO jobs (tenant, org, project, user_id, agent, session, id, episodes,
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO jobs (tenant, org, project, user_id, agent, session, id, kind, episodes, memories,
 		state, attempts, last_error, lease_owner, lease_until, run_after, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING`,
-		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, j.ID, j.Episodes,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT DO NOTHING`,
+		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, j.ID, string(j.Kind), storeutil.NonNil(j.Episodes), storeutil.NonNil(j.Memories),
 		string(j.State), j.Attempts, j.LastError, j.LeaseOwner, j.LeaseUntil, j.RunAfter, j.CreatedAt, j.UpdatedAt)
 	if err != nil {
 		return t.mapErr(ctx, "enqueue job", err)

@@ -48,6 +48,8 @@ func TestMigrationNamespaceTokens(t *testing.T) {
 		"DROP TABLE api_keys",                    // migration 3
 		"DROP TABLE IF EXISTS vault_keys",        // migration 5
 		"ALTER TABLE episodes DROP COLUMN media", // migration 11
+		"ALTER TABLE jobs DROP COLUMN kind",      // migration 17
+		"ALTER TABLE jobs DROP COLUMN memories",  // migration 17
 		"DELETE FROM schema_migrations WHERE version >= 2",
 	} {
 		if _, err := raw.Exec(q); err != nil {

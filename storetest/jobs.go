@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -159,4 +160,73 @@ func getJob(t *testing.T, st engram.Store, ns engram.Namespace, id string) *engr
 		return err
 	})
 	return j
+}
+
+// testJobKinds: a form job and an embed job round-trip with their kind
+// and ids through EnqueueJob, GetJob, ListJobs and ClaimJob; a job with no
+// kind is a form job; a bad kind, or ids that do not fit the kind, is
+// EINVALID and stores nothing.
+func testJobKinds(t *testing.T, open Opener) {
+	st := open(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	newJob := func(kind engram.JobKind, eps, mems []string) *engram.Job {
+		return &engram.Job{ID: engram.NewID(), Namespace: nsU1, Kind: kind, Episodes: eps, Memories: mems,
+			State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
+	}
+	form := newJob("", []string{engram.NewID()}, nil)
+	embed := newJob(engram.JobEmbed, nil, []string{engram.NewID(), engram.NewID()})
+	queue(t, st, func(q engram.JobQueue) error {
+		if err := q.EnqueueJob(ctx, form); err != nil {
+			return err
+		}
+		return q.EnqueueJob(ctx, embed)
+	})
+	for _, bad := range []*engram.Job{
+		newJob("rebuild", []string{engram.NewID()}, nil),
+		newJob(engram.JobEmbed, nil, nil),
+		newJob(engram.JobEmbed, []string{engram.NewID()}, []string{engram.NewID()}),
+		newJob(engram.JobForm, []string{engram.NewID()}, []string{engram.NewID()}),
+		newJob(engram.JobEmbed, nil, []string{"not an id"}),
+	} {
+		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.JobQueue).EnqueueJob(ctx, bad) })
+		if engram.ErrorCode(err) != engram.EINVALID {
+			t.Errorf("enqueue kind %q, episodes %v, memories %v: %v, want EINVALID", bad.Kind, bad.Episodes, bad.Memories, err)
+		}
+	}
+	if ids := jobIDs(t, st, nsU1); len(ids) != 2 {
+		t.Fatalf("jobs after the bad ones = %v, want the two good ones", ids)
+	}
+	check := func(how string, got *engram.Job, want *engram.Job, kind engram.JobKind) {
+		t.Helper()
+		if got == nil || got.ID != want.ID || got.Kind != kind || !slices.Equal(got.Episodes, want.Episodes) || !slices.Equal(got.Memories, want.Memories) {
+			t.Errorf("%s: %+v, want kind %s, episodes %v, memories %v", how, got, kind, want.Episodes, want.Memories)
+		}
+	}
+	view(t, st, func(r engram.Reader) error {
+		jr := r.(engram.JobReader)
+		for _, w := range []struct {
+			j    *engram.Job
+			kind engram.JobKind
+		}{{form, engram.JobForm}, {embed, engram.JobEmbed}} {
+			got, err := jr.GetJob(ctx, engram.ScopeOf(nsU1), w.j.ID)
+			if err != nil {
+				return err
+			}
+			check("GetJob", got, w.j, w.kind)
+		}
+		js, _, err := jr.ListJobs(ctx, engram.ScopeOf(nsU1), engram.JobFilter{})
+		if err != nil {
+			return err
+		}
+		for i := range js {
+			if js[i].ID == embed.ID {
+				check("ListJobs", &js[i], embed, engram.JobEmbed)
+			}
+		}
+		return nil
+	})
+	first := claim(t, st, now)
+	check("first claim", first, form, engram.JobForm)
+	queue(t, st, func(q engram.JobQueue) error { return q.CompleteJob(ctx, nsU1, form.ID, "w1", now) })
+	check("second claim", claim(t, st, now), embed, engram.JobEmbed)
 }

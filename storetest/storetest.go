@@ -98,6 +98,7 @@ func Run(t *testing.T, open Opener) {
 		{"Communities", testCommunities},
 		{"JobStates", testJobStates},
 		{"JobSkip", testJobSkip},
+		{"JobKinds", testJobKinds},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

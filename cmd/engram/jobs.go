@@ -43,9 +43,10 @@ func runJobs(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	return cmdUsageErrorf(cmd, "unknown jobs subcommand %q; it is one of list, get", args[0])
 }
 
-// jobLine is the one-line form of a job: ID STATE ATTEMPTS EPISODES ERROR.
+// jobLine is the one-line form of a job: ID KIND STATE ATTEMPTS, the
+// count of its episodes or memories, ERROR.
 func jobLine(j *engram.Job) string {
-	line := fmt.Sprintf("%s  %-8s attempts %d  episodes %d", j.ID, j.State, j.Attempts, len(j.Episodes))
+	line := fmt.Sprintf("%s  %-5s %-8s attempts %d  %s", j.ID, jobKind(j), j.State, j.Attempts, jobItems(j))
 	if j.LastError != "" {
 		line += "  error: " + oneLine(j.LastError, summaryLen)
 	}
@@ -57,7 +58,12 @@ func printJob(m *Main, j *engram.Job) {
 	fmt.Fprintf(m.Stdout, "id          %s\n", j.ID)
 	fmt.Fprintf(m.Stdout, "state       %s\n", j.State)
 	fmt.Fprintf(m.Stdout, "attempts    %d\n", j.Attempts)
-	fmt.Fprintf(m.Stdout, "episodes    %s\n", strings.Join(j.Episodes, " "))
+	fmt.Fprintf(m.Stdout, "kind        %s\n", jobKind(j))
+	if j.Kind == engram.JobEmbed {
+		fmt.Fprintf(m.Stdout, "memories    %s\n", strings.Join(j.Memories, " "))
+	} else {
+		fmt.Fprintf(m.Stdout, "episodes    %s\n", strings.Join(j.Episodes, " "))
+	}
 	if j.LastError != "" {
 		fmt.Fprintf(m.Stdout, "last error  %s\n", j.LastError)
 	}
@@ -69,4 +75,21 @@ func printJob(m *Main, j *engram.Job) {
 	}
 	fmt.Fprintf(m.Stdout, "created     %s\n", formatTime(j.CreatedAt))
 	fmt.Fprintf(m.Stdout, "updated     %s\n", formatTime(j.UpdatedAt))
+}
+
+// jobKind is j's kind, form when a store too old to know kinds left it
+// empty.
+func jobKind(j *engram.Job) engram.JobKind {
+	if j.Kind == "" {
+		return engram.JobForm
+	}
+	return j.Kind
+}
+
+// jobItems counts what j works on: "episodes N" or "memories N".
+func jobItems(j *engram.Job) string {
+	if j.Kind == engram.JobEmbed {
+		return fmt.Sprintf("memories %d", len(j.Memories))
+	}
+	return fmt.Sprintf("episodes %d", len(j.Episodes))
 }

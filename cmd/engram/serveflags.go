@@ -32,6 +32,7 @@ type serveFlags struct {
 	tlsCert, tlsKey              *string
 	workers, jobsPerTenant       *int64
 	jobLease                     *string
+	embedInline                  *bool
 	vaultKeyFile                 *string
 	mcp                          mcpFlags
 	indexDir                     *string
@@ -73,11 +74,13 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	f.tlsKey = fs.String("tls-key", getenv("ENGRAM_TLS_KEY"),
 		"PEM private key `file` of --tls-cert (env ENGRAM_TLS_KEY)")
 	f.workers = fs.Int64("workers", envInt64(getenv, "ENGRAM_WORKERS", 4),
-		"background `workers` forming the memories of asynchronous adds; 0 runs none (env ENGRAM_WORKERS)")
+		"background `workers` forming the memories of asynchronous adds and embedding those of the others; 0 runs none, and adds then embed before they answer (env ENGRAM_WORKERS)")
 	f.jobsPerTenant = fs.Int64("jobs-per-tenant", envInt64(getenv, "ENGRAM_JOBS_PER_TENANT", 0),
 		"most background `jobs` of one tenant (org/project) run at once, so one tenant's slow formations leave workers to the others; 0 for --workers minus one (env ENGRAM_JOBS_PER_TENANT)")
 	f.jobLease = fs.String("job-lease", envOr(getenv, "ENGRAM_JOB_LEASE", "1m"),
 		"how long a worker holds a background job before another server's may take it over (`duration`, env ENGRAM_JOB_LEASE)")
+	f.embedInline = fs.Bool("embed-inline", envBool(getenv, "ENGRAM_EMBED_INLINE"),
+		"an add of episodes embeds its memories before it answers; by default it answers once they are stored and found by full text, and background workers embed them for the dense channel (env ENGRAM_EMBED_INLINE=1)")
 	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
 		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
 	f.indexDir = fs.String("index-dir", getenv("ENGRAM_INDEX_DIR"),
@@ -190,6 +193,7 @@ func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.Workers = int(*f.workers)
 	o.JobsPerTenant = int(*f.jobsPerTenant)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
+	o.EmbedInline = *f.embedInline
 	o.IndexDir = f.indexPath
 	o.ResourceQuota = *f.resourceQuota
 	o.TextIndexBytes = *f.textIndexMB << 20

@@ -68,3 +68,12 @@ func DecodeStrings(b []byte) ([]string, error) {
 	}
 	return s, nil
 }
+
+// NonNil returns s, or an empty list when s is nil, so that it encodes
+// as a JSON array, never null.
+func NonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

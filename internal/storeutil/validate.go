@@ -145,8 +145,10 @@ func CheckPutVectors(n engram.Namespace, memoryID, embedder string, vecs []engra
 }
 
 // CheckJob returns an EINVALID error when a job to enqueue has no valid id,
-// a bad namespace, no episodes, an episode id that is not an id, or a state
-// that is not queued.
+// a bad namespace, a kind that is not one of the job kinds, not the ids
+// its kind needs (episodes for a form job, memories for an embed job, not
+// both), an id there that is not an id, or a state that is not queued. It
+// makes an empty Kind JobForm.
 func CheckJob(j *engram.Job, short func(string) string) error {
 	if !engram.ValidID(j.ID) {
 		return InvalidID("job", j.ID, short)
@@ -154,12 +156,23 @@ func CheckJob(j *engram.Job, short func(string) string) error {
 	if err := j.Namespace.Validate(); err != nil {
 		return err
 	}
-	if len(j.Episodes) == 0 {
-		return engram.Errorf(engram.EINVALID, "job %s names no episodes", j.ID)
+	if j.Kind == "" {
+		j.Kind = engram.JobForm
 	}
-	for _, id := range j.Episodes {
+	ids, what := j.Episodes, "episode"
+	switch {
+	case !j.Kind.Valid():
+		return engram.Errorf(engram.EINVALID, "job %s: kind %q is not one of form, embed", j.ID, j.Kind)
+	case j.Kind == engram.JobForm && (len(j.Episodes) == 0 || len(j.Memories) > 0):
+		return engram.Errorf(engram.EINVALID, "job %s: a form job names episodes and no memories", j.ID)
+	case j.Kind == engram.JobEmbed && (len(j.Memories) == 0 || len(j.Episodes) > 0):
+		return engram.Errorf(engram.EINVALID, "job %s: an embed job names memories and no episodes", j.ID)
+	case j.Kind == engram.JobEmbed:
+		ids, what = j.Memories, "memory"
+	}
+	for _, id := range ids {
 		if !engram.ValidID(id) {
-			return InvalidID("episode", id, short)
+			return InvalidID(what, id, short)
 		}
 	}
 	if j.State != engram.JobQueued {

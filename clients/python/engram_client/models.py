@@ -220,16 +220,20 @@ class MemoryFilter(Model):
 
 @dataclass
 class Job(Model):
-    """A background job that forms the memories of episodes."""
+    """A background job: kind "form" forms the memories of its episodes,
+    kind "embed" embeds its memories (the dense channel finds them once it
+    is done)."""
 
     id: str
     namespace: Namespace
-    episodes: List[str]
+    kind: str
     state: str
     attempts: int
     run_after: str
     created_at: str
     updated_at: str
+    episodes: Optional[List[str]] = None
+    memories: Optional[List[str]] = None
     last_error: Optional[str] = None
     lease_owner: Optional[str] = None
     lease_until: Optional[str] = None
@@ -238,12 +242,14 @@ class Job(Model):
 @dataclass
 class AddEpisodesResult(Model):
     """The stored episodes and the memories formation added or changed;
-    with an asynchronous add, job instead of memories."""
+    with an asynchronous add, job instead of memories; embed_job when the
+    server answered before embedding the memories."""
 
     episodes: List[Episode]
     memories: List[Memory]
     decisions: Optional[Dict[str, int]] = None
     job: Optional[Job] = None
+    embed_job: Optional[Job] = None
     unformed: Optional[List[str]] = None
 
 

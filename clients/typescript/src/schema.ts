@@ -1026,6 +1026,8 @@ export interface components {
             };
             /** @description The background job that forms the memories, present when the add was asynchronous (memories is then empty). */
             job?: components["schemas"]["Job"];
+            /** @description The background job that embeds the memories, present when the server answered before embedding them (a server with workers and an embedder, unless started with --embed-inline): full-text search finds them at once, the dense channel once the job is done. */
+            embed_job?: components["schemas"]["Job"];
             /** @description Media stored without memories, each named by its field (episodes[i].media[j]) with the reason: no caption or transcript came with it and no model endpoint can make one. Absent when none. */
             unformed?: string[];
         };
@@ -1133,7 +1135,10 @@ export interface components {
             created_after?: string;
             /** Format: date-time */
             created_before?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Read as of this event time: the memories valid then; without statuses, superseded ones included and later ones left out; search ranks lower only what was replaced by then, and the profile is neither a hit nor a context line.
+             */
             valid_at?: string;
             /** Format: date-time */
             valid_after?: string;
@@ -1453,12 +1458,19 @@ export interface components {
          * @enum {string}
          */
         JobState: "queued" | "running" | "retrying" | "done" | "failed";
-        /** @description A background job: forming the memories of episodes an asynchronous add stored. Jobs of one namespace run one at a time in the order they were enqueued; a failed attempt is retried with exponential backoff. */
+        /** @description A background job of one of two kinds: forming the memories of episodes an asynchronous add stored (form), or embedding the memories an add stored before their vectors were made (embed). Jobs of one namespace run one at a time in the order they were enqueued; a failed attempt is retried with exponential backoff. */
         Job: {
             id: components["schemas"]["ID"];
             namespace: components["schemas"]["Namespace"];
-            /** @description Ids of the episodes the job forms memories from. */
-            episodes: components["schemas"]["ID"][];
+            /**
+             * @description What the job does: form memories from its episodes, or embed its memories (the texts they have when it runs; the dense channel finds them once it is done).
+             * @enum {string}
+             */
+            kind: "form" | "embed";
+            /** @description Ids of the episodes a form job forms memories from; absent on an embed job. */
+            episodes?: components["schemas"]["ID"][];
+            /** @description Ids of the memories an embed job embeds; absent on a form job. */
+            memories?: components["schemas"]["ID"][];
             state: components["schemas"]["JobState"];
             /** @description Attempts so far, a running one included. */
             attempts: number;
@@ -2255,7 +2267,7 @@ export interface operations {
                 created_after?: string;
                 /** @description Keep memories recorded before this time. RFC 3339, e.g. 2024-05-01T12:00:00Z. */
                 created_before?: string;
-                /** @description Keep memories valid at this event time. RFC 3339, e.g. 2024-05-01T12:00:00Z. */
+                /** @description Read as of this event time: the memories valid then; without status, superseded ones included and later ones left out. RFC 3339, e.g. 2024-05-01T12:00:00Z. */
                 valid_at?: string;
                 /** @description With valid_before: keep memories whose validity overlaps [valid_after, valid_before). RFC 3339, e.g. 2024-05-01T12:00:00Z. */
                 valid_after?: string;

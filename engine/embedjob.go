@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/engramhq/engram"
+)
+
+// Embedding later. An engine with an embedder, workers and a job queue
+// answers an add of episodes once its episodes and memories are stored,
+// and so found by full text (read-your-writes), and leaves the encoder's
+// work to an embed job (engram.JobEmbed) enqueued in the add's own
+// transaction: the memories it added and the memory of the turn before
+// whose abstraction it changed. The job embeds the texts each memory has
+// when it runs, so a memory changed twice before it runs is embedded once
+// (and texts embedded before come from the embedding cache), and stores
+// the vectors only if the memory is still that version: a later change
+// has a job of its own. Until then the dense channel does not find a new
+// memory, and finds a changed one by the vectors of its earlier text.
+// A crash loses nothing: the job is as durable as the add.
+
+// laterVectors lists, in order and once each, the memories a batch left
+// for an embed job.
+type laterVectors struct {
+	ids  []string
+	seen map[string]bool
+}
+
+func (l *laterVectors) add(id string) {
+	if l.seen[id] {
+		return
+	}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	l.seen[id] = true
+	l.ids = append(l.ids, id)
+}
+
+// laterBatch returns a batch that leaves embedding to an embed job when
+// the engine embeds later (see Options.EmbedInline), else e.vec.batch().
+func (e *ingest) laterBatch() *vecBatch {
+	vb := e.vec.batch()
+	if vb != nil && e.embedLater {
+		vb.later = &laterVectors{}
+	}
+	return vb
+}
+
+// enqueueEmbed enqueues in tx the embed job of the memories vb left for
+// later, in namespace ns, and returns it; nil when there are none.
+func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, now time.Time) (*engram.Job, error) {
+	if vb == nil || vb.later == nil || len(vb.later.ids) == 0 {
+		return nil, nil
+	}
+	q, err := engram.Need[engram.JobQueue](tx, "embedding later")
+	if err != nil {
+		return nil, err
+	}
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids,
+		State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
+	return j, q.EnqueueJob(ctx, j)
+}
+
+// wake tells an idle worker that a job was enqueued.
+func (e *ingest) wake() {
+	select {
+	case e.jobs.kick <- struct{}{}:
+	default:
+	}
+}
+
+// embedJob embeds the memories of a claimed embed job and, in one
+// transaction, stores the vectors of those still at the version read and
+// marks the job done. A memory gone, no longer active or changed since is
+// skipped: a change has its own job, or needs no vectors. It fails with
+// the embedder's or the store's error, which the job's retries answer.
+func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) error {
+	if e.vec == nil {
+		return engram.Errorf(engram.EUNAVAILABLE, "embed job %s: the engine has no embedder", j.ID)
+	}
+	// Memories of the user's profile lie outside a session's scope: read
+	// in the whole user's.
+	s := engram.Scope{Org: j.Namespace.Org, Project: j.Namespace.Project, User: j.Namespace.User}
+	ms, err := e.jobMemories(ctx, s, j.Memories)
+	if err != nil {
+		return err
+	}
+	vb := e.vec.batch()
+	if err := vb.prepare(ctx, ms); err != nil {
+		return err
+	}
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
+		if err != nil {
+			return err
+		}
+		for i := range ms {
+			if err := stageCurrent(ctx, tx, vb, s, &ms[i]); err != nil {
+				return err
+			}
+		}
+		if err := q.CompleteJob(ctx, j.Namespace, j.ID, owner, e.clock()); err != nil {
+			return fmt.Errorf("%w: %w", err, errLeaseLost)
+		}
+		return nil
+	})
+	return vb.done(err)
+}
+
+// jobMemories reads the active memories among ids in s, leaving out those
+// gone or no longer active and vault memories, which are never embedded.
+func (e *ingest) jobMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+	var ms []engram.Memory
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		for _, id := range ids {
+			m, err := r.GetMemory(ctx, s, id)
+			switch {
+			case engram.ErrorCode(err) == engram.ENOTFOUND:
+				continue
+			case err != nil:
+				return err
+			}
+			if m.Status == engram.StatusActive && m.Kind != engram.KindVault {
+				ms = append(ms, *m)
+			}
+		}
+		return nil
+	})
+	return ms, err
+}
+
+// stageCurrent stages read's vectors in tx when the memory is still the
+// version read and active.
+func stageCurrent(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, read *engram.Memory) error {
+	cur, err := tx.GetMemory(ctx, s, read.ID)
+	switch {
+	case engram.ErrorCode(err) == engram.ENOTFOUND:
+		return nil
+	case err != nil:
+		return err
+	case cur.Version != read.Version || cur.Status != engram.StatusActive:
+		return nil
+	}
+	return vb.stage(ctx, tx, cur)
+}

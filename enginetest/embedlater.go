@@ -1,0 +1,272 @@
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
+)
+
+// heldEmbedder is a BagEmbedder whose calls wait while it is held, and
+// fail while fails is above zero (counting it down).
+type heldEmbedder struct {
+	BagEmbedder
+	mu    sync.Mutex
+	held  chan struct{} // closed to let held calls through; nil: not held
+	fails atomic.Int64
+}
+
+func (h *heldEmbedder) hold() {
+	h.mu.Lock()
+	h.held = make(chan struct{})
+	h.mu.Unlock()
+}
+
+func (h *heldEmbedder) release() {
+	h.mu.Lock()
+	if h.held != nil {
+		close(h.held)
+		h.held = nil
+	}
+	h.mu.Unlock()
+}
+
+func (h *heldEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	h.mu.Lock()
+	held := h.held
+	h.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if h.fails.Add(-1) >= 0 {
+		return nil, errors.New("embedder out of service")
+	}
+	return h.BagEmbedder.Embed(ctx, texts)
+}
+
+// laterEngine is an engine over st that embeds in background jobs: an
+// embedder, one worker polling often, retries after 10 ms.
+func laterEngine(t *testing.T, st engram.Store, emb engram.Embedder) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(ctx, st, engine.Options{Embedder: emb, Workers: 1, JobPoll: 10 * time.Millisecond,
+		JobBackoff: 10 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// addTurn adds one turn of Alice's at at, failing the test if the add
+// does not answer within a minute (it must not wait for a held embedder).
+func addTurn(t *testing.T, e *engine.Engine, at time.Time, text string) *engram.AddEpisodesResult {
+	t.Helper()
+	type result struct {
+		res *engram.AddEpisodesResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA,
+			Episodes: []engram.EpisodeInput{{Role: "user", Speaker: "Alice", Content: text, OccurredAt: &at}}})
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			t.Fatalf("add %q: %v", text, r.err)
+		}
+		return r.res
+	case <-time.After(time.Minute):
+		t.Fatalf("add %q waited for the embedder", text)
+	}
+	return nil
+}
+
+// textIDs lists the memories a full-text-only search for q finds.
+func textIDs(t *testing.T, e *engine.Engine, q string) []string {
+	t.Helper()
+	res, err := e.Search(ctx, engram.SearchRequest{Scope: scA, Query: q, K: 10, Channels: []string{engine.ChannelBM25}})
+	if err != nil {
+		t.Fatalf("full-text search %q: %v", q, err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.Memory.ID)
+	}
+	return ids
+}
+
+func waitJobDone(t *testing.T, e *engine.Engine, j *engram.Job) {
+	t.Helper()
+	waitUntil(t, "embed job "+j.ID+" done", 30*time.Second, func() bool { return jobState(t, e, j.Namespace, j.ID).State == engram.JobDone })
+}
+
+// storedVector returns the stored vector of one field of a memory, nil
+// when it has none.
+func storedVector(t *testing.T, st engram.Store, emb engram.Embedder, id, field string) []float32 {
+	t.Helper()
+	var out []float32
+	err := st.View(ctx, func(r engram.Reader) error {
+		recs, err := r.(engram.VectorReader).GetVectors(ctx, nsA, emb.Name(), []string{id})
+		for _, rec := range recs {
+			if rec.Field == field {
+				out = rec.Vec
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// testEmbedLater: an add of episodes answers while the embedder is held,
+// with an embed job naming its memories; full-text search finds the new
+// turn at once, the dense channel once the job is done. The next turn's
+// job names the turn before too, whose abstraction it changed: its
+// stored vector is then that of its new abstraction. In English, German
+// and Spanish.
+func testEmbedLater(t *testing.T, open Open) {
+	for _, tc := range []struct{ lang, first, second, word string }{
+		{"en", "I adopted a beagle called Rufus.", "He loves chasing squirrels in the park.", "beagle"},
+		{"de", "Ich habe einen Beagle namens Rufus adoptiert.", "Er jagt gern Eichhörnchen im Park.", "Beagle"},
+		{"es", "Adopté un beagle llamado Rufus.", "Le encanta perseguir ardillas en el parque.", "beagle"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			st := open(t)
+			emb := &heldEmbedder{}
+			e := laterEngine(t, st, emb)
+			defer st.Close()
+			defer e.Close()
+			defer emb.release()
+			emb.hold()
+			first := addTurn(t, e, t0, tc.first)
+			j := first.EmbedJob
+			if j == nil || j.Kind != engram.JobEmbed || len(first.Memories) == 0 || !slices.Contains(j.Memories, first.Memories[0].ID) {
+				t.Fatalf("add: embed job %+v, memories %d; want a job naming the new memory", j, len(first.Memories))
+			}
+			// While the job waits (a search's dense channel would wait
+			// for the held embedder too, so the text channel answers).
+			turn := first.Memories[0].ID
+			if ids := textIDs(t, e, tc.word); !slices.Contains(ids, turn) {
+				t.Errorf("full-text search %q right after the add = %v, want the new turn (read-your-writes)", tc.word, ids)
+			}
+			if v := storedVector(t, st, emb, turn, engram.FieldValue); v != nil {
+				t.Errorf("the turn has a stored vector before its embed job ran")
+			}
+			if st := jobState(t, e, nsA, j.ID).State; st == engram.JobDone {
+				t.Errorf("embed job done while the embedder is held")
+			}
+			emb.release()
+			waitJobDone(t, e, j)
+			if ids := denseIDs(t, e, scA, tc.word); !slices.Contains(ids, turn) {
+				t.Errorf("dense search after the embed job = %v, want the turn", ids)
+			}
+
+			second := addTurn(t, e, t0.Add(time.Minute), tc.second)
+			if second.EmbedJob == nil || !slices.Contains(second.EmbedJob.Memories, turn) {
+				t.Fatalf("second add's embed job %+v, want it to name the turn before (%s)", second.EmbedJob, turn)
+			}
+			waitJobDone(t, e, second.EmbedJob)
+			m, err := e.GetMemory(ctx, scA, turn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := emb.BagEmbedder.Embed(ctx, []string{m.Abstraction})
+			if got := storedVector(t, st, emb, turn, engram.FieldAbstraction); !slices.Equal(got, want[0]) {
+				t.Errorf("the turn before's stored abstraction vector is not that of its abstraction now %q", m.Abstraction)
+			}
+		})
+	}
+}
+
+// testEmbedLaterRetries: an embed job whose embedder fails is retrying,
+// with the error, and is done once the embedder works again; the memory
+// is then found by the dense channel.
+func testEmbedLaterRetries(t *testing.T, open Open) {
+	st := open(t)
+	emb := &heldEmbedder{}
+	emb.fails.Store(3)
+	e := laterEngine(t, st, emb)
+	defer st.Close()
+	defer e.Close()
+	res := addTurn(t, e, t0, "My sister Carmen lives in Valencia.")
+	j := res.EmbedJob
+	if j == nil {
+		t.Fatal("no embed job")
+	}
+	var seen *engram.Job
+	waitUntil(t, "the embed job retrying", 30*time.Second, func() bool {
+		got := jobState(t, e, nsA, j.ID)
+		if got.State == engram.JobRetrying || got.State == engram.JobDone && got.Attempts > 1 {
+			seen = got
+			return true
+		}
+		return false
+	})
+	if seen.State == engram.JobRetrying && seen.LastError == "" {
+		t.Errorf("retrying job has no last error")
+	}
+	waitJobDone(t, e, j)
+	if got := jobState(t, e, nsA, j.ID); got.Attempts != 4 {
+		t.Errorf("attempts = %d, want 4 (three failures, then done)", got.Attempts)
+	}
+	if ids := denseIDs(t, e, scA, "Carmen Valencia"); !slices.Contains(ids, res.Memories[0].ID) {
+		t.Errorf("dense search after the retried job = %v, want the turn", ids)
+	}
+}
+
+// testEmbedLaterRestart: an embed job left queued by an engine that
+// closed before it ran is run by the next engine on the store; nothing
+// acknowledged is lost.
+func testEmbedLaterRestart(t *testing.T, open Open) {
+	st := open(t)
+	defer st.Close()
+	emb := &heldEmbedder{}
+	emb.hold()
+	first := laterEngine(t, st, emb)
+	res := addTurn(t, first, t0, "Wir fahren im August nach Lissabon.")
+	// A held call gives up with the worker's context; the job goes back
+	// to the queue.
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := jobState(t, first, nsA, res.EmbedJob.ID); got.State == engram.JobDone {
+		t.Fatalf("embed job done by an engine whose embedder never answered")
+	}
+	second := laterEngine(t, st, &heldEmbedder{})
+	defer second.Close()
+	waitJobDone(t, second, res.EmbedJob)
+	if ids := denseIDs(t, second, scA, "Lissabon August"); !slices.Contains(ids, res.Memories[0].ID) {
+		t.Errorf("dense search after restart = %v, want the turn", ids)
+	}
+	if n := countEpisodes(t, second, scA); n != 1 {
+		t.Errorf("episodes after restart = %d, want 1", n)
+	}
+}
+
+// testEmbedInline: with EmbedInline an add embeds before it answers: no
+// embed job, and the dense channel finds the turn at once.
+func testEmbedInline(t *testing.T, open Open) {
+	emb := &BagEmbedder{}
+	e := newEngine(t, open, engine.Options{Embedder: emb, Workers: 1, EmbedInline: true, Logger: slog.New(slog.DiscardHandler)})
+	res := addTurn(t, e, t0, "Mi hermano toca el violonchelo.")
+	if res.EmbedJob != nil {
+		t.Errorf("inline add made embed job %+v", res.EmbedJob)
+	}
+	if ids := denseIDs(t, e, scA, "violonchelo"); !slices.Contains(ids, res.Memories[0].ID) {
+		t.Errorf("dense search right after an inline add = %v, want the turn", ids)
+	}
+}
