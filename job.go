@@ -20,12 +20,18 @@ type Job struct {
 	Namespace Namespace `json:"namespace"`
 	// Kind is what the job does; "" in a Job read from a store written
 	// before kinds existed means JobForm.
-	Kind      JobKind  `json:"kind"`
-	Episodes  []string `json:"episodes"`           // a form job's episodes
-	Memories  []string `json:"memories,omitempty"` // an embed job's memories
-	State     JobState `json:"state"`
-	Attempts  int      `json:"attempts"` // claims so far, the running one included
-	LastError string   `json:"last_error,omitempty"`
+	Kind     JobKind  `json:"kind"`
+	Episodes []string `json:"episodes,omitempty"` // a form job's episodes
+	Memories []string `json:"memories,omitempty"` // an embed job's memories
+	// Ops are updates formation decided at the add and left to its embed
+	// job: the memory of the turn before gains the new turn as context.
+	// Each Memory is the target as read then, changed: the job applies an
+	// op only if its target is still that version (Memory.Version) and
+	// active. The store keeps them; the API does not show them.
+	Ops       []MemoryOp `json:"-"`
+	State     JobState   `json:"state"`
+	Attempts  int        `json:"attempts"` // claims so far, the running one included
+	LastError string     `json:"last_error,omitempty"`
 	// LeaseOwner and LeaseUntil name the worker that holds a running job
 	// and when its hold lapses.
 	LeaseOwner string     `json:"lease_owner,omitempty"`

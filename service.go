@@ -141,7 +141,10 @@ type AddEpisodesResult struct {
 	Job *Job `json:"job,omitempty"`
 	// EmbedJob is the background job that will embed Memories, when the
 	// engine answered before embedding them (see JobEmbed): full-text
-	// search finds them at once, the dense channel once it is done.
+	// search finds them at once, the dense channel once it is done. It
+	// also applies formation's update of the turn before the add (its
+	// abstraction gains the new turn as context), which Memories then
+	// leaves out.
 	EmbedJob *Job `json:"embed_job,omitempty"`
 	// Unformed lists media stored without memories: they came without a
 	// caption or transcript and no model endpoint is configured to make

@@ -22,10 +22,32 @@ import (
 // A crash loses nothing: the job is as durable as the add.
 
 // laterVectors lists, in order and once each, the memories a batch left
-// for an embed job.
+// for an embed job, and the update of the turn before it holds back.
 type laterVectors struct {
 	ids  []string
 	seen map[string]bool
+	ops  []engram.MemoryOp
+}
+
+// holdUpdate returns ops without formation's update of prev, the memory
+// of the turn before the add, which a batch that embeds later leaves to
+// its embed job with prev's id: it changes only context (the abstraction
+// gains the new turn, and the link to it), and updating a stored memory's
+// full-text entry costs the add more than the rest of its writes.
+func (b *vecBatch) holdUpdate(ops []engram.MemoryOp, prev *engram.Memory) []engram.MemoryOp {
+	if b == nil || b.later == nil || prev == nil {
+		return ops
+	}
+	kept := ops[:0:0]
+	for _, op := range ops {
+		if op.Op == engram.OpUpdate && op.TargetID == prev.ID {
+			b.later.ops = append(b.later.ops, op)
+			b.later.add(prev.ID)
+			continue
+		}
+		kept = append(kept, op)
+	}
+	return kept
 }
 
 func (l *laterVectors) add(id string) {
@@ -59,7 +81,7 @@ func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Nam
 	if err != nil {
 		return nil, err
 	}
-	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids,
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops,
 		State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
 	return j, q.EnqueueJob(ctx, j)
 }
@@ -72,15 +94,19 @@ func (e *ingest) wake() {
 	}
 }
 
-// embedJob embeds the memories of a claimed embed job and, in one
-// transaction, stores the vectors of those still at the version read and
-// marks the job done. A memory gone, no longer active or changed since is
-// skipped: a change has its own job, or needs no vectors. It fails with
-// the embedder's or the store's error, which the job's retries answer.
+// embedJob runs a claimed embed job: it embeds the texts of the job's
+// memories and of the updates it holds, then in one transaction applies
+// each update whose target is still the version the add read (else drops
+// it, as the add would have), stores the vectors of the memories still at
+// the version embedded, and marks the job done. A memory gone, no longer
+// active or changed since is skipped: a change has its own job, or needs
+// no vectors. It fails with the embedder's or the store's error, which
+// the job's retries answer; a retry finds an update it applied stale.
 func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) error {
 	if e.vec == nil {
 		return engram.Errorf(engram.EUNAVAILABLE, "embed job %s: the engine has no embedder", j.ID)
 	}
+	ctx = engram.WithActor(ctx, "job:"+j.ID)
 	// Memories of the user's profile lie outside a session's scope: read
 	// in the whole user's.
 	s := engram.Scope{Org: j.Namespace.Org, Project: j.Namespace.Project, User: j.Namespace.User}
@@ -88,8 +114,12 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 	if err != nil {
 		return err
 	}
+	texts := make([]engram.Memory, 0, len(j.Ops)+len(ms))
+	for _, op := range j.Ops {
+		texts = append(texts, op.Memory)
+	}
 	vb := e.vec.batch()
-	if err := vb.prepare(ctx, ms); err != nil {
+	if err := vb.prepare(ctx, append(texts, ms...)); err != nil {
 		return err
 	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
@@ -97,7 +127,14 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		if err != nil {
 			return err
 		}
+		updated, err := e.applyHeld(ctx, tx, vb, j)
+		if err != nil {
+			return err
+		}
 		for i := range ms {
+			if updated[ms[i].ID] {
+				continue // staged with its update
+			}
 			if err := stageCurrent(ctx, tx, vb, s, &ms[i]); err != nil {
 				return err
 			}
@@ -108,6 +145,29 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		return nil
 	})
 	return vb.done(err)
+}
+
+// applyHeld applies in tx, in the job's namespace, the updates j holds
+// whose targets are still the version read at the add and active, and
+// returns the ids of the memories it updated.
+func (e *ingest) applyHeld(ctx context.Context, tx engram.Tx, vb *vecBatch, j *engram.Job) (map[string]bool, error) {
+	s := engram.ScopeOf(j.Namespace)
+	ops := j.Ops
+	for i := range j.Ops {
+		var err error
+		if ops, err = dropStale(ctx, tx, s, ops, &j.Ops[i].Memory); err != nil {
+			return nil, err
+		}
+	}
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	ms, err := e.applyOps(ctx, tx, vb, s, ops, formerActor(e.former, engram.ActorFrom(ctx)), e.clock())
+	updated := map[string]bool{}
+	for _, m := range ms {
+		updated[m.ID] = true
+	}
+	return updated, err
 }
 
 // jobMemories reads the active memories among ids in s, leaving out those

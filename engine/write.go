@@ -50,6 +50,8 @@ func (e *ingest) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		return nil, err
 	}
 	vb := e.laterBatch()
+	decided := f.ops
+	f.ops = vb.holdUpdate(f.ops, f.prevMem)
 	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
 		return nil, err
 	}
@@ -71,7 +73,7 @@ func (e *ingest) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		e.wake()
 	}
 	e.coverage.note(req.Namespace, opMemories(f.ops))
-	res.Decisions = decisions(f.ops)
+	res.Decisions = decisions(decided)
 	if form {
 		res.Unformed = e.unformedNotes(eps, false)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,18 +15,23 @@ import (
 	"github.com/engramhq/engram/engine"
 )
 
-// heldEmbedder is a BagEmbedder whose calls wait while it is held, and
-// fail while fails is above zero (counting it down).
+// heldEmbedder is a BagEmbedder whose calls wait while it is held (only
+// those with a text containing on, when on is set), and fail while fails
+// is above zero (counting it down).
 type heldEmbedder struct {
 	BagEmbedder
 	mu    sync.Mutex
 	held  chan struct{} // closed to let held calls through; nil: not held
+	on    string
 	fails atomic.Int64
 }
 
-func (h *heldEmbedder) hold() {
+func (h *heldEmbedder) hold() { h.holdOn("") }
+
+// holdOn holds the calls with a text that contains on ("": every call).
+func (h *heldEmbedder) holdOn(on string) {
 	h.mu.Lock()
-	h.held = make(chan struct{})
+	h.held, h.on = make(chan struct{}), on
 	h.mu.Unlock()
 }
 
@@ -40,8 +46,11 @@ func (h *heldEmbedder) release() {
 
 func (h *heldEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	h.mu.Lock()
-	held := h.held
+	held, on := h.held, h.on
 	h.mu.Unlock()
+	if on != "" && !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, on) }) {
+		held = nil
+	}
 	if held != nil {
 		select {
 		case <-held:
@@ -71,6 +80,12 @@ func laterEngine(t *testing.T, st engram.Store, emb engram.Embedder) *engine.Eng
 // does not answer within a minute (it must not wait for a held embedder).
 func addTurn(t *testing.T, e *engine.Engine, at time.Time, text string) *engram.AddEpisodesResult {
 	t.Helper()
+	return addTurnBy(t, e, at, "Alice", text)
+}
+
+// addTurnBy is addTurn with another speaker.
+func addTurnBy(t *testing.T, e *engine.Engine, at time.Time, speaker, text string) *engram.AddEpisodesResult {
+	t.Helper()
 	type result struct {
 		res *engram.AddEpisodesResult
 		err error
@@ -78,7 +93,7 @@ func addTurn(t *testing.T, e *engine.Engine, at time.Time, text string) *engram.
 	done := make(chan result, 1)
 	go func() {
 		res, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA,
-			Episodes: []engram.EpisodeInput{{Role: "user", Speaker: "Alice", Content: text, OccurredAt: &at}}})
+			Episodes: []engram.EpisodeInput{{Role: "user", Speaker: speaker, Content: text, OccurredAt: &at}}})
 		done <- result{res, err}
 	}()
 	select {
@@ -134,15 +149,16 @@ func storedVector(t *testing.T, st engram.Store, emb engram.Embedder, id, field 
 
 // testEmbedLater: an add of episodes answers while the embedder is held,
 // with an embed job naming its memories; full-text search finds the new
-// turn at once, the dense channel once the job is done. The next turn's
-// job names the turn before too, whose abstraction it changed: its
-// stored vector is then that of its new abstraction. In English, German
-// and Spanish.
+// turn at once, the dense channel once the job is done. The next turn, by
+// another speaker, is found by full text at once; its job names the turn
+// before too, whose abstraction gains the answer as context and which
+// links to it once the job ran: its stored vector is then that of its new
+// abstraction. In English, German and Spanish.
 func testEmbedLater(t *testing.T, open Open) {
-	for _, tc := range []struct{ lang, first, second, word string }{
-		{"en", "I adopted a beagle called Rufus.", "He loves chasing squirrels in the park.", "beagle"},
-		{"de", "Ich habe einen Beagle namens Rufus adoptiert.", "Er jagt gern Eichhörnchen im Park.", "Beagle"},
-		{"es", "Adopté un beagle llamado Rufus.", "Le encanta perseguir ardillas en el parque.", "beagle"},
+	for _, tc := range []struct{ lang, first, second, word, marker string }{
+		{"en", "I adopted a beagle called Rufus.", "Does he like chasing squirrels in the park?", "beagle", "squirrels"},
+		{"de", "Ich habe einen Beagle namens Rufus adoptiert.", "Jagt er gern Eichhörnchen im Park?", "Beagle", "Eichhörnchen"},
+		{"es", "Adopté un beagle llamado Rufus.", "¿Le gusta perseguir ardillas en el parque?", "beagle", "ardillas"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			st := open(t)
@@ -175,18 +191,31 @@ func testEmbedLater(t *testing.T, open Open) {
 				t.Errorf("dense search after the embed job = %v, want the turn", ids)
 			}
 
-			second := addTurn(t, e, t0.Add(time.Minute), tc.second)
+			// Bob answers: the turn before gains his answer as context, in
+			// the job, which is held while it embeds that.
+			emb.holdOn(tc.marker)
+			second := addTurnBy(t, e, t0.Add(time.Minute), "Bob", tc.second)
 			if second.EmbedJob == nil || !slices.Contains(second.EmbedJob.Memories, turn) {
 				t.Fatalf("second add's embed job %+v, want it to name the turn before (%s)", second.EmbedJob, turn)
 			}
+			if m := getMemory(t, e, turn); strings.Contains(m.Abstraction, tc.marker) || m.Metadata[engram.MetaNext] != nil {
+				t.Errorf("the turn before changed before the embed job ran: %q %v", m.Abstraction, m.Metadata)
+			}
+			if ids := textIDs(t, e, tc.marker); !slices.Contains(ids, second.Memories[0].ID) {
+				t.Errorf("full-text search %q right after the second add = %v, want the new turn", tc.marker, ids)
+			}
+			emb.release()
 			waitJobDone(t, e, second.EmbedJob)
-			m, err := e.GetMemory(ctx, scA, turn)
-			if err != nil {
-				t.Fatal(err)
+			m := getMemory(t, e, turn)
+			if !strings.Contains(m.Abstraction, tc.marker) || m.Metadata[engram.MetaNext] != second.Memories[0].ID {
+				t.Errorf("after the embed job the turn before is %q %v, want Bob's answer as context and a link to it", m.Abstraction, m.Metadata)
 			}
 			want, _ := emb.BagEmbedder.Embed(ctx, []string{m.Abstraction})
 			if got := storedVector(t, st, emb, turn, engram.FieldAbstraction); !slices.Equal(got, want[0]) {
 				t.Errorf("the turn before's stored abstraction vector is not that of its abstraction now %q", m.Abstraction)
+			}
+			if v := storedVector(t, st, emb, second.Memories[0].ID, engram.FieldValue); v == nil {
+				t.Errorf("the second turn has no stored vector after its embed job")
 			}
 		})
 	}
@@ -269,4 +298,43 @@ func testEmbedInline(t *testing.T, open Open) {
 	if ids := denseIDs(t, e, scA, "violonchelo"); !slices.Contains(ids, res.Memories[0].ID) {
 		t.Errorf("dense search right after an inline add = %v, want the turn", ids)
 	}
+}
+
+// testEmbedLaterEdited: a held update of the turn before is dropped when
+// the turn was edited after the add (the edit wins, as during an add),
+// and the new turn is still embedded.
+func testEmbedLaterEdited(t *testing.T, open Open) {
+	st := open(t)
+	emb := &heldEmbedder{}
+	e := laterEngine(t, st, emb)
+	defer st.Close()
+	defer e.Close()
+	defer emb.release()
+	first := addTurn(t, e, t0, "I adopted a beagle called Rufus.")
+	waitJobDone(t, e, first.EmbedJob)
+	turn := first.Memories[0].ID
+	emb.holdOn("squirrels")
+	second := addTurnBy(t, e, t0.Add(time.Minute), "Bob", "Does he like chasing squirrels?")
+	edited := "I adopted a beagle called Rufus last spring."
+	if _, err := e.UpdateMemory(ctx, scA, turn, engram.MemoryPatch{Value: &edited}); err != nil {
+		t.Fatal(err)
+	}
+	emb.release()
+	waitJobDone(t, e, second.EmbedJob)
+	m := getMemory(t, e, turn)
+	if m.Value != edited || strings.Contains(m.Abstraction, "squirrels") {
+		t.Errorf("turn before after the job: value %q, abstraction %q; want the edit, without the held update", m.Value, m.Abstraction)
+	}
+	if v := storedVector(t, st, emb, second.Memories[0].ID, engram.FieldValue); v == nil {
+		t.Errorf("the second turn has no stored vector after its embed job")
+	}
+}
+
+func getMemory(t *testing.T, e *engine.Engine, id string) *engram.Memory {
+	t.Helper()
+	m, err := e.GetMemory(ctx, scA, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -82,6 +82,7 @@ func Run(t *testing.T, open Open) {
 		{"JobsModelDown", testJobsModelDown},
 		{"EmbedLater", testEmbedLater},
 		{"EmbedLaterRetries", testEmbedLaterRetries},
+		{"EmbedLaterEdited", testEmbedLaterEdited},
 		{"EmbedLaterRestart", testEmbedLaterRestart},
 		{"EmbedInline", testEmbedInline},
 		{"VaultLifecycle", testVaultLifecycle},

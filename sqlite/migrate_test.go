@@ -50,6 +50,7 @@ func TestMigrationNamespaceTokens(t *testing.T) {
 		"ALTER TABLE episodes DROP COLUMN media", // migration 11
 		"ALTER TABLE jobs DROP COLUMN kind",      // migration 17
 		"ALTER TABLE jobs DROP COLUMN memories",  // migration 17
+		"ALTER TABLE jobs DROP COLUMN ops",       // migration 17
 		"DELETE FROM schema_migrations WHERE version >= 2",
 	} {
 		if _, err := raw.Exec(q); err != nil {

@@ -162,10 +162,11 @@ func getJob(t *testing.T, st engram.Store, ns engram.Namespace, id string) *engr
 	return j
 }
 
-// testJobKinds: a form job and an embed job round-trip with their kind
-// and ids through EnqueueJob, GetJob, ListJobs and ClaimJob; a job with no
-// kind is a form job; a bad kind, or ids that do not fit the kind, is
-// EINVALID and stores nothing.
+// testJobKinds: a form job and an embed job round-trip with their kind,
+// ids and operations through EnqueueJob, GetJob, ListJobs and ClaimJob; a
+// job with no kind is a form job; a bad kind, ids that do not fit the
+// kind, or an operation that is not an embed job's UPDATE is EINVALID and
+// stores nothing.
 func testJobKinds(t *testing.T, open Opener) {
 	st := open(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -175,6 +176,17 @@ func testJobKinds(t *testing.T, open Opener) {
 	}
 	form := newJob("", []string{engram.NewID()}, nil)
 	embed := newJob(engram.JobEmbed, nil, []string{engram.NewID(), engram.NewID()})
+	prev := Memory(nsU1, "Lena plays the cello")
+	prev.Version, prev.Abstraction = 3, "Lena plays the cello. — Tom: since when?"
+	embed.Ops = []engram.MemoryOp{{Op: engram.OpUpdate, TargetID: prev.ID, Memory: *prev, Reason: "the conversation went on"}}
+	withOps := func(kind engram.JobKind, op engram.Op) *engram.Job {
+		j := newJob(kind, nil, []string{engram.NewID()})
+		if kind == engram.JobForm {
+			j = newJob(kind, []string{engram.NewID()}, nil)
+		}
+		j.Ops = []engram.MemoryOp{{Op: op, TargetID: prev.ID, Memory: *prev}}
+		return j
+	}
 	queue(t, st, func(q engram.JobQueue) error {
 		if err := q.EnqueueJob(ctx, form); err != nil {
 			return err
@@ -187,6 +199,8 @@ func testJobKinds(t *testing.T, open Opener) {
 		newJob(engram.JobEmbed, []string{engram.NewID()}, []string{engram.NewID()}),
 		newJob(engram.JobForm, []string{engram.NewID()}, []string{engram.NewID()}),
 		newJob(engram.JobEmbed, nil, []string{"not an id"}),
+		withOps(engram.JobForm, engram.OpUpdate),
+		withOps(engram.JobEmbed, engram.OpDelete),
 	} {
 		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.JobQueue).EnqueueJob(ctx, bad) })
 		if engram.ErrorCode(err) != engram.EINVALID {
@@ -200,6 +214,18 @@ func testJobKinds(t *testing.T, open Opener) {
 		t.Helper()
 		if got == nil || got.ID != want.ID || got.Kind != kind || !slices.Equal(got.Episodes, want.Episodes) || !slices.Equal(got.Memories, want.Memories) {
 			t.Errorf("%s: %+v, want kind %s, episodes %v, memories %v", how, got, kind, want.Episodes, want.Memories)
+			return
+		}
+		if len(got.Ops) != len(want.Ops) {
+			t.Errorf("%s: %d ops, want %d", how, len(got.Ops), len(want.Ops))
+			return
+		}
+		for i, op := range got.Ops {
+			w := want.Ops[i]
+			if op.Op != w.Op || op.TargetID != w.TargetID || op.Reason != w.Reason || op.Memory.ID != w.Memory.ID ||
+				op.Memory.Version != w.Memory.Version || op.Memory.Abstraction != w.Memory.Abstraction || op.Memory.Value != w.Memory.Value {
+				t.Errorf("%s: ops[%d] = %+v, want %+v", how, i, op, w)
+			}
 		}
 	}
 	view(t, st, func(r engram.Reader) error {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/engramhq/engram"
 )
 
 // MarshalText encodes v as JSON without HTML escaping and without the
@@ -76,4 +78,44 @@ func NonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// opWire is how a job's operation is kept in a store.
+type opWire struct {
+	Op       engram.Op     `json:"op"`
+	TargetID string        `json:"target_id,omitempty"`
+	Memory   engram.Memory `json:"memory"`
+	Reason   string        `json:"reason,omitempty"`
+}
+
+// EncodeOps encodes a job's operations as a JSON array ("[]" for none).
+func EncodeOps(ops []engram.MemoryOp) ([]byte, error) {
+	w := make([]opWire, len(ops))
+	for i, op := range ops {
+		w[i] = opWire{Op: op.Op, TargetID: op.TargetID, Memory: op.Memory, Reason: op.Reason}
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode job operations: %w", err)
+	}
+	return b, nil
+}
+
+// DecodeOps decodes what EncodeOps wrote; nil for none.
+func DecodeOps(b []byte) ([]engram.MemoryOp, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var w []opWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("decode job operations: %w", err)
+	}
+	if len(w) == 0 {
+		return nil, nil
+	}
+	ops := make([]engram.MemoryOp, len(w))
+	for i, o := range w {
+		ops[i] = engram.MemoryOp{Op: o.Op, TargetID: o.TargetID, Memory: o.Memory, Reason: o.Reason}
+	}
+	return ops, nil
 }

@@ -147,7 +147,8 @@ func CheckPutVectors(n engram.Namespace, memoryID, embedder string, vecs []engra
 // CheckJob returns an EINVALID error when a job to enqueue has no valid id,
 // a bad namespace, a kind that is not one of the job kinds, not the ids
 // its kind needs (episodes for a form job, memories for an embed job, not
-// both), an id there that is not an id, or a state that is not queued. It
+// both), an id there that is not an id, an operation that is not an
+// UPDATE of a valid id on an embed job, or a state that is not queued. It
 // makes an empty Kind JobForm.
 func CheckJob(j *engram.Job, short func(string) string) error {
 	if !engram.ValidID(j.ID) {
@@ -173,6 +174,16 @@ func CheckJob(j *engram.Job, short func(string) string) error {
 	for _, id := range ids {
 		if !engram.ValidID(id) {
 			return InvalidID(what, id, short)
+		}
+	}
+	for i, op := range j.Ops {
+		switch {
+		case j.Kind != engram.JobEmbed:
+			return engram.Errorf(engram.EINVALID, "job %s: only an embed job carries operations", j.ID)
+		case op.Op != engram.OpUpdate:
+			return engram.Errorf(engram.EINVALID, "job %s: ops[%d] is %q; a job carries updates only", j.ID, i, op.Op)
+		case !engram.ValidID(op.TargetID):
+			return InvalidID("ops target", op.TargetID, short)
 		}
 	}
 	if j.State != engram.JobQueued {

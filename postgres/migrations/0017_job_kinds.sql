@@ -1,5 +1,7 @@
 -- Jobs of two kinds: 'form' forms the memories of its episodes (every job
 -- before this migration), 'embed' embeds memories an add stored before
--- their vectors were made, named by id in memories.
+-- their vectors were made, named by id in memories, after applying ops,
+-- the updates the add left to it (a JSON array).
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'form';
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS memories text[] NOT NULL DEFAULT '{}';
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS ops json NOT NULL DEFAULT '[]';
