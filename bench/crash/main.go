@@ -3,11 +3,15 @@
 // data directory, has writers add episodes, kills the server with SIGKILL
 // at a random moment, restarts it, reads back every episode acknowledged
 // so far, then stops it and runs SQLite's and FTS5's integrity checks on
-// the file (sqlite.DB.IntegrityCheck). It prints one line per round and
-// exits 1 when any round fails.
+// the file (sqlite.DB.IntegrityCheck). With --embedder use-lite the server
+// answers each add before embedding it and leaves the embedding to a
+// background job, so kills land while such jobs are pending: after each
+// restart every job of the round's acknowledged adds must finish and each
+// of their turns be found by the dense channel alone. It prints one line
+// per round and exits 1 when any round fails.
 //
 //	go build -o bin/engram ./cmd/engram
-//	go run ./bench/crash --engram bin/engram --rounds 20
+//	go run ./bench/crash --engram bin/engram --rounds 20 [--embedder use-lite]
 package main
 
 import (
@@ -38,12 +42,22 @@ func main() {
 	writers := flag.Int("writers", 4, "concurrent writers")
 	maxRun := flag.Duration("max-run", 3*time.Second, "longest time before the kill in a round (at random from a tenth of it)")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "random seed (printed, to repeat a run)")
+	flag.StringVar(&embedder, "embedder", "none", "the server's `embedder`: none, or use-lite to kill it while embed jobs are pending")
 	flag.Parse()
 	fmt.Printf("seed %d\n", *seed)
 	if err := run(*bin, *rounds, *writers, *maxRun, rand.New(rand.NewPCG(*seed, 1))); err != nil {
 		fmt.Fprintln(os.Stderr, "crash:", err)
 		os.Exit(1)
 	}
+}
+
+// embedder is the --embedder the server runs with.
+var embedder string
+
+// ack is one acknowledged add: its writer's user, episode, memory, embed
+// job (when the server embeds later) and text.
+type ack struct {
+	user, episode, memory, job, text string
 }
 
 func run(bin string, rounds, writers int, maxRun time.Duration, rng *rand.Rand) error {
@@ -53,14 +67,14 @@ func run(bin string, rounds, writers int, maxRun time.Duration, rng *rand.Rand) 
 	}
 	defer os.RemoveAll(dir)
 	hc := &http.Client{Timeout: 30 * time.Second}
-	var acked []string // "USER/ID" of every episode acknowledged in any round
+	var acked []ack // every add acknowledged in any round
 	passed := 0
 	for round := 1; round <= rounds; round++ {
 		kill := maxRun/10 + time.Duration(rng.Int64N(int64(maxRun-maxRun/10)))
 		got, err := crashRound(hc, bin, dir, writers, kill)
 		acked = append(acked, got...)
 		if err == nil {
-			err = verifyRound(hc, bin, dir, acked)
+			err = verifyRound(hc, bin, dir, acked, got)
 		}
 		if err != nil {
 			fmt.Printf("round %2d: killed after %v, %d writes acknowledged: FAIL: %v\n", round, kill.Round(time.Millisecond), len(got), err)
@@ -77,15 +91,15 @@ func run(bin string, rounds, writers int, maxRun time.Duration, rng *rand.Rand) 
 }
 
 // crashRound starts the server, has the writers add episodes and kills the
-// server with SIGKILL after kill; it returns the ids acknowledged.
-func crashRound(hc *http.Client, bin, dir string, writers int, kill time.Duration) ([]string, error) {
+// server with SIGKILL after kill; it returns the adds acknowledged.
+func crashRound(hc *http.Client, bin, dir string, writers int, kill time.Duration) ([]ack, error) {
 	srv, base, err := start(hc, bin, dir)
 	if err != nil {
 		return nil, err
 	}
 	var (
 		mu    sync.Mutex
-		acked []string
+		acked []ack
 		wg    sync.WaitGroup
 	)
 	stop := make(chan struct{})
@@ -99,18 +113,31 @@ func crashRound(hc *http.Client, bin, dir string, writers int, kill time.Duratio
 					return
 				default:
 				}
+				text := note(w, n)
 				body := map[string]any{
 					"namespace": map[string]string{"org": "crash", "project": "p", "user": fmt.Sprintf("w%d", w)},
-					"episodes":  []map[string]any{{"role": "user", "content": fmt.Sprintf("Writer %d, message %d: Ich habe heute Kuchen gebacken.", w, n)}},
+					"episodes":  []map[string]any{{"role": "user", "content": text}},
 				}
-				var ack struct{ Episodes []struct{ ID string } }
-				if err := call(hc, base, "POST", "/v1/episodes", body, &ack, http.StatusCreated); err != nil {
+				var res struct {
+					Episodes []struct{ ID string }
+					Memories []struct{ ID string }
+					EmbedJob *struct{ ID string } `json:"embed_job"`
+				}
+				if err := call(hc, base, "POST", "/v1/episodes", body, &res, http.StatusCreated); err != nil {
 					return // the server is gone; an unanswered write was never acknowledged
 				}
-				mu.Lock()
-				for _, e := range ack.Episodes {
-					acked = append(acked, fmt.Sprintf("w%d/%s", w, e.ID))
+				a := ack{user: fmt.Sprintf("w%d", w), text: text}
+				if len(res.Episodes) > 0 {
+					a.episode = res.Episodes[0].ID
 				}
+				if len(res.Memories) > 0 {
+					a.memory = res.Memories[0].ID
+				}
+				if res.EmbedJob != nil {
+					a.job = res.EmbedJob.ID
+				}
+				mu.Lock()
+				acked = append(acked, a)
 				mu.Unlock()
 			}
 		}()
@@ -123,17 +150,58 @@ func crashRound(hc *http.Client, bin, dir string, writers int, kill time.Duratio
 	return acked, nil
 }
 
-// verifyRound restarts the server, reads every acknowledged episode, stops
-// the server cleanly and checks the file's integrity.
-func verifyRound(hc *http.Client, bin, dir string, acked []string) error {
+// words are what the writers' notes are made of, so that no two notes
+// mean nearly the same (the dense check looks for each by its text). They
+// are English, the embedder's language: the dense channel weighs a
+// memory it detects in another language less (see engine.DenseOtherLanguage).
+var words = strings.Fields(`violin harbour cactus glacier lantern mango bicycle
+	volcano orchard saxophone lighthouse pancake meteor compass tulip anchor
+	squirrel railway umbrella thunder blanket cathedral pumpkin lobster
+	chess tractor dolphin canyon marathon kettle origami avalanche jigsaw
+	telescope waffle hammock parrot ravioli snowboard trombone quarry`)
+
+// note is writer w's n-th note: four words of words picked by w and n.
+func note(w, n int) string {
+	h := uint64(w)*1_000_003 + uint64(n)*7_919 + 17
+	pick := func() string {
+		h = h*6364136223846793005 + 1442695040888963407
+		return words[(h>>33)%uint64(len(words))]
+	}
+	return fmt.Sprintf("Writer %d, note %d: %s, %s, %s and %s.", w, n, pick(), pick(), pick(), pick())
+}
+
+// verifyRound restarts the server, reads every acknowledged episode,
+// waits for the embed jobs of the round's adds and finds their turns by
+// the dense channel, stops the server cleanly and checks the file's
+// integrity.
+func verifyRound(hc *http.Client, bin, dir string, acked, round []ack) error {
 	srv, base, err := start(hc, bin, dir)
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
 	missing := 0
-	for _, key := range acked {
-		if err := episodeExists(hc, base, key); err != nil {
-			fmt.Printf("missing: %s: %v\n", key, err)
+	for _, a := range acked {
+		if err := episodeExists(hc, base, a); err != nil {
+			fmt.Printf("missing: %s/%s: %v\n", a.user, a.episode, err)
+			missing++
+		}
+	}
+	pending := 0
+	for _, a := range round {
+		var j struct{ State string }
+		if a.job != "" && call(hc, base, "GET", fmt.Sprintf("/v1/jobs/%s?org=crash&project=p&user=%s", a.job, a.user), nil, &j, http.StatusOK) == nil && j.State != "done" {
+			pending++
+		}
+	}
+	if embedder != "none" {
+		fmt.Printf("          %d of the round's embed jobs were open after the kill\n", pending)
+	}
+	for _, a := range round {
+		if a.job == "" {
+			continue
+		}
+		if err := embedded(hc, base, a); err != nil {
+			fmt.Printf("not embedded: %s/%s: %v\n", a.user, a.memory, err)
 			missing++
 		}
 	}
@@ -151,10 +219,38 @@ func verifyRound(hc *http.Client, bin, dir string, acked []string) error {
 	return db.IntegrityCheck(ctx)
 }
 
-// episodeExists reads the episode key ("USER/ID") in its writer's namespace.
-func episodeExists(hc *http.Client, base, key string) error {
-	user, id, _ := strings.Cut(key, "/")
-	return call(hc, base, "GET", fmt.Sprintf("/v1/episodes/%s?org=crash&project=p&user=%s", id, user), nil, nil, http.StatusOK)
+// episodeExists reads a's episode in its writer's namespace.
+func episodeExists(hc *http.Client, base string, a ack) error {
+	return call(hc, base, "GET", fmt.Sprintf("/v1/episodes/%s?org=crash&project=p&user=%s", a.episode, a.user), nil, nil, http.StatusOK)
+}
+
+// embedded waits, at most two minutes, until a's embed job is done, then
+// searches a's text with the dense channel alone and wants a's memory
+// among the first ten hits.
+func embedded(hc *http.Client, base string, a ack) error {
+	for end := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		var j struct{ State string }
+		if err := call(hc, base, "GET", fmt.Sprintf("/v1/jobs/%s?org=crash&project=p&user=%s", a.job, a.user), nil, &j, http.StatusOK); err != nil {
+			return err
+		}
+		if j.State == "done" {
+			break
+		}
+		if j.State == "failed" || time.Now().After(end) {
+			return fmt.Errorf("embed job %s is %s", a.job, j.State)
+		}
+	}
+	var res struct{ Hits []struct{ Memory struct{ ID string } } }
+	body := map[string]any{"scope": map[string]string{"org": "crash", "project": "p", "user": a.user}, "query": a.text, "k": 10, "channels": []string{"dense"}}
+	if err := call(hc, base, "POST", "/v1/search", body, &res, http.StatusOK); err != nil {
+		return err
+	}
+	for _, h := range res.Hits {
+		if h.Memory.ID == a.memory {
+			return nil
+		}
+	}
+	return fmt.Errorf("the dense channel does not find %q", a.text)
 }
 
 // start runs the server without keys on a free loopback port and waits
@@ -167,7 +263,7 @@ func start(hc *http.Client, bin, dir string) (*exec.Cmd, string, error) {
 	addr := ln.Addr().String()
 	ln.Close()
 	// Limits off: the verifier reads thousands of episodes in a burst.
-	srv := exec.Command(bin, "serve", "--no-auth", "--data", dir, "--addr", addr, "--embedder", "none", "--log-level", "error", "--rate-limit", "0", "--max-concurrent", "0")
+	srv := exec.Command(bin, "serve", "--no-auth", "--data", dir, "--addr", addr, "--embedder", embedder, "--log-level", "error", "--rate-limit", "0", "--max-concurrent", "0")
 	srv.Stderr = os.Stderr
 	if err := srv.Start(); err != nil {
 		return nil, "", err

@@ -193,6 +193,19 @@ class Engram {
     res.episodes.forEach((e, i) => this.unitOf.set(e.id, turns[i].key));
   }
 
+  // drain waits until the user has no background job left open: the
+  // embed jobs by which the server embeds after it answered an add. Until
+  // then full-text search finds the turns but the dense channel does not.
+  async drain(user) {
+    const q = `/v1/jobs?org=${ORG}&project=${encodeURIComponent(this.project)}&user=${encodeURIComponent(user)}&state=queued&state=running&state=retrying&limit=1`;
+    for (let i = 0; ; i++) {
+      const page = await httpJSON(this.base, 'GET', q);
+      if (!page.jobs.length) return;
+      if (i > 300000) throw new Error(`engram jobs of ${user} still open after ten minutes`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+
   // search asks as a client would at time now (ISO 8601): the time of the
   // latest turn of the conversation, since LoCoMo dates no question.
   async search(user, query, k, now) {
@@ -273,7 +286,7 @@ function mem0Config(dir, embedURL, dims) {
 const K = 10;
 
 function newSys() {
-  return { addMs: [], addTurns: 0, addTotalMs: 0, searchMs: [], recall: [], byCat: {}, short: 0, uncited: 0, perQ: new Map() };
+  return { addMs: [], addTurns: 0, addTotalMs: 0, drainedTotalMs: 0, searchMs: [], recall: [], byCat: {}, short: 0, uncited: 0, perQ: new Map() };
 }
 
 // ingestAll stores every session of every namespace in both systems.
@@ -284,9 +297,15 @@ async function ingestAll(plan, eng, m0, sys, label) {
   let next = 0;
   for (const p of plan) {
     for (const s of p.sessions) {
+      // engram answers once the turns are stored and found by full text,
+      // and embeds them in the background: the add's time is until the
+      // answer, the drained time until its jobs are done too, which this
+      // waits for before Mem0 adds, so neither system's work overlaps.
       let t0 = performance.now();
       await eng.addSession(p.user, s.turns);
       let dt = performance.now() - t0;
+      await eng.drain(p.user);
+      sys.engram.drainedTotalMs += performance.now() - t0;
       sys.engram.addMs.push(dt);
       sys.engram.addTotalMs += dt;
       sys.engram.addTurns += s.turns.length;
@@ -297,6 +316,7 @@ async function ingestAll(plan, eng, m0, sys, label) {
         dt = performance.now() - t0;
         sys.mem0.addMs.push(dt);
         sys.mem0.addTotalMs += dt;
+        sys.mem0.drainedTotalMs += dt; // Mem0 embeds before it answers
         sys.mem0.addTurns++;
       }
       done += s.turns.length;
@@ -368,6 +388,7 @@ function summarize(s) {
     add_calls: s.addMs.length,
     ingest_turns: s.addTurns,
     ingest_turns_per_s: round(s.addTurns / (s.addTotalMs / 1000), 1),
+    ingest_turns_per_s_drained: round(s.addTurns / (s.drainedTotalMs / 1000), 1),
     add_ms_per_turn: round(s.addTotalMs / Math.max(s.addTurns, 1), 4),
     lists_shorter_than_k: s.short,
     hits_citing_no_turn: s.uncited,
@@ -393,6 +414,7 @@ function ratios(e, m) {
     search_p50: ratio(e.search_latency_ms.p50, m.search_latency_ms.p50),
     search_p95: ratio(e.search_latency_ms.p95, m.search_latency_ms.p95),
     ingest_turns_per_s: e.ingest_turns_per_s !== undefined ? ratio(e.ingest_turns_per_s, m.ingest_turns_per_s) : undefined,
+    ingest_turns_per_s_drained: e.ingest_turns_per_s_drained !== undefined ? ratio(e.ingest_turns_per_s_drained, m.ingest_turns_per_s_drained) : undefined,
     add_ms_per_turn: e.add_ms_per_turn !== undefined ? ratio(e.add_ms_per_turn, m.add_ms_per_turn) : undefined,
   };
 }
@@ -406,17 +428,28 @@ function spread(xs, n) {
 }
 
 // probeSingleTurnAdds times engram adds of one turn per request, on a
-// fresh server of its own (so its embedding cache is cold like Mem0's).
+// fresh server of its own (so its embedding cache is cold like Mem0's),
+// each until the answer and then until its background jobs are done (the
+// turn is found by the dense channel too), before the next turn, as an
+// agent that adds a turn between model calls does.
 async function probeSingleTurnAdds(base, conv, n) {
   const eng = new Engram(base, 'locomo-probe');
   const ms = [];
+  const drained = [];
   const turns = conv.sessions.flatMap((s) => s.turns).slice(0, n);
   for (const t of turns) {
     const t0 = performance.now();
     await eng.addSession(conv.id, [t]);
-    ms.push(performance.now() - t0);
+    const t1 = performance.now();
+    await eng.drain(conv.id);
+    ms.push(t1 - t0);
+    drained.push(performance.now() - t0);
   }
-  return { add_latency_ms: latency(ms), turns: turns.length, ingest_turns_per_s: round(turns.length / (ms.reduce((a, b) => a + b, 0) / 1000), 1) };
+  const sum = (xs) => xs.reduce((a, b) => a + b, 0) / 1000;
+  return {
+    add_latency_ms: latency(ms), until_embedded_ms: latency(drained), turns: turns.length,
+    ingest_turns_per_s: round(turns.length / sum(ms), 1), ingest_turns_per_s_drained: round(turns.length / sum(drained), 1),
+  };
 }
 
 // ---------------------------------------------------------------- main
@@ -605,15 +638,17 @@ function markdown(r) {
   }
   L.push(`| search latency p50 (ms) | ${fmt(e.search_latency_ms.p50, 2)} | ${fmt(m.search_latency_ms.p50, 2)} | ${fmt(a.ratios.search_p50, 3)} |`);
   L.push(`| search latency p95 (ms) | ${fmt(e.search_latency_ms.p95, 2)} | ${fmt(m.search_latency_ms.p95, 2)} | ${fmt(a.ratios.search_p95, 3)} |`);
-  L.push(`| ingest throughput (turns/s) | ${fmt(e.ingest_turns_per_s, 1)} | ${fmt(m.ingest_turns_per_s, 1)} | ${fmt(a.ratios.ingest_turns_per_s, 2)} |`);
+  L.push(`| ingest throughput, until answered (turns/s) | ${fmt(e.ingest_turns_per_s, 1)} | ${fmt(m.ingest_turns_per_s, 1)} | ${fmt(a.ratios.ingest_turns_per_s, 2)} |`);
+  L.push(`| ingest throughput, until embedded too (turns/s) | ${fmt(e.ingest_turns_per_s_drained, 1)} | ${fmt(m.ingest_turns_per_s_drained, 1)} | ${fmt(a.ratios.ingest_turns_per_s_drained, 2)} |`);
   L.push(`| add time per turn (ms) | ${fmt(e.add_ms_per_turn, 3)} | ${fmt(m.add_ms_per_turn, 3)} | ${fmt(a.ratios.add_ms_per_turn, 3)} |`);
   L.push(`| add call latency p50 / p95 (ms) | ${fmt(e.add_latency_ms.p50, 2)} / ${fmt(e.add_latency_ms.p95, 2)} (one session, ${fmt(e.ingest_turns / e.add_calls, 1)} turns avg) | ${fmt(m.add_latency_ms.p50, 2)} / ${fmt(m.add_latency_ms.p95, 2)} (one turn) | not comparable |`);
   if (r.engram_single_turn_adds) {
     const p = r.engram_single_turn_adds;
     L.push(`| add latency p50 / p95, one turn per call (ms) | ${fmt(p.add_latency_ms.p50, 2)} / ${fmt(p.add_latency_ms.p95, 2)} (${p.turns} calls, own server) | ${fmt(m.add_latency_ms.p50, 2)} / ${fmt(m.add_latency_ms.p95, 2)} | ${fmt(ratio(p.add_latency_ms.p50, m.add_latency_ms.p50), 3)} / ${fmt(ratio(p.add_latency_ms.p95, m.add_latency_ms.p95), 3)} |`);
+    L.push(`| one turn per call, until embedded too, p50 / p95 (ms) | ${fmt(p.until_embedded_ms.p50, 2)} / ${fmt(p.until_embedded_ms.p95, 2)} | ${fmt(m.add_latency_ms.p50, 2)} / ${fmt(m.add_latency_ms.p95, 2)} | ${fmt(ratio(p.until_embedded_ms.p50, m.add_latency_ms.p50), 3)} / ${fmt(ratio(p.until_embedded_ms.p95, m.add_latency_ms.p95), 3)} |`);
   }
   L.push(`| result lists shorter than 10 | ${e.lists_shorter_than_k} | ${m.lists_shorter_than_k} | |`, '');
-  L.push('engram\'s add embeds two texts per turn (the memory\'s abstraction, which carries the speaker and the neighbouring turns, and its value) and indexes them for full-text search; Mem0\'s embeds one. An engram add call carries a session, a Mem0 add call one turn.', '');
+  L.push('engram\'s add embeds two texts per turn (the memory\'s abstraction, which carries the speaker and the neighbouring turns, and its value) and indexes them for full-text search; Mem0\'s embeds one. An engram add call carries a session, a Mem0 add call one turn. engram answers an add once the turns are stored and found by full text, and embeds them in background jobs; "until embedded too" counts those jobs (the driver waits for them after each engram add, before anything else runs). Mem0 embeds before it answers, so both of its rows are the same figure.', '');
   const x = r.scale_10x;
   if (x) {
     const e10 = x.systems.engram;
@@ -627,7 +662,8 @@ function markdown(r) {
     L.push(`| search latency p50 (ms) | ${fmt(e1.search_latency_ms.p50, 2)} | ${fmt(e10.search_latency_ms.p50, 2)} | ${fmt(m1.search_latency_ms.p50, 2)} | ${fmt(m10.search_latency_ms.p50, 2)} | ${fmt(x.ratios.search_p50, 4)} |`);
     L.push(`| search latency p95 (ms) | ${fmt(e1.search_latency_ms.p95, 2)} | ${fmt(e10.search_latency_ms.p95, 2)} | ${fmt(m1.search_latency_ms.p95, 2)} | ${fmt(m10.search_latency_ms.p95, 2)} | ${fmt(x.ratios.search_p95, 4)} |`);
     L.push(`| search p50 growth 10x/1x | | ${fmt(x.growth.engram_search_p50, 2)} | | ${fmt(x.growth.mem0_search_p50, 2)} | |`);
-    L.push(`| ingest throughput at 10x (turns/s) | | ${fmt(e10.ingest_turns_per_s, 1)} | | ${fmt(m10.ingest_turns_per_s, 1)} | ${fmt(x.ratios.ingest_turns_per_s, 2)} |`, '');
+    L.push(`| ingest throughput at 10x, until answered (turns/s) | | ${fmt(e10.ingest_turns_per_s, 1)} | | ${fmt(m10.ingest_turns_per_s, 1)} | ${fmt(x.ratios.ingest_turns_per_s, 2)} |`);
+    L.push(`| ingest throughput at 10x, until embedded too (turns/s) | | ${fmt(e10.ingest_turns_per_s_drained, 1)} | | ${fmt(m10.ingest_turns_per_s_drained, 1)} | ${fmt(x.ratios.ingest_turns_per_s_drained, 2)} |`, '');
     L.push('All filler text was already embedded at 1x, so both systems\' embedding caches answer during the 10x ingest: that throughput is not a cold-embedding figure.', '');
   } else {
     L.push('## 10x: not run', '');

@@ -184,3 +184,128 @@ func TestJobsSurviveKill9(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestEmbedJobsSurviveKill9 kills a server with kill -9 while clients add
+// turns that it answers before embedding (its default with workers and an
+// embedder) and its worker embeds them; a server started over the same
+// data directory finishes every acknowledged embed job, and each
+// acknowledged turn is then found by the dense channel alone.
+func TestEmbedJobsSurviveKill9(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	env := append(baseEnv(t), "ENGRAM_EMBEDDER=use-lite")
+	srv := startServer(t, dir, env, "--workers", "1", "--job-lease", "1s", "--rate-limit", "0")
+	c := engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
+	ctx := context.Background()
+
+	type ack struct {
+		user, memory, job, text string
+	}
+	var (
+		mu     sync.Mutex
+		acks   []ack
+		failed []error // before the kill
+		killed atomic.Bool
+		wg     sync.WaitGroup
+	)
+	// English topics: the embedder's language, which the dense channel
+	// weighs fully.
+	topics := []string{"baked a cherry cake", "fixed the bicycle chain", "violin lesson", "painted the garden fence", "paella for eight friends"}
+	for u := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ns := engram.Namespace{Org: "default", Project: "default", User: fmt.Sprintf("u%d", u)}
+			for i := 0; ; i++ {
+				at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+				text := fmt.Sprintf("Entry %d of writer %d: %s, day %d.", i, u, topics[(i+u)%len(topics)], i*7+u)
+				res, err := c.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns,
+					Episodes: []engram.EpisodeInput{{Role: "user", Content: text, OccurredAt: &at}}})
+				if err != nil && killed.Load() {
+					return // the server is gone
+				} else if err != nil {
+					mu.Lock()
+					failed = append(failed, err)
+					mu.Unlock()
+					continue
+				}
+				if res.EmbedJob == nil || len(res.Memories) == 0 {
+					mu.Lock()
+					failed = append(failed, fmt.Errorf("add answered without an embed job or a memory: %+v", res))
+					mu.Unlock()
+					continue
+				}
+				mu.Lock()
+				acks = append(acks, ack{ns.User, res.Memories[0].ID, res.EmbedJob.ID, text})
+				mu.Unlock()
+			}
+		}()
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		n := len(acks)
+		mu.Unlock()
+		if n >= 40 {
+			break
+		}
+		if time.Now().After(deadline) {
+			killed.Store(true)
+			_ = srv.cmd.Process.Kill()
+			wg.Wait()
+			t.Fatalf("only %d adds acknowledged in 60s; errors: %v", n, failed)
+		}
+	}
+	killed.Store(true)
+	if err := srv.cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown at all
+		t.Fatal(err)
+	}
+	wg.Wait()
+	<-srv.done
+
+	open := 0
+	local := localCLI(t, dir)
+	local.env = env
+	for u := range 4 {
+		var p engram.JobPage
+		local.json(&p, "jobs", "list", "--user", fmt.Sprintf("u%d", u), "--state", "queued", "--state", "running", "--state", "retrying", "--all")
+		open += len(p.Jobs)
+	}
+	if open == 0 {
+		t.Fatal("every embed job was done before the kill; the test needs some left open")
+	}
+	if len(failed) > 0 {
+		t.Errorf("%d adds failed before the kill, the first: %v", len(failed), failed[0])
+	}
+	t.Logf("%d acknowledged adds, %d jobs open at the kill", len(acks), open)
+
+	srv = startServer(t, dir, env, "--workers", "2", "--job-lease", "1s", "--rate-limit", "0")
+	c = engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
+	for _, a := range acks {
+		s := engram.Scope{Org: "default", Project: "default", User: a.user}
+		var j *engram.Job
+		for deadline := time.Now().Add(2 * time.Minute); j == nil || j.State != engram.JobDone; time.Sleep(20 * time.Millisecond) {
+			var err error
+			if j, err = c.GetJob(ctx, s, a.job); err != nil {
+				t.Fatalf("job %s: %v", a.job, err)
+			}
+			if j.State == engram.JobFailed || time.Now().After(deadline) {
+				t.Fatalf("embed job %s after the restart: %+v", a.job, j)
+			}
+		}
+		res, err := c.Search(ctx, engram.SearchRequest{Scope: s, Query: a.text, K: 5, Channels: []string{"dense"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, h := range res.Hits {
+			found = found || h.Memory.ID == a.memory
+		}
+		if !found {
+			t.Errorf("the turn %q (memory %s) is not found by the dense channel after its embed job", a.text, a.memory)
+		}
+	}
+	if code := srv.stop(t); code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM\n%s", code, srv.logs.String())
+	}
+}
