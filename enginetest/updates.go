@@ -17,7 +17,8 @@ type update struct {
 // testCountUpdate: a new count of something one has, or has done,
 // supersedes the older count; the question about it ranks the new count
 // first; the old fact stays in history and an as-of read before the
-// change ranks it first. In English, German and Spanish.
+// change ranks it first, through the library and over HTTP. In English,
+// German and Spanish.
 func testCountUpdate(t *testing.T, open Open) {
 	runUpdates(t, open, []update{
 		{"en/has", "I have two cats.", "I have three cats now.", "How many cats does Alice have?", "two", "three"},
@@ -32,7 +33,8 @@ func testCountUpdate(t *testing.T, open Open) {
 // testScheduleUpdate: an event stated plainly at one time and later at
 // another (no "instead") is superseded by the later statement; the
 // question about it ranks the new time first; the old stays in history
-// and as of before the change. In English, German and Spanish.
+// and as of before the change, through the library and over HTTP. In
+// English, German and Spanish.
 func testScheduleUpdate(t *testing.T, open Open) {
 	runUpdates(t, open, []update{
 		{"en", "Our team meeting is on Tuesday at 10am.", "Our team meeting is on Thursday at 2pm.", "When is the team meeting?", "Tuesday", "Thursday"},
@@ -63,18 +65,27 @@ func runUpdates(t *testing.T, open Open, cases []update) {
 					t.Errorf("the old turn %q is %s, want active", m.Value, m.Status)
 				}
 			}
-			hits := search(t, e, engram.SearchRequest{Query: tc.question, K: 5}).Hits
-			if len(hits) == 0 || !strings.Contains(hits[0].Memory.Value, tc.newValue) {
-				t.Errorf("%q ranks %v, want %s first", tc.question, hitValues(hits), tc.newValue)
-			}
-			asOf := t0.Add(2 * time.Hour)
-			past := searchAsOf(t, e, tc.question, asOf, nil)
-			if len(past) == 0 || !strings.Contains(past[0].Memory.Value, tc.oldValue) {
-				t.Errorf("%q as of %v ranks %v, want %s first", tc.question, asOf, hitValues(past), tc.oldValue)
-			}
-			for _, h := range past {
-				if strings.Contains(h.Memory.Value, tc.newValue) {
-					t.Errorf("%q as of %v found %q, said later", tc.question, asOf, h.Memory.Value)
+			client, _ := overHTTP(t, e)
+			for _, via := range []struct {
+				name string
+				r    reader
+			}{{"library", e}, {"http", client}} {
+				res, err := via.r.Search(ctx, engram.SearchRequest{Scope: scA, Query: tc.question, K: 5})
+				if err != nil {
+					t.Fatalf("%s: search %q: %v", via.name, tc.question, err)
+				}
+				if hits := res.Hits; len(hits) == 0 || !strings.Contains(hits[0].Memory.Value, tc.newValue) {
+					t.Errorf("%s: %q ranks %v, want %s first", via.name, tc.question, hitValues(hits), tc.newValue)
+				}
+				asOf := t0.Add(2 * time.Hour)
+				past := searchAsOf(t, via.r, tc.question, asOf, nil)
+				if len(past) == 0 || !strings.Contains(past[0].Memory.Value, tc.oldValue) {
+					t.Errorf("%s: %q as of %v ranks %v, want %s first", via.name, tc.question, asOf, hitValues(past), tc.oldValue)
+				}
+				for _, h := range past {
+					if strings.Contains(h.Memory.Value, tc.newValue) {
+						t.Errorf("%s: %q as of %v found %q, said later", via.name, tc.question, asOf, h.Memory.Value)
+					}
 				}
 			}
 		})
