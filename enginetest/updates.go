@@ -27,6 +27,8 @@ func testCountUpdate(t *testing.T, open Open) {
 		{"de/done", "Ich habe schon drei Marathons gelaufen.", "Ich habe jetzt fünf Marathons gelaufen.", "Wie viele Marathons ist Alice gelaufen?", "drei", "fünf"},
 		{"es/has", "Tengo dos gatos.", "Ahora tengo tres gatos.", "¿Cuántos gatos tiene Alice?", "dos", "tres"},
 		{"es/done", "He corrido tres maratones.", "Ya he corrido cinco maratones.", "¿Cuántos maratones ha corrido Alice?", "tres", "cinco"},
+		{"fr/has", "J'ai deux chats.", "J'ai maintenant trois chats.", "Combien de chats Alice a-t-elle ?", "deux", "trois"},
+		{"fr/done", "J'ai couru trois marathons.", "J'ai maintenant couru cinq marathons.", "Combien de marathons Alice a-t-elle couru ?", "trois", "cinq"},
 	})
 }
 
@@ -40,6 +42,7 @@ func testScheduleUpdate(t *testing.T, open Open) {
 		{"en", "Our team meeting is on Tuesday at 10am.", "Our team meeting is on Thursday at 2pm.", "When is the team meeting?", "Tuesday", "Thursday"},
 		{"de", "Unser Teammeeting ist am Dienstag um 10 Uhr.", "Unser Teammeeting ist am Donnerstag um 14 Uhr.", "Wann ist das Teammeeting?", "Dienstag", "Donnerstag"},
 		{"es", "Nuestra reunión es el martes a las 10.", "Nuestra reunión es el jueves a las 2.", "¿Cuándo es la reunión?", "martes", "jueves"},
+		{"fr", "Notre réunion d'équipe est mardi à 10h.", "Notre réunion d'équipe est jeudi à 14h.", "Quand est la réunion d'équipe ?", "mardi", "jeudi"},
 	})
 }
 

@@ -39,8 +39,11 @@ const (
 	nounA  = `(?P<a>\p{L}{3,20})`
 	verbA  = `(?P<w>\p{L}{3,15})`                  // what was done, e.g. "run"
 	eventA = `(?P<e>\p{L}{3,20}(?: \p{L}{3,20})?)` // a scheduled thing, e.g. "team meeting"
+	// eventFR is eventA in French, whose second word may be elided:
+	// "réunion d'équipe".
+	eventFR = `(?P<e>\p{L}{3,20}(?: (?:d['’])?\p{L}{3,20})?)`
 	// whenV is a phrase that may hold a clock time ("2:30pm").
-	whenV = `(?P<v>[\p{L}\d'’: -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|statt|y|pero|porque|ahora)\b|$)`
+	whenV = `(?P<v>[\p{L}\d'’: -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|statt|y|pero|porque|ahora|et|mais|parce|maintenant)\b|$)`
 	numEN = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
 	numDE = `(?P<v>\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)`
 	numES = `(?P<v>\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)`
@@ -87,7 +90,7 @@ var factRules = map[string][]factRule{
 		rules("favourite", "favourite", "favorite favourite",
 			`(?i:\bmy (?:new |current |all-time )?favou?rite )`+nounA+`(?i: (?:is|are|has become|is now) )`+phrase),
 		rules("count", "has", "have own",
-			`(?i:\bI (?:now |currently )?(?:have|own) )`+numEN+` `+nounA),
+			`(?i:\bI (?:now |currently )?(?:have|own) (?:now )?)`+numEN+` `+nounA),
 		// Counts of what one has done: "I've now run five marathons".
 		rules("count", "has", "have ve ",
 			`(?i:\bI(?:'ve|’ve| have) (?:now |already |so far |just )?)`+verbA+` `+numEN+` `+nounA),
@@ -148,6 +151,11 @@ var factRules = map[string][]factRule{
 			`(?i:\bje travaille (?:maintenant )?(?:chez|pour) )`+name),
 		rules("count", "a", "ai ",
 			`(?i:\b(?:j'|j’)ai (?:maintenant )?)`+numFR+` `+nounA),
+		// Counts of what one has done: "j'ai maintenant couru cinq marathons".
+		rules("count", "a", "ai ",
+			`(?i:\b(?:j'|j’)ai (?:maintenant |déjà |désormais )?)`+verbA+` `+numFR+` `+nounA),
+		rules("time", "est", "est sera lieu",
+			`(?i:\b(?:mon|ma|notre|le|la) )`+eventFR+`(?i: (?:est|sera|aura lieu)(?: maintenant| désormais)?(?: (?:prévue?|fixée?|déplacée?|reportée?))?(?: (?:à|au|pour|le))? )`+whenV),
 	),
 }
 
@@ -255,7 +263,10 @@ func (r factRule) match(tag, s, lower string) (fact, bool) {
 		case "v":
 			f.value = strings.TrimSpace(m[i])
 		case "w":
-			if done = strings.ToLower(m[i]); !gotten[done] {
+			if done = strings.ToLower(m[i]); notDone[done] {
+				return fact{}, false // "I have now three cats" counts cats, by the rule of having
+			}
+			if !gotten[done] {
 				f.label += " " + done
 			}
 		case "a", "e":
@@ -301,23 +312,29 @@ func (f fact) named(tag, done string) (fact, bool) {
 // got three cats" counts cats as "I have three cats" does.
 var gotten = setOf("got gotten")
 
-// timeWord finds a time in a phrase, in English, German or Spanish: a
-// weekday, a month, tomorrow, a clock time.
+// notDone are the adverbs that the verb of a count of what one has done
+// could be taken for when they stand where the verb would ("I have now
+// three cats"): such a sentence counts what one has, by another rule.
+var notDone = setOf("now already just still maintenant déjà désormais encore ahora ya todavía jetzt schon bereits inzwischen noch")
+
+// timeWord finds a time in a phrase, in English, German, Spanish or
+// French: a weekday, a month, tomorrow, a clock time.
 var timeWord = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|midnight|` +
 	`january|february|march|april|june|july|august|september|october|november|december|` +
 	`montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|morgen|übermorgen|januar|februar|märz|mai|juni|juli|oktober|dezember|` +
 	`lunes|martes|miércoles|jueves|viernes|sábado|domingo|mañana|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|` +
-	`\d{1,2}(?::\d\d)? ?(?:am|pm|o'clock|uhr)|\d{1,2}:\d\d|a las \d|um \d)(?:[^\p{L}]|$)`)
+	`lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|demain|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre|midi|minuit|` +
+	`\d{1,2}(?::\d\d)? ?(?:am|pm|o'clock|uhr|heures?)|\d{1,2} ?h(?:\d\d)?|\d{1,2}:\d\d|a las \d|um \d)(?:[^\p{L}]|$)`)
 
 // notEvent are nouns of the time phrasing that name no event of the
 // speaker's: "the weather is ... tomorrow".
-var notEvent = setOf("weather time date day week weekend wetter zeit tag woche tiempo día semana")
+var notEvent = setOf("weather time date day week weekend wetter zeit tag woche tiempo día semana météo temps jour semaine")
 
 // notCounted are nouns whose count is no attribute of a person ("I have
 // ten minutes").
 var notCounted = setOf("minute minutes hour hours day days week weeks month months year years time times " +
 	"question questions thing things idea ideas more other different minuten stunden tage wochen jahre fragen " +
-	"minutos horas días semanas años preguntas cosas")
+	"minutos horas días semanas años preguntas cosas minutes heures jours semaines mois ans questions choses")
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}

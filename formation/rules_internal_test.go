@@ -55,6 +55,12 @@ func TestFactsOf(t *testing.T) {
 		{"My dentist appointment is now moved to Friday.", "time of dentist appoint", "Friday"},
 		{"Das Teammeeting ist am Donnerstag um 14 Uhr.", "time of teammeeting", "am Donnerstag um 14 Uhr"},
 		{"Nuestra reunión es el jueves a las 3.", "time of reunion", "el jueves a las 3"},
+		{"J'ai deux chats.", "count of chat", "deux"},
+		{"J'ai maintenant trois chats.", "count of chat", "trois"},
+		{"I have now three cats.", "count of cat", "three"},
+		{"J'ai maintenant couru cinq marathons.", "count of couru marathon", "cinq"},
+		{"Notre réunion d'équipe est mardi à 10h.", "time of réunion d'équip", "mardi à 10h"},
+		{"Mon rendez-vous chez le dentiste est maintenant reporté à vendredi.", "time of dentist", "vendredi"},
 	} {
 		fs := factsOf(lang.Detect(tc.text), tc.text)
 		if len(fs) != 1 || fs[0].attr != tc.attr || fs[0].value != tc.value {
@@ -80,6 +86,7 @@ func TestFactsOf(t *testing.T) {
 		"I have ten minutes.", "I want to live in Spain someday.", "Mon frère habite à Nice.",
 		"The book is on the table.", "The weather is nice on Sunday.", "The price is 20 dollars.",
 		"My sister has three cats.", "Das Buch ist auf dem Tisch.", "La casa es grande.", "I have been there twice.",
+		"La météo est belle dimanche.", "Le livre est sur la table.", "J'ai dix minutes.",
 	} {
 		if fs := factsOf(lang.Detect(text), text); len(fs) != 0 {
 			t.Errorf("factsOf(%q) = %+v, want none", text, fs)
