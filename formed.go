@@ -43,7 +43,16 @@ const (
 	// from which the newer memory replaced the fact: a read as of an
 	// earlier time does not rank the memory lower (see StaleTermsAt).
 	MetaStaleSince = "stale_since"
+	// MetaProvisional marks a memory formed at once by a stand-in former
+	// while an asynchronous add's job waits for the engine's own (an LLM):
+	// the job retires it when it applies that former's memories of the
+	// same episodes.
+	MetaProvisional = "provisional"
 )
+
+// Provisional reports whether m was formed by a stand-in former until a
+// background job forms its episodes (see MetaProvisional).
+func (m *Memory) Provisional() bool { return m.Metadata[MetaProvisional] == true }
 
 // StaleTerms returns the words under MetaStaleTerms, lower case.
 func (m *Memory) StaleTerms() []string {

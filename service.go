@@ -137,7 +137,9 @@ type AddEpisodesResult struct {
 	// included, though it writes nothing); absent when none.
 	Decisions map[Op]int `json:"decisions,omitempty"`
 	// Job is the background job that will form the memories, when the
-	// add was asynchronous (Memories is then empty).
+	// add was asynchronous (Memories then holds only the provisional
+	// memories a stand-in former made at once, if the engine has one, see
+	// MetaProvisional).
 	Job *Job `json:"job,omitempty"`
 	// EmbedJob is the background job that will embed Memories, when the
 	// engine answered before embedding them (see JobEmbed): full-text

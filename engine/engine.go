@@ -122,6 +122,14 @@ type Options struct {
 	// JobPoll is how often an idle worker looks for jobs other engines
 	// enqueued; default half a second.
 	JobPoll time.Duration
+	// Provisional, when set, forms the episodes of an asynchronous add at
+	// once, within the batch alone (no stored memory is read or changed),
+	// while their job waits for Former: the add returns those memories,
+	// marked engram.MetaProvisional, and search finds them meanwhile. The
+	// job retires them (a soft delete) when it applies Former's memories
+	// of the same episodes; a job that fails for good leaves them. engram
+	// serve sets the rules former when it forms with an LLM.
+	Provisional engram.Former
 	// EmbedInline makes AddEpisodes embed the memories it stores before it
 	// answers. Without it, an engine with an Embedder, Workers and a store
 	// with a job queue answers once the episodes and memories are stored
@@ -187,6 +195,7 @@ type core struct {
 	resourceQuota int64 // 0: none
 	noGraph       bool  // keep no entity graph; set by tests only (export_test.go)
 	describer     engram.MediaDescriber
+	provisional   engram.Former // nil: asynchronous adds form nothing at once
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
@@ -216,7 +225,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		}
 	}
 	e := assemble(&core{store: store, former: opts.Former, log: opts.Logger, now: opts.Now, vault: opts.Vault, resourceQuota: opts.ResourceQuota,
-		describer: opts.Describer})
+		describer: opts.Describer, provisional: opts.Provisional})
 	if opts.CloseStore {
 		e.closer = store.Close
 	}

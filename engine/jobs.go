@@ -294,12 +294,13 @@ func (e *ingest) formJob(ctx context.Context, owner string, j *engram.Job) error
 	return nil
 }
 
-// applyJob applies f's operations in tx unless a memory already cites one
-// of j's episodes, and returns the memories it added or changed.
+// applyJob applies f's operations in tx unless a memory other than a
+// provisional one already cites one of j's episodes, then retires the
+// provisional memories of j's episodes, and returns the memories it added
+// or changed.
 func (e *ingest) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, j *engram.Job, f formed, now time.Time) ([]engram.Memory, error) {
-	cited, _, err := tx.ListMemories(ctx, s, engram.MemoryFilter{Sources: j.Episodes, Limit: 1, Statuses: []engram.Status{
-		engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}})
-	if err != nil || len(cited) > 0 {
+	formed, err := formedBefore(ctx, tx, s, j.Episodes)
+	if err != nil || formed {
 		return nil, err
 	}
 	apply := f.ops
@@ -308,7 +309,11 @@ func (e *ingest) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 			return nil, err
 		}
 	}
-	if _, err := e.applyOps(ctx, tx, vb, s, apply, formerActor(e.former, engram.ActorFrom(ctx)), now); err != nil {
+	actor := formerActor(e.former, engram.ActorFrom(ctx))
+	if _, err := e.applyOps(ctx, tx, vb, s, apply, actor, now); err != nil {
+		return nil, err
+	}
+	if err := e.retireProvisional(ctx, tx, vb, s, j.Episodes, actor, now); err != nil {
 		return nil, err
 	}
 	return opMemories(apply), nil
@@ -334,7 +339,9 @@ func (e *ingest) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episo
 }
 
 // addAsync stores eps with a job that forms their memories later, in one
-// transaction, and wakes a worker.
+// transaction, and wakes a worker. With a provisional former it also
+// stores that former's memories of eps (see provisional.go), embedded as
+// a synchronous add's are.
 func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, now time.Time) (*engram.AddEpisodesResult, error) {
 	ids := make([]string, len(eps))
 	for i := range eps {
@@ -342,12 +349,27 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	}
 	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobForm, Episodes: ids, State: engram.JobQueued,
 		RunAfter: now, CreatedAt: now, UpdatedAt: now}
-	err := e.store.Update(ctx, func(tx engram.Tx) error {
+	f, err := e.formProvisional(ctx, eps)
+	if err != nil {
+		return nil, err
+	}
+	vb := e.laterBatch()
+	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
+		return nil, err
+	}
+	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		q, err := engram.Need[engram.JobQueue](tx, "an asynchronous add (async: true)")
 		if err != nil {
 			return err
 		}
-		if _, err := e.storeEpisodes(ctx, tx, e.vec.batch(), ns, eps, formed{}, now); err != nil {
+		mems, err := e.storeEpisodes(ctx, tx, vb, ns, eps, f, now)
+		if err != nil {
+			return err
+		}
+		res.Memories = append(res.Memories, mems...)
+		// The embed job first: jobs of a namespace run in order.
+		if res.EmbedJob, err = enqueueEmbed(ctx, tx, vb, ns, now); err != nil {
 			return err
 		}
 		return q.EnqueueJob(ctx, j)
@@ -355,8 +377,9 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	if err != nil {
 		return nil, err
 	}
+	vb.commit()
 	e.wake()
-	return &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}, nil
+	return res, nil
 }
 
 // isAsync says whether an add runs formation in the background: as the

@@ -132,6 +132,7 @@ func newEpisodes(req engram.AddEpisodesRequest, now time.Time) ([]engram.Episode
 type formed struct {
 	ops     []engram.MemoryOp
 	prevMem *engram.Memory // the memory of the turn before, as read, when the former continued it
+	by      engram.Former  // who formed ops, when not the engine's former
 }
 
 // form runs the former over eps: a Consolidator with a read view of the
@@ -253,7 +254,11 @@ func (e *ingest) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, 
 			return nil, err
 		}
 	}
-	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, formerActor(e.former, actor), now)
+	by := f.by
+	if by == nil {
+		by = e.former
+	}
+	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, formerActor(by, actor), now)
 }
 
 // dropStale returns ops without those on read's memory when that memory

@@ -80,6 +80,7 @@ func Run(t *testing.T, open Open) {
 		{"JobActor", testJobActor},
 		{"JobsSlowModel", testJobsSlowModel},
 		{"JobsModelDown", testJobsModelDown},
+		{"Provisional", testProvisional},
 		{"EmbedLater", testEmbedLater},
 		{"EmbedLaterRetries", testEmbedLaterRetries},
 		{"EmbedLaterEdited", testEmbedLaterEdited},

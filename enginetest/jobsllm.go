@@ -171,3 +171,86 @@ func testJobsModelDown(t *testing.T, open Open) {
 		t.Errorf("breaker after recovery: %+v, %v; want closed", page, err)
 	}
 }
+
+// testProvisional: with a provisional former, an asynchronous add whose
+// model is down stores the rules' memories of its turns at once, marked
+// provisional and found by search; once the model is back the job applies
+// its memories and retires the provisional ones, so each turn is cited by
+// the model's memories alone (no duplicates), except a provisional memory
+// a user edited meanwhile, which stays. In English, German and Spanish.
+func testProvisional(t *testing.T, open Open) {
+	srv := formationModel(t)
+	srv.SetDown(true)
+	e := llmJobEngine(t, open, srv, llmformer.Config{BreakerFailures: 2, BreakerOpen: 20 * time.Millisecond, BreakerMaxOpen: 50 * time.Millisecond},
+		engine.Options{Workers: 1, JobBackoff: 10 * time.Millisecond, Provisional: engine.DefaultFormer()})
+	cases := []struct {
+		ns         engram.Namespace
+		text, word string
+	}{
+		{engram.Namespace{Org: "prov", Project: "p", User: "en"}, "I adopted a beagle called Rufus.", "beagle"},
+		{engram.Namespace{Org: "prov", Project: "p", User: "de"}, "Ich habe einen Dackel namens Waldi.", "Dackel"},
+		{engram.Namespace{Org: "prov", Project: "p", User: "es"}, "Tengo un perro que se llama Toby.", "perro"},
+	}
+	type added struct {
+		job, episode string
+		prov         []string
+	}
+	var adds []added
+	for _, c := range cases {
+		res := addAsync(t, e, c.ns, c.text)
+		a := added{job: res.Job.ID, episode: res.Episodes[0].ID}
+		for _, m := range res.Memories {
+			if !m.Provisional() || m.Status != engram.StatusActive {
+				t.Errorf("%s: async add returned %q (%s, metadata %v), want active provisional memories only", c.ns.User, m.Value, m.Status, m.Metadata)
+			}
+			a.prov = append(a.prov, m.ID)
+		}
+		if len(a.prov) == 0 {
+			t.Fatalf("%s: the async add formed no provisional memory", c.ns.User)
+		}
+		hits, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(c.ns), Query: c.word, K: 5, Channels: []string{engine.ChannelBM25}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits.Hits) == 0 || hits.Hits[0].Memory.ID != a.prov[0] {
+			t.Errorf("%s: search %q while the model is down = %v, want the provisional memory", c.ns.User, c.word, hitValues(hits.Hits))
+		}
+		adds = append(adds, a)
+	}
+	// A user edits the first provisional memory of the last namespace.
+	last := cases[len(cases)-1].ns
+	edited := "Tengo un perro que se llama Toby y tiene tres años."
+	if _, err := e.UpdateMemory(ctx, engram.ScopeOf(last), adds[len(adds)-1].prov[0], engram.MemoryPatch{Value: &edited}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a retrying job", 10*time.Second, func() bool {
+		return jobState(t, e, cases[0].ns, adds[0].job).State == engram.JobRetrying
+	})
+	srv.SetDown(false)
+	for i, c := range cases {
+		waitUntil(t, "the job after the model came back", 15*time.Second, func() bool {
+			return jobState(t, e, c.ns, adds[i].job).State == engram.JobDone
+		})
+		p, err := e.ListMemories(ctx, engram.ScopeOf(c.ns), engram.MemoryFilter{Sources: []string{adds[i].episode}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, kept := 0, 0
+		for _, m := range p.Memories {
+			switch {
+			case !m.Provisional():
+				model++
+			case c.ns == last && m.ID == adds[i].prov[0] && m.Value == edited:
+				kept++
+			default:
+				t.Errorf("%s: provisional memory %q still active after the job", c.ns.User, m.Value)
+			}
+		}
+		if model == 0 {
+			t.Errorf("%s: no memory of the model's cites the turn after the job", c.ns.User)
+		}
+		if c.ns == last && kept != 1 {
+			t.Errorf("%s: the edited provisional memory is gone", c.ns.User)
+		}
+	}
+}

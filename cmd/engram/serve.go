@@ -221,6 +221,9 @@ func (f *serveCommandFlags) engineTune(communities time.Duration, describer engr
 		// once and formed by the background jobs, which retry.
 		if f.ef.former != nil {
 			o.AsyncByDefault = true
+			// Until a job's model call succeeds, the rules' memories of its
+			// episodes stand in, so search finds them meanwhile.
+			o.Provisional = engine.DefaultFormer()
 		}
 		if describer != nil {
 			// Media without a caption or transcript are described by the
