@@ -240,7 +240,9 @@ func embedded(hc *http.Client, base string, a ack) error {
 			return fmt.Errorf("embed job %s is %s", a.job, j.State)
 		}
 	}
-	var res struct{ Hits []struct{ Memory struct{ ID string } } }
+	var res struct {
+		Hits []struct{ Memory struct{ ID string } }
+	}
 	body := map[string]any{"scope": map[string]string{"org": "crash", "project": "p", "user": a.user}, "query": a.text, "k": 10, "channels": []string{"dense"}}
 	if err := call(hc, base, "POST", "/v1/search", body, &res, http.StatusOK); err != nil {
 		return err
