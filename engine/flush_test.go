@@ -73,17 +73,23 @@ func TestFlushAccessWaitsForBackgroundFlush(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	if n := storedAccess(t, db, ns, added[0].ID); n != 1 {
+		t.Errorf("access count after FlushAccess = %d, want 1", n)
+	}
+}
+
+// storedAccess reads the access count the store holds for memory id.
+func storedAccess(t *testing.T, st engram.Store, ns engram.Namespace, id string) int64 {
+	t.Helper()
 	var got *engram.Memory
-	if err := db.View(ctx, func(r engram.Reader) error {
+	if err := st.View(context.Background(), func(r engram.Reader) error {
 		var err error
-		got, err = r.GetMemory(ctx, engram.ScopeOf(ns), added[0].ID)
+		got, err = r.GetMemory(context.Background(), engram.ScopeOf(ns), id)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got.AccessCount != 1 {
-		t.Errorf("access count after FlushAccess = %d, want 1", got.AccessCount)
-	}
+	return got.AccessCount
 }
 
 // TestWithoutAccess checks that reads under engram.WithoutAccess (a get
@@ -124,15 +130,7 @@ func TestWithoutAccess(t *testing.T) {
 		if err := e.FlushAccess(ctx); err != nil {
 			t.Fatal(err)
 		}
-		var got *engram.Memory
-		if err := db.View(ctx, func(r engram.Reader) error {
-			var err error
-			got, err = r.GetMemory(ctx, engram.ScopeOf(ns), added[0].ID)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return got.AccessCount
+		return storedAccess(t, db, ns, added[0].ID)
 	}
 	reads(engram.WithoutAccess(ctx))
 	if n := count(); n != 0 {

@@ -76,6 +76,19 @@ func laterEngine(t *testing.T, st engram.Store, emb engram.Embedder) *engine.Eng
 	return e
 }
 
+// laterSetup is a store from open and a laterEngine over it with a
+// heldEmbedder, all closed (the embedder released first) when t ends.
+func laterSetup(t *testing.T, open Open) (engram.Store, *heldEmbedder, *engine.Engine) {
+	t.Helper()
+	st := open(t)
+	t.Cleanup(func() { st.Close() })
+	emb := &heldEmbedder{}
+	e := laterEngine(t, st, emb)
+	t.Cleanup(func() { e.Close() })
+	t.Cleanup(emb.release)
+	return st, emb, e
+}
+
 // addTurn adds one turn of Alice's at at, failing the test if the add
 // does not answer within a minute (it must not wait for a held embedder).
 func addTurn(t *testing.T, e *engine.Engine, at time.Time, text string) *engram.AddEpisodesResult {
@@ -161,12 +174,7 @@ func testEmbedLater(t *testing.T, open Open) {
 		{"es", "Adopté un beagle llamado Rufus.", "¿Le gusta perseguir ardillas en el parque?", "beagle", "ardillas"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			st := open(t)
-			emb := &heldEmbedder{}
-			e := laterEngine(t, st, emb)
-			defer st.Close()
-			defer e.Close()
-			defer emb.release()
+			st, emb, e := laterSetup(t, open)
 			emb.hold()
 			first := addTurn(t, e, t0, tc.first)
 			j := first.EmbedJob
@@ -225,12 +233,8 @@ func testEmbedLater(t *testing.T, open Open) {
 // with the error, and is done once the embedder works again; the memory
 // is then found by the dense channel.
 func testEmbedLaterRetries(t *testing.T, open Open) {
-	st := open(t)
-	emb := &heldEmbedder{}
+	_, emb, e := laterSetup(t, open)
 	emb.fails.Store(3)
-	e := laterEngine(t, st, emb)
-	defer st.Close()
-	defer e.Close()
 	res := addTurn(t, e, t0, "My sister Carmen lives in Valencia.")
 	j := res.EmbedJob
 	if j == nil {
@@ -304,12 +308,7 @@ func testEmbedInline(t *testing.T, open Open) {
 // the turn was edited after the add (the edit wins, as during an add),
 // and the new turn is still embedded.
 func testEmbedLaterEdited(t *testing.T, open Open) {
-	st := open(t)
-	emb := &heldEmbedder{}
-	e := laterEngine(t, st, emb)
-	defer st.Close()
-	defer e.Close()
-	defer emb.release()
+	st, emb, e := laterSetup(t, open)
 	first := addTurn(t, e, t0, "I adopted a beagle called Rufus.")
 	waitJobDone(t, e, first.EmbedJob)
 	turn := first.Memories[0].ID

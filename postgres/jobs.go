@@ -180,47 +180,23 @@ func (t *jobTx) ClaimJob(ctx context.Context, owner string, now time.Time, lease
 
 // CompleteJob marks the job done; ECONFLICT unless owner holds it.
 func (t *jobTx) CompleteJob(ctx context.Context, tenant engram.Namespace, id, owner string, now time.Time) error {
-	return t.settleJob(ctx, tenant, id, owner, settle{state: engram.JobDone}, now)
+	return t.settleJob(ctx, tenant, id, owner, storeutil.SettleDone(), now)
 }
 
 // FailJob makes the job retrying at retryAt, or failed when retryAt is
 // nil, with reason as its last error; ECONFLICT unless owner holds it.
 func (t *jobTx) FailJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, retryAt *time.Time, now time.Time) error {
-	reason = validText(reason)
-	st := settle{state: engram.JobFailed, reason: &reason, runAt: retryAt}
-	if retryAt != nil {
-		st.state = engram.JobRetrying
-	}
-	return t.settleJob(ctx, tenant, id, owner, st, now)
+	return t.settleJob(ctx, tenant, id, owner, storeutil.SettleFailed(validText(reason), retryAt), now)
 }
 
 // DeferJob makes the job retrying at runAt with reason as its last error
 // and gives its attempt back; ECONFLICT unless owner holds it.
 func (t *jobTx) DeferJob(ctx context.Context, tenant engram.Namespace, id, owner, reason string, runAt, now time.Time) error {
-	reason = validText(reason)
-	return t.settleJob(ctx, tenant, id, owner, settle{state: engram.JobRetrying, reason: &reason, runAt: &runAt, giveBack: true}, now)
-}
-
-// settle is how settleJob ends a hold: the new state, the last error when
-// reason is set, run_after when runAt is, and whether the attempt is
-// given back.
-type settle struct {
-	state    engram.JobState
-	reason   *string
-	runAt    *time.Time
-	giveBack bool
-}
-
-// givenBack is what settling takes off the job's attempts.
-func (st settle) givenBack() int {
-	if st.giveBack {
-		return 1
-	}
-	return 0
+	return t.settleJob(ctx, tenant, id, owner, storeutil.SettleDeferred(validText(reason), runAt), now)
 }
 
 // settleJob ends owner's hold of a running job as st says.
-func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, st settle, now time.Time) error {
+func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owner string, st storeutil.Settle, now time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
@@ -230,7 +206,7 @@ func (t *jobTx) settleJob(ctx context.Context, tenant engram.Namespace, id, owne
 	tag, err := t.ptx.Exec(ctx, `UPDATE jobs SET state = $1, last_error = coalesce($2, last_error),
 		run_after = coalesce($3, run_after), attempts = greatest(attempts - $4, 0), lease_owner = '', lease_until = NULL, updated_at = $5
 		WHERE tenant = $6 AND id = $7 AND state = 'running' AND lease_owner = $8`,
-		string(st.state), st.reason, st.runAt, st.givenBack(), now, tenant.Tenant(), id, owner)
+		string(st.State), st.Reason, st.RunAt, st.GivenBack(), now, tenant.Tenant(), id, owner)
 	if err != nil {
 		return t.mapErr(ctx, "settle job", err)
 	}

@@ -83,93 +83,24 @@ func TestJobsSurviveKill9(t *testing.T) {
 	env := baseEnv(t)
 	srv := startServer(t, dir, env, "--workers", "1", "--job-lease", "1s", "--rate-limit", "0")
 	c := engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
-	ctx := context.Background()
-
-	type ack struct {
-		user, episode, job string
-	}
-	var (
-		mu     sync.Mutex
-		acks   []ack
-		failed []error // before the kill
-		killed atomic.Bool
-		wg     sync.WaitGroup
-	)
-	for u := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ns := engram.Namespace{Org: "default", Project: "default", User: fmt.Sprintf("u%d", u)}
-			for i := 0; ; i++ {
-				at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
-				res, err := c.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Async: ptrTo(true),
-					Episodes: []engram.EpisodeInput{{Role: "user", Content: fmt.Sprintf("note %d of user %d", i, u), OccurredAt: &at}}})
-				if err != nil && killed.Load() {
-					return // the server is gone
-				} else if err != nil {
-					mu.Lock()
-					failed = append(failed, err)
-					mu.Unlock()
-					continue
-				}
-				mu.Lock()
-				acks = append(acks, ack{ns.User, res.Episodes[0].ID, res.Job.ID})
-				mu.Unlock()
-			}
-		}()
-	}
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		time.Sleep(20 * time.Millisecond)
-		mu.Lock()
-		n := len(acks)
-		mu.Unlock()
-		if n >= 120 {
-			break
+	type ack struct{ user, episode, job string }
+	acks := killAfter(t, srv, 120, func(ns engram.Namespace, i int) (ack, error) {
+		at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+		res, err := c.AddEpisodes(context.Background(), engram.AddEpisodesRequest{Namespace: ns, Async: ptrTo(true),
+			Episodes: []engram.EpisodeInput{{Role: "user", Content: fmt.Sprintf("note %d of %s", i, ns.User), OccurredAt: &at}}})
+		if err != nil {
+			return ack{}, err
 		}
-		if time.Now().After(deadline) {
-			killed.Store(true)
-			_ = srv.cmd.Process.Kill()
-			wg.Wait()
-			t.Fatalf("only %d adds acknowledged in 60s; errors: %v", n, failed)
-		}
-	}
-	killed.Store(true)
-	if err := srv.cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown at all
-		t.Fatal(err)
-	}
-	wg.Wait()
-	<-srv.done
-
-	open := 0
-	local := localCLI(t, dir)
-	for u := range 4 {
-		var p engram.JobPage
-		local.json(&p, "jobs", "list", "--user", fmt.Sprintf("u%d", u), "--state", "queued", "--state", "running", "--all")
-		open += len(p.Jobs)
-	}
-	if open == 0 {
-		t.Fatal("every job was done before the kill; the test needs some left queued or running")
-	}
-	if len(failed) > 0 {
-		t.Errorf("%d adds failed before the kill, the first: %v", len(failed), failed[0])
-	}
-	t.Logf("%d acknowledged adds, %d jobs open at the kill", len(acks), open)
+		return ack{ns.User, res.Episodes[0].ID, res.Job.ID}, nil
+	})
+	wantOpenJobs(t, dir, env, len(acks))
 
 	srv = startServer(t, dir, env, "--workers", "2", "--job-lease", "1s", "--rate-limit", "0")
 	c = engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
 	for _, a := range acks {
 		s := engram.Scope{Org: "default", Project: "default", User: a.user}
-		var j *engram.Job
-		for deadline := time.Now().Add(30 * time.Second); j == nil || j.State != engram.JobDone; time.Sleep(20 * time.Millisecond) {
-			var err error
-			if j, err = c.GetJob(ctx, s, a.job); err != nil {
-				t.Fatalf("job %s: %v", a.job, err)
-			}
-			if j.State == engram.JobFailed || time.Now().After(deadline) {
-				t.Fatalf("job %s after the restart: %+v", a.job, j)
-			}
-		}
-		p, err := c.ListMemories(ctx, s, engram.MemoryFilter{Sources: []string{a.episode},
+		waitDone(t, c, s, a.job, 30*time.Second)
+		p, err := c.ListMemories(context.Background(), s, engram.MemoryFilter{Sources: []string{a.episode},
 			Statuses: []engram.Status{engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted}})
 		if err != nil {
 			t.Fatal(err)
@@ -183,7 +114,98 @@ func TestJobsSurviveKill9(t *testing.T) {
 	}
 }
 
-func ptrTo[T any](v T) *T { return &v }
+// killAfter has four writers, each its own user u0..u3, call add with
+// their namespace and a counter until n adds were acknowledged, then kills
+// srv with SIGKILL (no shutdown at all) and returns the acknowledgements.
+// It fails the test when fewer than n came in a minute, or an add failed
+// before the kill.
+func killAfter[A any](t *testing.T, srv *server, n int, add func(ns engram.Namespace, i int) (A, error)) []A {
+	t.Helper()
+	var (
+		mu     sync.Mutex
+		acks   []A
+		failed []error // before the kill
+		killed atomic.Bool
+		wg     sync.WaitGroup
+	)
+	for u := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ns := engram.Namespace{Org: "default", Project: "default", User: fmt.Sprintf("u%d", u)}
+			for i := 0; ; i++ {
+				a, err := add(ns, i)
+				mu.Lock()
+				switch {
+				case err != nil && killed.Load():
+					mu.Unlock()
+					return // the server is gone
+				case err != nil:
+					failed = append(failed, err)
+				default:
+					acks = append(acks, a)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(acks) }
+	for deadline := time.Now().Add(60 * time.Second); count() < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	killed.Store(true)
+	if err := srv.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	<-srv.done
+	if len(acks) < n {
+		t.Fatalf("only %d adds acknowledged in 60s; errors: %v", len(acks), failed)
+	}
+	if len(failed) > 0 {
+		t.Errorf("%d adds failed before the kill, the first: %v", len(failed), failed[0])
+	}
+	return acks
+}
+
+// wantOpenJobs fails the test unless the writers of killAfter left jobs
+// queued, running or retrying in dir (read with the CLI, no server), so
+// that the kill came while work was pending.
+func wantOpenJobs(t *testing.T, dir string, env []string, acked int) {
+	t.Helper()
+	open := 0
+	local := localCLI(t, dir)
+	local.env = env
+	for u := range 4 {
+		var p engram.JobPage
+		local.json(&p, "jobs", "list", "--user", fmt.Sprintf("u%d", u), "--state", "queued", "--state", "running", "--state", "retrying", "--all")
+		open += len(p.Jobs)
+	}
+	if open == 0 {
+		t.Fatal("every job was done before the kill; the test needs some left open")
+	}
+	t.Logf("%d acknowledged adds, %d jobs open at the kill", acked, open)
+}
+
+// waitDone waits up to within for the job id in s to be done, failing the
+// test if it fails or takes longer.
+func waitDone(t *testing.T, c *engramhttp.Client, s engram.Scope, id string, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+		j, err := c.GetJob(context.Background(), s, id)
+		if err != nil {
+			t.Fatalf("job %s: %v", id, err)
+		}
+		if j.State == engram.JobDone {
+			return
+		}
+		if j.State == engram.JobFailed || time.Now().After(deadline) {
+			t.Fatalf("job %s after the restart: %+v", id, j)
+		}
+	}
+}
 
 // TestEmbedJobsSurviveKill9 kills a server with kill -9 while clients add
 // turns that it answers before embedding (its default with workers and an
@@ -196,104 +218,31 @@ func TestEmbedJobsSurviveKill9(t *testing.T) {
 	env := append(baseEnv(t), "ENGRAM_EMBEDDER=use-lite")
 	srv := startServer(t, dir, env, "--workers", "1", "--job-lease", "1s", "--rate-limit", "0")
 	c := engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
-	ctx := context.Background()
-
-	type ack struct {
-		user, memory, job, text string
-	}
-	var (
-		mu     sync.Mutex
-		acks   []ack
-		failed []error // before the kill
-		killed atomic.Bool
-		wg     sync.WaitGroup
-	)
 	// English topics: the embedder's language, which the dense channel
 	// weighs fully.
 	topics := []string{"baked a cherry cake", "fixed the bicycle chain", "violin lesson", "painted the garden fence", "paella for eight friends"}
-	for u := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ns := engram.Namespace{Org: "default", Project: "default", User: fmt.Sprintf("u%d", u)}
-			for i := 0; ; i++ {
-				at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
-				text := fmt.Sprintf("Entry %d of writer %d: %s, day %d.", i, u, topics[(i+u)%len(topics)], i*7+u)
-				res, err := c.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns,
-					Episodes: []engram.EpisodeInput{{Role: "user", Content: text, OccurredAt: &at}}})
-				if err != nil && killed.Load() {
-					return // the server is gone
-				} else if err != nil {
-					mu.Lock()
-					failed = append(failed, err)
-					mu.Unlock()
-					continue
-				}
-				if res.EmbedJob == nil || len(res.Memories) == 0 {
-					mu.Lock()
-					failed = append(failed, fmt.Errorf("add answered without an embed job or a memory: %+v", res))
-					mu.Unlock()
-					continue
-				}
-				mu.Lock()
-				acks = append(acks, ack{ns.User, res.Memories[0].ID, res.EmbedJob.ID, text})
-				mu.Unlock()
-			}
-		}()
-	}
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		time.Sleep(20 * time.Millisecond)
-		mu.Lock()
-		n := len(acks)
-		mu.Unlock()
-		if n >= 40 {
-			break
+	type ack struct{ user, memory, job, text string }
+	acks := killAfter(t, srv, 40, func(ns engram.Namespace, i int) (ack, error) {
+		at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour)
+		text := fmt.Sprintf("Entry %d of %s: %s, day %d.", i, ns.User, topics[(i+len(ns.User))%len(topics)], i*7)
+		res, err := c.AddEpisodes(context.Background(), engram.AddEpisodesRequest{Namespace: ns,
+			Episodes: []engram.EpisodeInput{{Role: "user", Content: text, OccurredAt: &at}}})
+		switch {
+		case err != nil:
+			return ack{}, err
+		case res.EmbedJob == nil || len(res.Memories) == 0:
+			return ack{}, fmt.Errorf("add answered without an embed job or a memory: %+v", res)
 		}
-		if time.Now().After(deadline) {
-			killed.Store(true)
-			_ = srv.cmd.Process.Kill()
-			wg.Wait()
-			t.Fatalf("only %d adds acknowledged in 60s; errors: %v", n, failed)
-		}
-	}
-	killed.Store(true)
-	if err := srv.cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown at all
-		t.Fatal(err)
-	}
-	wg.Wait()
-	<-srv.done
-
-	open := 0
-	local := localCLI(t, dir)
-	local.env = env
-	for u := range 4 {
-		var p engram.JobPage
-		local.json(&p, "jobs", "list", "--user", fmt.Sprintf("u%d", u), "--state", "queued", "--state", "running", "--state", "retrying", "--all")
-		open += len(p.Jobs)
-	}
-	if open == 0 {
-		t.Fatal("every embed job was done before the kill; the test needs some left open")
-	}
-	if len(failed) > 0 {
-		t.Errorf("%d adds failed before the kill, the first: %v", len(failed), failed[0])
-	}
-	t.Logf("%d acknowledged adds, %d jobs open at the kill", len(acks), open)
+		return ack{ns.User, res.Memories[0].ID, res.EmbedJob.ID, text}, nil
+	})
+	wantOpenJobs(t, dir, env, len(acks))
 
 	srv = startServer(t, dir, env, "--workers", "2", "--job-lease", "1s", "--rate-limit", "0")
 	c = engramhttp.NewClient(srv.url, engramhttp.ClientOptions{})
 	for _, a := range acks {
 		s := engram.Scope{Org: "default", Project: "default", User: a.user}
-		var j *engram.Job
-		for deadline := time.Now().Add(2 * time.Minute); j == nil || j.State != engram.JobDone; time.Sleep(20 * time.Millisecond) {
-			var err error
-			if j, err = c.GetJob(ctx, s, a.job); err != nil {
-				t.Fatalf("job %s: %v", a.job, err)
-			}
-			if j.State == engram.JobFailed || time.Now().After(deadline) {
-				t.Fatalf("embed job %s after the restart: %+v", a.job, j)
-			}
-		}
-		res, err := c.Search(ctx, engram.SearchRequest{Scope: s, Query: a.text, K: 5, Channels: []string{"dense"}})
+		waitDone(t, c, s, a.job, 2*time.Minute)
+		res, err := c.Search(context.Background(), engram.SearchRequest{Scope: s, Query: a.text, K: 5, Channels: []string{"dense"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,3 +258,5 @@ func TestEmbedJobsSurviveKill9(t *testing.T) {
 		t.Fatalf("serve exited %d after SIGTERM\n%s", code, srv.logs.String())
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -57,13 +57,17 @@ func DecodeMap(b []byte) (map[string]any, error) {
 // DecodeStrings decodes a JSON array-of-strings column. NULL (no bytes) and
 // an empty array both give nil; a malformed value is an error wrapped with
 // "decode json array".
-func DecodeStrings(b []byte) ([]string, error) {
+func DecodeStrings(b []byte) ([]string, error) { return decodeArray[string](b, "json array") }
+
+// decodeArray decodes a JSON array of T, what it holds named by what in
+// its error; NULL (no bytes) and an empty array both give nil.
+func decodeArray[T any](b []byte, what string) ([]T, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	var s []string
+	var s []T
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("decode json array: %w", err)
+		return nil, fmt.Errorf("decode %s: %w", what, err)
 	}
 	if len(s) == 0 {
 		return nil, nil
@@ -103,15 +107,9 @@ func EncodeOps(ops []engram.MemoryOp) ([]byte, error) {
 
 // DecodeOps decodes what EncodeOps wrote; nil for none.
 func DecodeOps(b []byte) ([]engram.MemoryOp, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var w []opWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("decode job operations: %w", err)
-	}
-	if len(w) == 0 {
-		return nil, nil
+	w, err := decodeArray[opWire](b, "job operations")
+	if err != nil || w == nil {
+		return nil, err
 	}
 	ops := make([]engram.MemoryOp, len(w))
 	for i, o := range w {
