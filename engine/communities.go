@@ -322,11 +322,8 @@ func (e *graphs) ListCommunities(ctx context.Context, s engram.Scope) (*engram.C
 // GetCommunity implements engram.CommunityService, narrowed like
 // ListCommunities.
 func (e *graphs) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.CommunityDetail, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "community", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("community", id); err != nil {
 		return nil, err
 	}
 	d := &engram.CommunityDetail{}

@@ -62,11 +62,8 @@ func openConflictMembers(ctx context.Context, r engram.Reader, s engram.Scope, i
 
 // ResolveConflict implements engram.ConflictService.
 func (e *memories) ResolveConflict(ctx context.Context, s engram.Scope, id string, req engram.ResolveConflictRequest) (*engram.ConflictResolution, error) {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "conflict", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("conflict", id); err != nil {
 		return nil, err
 	}
 	if err := checkReason(req.Reason); err != nil {

@@ -424,6 +424,22 @@ func writeScope(s engram.Scope) (engram.Scope, error) {
 	return s, s.Validate()
 }
 
+// readTarget validates a scope and the id of the what (memory, episode…)
+// a read targets; EINVALID names the one at fault.
+func readTarget(s engram.Scope, what, id string) (engram.Scope, error) {
+	if err := s.Validate(); err != nil {
+		return s, err
+	}
+	return s, engram.CheckID(what, id)
+}
+
+// writeTarget is readTarget for a targeted write; IncludeShared never
+// widens a write.
+func writeTarget(s engram.Scope, what, id string) (engram.Scope, error) {
+	s.IncludeShared = false
+	return readTarget(s, what, id)
+}
+
 // accessRecorder batches access-count updates so reads never wait on a
 // write transaction: reads count in memory, per tenant, and a flush writes
 // the counts in one transaction.

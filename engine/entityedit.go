@@ -224,11 +224,8 @@ func absorbNames(target *engram.Entity, merged []*engram.Entity) {
 // A split may not take every mention (rename or merge instead), nor
 // divide an entity with MaxEntityLimit relations or more (EINVALID).
 func (e *graphs) SplitEntity(ctx context.Context, s engram.Scope, id string, req engram.SplitRequest) (*engram.Entity, error) {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "entity", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
 	if err := req.Validate(); err != nil {
@@ -370,11 +367,8 @@ func divideRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphW
 // entity's history is read by its id; an entity written before history
 // was kept has none.
 func (e *graphs) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "entity", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
 	var out []engram.EntityVersion

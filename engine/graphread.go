@@ -57,11 +57,8 @@ func (e *graphs) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 // are those of the entity's mentions that s itself sees (a session scope
 // sees its session's).
 func (e *graphs) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.EntityDetail, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "entity", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
 	d := &engram.EntityDetail{Memories: []engram.Memory{}, Relations: []engram.Relation{}, Timeline: []engram.TimelineEntry{}}
@@ -259,11 +256,8 @@ func entitiesOf(ctx context.Context, g engram.GraphReader, es engram.Scope, ids 
 // delete); the memories that named it stay, and a later write of one of
 // them may name it again.
 func (e *graphs) DeleteEntity(ctx context.Context, s engram.Scope, id string) error {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "entity", id)
 	if err != nil {
-		return err
-	}
-	if err := engram.CheckID("entity", id); err != nil {
 		return err
 	}
 	if narrowed(s) {

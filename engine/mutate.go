@@ -12,11 +12,8 @@ import (
 
 // UpdateMemory implements engram.Service.
 func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "memory", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
 	var out *engram.Memory
@@ -218,11 +215,8 @@ func sameContent(a, b *engram.Memory) bool {
 
 // SupersedeMemory implements engram.Service.
 func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "memory", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
 	var out *engram.SupersedeResult
@@ -292,11 +286,8 @@ func (e *writer) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s en
 // DeleteMemory implements engram.Service. A soft delete of an already
 // deleted memory succeeds without a new version.
 func (e *memories) DeleteMemory(ctx context.Context, s engram.Scope, id string, o engram.DeleteOptions) error {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "memory", id)
 	if err != nil {
-		return err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return err
 	}
 	if err := checkReason(o.Reason); err != nil {
@@ -352,11 +343,8 @@ func (e *writer) softDelete(ctx context.Context, tx engram.Tx, vb *vecBatch, s e
 
 // RestoreMemory implements engram.Service.
 func (e *memories) RestoreMemory(ctx context.Context, s engram.Scope, id, reason string) (*engram.Memory, error) {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "memory", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
 	if err := checkReason(reason); err != nil {
@@ -392,11 +380,8 @@ func (e *memories) RestoreMemory(ctx context.Context, s engram.Scope, id, reason
 // memory cannot be rolled back (its replacement is the current fact); a
 // deleted one is restored by the rollback.
 func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "memory", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
 	if err := checkReason(reason); err != nil {
@@ -450,11 +435,8 @@ func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v in
 
 // DeleteEpisode implements engram.Service.
 func (e *memories) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "episode", id)
 	if err != nil {
-		return err
-	}
-	if err := engram.CheckID("episode", id); err != nil {
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()

@@ -21,11 +21,8 @@ func unmarshal(b []byte, v any) error {
 
 // GetEpisode implements engram.Service.
 func (e *memories) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "episode", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("episode", id); err != nil {
 		return nil, err
 	}
 	var out *engram.Episode
@@ -41,11 +38,8 @@ func (e *memories) GetEpisode(ctx context.Context, s engram.Scope, id string) (*
 // vault memory is not found unless ctx carries engram.WithVault; then it is
 // returned decrypted, and the read audited.
 func (e *memories) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "memory", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
 	var out *engram.Memory
@@ -145,11 +139,8 @@ func asOf(f engram.MemoryFilter) engram.MemoryFilter {
 // found unless ctx carries engram.WithVault; then it is decrypted, and the
 // read audited.
 func (e *memories) History(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "memory", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("memory", id); err != nil {
 		return nil, err
 	}
 	var out []engram.Version

@@ -268,11 +268,8 @@ func (e *media) dropResource(ctx context.Context, r engram.Resource) {
 
 // GetResource implements engram.ResourceService.
 func (e *media) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
-	s, err := readScope(s)
+	s, err := readTarget(s, "resource", id)
 	if err != nil {
-		return nil, err
-	}
-	if err := engram.CheckID("resource", id); err != nil {
 		return nil, err
 	}
 	var r *engram.Resource
@@ -325,11 +322,8 @@ func (e *media) OpenResource(ctx context.Context, s engram.Scope, id string) (*e
 // content, and every memory made from it (with their versions and
 // vectors) are purged in one transaction, then the store is scrubbed.
 func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
-	s, err := writeScope(s)
+	s, err := writeTarget(s, "resource", id)
 	if err != nil {
-		return err
-	}
-	if err := engram.CheckID("resource", id); err != nil {
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()

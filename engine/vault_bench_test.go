@@ -22,20 +22,7 @@ func BenchmarkVaultSearch(b *testing.B) {
 	for _, kind := range []engram.Kind{engram.KindVault, engram.KindSemantic} {
 		b.Run(string(kind), func(b *testing.B) {
 			ctx := engram.WithVault(context.Background(), "bench")
-			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "engram.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			v, err := vault.New([]byte(strings.Repeat("k", vault.KeySize)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			e, err := engine.New(ctx, db, engine.Options{Vault: v})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close()
+			e := vaultEngine(b)
 			ns := engram.Namespace{Org: "acme", Project: "app", User: "u1"}
 			for batch := 0; batch < engine.VaultSearchLimit/100; batch++ {
 				ms := make([]engram.Memory, 100)
@@ -66,20 +53,7 @@ func BenchmarkVaultAdd(b *testing.B) {
 	for _, kind := range []engram.Kind{engram.KindVault, engram.KindSemantic} {
 		b.Run(string(kind), func(b *testing.B) {
 			ctx := context.Background()
-			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "engram.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
-			v, err := vault.New([]byte(strings.Repeat("k", vault.KeySize)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			e, err := engine.New(ctx, db, engine.Options{Vault: v})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close()
+			e := vaultEngine(b)
 			req := engram.AddMemoriesRequest{Namespace: engram.Namespace{Org: "acme", Project: "app"},
 				Memories: []engram.Memory{{Kind: kind, Value: "IBAN DE89 3704 0044 0532 0130 00"}}}
 			for b.Loop() {
@@ -89,4 +63,26 @@ func BenchmarkVaultAdd(b *testing.B) {
 			}
 		})
 	}
+}
+
+// vaultEngine is an engine with a vault over a fresh SQLite store, both
+// closed when b ends.
+func vaultEngine(b *testing.B) *engine.Engine {
+	b.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "engram.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	v, err := vault.New([]byte(strings.Repeat("k", vault.KeySize)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.New(ctx, db, engine.Options{Vault: v})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
 }

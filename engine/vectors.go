@@ -454,11 +454,7 @@ func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *parti
 	ns := map[string]engram.Namespace{}
 	var seq int64
 	err := func(r engram.Reader) error {
-		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
-		if err != nil {
-			return err
-		}
-		vr, err := engram.Need[engram.VectorReader](r, needEmbedder)
+		cl, vr, err := vectorReaders(r)
 		if err != nil {
 			return err
 		}
@@ -483,6 +479,17 @@ func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *parti
 	return nil
 }
 
+// vectorReaders returns r's change log and vector reader, or the EINVALID
+// error naming the one it lacks.
+func vectorReaders(r engram.Reader) (engram.ChangeLog, engram.VectorReader, error) {
+	cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
+	if err != nil {
+		return nil, nil, err
+	}
+	vr, err := engram.Need[engram.VectorReader](r, needEmbedder)
+	return cl, vr, err
+}
+
 // catchUp applies the store's changes since p.seq to p, read through r.
 // The caller holds p.mu.
 func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, scope engram.Scope) error {
@@ -492,11 +499,7 @@ func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, sc
 		recs []engram.VectorRecord
 	)
 	err := func(r engram.Reader) error {
-		cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
-		if err != nil {
-			return err
-		}
-		vr, err := engram.Need[engram.VectorReader](r, needEmbedder)
+		cl, vr, err := vectorReaders(r)
 		if err != nil {
 			return err
 		}

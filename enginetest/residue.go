@@ -87,20 +87,7 @@ func distinctMarkers(t *testing.T, n int) []string {
 // indexes store a word behind the prefix it shares with the word before).
 func grep(t *testing.T, files []string, marker string) []string {
 	t.Helper()
-	var hits []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			t.Fatalf("read %s: %v", f, err)
-		}
-		if bytes.Contains(b, []byte(marker)) || bytes.Contains(b, []byte(marker[len(marker)-12:])) {
-			hits = append(hits, f)
-		}
-	}
-	return hits
+	return grepAny(t, files, [][]byte{[]byte(marker), []byte(marker[len(marker)-12:])})
 }
 
 // embedded returns the bytes, as stored (little-endian float32), of the

@@ -22,15 +22,7 @@ import (
 // former behind it and reads the profile it wrote, the actor of its
 // versions, and a context that starts with it.
 func TestProfile_LLMFormer(t *testing.T) {
-	fake := openaitest.NewServer(t, openaitest.Options{StructuredOutputs: true})
-	chat, err := openai.NewChat(openai.Config{BaseURL: fake.URL(), Model: "fake-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := llmformer.New(llmformer.Config{LLM: chat, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, f := fakeFormer(t)
 	env := newEngineEnvWith(t, engine.Options{Former: f}, engramhttp.ServerOptions{})
 	fake.QueueChat(`{"episodes": [], "memories": [{"kind": "core", "abstraction": "Wohnort", "cues": ["München"], "value": "Alice wohnt in München.",
 		"language": "de", "about": "user", "valid_from": "", "valid_to": "", "foresight": false, "confidence": 0.9, "importance": 0.8, "profile": "trait", "sources": [1]}]}`,
@@ -114,15 +106,7 @@ func TestProfile_WithoutLLM(t *testing.T) {
 // and which another user's or tenant's key can neither read nor reach by
 // id.
 func TestProfile_PerUserWithKeys(t *testing.T) {
-	fake := openaitest.NewServer(t, openaitest.Options{StructuredOutputs: true})
-	chat, err := openai.NewChat(openai.Config{BaseURL: fake.URL(), Model: "fake-model"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := llmformer.New(llmformer.Config{LLM: chat, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake, f := fakeFormer(t)
 	eng, err := storeopen.Engine(context.Background(), t.TempDir(), engine.Options{Former: f, Logger: discardLogger(), AccessFlush: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -175,4 +159,19 @@ func TestProfile_PerUserWithKeys(t *testing.T) {
 	if r := e.call(t, bob, "GET", "/v1/memories/"+id+"?org=acme&project=app&user=bob", ""); r.Status != http.StatusNotFound {
 		t.Errorf("bob gets alice's profile by id: %d %s, want 404", r.Status, r.Body)
 	}
+}
+
+// fakeFormer is an LLM former over a scripted fake model, and the model.
+func fakeFormer(t *testing.T) (*openaitest.Server, *llmformer.Former) {
+	t.Helper()
+	fake := openaitest.NewServer(t, openaitest.Options{StructuredOutputs: true})
+	chat, err := openai.NewChat(openai.Config{BaseURL: fake.URL(), Model: "fake-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := llmformer.New(llmformer.Config{LLM: chat, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, f
 }
