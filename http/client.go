@@ -113,11 +113,7 @@ func (c *Client) Ready(ctx context.Context) error {
 
 // AddEpisodes implements engram.Service.
 func (c *Client) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
-	var res engram.AddEpisodesResult
-	if err := c.do(ctx, "POST", "/v1/episodes", nil, req, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return doNew[engram.AddEpisodesResult](ctx, c.conn, "POST", "/v1/episodes", nil, req)
 }
 
 // AddMemories implements engram.Service.
@@ -135,11 +131,7 @@ func (c *Client) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 	if err != nil {
 		return nil, err
 	}
-	var e engram.Episode
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &e); err != nil {
-		return nil, err
-	}
-	return &e, nil
+	return doNew[engram.Episode](ctx, c.conn, "GET", p, scopeValues(s), nil)
 }
 
 // GetMemory implements engram.Service.
@@ -148,11 +140,7 @@ func (c *Client) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 	if err != nil {
 		return nil, err
 	}
-	var m engram.Memory
-	if err := c.do(ctx, "GET", p, vaultScope(ctx, s), nil, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return doNew[engram.Memory](ctx, c.conn, "GET", p, vaultScope(ctx, s), nil)
 }
 
 // ListEpisodes implements engram.Service.
@@ -170,11 +158,7 @@ func (c *Client) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 	if err := setMeta(q, "meta.", f.Metadata); err != nil {
 		return nil, err
 	}
-	var page engram.EpisodePage
-	if err := c.do(ctx, "GET", "/v1/episodes", q, nil, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.EpisodePage](ctx, c.conn, "GET", "/v1/episodes", q, nil)
 }
 
 // ListMemories implements engram.Service.
@@ -223,11 +207,7 @@ func (c *Client) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 			q.Add("meta_in."+k, sv)
 		}
 	}
-	var page engram.MemoryPage
-	if err := c.do(ctx, "GET", "/v1/memories", q, nil, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.MemoryPage](ctx, c.conn, "GET", "/v1/memories", q, nil)
 }
 
 // maxQueryIDs is the most ids ListMemories sends in a query string, about
@@ -235,20 +215,12 @@ func (c *Client) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 const maxQueryIDs = 100
 
 func (c *Client) listMemoriesPost(ctx context.Context, s engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
-	var page engram.MemoryPage
-	if err := c.do(ctx, "POST", "/v1/memories/list", nil, listMemoriesRequest{Scope: s, Filter: f, Vault: engram.VaultFrom(ctx)}, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.MemoryPage](ctx, c.conn, "POST", "/v1/memories/list", nil, listMemoriesRequest{Scope: s, Filter: f, Vault: engram.VaultFrom(ctx)})
 }
 
 // Search implements engram.Service.
 func (c *Client) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
-	var res engram.SearchResult
-	if err := c.do(ctx, "POST", "/v1/search", nil, req, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return doNew[engram.SearchResult](ctx, c.conn, "POST", "/v1/search", nil, req)
 }
 
 // UpdateMemory implements engram.Service.
@@ -257,11 +229,7 @@ func (c *Client) UpdateMemory(ctx context.Context, s engram.Scope, id string, p 
 	if err != nil {
 		return nil, err
 	}
-	var m engram.Memory
-	if err := c.do(ctx, "PATCH", path, scopeValues(s), p, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return doNew[engram.Memory](ctx, c.conn, "PATCH", path, scopeValues(s), p)
 }
 
 // SupersedeMemory implements engram.Service.
@@ -270,11 +238,7 @@ func (c *Client) SupersedeMemory(ctx context.Context, s engram.Scope, id string,
 	if err != nil {
 		return nil, err
 	}
-	var res engram.SupersedeResult
-	if err := c.do(ctx, "POST", path, scopeValues(s), req, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return doNew[engram.SupersedeResult](ctx, c.conn, "POST", path, scopeValues(s), req)
 }
 
 // DeleteMemory implements engram.Service.
@@ -297,11 +261,7 @@ func (c *Client) RestoreMemory(ctx context.Context, s engram.Scope, id string, r
 	if err != nil {
 		return nil, err
 	}
-	var m engram.Memory
-	if err := c.do(ctx, "POST", path, vaultScope(ctx, s), reasonRequest{Reason: reason}, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return doNew[engram.Memory](ctx, c.conn, "POST", path, vaultScope(ctx, s), reasonRequest{Reason: reason})
 }
 
 // History implements engram.Service.
@@ -323,11 +283,7 @@ func (c *Client) Rollback(ctx context.Context, s engram.Scope, id string, v int,
 	if err != nil {
 		return nil, err
 	}
-	var m engram.Memory
-	if err := c.do(ctx, "POST", path, scopeValues(s), rollbackRequest{Version: &v, Reason: reason}, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return doNew[engram.Memory](ctx, c.conn, "POST", path, scopeValues(s), rollbackRequest{Version: &v, Reason: reason})
 }
 
 // DeleteEpisode implements engram.Service.
@@ -341,11 +297,7 @@ func (c *Client) DeleteEpisode(ctx context.Context, s engram.Scope, id string) e
 
 // DeleteScope implements engram.Service.
 func (c *Client) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {
-	var counts engram.PurgeCounts
-	if err := c.do(ctx, "DELETE", "/v1/scope", scopeValues(s), nil, &counts); err != nil {
-		return nil, err
-	}
-	return &counts, nil
+	return doNew[engram.PurgeCounts](ctx, c.conn, "DELETE", "/v1/scope", scopeValues(s), nil)
 }
 
 // Audit implements engram.Service.
@@ -358,11 +310,7 @@ func (c *Client) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter
 	setTime(q, "before", f.Before)
 	setInt(q, "limit", f.Limit)
 	setString(q, "cursor", f.Cursor)
-	var page engram.AuditPage
-	if err := c.do(ctx, "GET", "/v1/audit", q, nil, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.AuditPage](ctx, c.conn, "GET", "/v1/audit", q, nil)
 }
 
 // GetJob implements engram.Service by GET /v1/jobs/{id}.
@@ -371,11 +319,7 @@ func (c *Client) GetJob(ctx context.Context, s engram.Scope, id string) (*engram
 	if err != nil {
 		return nil, err
 	}
-	var j engram.Job
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &j); err != nil {
-		return nil, err
-	}
-	return &j, nil
+	return doNew[engram.Job](ctx, c.conn, "GET", p, scopeValues(s), nil)
 }
 
 // ListJobs implements engram.Service by GET /v1/jobs.
@@ -386,11 +330,7 @@ func (c *Client) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilte
 	}
 	setInt(q, "limit", f.Limit)
 	setString(q, "cursor", f.Cursor)
-	var page engram.JobPage
-	if err := c.do(ctx, "GET", "/v1/jobs", q, nil, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.JobPage](ctx, c.conn, "GET", "/v1/jobs", q, nil)
 }
 
 // exportLine is one line of an export stream: a record, or the error that
@@ -480,6 +420,15 @@ func (c *Client) Import(ctx context.Context, s engram.Scope, recs []engram.Recor
 		return nil, err
 	}
 	return &res, nil
+}
+
+// doNew is c.do into a new T, which it returns; it fails as do does.
+func doNew[T any](ctx context.Context, c *conn, method, path string, q url.Values, in any) (*T, error) {
+	var out T
+	if err := c.do(ctx, method, path, q, in, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // do sends a JSON request (in, unless nil) and decodes a JSON answer into

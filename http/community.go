@@ -85,11 +85,7 @@ var _ engram.CommunityService = (*Client)(nil)
 // ListCommunities implements engram.CommunityService with GET
 // /v1/communities.
 func (c *graphClient) ListCommunities(ctx context.Context, s engram.Scope) (*engram.CommunityList, error) {
-	var l engram.CommunityList
-	if err := c.do(ctx, "GET", "/v1/communities", scopeValues(s), nil, &l); err != nil {
-		return nil, err
-	}
-	return &l, nil
+	return doNew[engram.CommunityList](ctx, c.conn, "GET", "/v1/communities", scopeValues(s), nil)
 }
 
 // GetCommunity implements engram.CommunityService with GET
@@ -99,19 +95,11 @@ func (c *graphClient) GetCommunity(ctx context.Context, s engram.Scope, id strin
 	if err != nil {
 		return nil, err
 	}
-	var d engram.CommunityDetail
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &d); err != nil {
-		return nil, err
-	}
-	return &d, nil
+	return doNew[engram.CommunityDetail](ctx, c.conn, "GET", p, scopeValues(s), nil)
 }
 
 // RefreshCommunities implements engram.CommunityService with POST
 // /v1/communities/refresh.
 func (c *graphClient) RefreshCommunities(ctx context.Context, s engram.Scope, full bool) (*engram.RefreshResult, error) {
-	var res engram.RefreshResult
-	if err := c.do(ctx, "POST", "/v1/communities/refresh", scopeValues(s), refreshRequest{Full: full}, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return doNew[engram.RefreshResult](ctx, c.conn, "POST", "/v1/communities/refresh", scopeValues(s), refreshRequest{Full: full})
 }

@@ -76,9 +76,5 @@ func (c *Client) ResolveConflict(ctx context.Context, s engram.Scope, id string,
 	if err != nil {
 		return nil, err
 	}
-	var res engram.ConflictResolution
-	if err := c.do(ctx, "POST", path, scopeValues(s), req, &res); err != nil {
-		return nil, err
-	}
-	return &res, nil
+	return doNew[engram.ConflictResolution](ctx, c.conn, "POST", path, scopeValues(s), req)
 }

@@ -116,11 +116,7 @@ func (c *graphClient) ListEntities(ctx context.Context, s engram.Scope, f engram
 	if f.Limit != 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}
-	var page engram.EntityPage
-	if err := c.do(ctx, "GET", "/v1/entities", q, nil, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.EntityPage](ctx, c.conn, "GET", "/v1/entities", q, nil)
 }
 
 // GetEntity implements engram.GraphService with GET /v1/entities/{id}.
@@ -129,11 +125,7 @@ func (c *graphClient) GetEntity(ctx context.Context, s engram.Scope, id string) 
 	if err != nil {
 		return nil, err
 	}
-	var d engram.EntityDetail
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &d); err != nil {
-		return nil, err
-	}
-	return &d, nil
+	return doNew[engram.EntityDetail](ctx, c.conn, "GET", p, scopeValues(s), nil)
 }
 
 // Graph implements engram.GraphService with GET /v1/graph.
@@ -142,11 +134,7 @@ func (c *graphClient) Graph(ctx context.Context, s engram.Scope, r engram.GraphR
 	setString(q, "entity", r.Entity)
 	setInt(q, "hops", r.Hops)
 	setInt(q, "limit", r.Limit)
-	var g engram.Graph
-	if err := c.do(ctx, "GET", "/v1/graph", q, nil, &g); err != nil {
-		return nil, err
-	}
-	return &g, nil
+	return doNew[engram.Graph](ctx, c.conn, "GET", "/v1/graph", q, nil)
 }
 
 // DeleteEntity implements engram.GraphService with DELETE

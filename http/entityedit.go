@@ -44,24 +44,7 @@ func (s *graphRoutes) handleMergeEntities(w http.ResponseWriter, r *http.Request
 }
 
 func (s *graphRoutes) handleSplitEntity(w http.ResponseWriter, r *http.Request, q query) error {
-	sc, id, err := scopeAndID(r, q, "entity")
-	if err != nil {
-		return err
-	}
-	var req engram.SplitRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	g, err := s.graphEditor()
-	if err != nil {
-		return err
-	}
-	ent, err := g.SplitEntity(r.Context(), sc, id, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, ent)
-	return nil
+	return answerIDBody(w, r, q, "entity", http.StatusOK, s.graphEditor, engram.GraphEditor.SplitEntity)
 }
 
 // entityHistoryResponse is the body of GET /v1/entities/{id}/history.
@@ -94,11 +77,7 @@ func (c *graphClient) MergeEntities(ctx context.Context, s engram.Scope, id stri
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
-	var ent engram.Entity
-	if err := c.do(ctx, "POST", "/v1/entities/"+id+"/merge", scopeValues(s), mergeRequest{From: from}, &ent); err != nil {
-		return nil, err
-	}
-	return &ent, nil
+	return doNew[engram.Entity](ctx, c.conn, "POST", "/v1/entities/"+id+"/merge", scopeValues(s), mergeRequest{From: from})
 }
 
 // SplitEntity implements engram.GraphEditor with POST
@@ -107,11 +86,7 @@ func (c *graphClient) SplitEntity(ctx context.Context, s engram.Scope, id string
 	if err := engram.CheckID("entity", id); err != nil {
 		return nil, err
 	}
-	var ent engram.Entity
-	if err := c.do(ctx, "POST", "/v1/entities/"+id+"/split", scopeValues(s), r, &ent); err != nil {
-		return nil, err
-	}
-	return &ent, nil
+	return doNew[engram.Entity](ctx, c.conn, "POST", "/v1/entities/"+id+"/split", scopeValues(s), r)
 }
 
 // EntityHistory implements engram.GraphEditor with GET

@@ -122,24 +122,7 @@ func (s *mediaRoutes) handleIdentityHistory(w http.ResponseWriter, r *http.Reque
 }
 
 func (s *mediaRoutes) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
-	sc, id, err := scopeAndID(r, q, "identity")
-	if err != nil {
-		return err
-	}
-	var req engram.IdentitySplitRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	nu, err := is.SplitIdentity(r.Context(), sc, id, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, nu)
-	return nil
+	return answerIDBody(w, r, q, "identity", http.StatusCreated, s.identityService, engram.IdentityService.SplitIdentity)
 }
 
 func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
@@ -164,45 +147,11 @@ func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Reques
 }
 
 func (s *mediaRoutes) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
-	sc, err := q.scope()
-	if err != nil {
-		return err
-	}
-	var req engram.IdentityMergeRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	i, err := is.MergeIdentities(r.Context(), sc, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, i)
-	return nil
+	return answerBody(w, r, q, http.StatusOK, s.identityService, engram.IdentityService.MergeIdentities)
 }
 
 func (s *mediaRoutes) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
-	sc, err := q.scope()
-	if err != nil {
-		return err
-	}
-	var req engram.LinkRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	p, err := is.LinkIdentities(r.Context(), sc, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, p)
-	return nil
+	return answerBody(w, r, q, http.StatusOK, s.identityService, engram.IdentityService.LinkIdentities)
 }
 
 func (s *mediaRoutes) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
@@ -226,11 +175,7 @@ var _ engram.IdentityService = (*Client)(nil)
 
 // AddObservations implements engram.IdentityService.
 func (c *mediaClient) AddObservations(ctx context.Context, req engram.AddObservationsRequest) (*engram.AddObservationsResult, error) {
-	var out engram.AddObservationsResult
-	if err := c.do(ctx, "POST", "/v1/observations", nil, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.AddObservationsResult](ctx, c.conn, "POST", "/v1/observations", nil, req)
 }
 
 // ListIdentities implements engram.IdentityService.
@@ -251,11 +196,7 @@ func (c *mediaClient) GetIdentity(ctx context.Context, s engram.Scope, id string
 	if err != nil {
 		return nil, err
 	}
-	var out engram.IdentityDetail
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.IdentityDetail](ctx, c.conn, "GET", p, scopeValues(s), nil)
 }
 
 // DeleteIdentity implements engram.IdentityService.
@@ -269,11 +210,7 @@ func (c *mediaClient) DeleteIdentity(ctx context.Context, s engram.Scope, id str
 
 // LinkIdentities implements engram.IdentityService.
 func (c *mediaClient) LinkIdentities(ctx context.Context, s engram.Scope, req engram.LinkRequest) (*engram.Person, error) {
-	var out engram.Person
-	if err := c.do(ctx, "POST", "/v1/identities/link", scopeValues(s), req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.Person](ctx, c.conn, "POST", "/v1/identities/link", scopeValues(s), req)
 }
 
 // UnlinkIdentity implements engram.IdentityService.
@@ -282,20 +219,12 @@ func (c *mediaClient) UnlinkIdentity(ctx context.Context, s engram.Scope, id str
 	if err != nil {
 		return nil, err
 	}
-	var out engram.Identity
-	if err := c.do(ctx, "POST", p, scopeValues(s), struct{}{}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.Identity](ctx, c.conn, "POST", p, scopeValues(s), struct{}{})
 }
 
 // MergeIdentities implements engram.IdentityService.
 func (c *mediaClient) MergeIdentities(ctx context.Context, s engram.Scope, req engram.IdentityMergeRequest) (*engram.Identity, error) {
-	var out engram.Identity
-	if err := c.do(ctx, "POST", "/v1/identities/merge", scopeValues(s), req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.Identity](ctx, c.conn, "POST", "/v1/identities/merge", scopeValues(s), req)
 }
 
 // SplitIdentity implements engram.IdentityService.
@@ -304,11 +233,7 @@ func (c *mediaClient) SplitIdentity(ctx context.Context, s engram.Scope, id stri
 	if err != nil {
 		return nil, err
 	}
-	var out engram.Identity
-	if err := c.do(ctx, "POST", p, scopeValues(s), req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.Identity](ctx, c.conn, "POST", p, scopeValues(s), req)
 }
 
 // ListPersons implements engram.IdentityService.

@@ -132,20 +132,7 @@ func (s *recordRoutes) handleUpdateMemory(w http.ResponseWriter, r *http.Request
 }
 
 func (s *recordRoutes) handleSupersedeMemory(w http.ResponseWriter, r *http.Request, q query) error {
-	sc, id, err := scopeAndID(r, q, "memory")
-	if err != nil {
-		return err
-	}
-	var req engram.SupersedeRequest
-	if err := decodeBody(r, &req); err != nil {
-		return err
-	}
-	res, err := s.svc.SupersedeMemory(r.Context(), sc, id, req)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, res)
-	return nil
+	return answerIDBody(w, r, q, "memory", http.StatusOK, s.service, engram.Service.SupersedeMemory)
 }
 
 func (s *recordRoutes) handleDeleteMemory(w http.ResponseWriter, r *http.Request, q query) error {

@@ -26,9 +26,5 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, q query) 
 
 // Profile implements engram.ProfileReader with GET /v1/profile.
 func (c *Client) Profile(ctx context.Context, s engram.Scope) (*engram.Profile, error) {
-	var p engram.Profile
-	if err := c.do(ctx, "GET", "/v1/profile", scopeValues(s), nil, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return doNew[engram.Profile](ctx, c.conn, "GET", "/v1/profile", scopeValues(s), nil)
 }

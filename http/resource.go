@@ -249,11 +249,7 @@ func (c *mediaClient) GetResource(ctx context.Context, s engram.Scope, id string
 	if err != nil {
 		return nil, err
 	}
-	var out engram.Resource
-	if err := c.do(ctx, "GET", p, scopeValues(s), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return doNew[engram.Resource](ctx, c.conn, "GET", p, scopeValues(s), nil)
 }
 
 // ListResources implements engram.ResourceService.
@@ -261,11 +257,7 @@ func (c *mediaClient) ListResources(ctx context.Context, s engram.Scope, f engra
 	q := scopeValues(s)
 	setString(q, "cursor", f.Cursor)
 	setInt(q, "limit", f.Limit)
-	var page engram.ResourcePage
-	if err := c.do(ctx, "GET", "/v1/resources", q, nil, &page); err != nil {
-		return nil, err
-	}
-	return &page, nil
+	return doNew[engram.ResourcePage](ctx, c.conn, "GET", "/v1/resources", q, nil)
 }
 
 // OpenResource implements engram.ResourceService with GET
