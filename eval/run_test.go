@@ -309,14 +309,7 @@ func mustFloat(s string) float64 {
 // strip, removes them; everything a user would have stays as it was.
 func mutateLabels(t *testing.T, bench, in string, strip bool) string {
 	t.Helper()
-	raw, err := os.ReadFile(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []map[string]any
-	if err := json.Unmarshal(raw, &recs); err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, in)
 	for _, r := range recs {
 		switch bench {
 		case eval.BenchLoCoMo:
@@ -371,14 +364,7 @@ func mutateLabels(t *testing.T, bench, in string, strip bool) string {
 // with a function mapping a renamed id, or "<id>#<rest>", back.
 func renameIDs(t *testing.T, bench, in string) (string, func(string) string) {
 	t.Helper()
-	raw, err := os.ReadFile(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []map[string]any
-	if err := json.Unmarshal(raw, &recs); err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, in)
 	old := map[string]string{}
 	fresh := map[string]string{}
 	rename := func(id, prefix string) string {
@@ -752,4 +738,18 @@ func TestTurnAtATime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readRecords reads a benchmark file as its list of JSON records.
+func readRecords(t *testing.T, in string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal(raw, &recs); err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

@@ -12,16 +12,7 @@ import (
 // entities list and get show, for their user only; bad flags exit 2.
 func TestEntitiesCLI(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "data")
-	local := localCLI(t, dir)
-	local.ok("add", "--user", "ann", "Ich war mit Jürgen in Lissabon.")
-	local.ok("add", "--user", "ann", "Juergen hat gestern angerufen.")
-	var page engram.EntityPage
-	local.json(&page, "entities", "list", "--user", "ann", "--prefix", "JUR")
-	if len(page.Entities) != 1 || page.Entities[0].Mentions != 2 {
-		t.Fatalf("entities list --prefix JUR = %+v, want Jürgen named twice", page)
-	}
-	id := page.Entities[0].ID
+	local, id := jurgen(t)
 	if out := local.ok("entities", "list", "--user", "ann", "--type", "place"); !strings.Contains(out, "Lissabon") || strings.Contains(out, "Jürgen") {
 		t.Errorf("entities list --type place prints %q", out)
 	}
@@ -41,16 +32,7 @@ func TestEntitiesCLI(t *testing.T) {
 // usage error (exit 2) for missing flags.
 func TestEntitiesEditCLI(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "data")
-	local := localCLI(t, dir)
-	local.ok("add", "--user", "ann", "Ich war mit Jürgen in Lissabon.")
-	local.ok("add", "--user", "ann", "Juergen hat gestern angerufen.")
-	var page engram.EntityPage
-	local.json(&page, "entities", "list", "--user", "ann", "--prefix", "JUR")
-	if len(page.Entities) != 1 {
-		t.Fatalf("entities list --prefix JUR = %+v", page)
-	}
-	id := page.Entities[0].ID
+	local, id := jurgen(t)
 	var d engram.EntityDetail
 	local.json(&d, "entities", "get", id, "--user", "ann")
 	if len(d.Timeline) != 2 {
@@ -73,4 +55,20 @@ func TestEntitiesEditCLI(t *testing.T) {
 	if r := local.run("entities", "history", id, "--user", "bob"); r.code == 0 || !strings.Contains(r.stderr, "not found") {
 		t.Errorf("another user's entities history: exit %d, %q", r.code, r.stderr)
 	}
+}
+
+// jurgen adds two of ann's turns naming Jürgen (once as Juergen) to a new
+// data directory and returns its CLI and Jürgen's entity id, found by
+// entities list --prefix JUR, which must find him named twice.
+func jurgen(t *testing.T) (*cli, string) {
+	t.Helper()
+	local := localCLI(t, filepath.Join(t.TempDir(), "data"))
+	local.ok("add", "--user", "ann", "Ich war mit Jürgen in Lissabon.")
+	local.ok("add", "--user", "ann", "Juergen hat gestern angerufen.")
+	var page engram.EntityPage
+	local.json(&page, "entities", "list", "--user", "ann", "--prefix", "JUR")
+	if len(page.Entities) != 1 || page.Entities[0].Mentions != 2 {
+		t.Fatalf("entities list --prefix JUR = %+v, want Jürgen named twice", page)
+	}
+	return local, page.Entities[0].ID
 }
