@@ -43,6 +43,12 @@ const (
 	// from which the newer memory replaced the fact: a read as of an
 	// earlier time does not rank the memory lower (see StaleTermsAt).
 	MetaStaleSince = "stale_since"
+	// MetaFingerprint is the metadata key of a turn memory's fingerprint,
+	// a hash of the set of its words: a former reads the stored memories
+	// with a batch's fingerprints to find repeats. Stores index it, so
+	// that a MemoryFilter.MetadataIn of strings on it reads no more than
+	// the matching memories.
+	MetaFingerprint = "fingerprint"
 	// MetaProvisional marks a memory formed at once by a stand-in former
 	// while an asynchronous add's job waits for the engine's own (an LLM):
 	// the job retires it when it applies that former's memories of the

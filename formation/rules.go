@@ -183,8 +183,8 @@ func (c *consolidation) merge(ctx context.Context, at float64) error {
 }
 
 // MetaFingerprint is the metadata key of a turn memory's fingerprint: a
-// hash of the set of its words, lower case.
-const MetaFingerprint = "fingerprint"
+// hash of the set of its words, lower case (engram.MetaFingerprint).
+const MetaFingerprint = engram.MetaFingerprint
 
 // fingerprint hashes the set of the words of s.
 func fingerprint(s string) string {

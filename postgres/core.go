@@ -130,29 +130,40 @@ func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 // ListMemories returns a page of the memories in s matching f, newest id
 // first; EINVALID for a bad scope, filter or cursor.
 func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
-	if err := s.Validate(); err != nil {
+	sql, args, limit, err := listMemoriesSQL(s, f)
+	if err != nil {
 		return nil, "", err
 	}
-	q := &query{}
-	q.scope("m.", s)
-	if err := memoryFilter(q, &f); err != nil {
-		return nil, "", err
-	}
-	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
-	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		q.where("m.id < " + q.arg(id))
-	}
-	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
-	out, err := memoryRows(ctx, t.base, "list memories", sql, q.args)
+	out, err := memoryRows(ctx, t.base, "list memories", sql, args)
 	if err != nil {
 		return nil, "", err
 	}
 	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
 	return out, next, nil
+}
+
+// listMemoriesSQL is the statement of ListMemories and its arguments,
+// which read one more than the page's limit (returned too); EINVALID for
+// a bad scope, filter or cursor.
+func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int, error) {
+	if err := s.Validate(); err != nil {
+		return "", nil, 0, err
+	}
+	q := &query{}
+	q.scope("m.", s)
+	if err := memoryFilter(q, &f); err != nil {
+		return "", nil, 0, err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
+	if f.Cursor != "" {
+		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		q.where("m.id < " + q.arg(id))
+	}
+	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
+	return sql, q.args, limit, nil
 }
 
 // rankWeights are ts_rank_cd's weights of the D, C, B and A labels: value

@@ -40,6 +40,12 @@ func VectorPageSQL(s engram.Scope, embedder, after string, page int) (string, []
 	return vectorPageQuery(s, embedder, after, page)
 }
 
+// ListMemoriesSQL is the statement of ListMemories, for tests of its plan.
+func ListMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, error) {
+	sql, args, _, err := listMemoriesSQL(s, f)
+	return sql, args, err
+}
+
 // ScrubStarted returns when db's last rewrite began, zero if none did.
 func ScrubStarted(db *DB) time.Time {
 	db.scrub.mu.Lock()

@@ -316,6 +316,53 @@ func TestByIDPlans(t *testing.T) {
 	}
 }
 
+// TestFingerprintPlan: formation's lookup of a batch's fingerprints reads
+// their index, not every memory of the user, in a namespace of thousands.
+func TestFingerprintPlan(t *testing.T) {
+	u := emptiedURL(t)
+	st := openAt(t, u, postgres.Options{})
+	ns := engram.Namespace{Org: "acme", Project: "app", User: "u1"}
+	err := st.Update(ctx, func(tx engram.Tx) error {
+		for i := range 3000 {
+			m := storetest.Memory(ns, fmt.Sprintf("turn %d", i))
+			m.Kind, m.Metadata = engram.KindEpisodic, map[string]any{engram.MetaFingerprint: fmt.Sprintf("fp%d", i)}
+			if err := tx.InsertMemory(ctx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pgxpool.New(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Exec(ctx, "ANALYZE memories"); err != nil {
+		t.Fatal(err)
+	}
+	sql, args, err := postgres.ListMemoriesSQL(engram.ScopeOf(ns), engram.MemoryFilter{Kinds: []engram.Kind{engram.KindEpisodic}, Limit: engram.MaxLimit,
+		MetadataIn: map[string][]any{engram.MetaFingerprint: {"fp7", "fp2999", "none"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := explain(t, p, sql, args); !strings.Contains(text, "memories_by_fingerprint") || strings.Contains(text, "Seq Scan") {
+		t.Errorf("fingerprint lookup: plan\n%s\nreads more than the index of fingerprints", text)
+	}
+	var got []engram.Memory
+	if err := st.View(ctx, func(r engram.Reader) error {
+		got, _, err = r.ListMemories(ctx, engram.ScopeOf(ns), engram.MemoryFilter{MetadataIn: map[string][]any{engram.MetaFingerprint: {"fp7", "fp2999", "none"}}})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Errorf("memories with fingerprints fp7, fp2999 or none: %d, want 2", len(got))
+	}
+}
+
 // explain returns PostgreSQL's plan of sql with args, one line per step.
 func explain(t *testing.T, p *pgxpool.Pool, sql string, args []any) string {
 	t.Helper()

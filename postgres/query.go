@@ -104,6 +104,10 @@ func memoryFilter(q *query, f *engram.MemoryFilter) error {
 		q.where(cond)
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.MetadataIn)) {
+		if cond, ok := indexedMetadataIn(q, "m.metadata", k, f.MetadataIn[k]); ok {
+			q.where(cond)
+			continue
+		}
 		var conds []string
 		for _, v := range f.MetadataIn[k] {
 			c, err := metadataEquals(q, "m.metadata", k, v)
@@ -275,6 +279,27 @@ func metadataEquals(q *query, col, key string, v any) (string, error) {
 	default:
 		return typ + " IN ('array', 'object') AND (" + col + " -> " + k + ")::jsonb = " + q.arg(string(b)) + "::text::jsonb", nil
 	}
+}
+
+// indexedMetadataIn returns the condition that metadata key k of col is
+// one of the strings vs, in the form the index of that key (migration 18)
+// serves, when k is an indexed key (engram.MetaFingerprint) and every
+// value a string; ok is false otherwise. The key is the index's own
+// literal, which the condition must repeat for PostgreSQL to use it.
+func indexedMetadataIn(q *query, col, k string, vs []any) (string, bool) {
+	if k != engram.MetaFingerprint || len(vs) == 0 {
+		return "", false
+	}
+	ss := make([]string, len(vs))
+	for i, v := range vs {
+		s, isString := v.(string)
+		if !isString || strings.ContainsRune(s, 0) {
+			return "", false
+		}
+		ss[i] = s
+	}
+	key := "'" + k + "'"
+	return "(" + col + " ->> " + key + ") = ANY(" + q.arg(ss) + ") AND json_typeof(" + col + " -> " + key + ") = 'string'", true
 }
 
 // tsQuery returns the text for websearch_to_tsquery that finds any of the

@@ -121,29 +121,40 @@ func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Ep
 // ListMemories returns a page of the memories in s matching f, newest id
 // first; EINVALID for a bad scope, filter or cursor.
 func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
-	if err := s.Validate(); err != nil {
+	q, args, limit, err := listMemoriesSQL(s, f)
+	if err != nil {
 		return nil, "", err
 	}
-	w := &where{}
-	w.addScope("m.", s)
-	if err := memoryFilter(w, &f); err != nil {
-		return nil, "", err
-	}
-	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
-	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		w.add("m.id < ?", id)
-	}
-	q := "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
-	out, err := memoryRows(ctx, t.base, "list memories", q, append(w.args, limit+1))
+	out, err := memoryRows(ctx, t.base, "list memories", q, args)
 	if err != nil {
 		return nil, "", err
 	}
 	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
 	return out, next, nil
+}
+
+// listMemoriesSQL is the query of ListMemories and its arguments, which
+// read one more than the page's limit (returned too); EINVALID for a bad
+// scope, filter or cursor.
+func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int, error) {
+	if err := s.Validate(); err != nil {
+		return "", nil, 0, err
+	}
+	w := &where{}
+	w.addScope("m.", s)
+	if err := memoryFilter(w, &f); err != nil {
+		return "", nil, 0, err
+	}
+	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
+	if f.Cursor != "" {
+		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		w.add("m.id < ?", id)
+	}
+	q := "SELECT " + memoryCols + " FROM " + w.from() + " WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
+	return q, append(w.args, limit+1), limit, nil
 }
 
 // SearchText ranks the memories in s matching f by BM25 against query, best

@@ -49,6 +49,18 @@ func TestQueryPlans(t *testing.T) {
 			"memory_vectors USING COVERING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
 		}},
 	)
+	// Formation's lookup of a batch's fingerprints reads the index of the
+	// key, not every memory of the user.
+	fq, fargs, _, err := listMemoriesSQL(engram.Scope{Org: "o", Project: "p", User: "u"}, engram.MemoryFilter{
+		Kinds: []engram.Kind{engram.KindEpisodic}, Limit: engram.MaxLimit,
+		MetadataIn: map[string][]any{engram.MetaFingerprint: {"fp1", "fp2", "fp3"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (The few memories found are sorted by id: no scan.)
+	if fp := plan(fq, fargs...); !strings.Contains(fp, "SEARCH m USING INDEX memories_by_fingerprint (org=? AND project=? AND user_id=? AND <expr>=?)") || strings.Contains(fp, "SCAN ") {
+		t.Errorf("ListMemories by fingerprint: plan\n%s\ndoes not look the fingerprints up in their index", fp)
+	}
 	// A flush of reads looks each distinct id up by key, once: counting the
 	// list per updated row made a flush of thousands of reads quadratic.
 	touchPlan := plan(touchSQL, 1, "o", "p", `["a","b"]`, 2)

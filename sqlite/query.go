@@ -47,6 +47,18 @@ func scopeWhere(p string, s engram.Scope) (string, []any) {
 type where struct {
 	conds []string
 	args  []any
+	// index, when set, is the index of memories the conditions are made
+	// for (see indexedMetadataIn): without statistics SQLite would read a
+	// wider one.
+	index string
+}
+
+// from is the FROM clause of memories aliased m for the conditions.
+func (w *where) from() string {
+	if w.index != "" {
+		return "memories m INDEXED BY " + w.index
+	}
+	return "memories m"
 }
 
 func (w *where) add(cond string, args ...any) {
@@ -115,6 +127,11 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		w.add(cond, args...)
 	}
 	for _, k := range sortedKeys(f.MetadataIn) {
+		if cond, args, ok := indexedMetadataIn("m.metadata", k, f.MetadataIn[k]); ok {
+			w.add(cond, args...)
+			w.index = "memories_by_fingerprint"
+			continue
+		}
 		var conds []string
 		var args []any
 		for _, v := range f.MetadataIn[k] {
@@ -277,6 +294,26 @@ func metadataEquals(col, key string, v any) (string, []any, error) {
 	default:
 		return typ + " IN ('array', 'object') AND " + val + " = json(?)", []any{path, path, string(b)}, nil
 	}
+}
+
+// indexedMetadataIn returns the condition that metadata key k of col is
+// one of the strings vs, in the form the index of that key (migration 18)
+// serves, when k is an indexed key (engram.MetaFingerprint) and every
+// value a string; ok is false otherwise. The path is the index's own
+// literal, which the condition must repeat for SQLite to use it.
+func indexedMetadataIn(col, k string, vs []any) (cond string, args []any, ok bool) {
+	if k != engram.MetaFingerprint || len(vs) == 0 {
+		return "", nil, false
+	}
+	for _, v := range vs {
+		s, isString := v.(string)
+		if !isString {
+			return "", nil, false
+		}
+		args = append(args, s)
+	}
+	path := `'$."` + k + `"'`
+	return "json_extract(" + col + ", " + path + ") IN (" + placeholders(len(args)) + ") AND json_type(" + col + ", " + path + ") = 'text'", args, true
 }
 
 // jsonList encodes ids as a JSON array of strings for json_each.

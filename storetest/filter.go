@@ -21,14 +21,14 @@ func testMemoryFilters(t *testing.T, open Opener) {
 	}
 	m1 := mk("first: loves 50% off_sales", engram.KindSemantic, engram.StatusActive, time.Hour, nil, nil, map[string]any{
 		"color": "red", "n": 3, "flag": true, "tags": []any{"a", "b"}, "obj": map[string]any{"x": 1, "y": "z"},
-		"nil": nil, "a.b": "dot", "名前": "太郎", "num_str": "3",
+		"nil": nil, "a.b": "dot", "名前": "太郎", "num_str": "3", engram.MetaFingerprint: "fp1",
 	})
 	m1.Abstraction = "Shopping habit"
 	m1.Cues = []string{"Alice Smith", "Paris", `Dr. "Bob" \ co`}
 	m2 := mk("second", engram.KindEpisodic, engram.StatusActive, 2*time.Hour, Ptr(T0), Ptr(At(10*day)),
-		map[string]any{"color": "blue", "n": 3.5, "flag": false, "one": 1})
+		map[string]any{"color": "blue", "n": 3.5, "flag": false, "one": 1, engram.MetaFingerprint: 7})
 	m3 := mk("third", engram.KindProcedural, engram.StatusSuperseded, 3*time.Hour, Ptr(At(5*day)), nil,
-		map[string]any{"color": "red", "n": 4})
+		map[string]any{"color": "red", "n": 4, engram.MetaFingerprint: []any{"fp1"}})
 	m4 := mk("fourth", engram.KindCore, engram.StatusDeleted, 4*time.Hour, nil, Ptr(At(2*day)), nil)
 	m5 := mk("fifth", engram.KindSemantic, engram.StatusExpired, 5*time.Hour, Ptr(At(20*day)), Ptr(At(30*day)),
 		map[string]any{"tags": []any{"b", "a"}})
@@ -91,6 +91,10 @@ func testMemoryFilters(t *testing.T, open Opener) {
 		{"metadata in", engram.MemoryFilter{MetadataIn: map[string][]any{"color": {"blue", "green"}}, Statuses: all}, []string{"m2"}},
 		{"metadata in numbers", engram.MemoryFilter{MetadataIn: map[string][]any{"n": {3, 4}}, Statuses: all}, []string{"m1", "m3"}},
 		{"metadata in and equal", engram.MemoryFilter{MetadataIn: map[string][]any{"n": {3, 4}}, Metadata: map[string]any{"color": "red"}}, []string{"m1"}},
+		// The indexed key (engram.MetaFingerprint) matches as any key does:
+		// a string only a string, not a number or an array holding it.
+		{"fingerprint in", engram.MemoryFilter{MetadataIn: map[string][]any{engram.MetaFingerprint: {"fp1", "7", `["fp1"]`}}, Statuses: all}, []string{"m1"}},
+		{"fingerprint in numbers", engram.MemoryFilter{MetadataIn: map[string][]any{engram.MetaFingerprint: {7}}, Statuses: all}, []string{"m2"}},
 		{"contains in a cue, any case", engram.MemoryFilter{Contains: "ALICE smith"}, []string{"m1"}},
 		{"contains in the abstraction", engram.MemoryFilter{Contains: "shopping HABIT"}, []string{"m1"}},
 		{"contains is literal about %", engram.MemoryFilter{Contains: "50%", Statuses: all}, []string{"m1"}},
