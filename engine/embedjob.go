@@ -22,11 +22,25 @@ import (
 // A crash loses nothing: the job is as durable as the add.
 
 // laterVectors lists, in order and once each, the memories a batch left
-// for an embed job, and the update of the turn before it holds back.
+// for an embed job, the update of the turn before it holds back, and the
+// new memories whose graph it leaves to the job.
 type laterVectors struct {
-	ids  []string
-	seen map[string]bool
-	ops  []engram.MemoryOp
+	ids   []string
+	seen  map[string]bool
+	ops   []engram.MemoryOp
+	graph []string
+}
+
+// holdGraph reports whether a batch that embeds later leaves the graph of
+// m, a new memory it staged, to its embed job, and then lists m for it:
+// resolving its names to entities and relating them is a third of an
+// add's writes. A vault memory's graph is not held.
+func (b *vecBatch) holdGraph(m *engram.Memory) bool {
+	if b == nil || b.later == nil || !b.later.seen[m.ID] {
+		return false
+	}
+	b.later.graph = append(b.later.graph, m.ID)
+	return true
 }
 
 // holdUpdate returns ops without formation's update of prev, the memory
@@ -81,7 +95,7 @@ func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Nam
 	if err != nil {
 		return nil, err
 	}
-	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops,
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops, Graph: vb.later.graph,
 		State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
 	return j, q.EnqueueJob(ctx, j)
 }
@@ -127,6 +141,9 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		if err != nil {
 			return err
 		}
+		if err := e.stageHeldGraph(ctx, tx, s, j); err != nil {
+			return err
+		}
 		updated, err := e.applyHeld(ctx, tx, vb, j)
 		if err != nil {
 			return err
@@ -145,6 +162,28 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		return nil
 	})
 	return vb.done(err)
+}
+
+// stageHeldGraph makes the graph hold, in tx, what the memories j.Graph
+// names say as they are now, in their order (the add's): a change since
+// the add may have staged some of it, so what is there is read first. A
+// memory gone or no longer active is left: its change removed its part.
+func (e *ingest) stageHeldGraph(ctx context.Context, tx engram.Tx, s engram.Scope, j *engram.Job) error {
+	for _, id := range j.Graph {
+		m, err := tx.GetMemory(ctx, s, id)
+		switch {
+		case engram.ErrorCode(err) == engram.ENOTFOUND:
+			continue
+		case err != nil:
+			return err
+		case m.Status != engram.StatusActive:
+			continue
+		}
+		if err := e.reconcileGraph(ctx, tx, m, false, e.clock()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyHeld applies in tx, in the job's namespace, the updates j holds

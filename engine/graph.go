@@ -38,12 +38,22 @@ const candidatePool = 64
 // what extraction reads (value, cues, speaker, kind, status) alone costs
 // nothing. It fails with the store's error.
 func (e *writer) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Memory, now time.Time) error {
+	if old != nil && sameForGraph(old, m) {
+		return nil
+	}
+	return e.reconcileGraph(ctx, tx, m, old == nil, now)
+}
+
+// reconcileGraph makes the graph hold exactly what m says: its mentions
+// and the relations it supports, read first unless fresh (m is new and
+// has none). It fails with the store's error.
+func (e *writer) reconcileGraph(ctx context.Context, tx engram.Tx, m *engram.Memory, fresh bool, now time.Time) error {
 	gw, ok := tx.(engram.GraphWriter)
 	if !ok || e.noGraph {
 		return nil
 	}
 	gr, ok := tx.(engram.GraphReader)
-	if !ok || old != nil && sameForGraph(old, m) {
+	if !ok {
 		return nil
 	}
 	g := graphTx{r: gr, w: gw, owner: engram.EntityOwner(m.Namespace), now: now}
@@ -64,7 +74,7 @@ func (e *writer) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 		if ids, byName, err = g.resolveAll(ctx, cands); err != nil {
 			return err
 		}
-		if err := g.mention(ctx, m, ids, old == nil); err != nil {
+		if err := g.mention(ctx, m, ids, fresh); err != nil {
 			return err
 		}
 		labelled = rels
@@ -73,7 +83,7 @@ func (e *writer) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 	if err != nil {
 		return err
 	}
-	if err := g.relate(ctx, m, want, old == nil); err != nil {
+	if err := g.relate(ctx, m, want, fresh); err != nil {
 		return err
 	}
 	for _, l := range labelled {

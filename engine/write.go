@@ -507,8 +507,10 @@ func (e *writer) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *e
 	if err := vb.stage(ctx, tx, st); err != nil {
 		return err
 	}
-	if err := e.stageGraph(ctx, tx, nil, m, now); err != nil {
-		return err
+	if !vb.holdGraph(st) {
+		if err := e.stageGraph(ctx, tx, nil, m, now); err != nil {
+			return err
+		}
 	}
 	nm := *st
 	return tx.InsertVersion(ctx, &engram.Version{

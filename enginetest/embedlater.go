@@ -193,10 +193,16 @@ func testEmbedLater(t *testing.T, open Open) {
 			if st := jobState(t, e, nsA, j.ID).State; st == engram.JobDone {
 				t.Errorf("embed job done while the embedder is held")
 			}
+			if !slices.Equal(j.Graph, []string{turn}) || hasEntity(t, e, "Rufus") {
+				t.Errorf("the add staged the turn's graph (job graph %v); want it left to the job", j.Graph)
+			}
 			emb.release()
 			waitJobDone(t, e, j)
 			if ids := denseIDs(t, e, scA, tc.word); !slices.Contains(ids, turn) {
 				t.Errorf("dense search after the embed job = %v, want the turn", ids)
+			}
+			if en := entityByName(t, e, scA, "Rufus"); en.Mentions != 1 {
+				t.Errorf("Rufus after the embed job: %d mentions, want 1", en.Mentions)
 			}
 
 			// Bob answers: the turn before gains his answer as context, in
@@ -306,12 +312,29 @@ func testEmbedInline(t *testing.T, open Open) {
 
 // testEmbedLaterEdited: a held update of the turn before is dropped when
 // the turn was edited after the add (the edit wins, as during an add),
-// and the new turn is still embedded.
+// and the new turn is still embedded. A turn edited before its own job
+// ran has the graph of its edit, each entity mentioned once.
 func testEmbedLaterEdited(t *testing.T, open Open) {
 	st, emb, e := laterSetup(t, open)
+	// The first turn's job is held while it embeds the turn as added; the
+	// edit, made meanwhile, embeds its own text and stages its graph.
+	emb.holdOn("called Rufus.")
 	first := addTurn(t, e, t0, "I adopted a beagle called Rufus.")
-	waitJobDone(t, e, first.EmbedJob)
 	turn := first.Memories[0].ID
+	waitUntil(t, "the first job running", 10*time.Second, func() bool {
+		return jobState(t, e, nsA, first.EmbedJob.ID).State == engram.JobRunning
+	})
+	renamed := "I adopted a beagle called Rufus, and Max too."
+	if _, err := e.UpdateMemory(ctx, scA, turn, engram.MemoryPatch{Value: &renamed, Abstraction: &renamed}); err != nil {
+		t.Fatal(err)
+	}
+	emb.release()
+	waitJobDone(t, e, first.EmbedJob)
+	for _, name := range []string{"Rufus", "Max"} {
+		if en := entityByName(t, e, scA, name); en.Mentions != 1 {
+			t.Errorf("%s after the edit and the job: %d mentions, want 1", name, en.Mentions)
+		}
+	}
 	emb.holdOn("squirrels")
 	second := addTurnBy(t, e, t0.Add(time.Minute), "Bob", "Does he like chasing squirrels?")
 	edited := "I adopted a beagle called Rufus last spring."
@@ -327,6 +350,16 @@ func testEmbedLaterEdited(t *testing.T, open Open) {
 	if v := storedVector(t, st, emb, second.Memories[0].ID, engram.FieldValue); v == nil {
 		t.Errorf("the second turn has no stored vector after its embed job")
 	}
+}
+
+// hasEntity reports whether alice's graph names an entity name.
+func hasEntity(t *testing.T, e *engine.Engine, name string) bool {
+	t.Helper()
+	page, err := e.ListEntities(ctx, scA, engram.EntityFilter{Prefix: name, Limit: engram.MaxEntityLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(page.Entities, func(en engram.Entity) bool { return en.Norm == engram.NormalizeName(name) })
 }
 
 func getMemory(t *testing.T, e *engine.Engine, id string) *engram.Memory {
