@@ -18,12 +18,37 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 	}
 	var out *engram.Memory
 	vb := e.vec.batch()
+	e.prepareUpdate(ctx, vb, s, id, p)
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
 		out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, engram.ActorFrom(ctx), e.clock())
 		return err
 	})
 	return out, vb.done(err)
+}
+
+// prepareUpdate embeds, before the write transaction, the texts patch p
+// gives memory id as read now, so that the store's writer does not wait
+// on the encoder. The transaction embeds what this left out: the memory
+// changed meanwhile, or the read, the patch or the embedder failed here,
+// which the transaction then reports as it would have.
+func (e *memories) prepareUpdate(ctx context.Context, vb *vecBatch, s engram.Scope, id string, p engram.MemoryPatch) {
+	if vb == nil {
+		return
+	}
+	var m *engram.Memory
+	err := e.store.View(ctx, func(r engram.Reader) error {
+		old, err := visible(ctx, r, s, id)
+		if err == nil && old.Kind != engram.KindVault && old.Status == engram.StatusActive {
+			m = clone(old)
+			applyPatch(m, p)
+		}
+		return err
+	})
+	if err != nil || m == nil || m.Kind == engram.KindVault || m.Validate() != nil {
+		return
+	}
+	_ = vb.prepare(ctx, []engram.Memory{*m})
 }
 
 // getActive reads a memory for a change of content and insists it is

@@ -24,6 +24,8 @@ type heldEmbedder struct {
 	held  chan struct{} // closed to let held calls through; nil: not held
 	on    string
 	fails atomic.Int64
+	// waiting counts the calls held now.
+	waiting atomic.Int64
 }
 
 func (h *heldEmbedder) hold() { h.holdOn("") }
@@ -52,9 +54,12 @@ func (h *heldEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 		held = nil
 	}
 	if held != nil {
+		h.waiting.Add(1)
 		select {
 		case <-held:
+			h.waiting.Add(-1)
 		case <-ctx.Done():
+			h.waiting.Add(-1)
 			return nil, ctx.Err()
 		}
 	}
@@ -349,6 +354,46 @@ func testEmbedLaterEdited(t *testing.T, open Open) {
 	}
 	if v := storedVector(t, st, emb, second.Memories[0].ID, engram.FieldValue); v == nil {
 		t.Errorf("the second turn has no stored vector after its embed job")
+	}
+}
+
+// testEditEmbedsOutsideWriter: an edit embeds its new texts before its
+// write transaction, so other writes go on while the encoder works on it,
+// and the edit is then found by the dense channel.
+func testEditEmbedsOutsideWriter(t *testing.T, open Open) {
+	_, emb, e := laterSetup(t, open)
+	first := addTurn(t, e, t0, "I adopted a beagle called Rufus.")
+	waitJobDone(t, e, first.EmbedJob)
+	turn := first.Memories[0].ID
+	edited := "I adopted a beagle called Rufus and a parrot called Kiwi."
+	emb.holdOn("parrot called Kiwi")
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.UpdateMemory(ctx, scA, turn, engram.MemoryPatch{Value: &edited})
+		done <- err
+	}()
+	waitUntil(t, "the edit embedding", 10*time.Second, func() bool { return emb.waiting.Load() > 0 })
+	added := make(chan error, 1)
+	go func() {
+		at := t0.Add(time.Hour)
+		_, err := e.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: nsA,
+			Episodes: []engram.EpisodeInput{{Role: "user", Speaker: "Alice", Content: "We walked by the river.", OccurredAt: &at}}})
+		added <- err
+	}()
+	select {
+	case err := <-added:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("an add waited for the encoder working on an edit")
+	}
+	emb.release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if ids := denseIDs(t, e, scA, "parrot Kiwi"); !slices.Contains(ids, turn) {
+		t.Errorf("dense search after the edit = %v, want the edited turn", ids)
 	}
 }
 

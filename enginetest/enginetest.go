@@ -84,6 +84,7 @@ func Run(t *testing.T, open Open) {
 		{"EmbedLater", testEmbedLater},
 		{"EmbedLaterRetries", testEmbedLaterRetries},
 		{"EmbedLaterEdited", testEmbedLaterEdited},
+		{"EditEmbedsOutsideWriter", testEditEmbedsOutsideWriter},
 		{"EmbedLaterRestart", testEmbedLaterRestart},
 		{"EmbedInline", testEmbedInline},
 		{"VaultLifecycle", testVaultLifecycle},
