@@ -28,14 +28,10 @@ type Job struct {
 	// Each Memory is the target as read then, changed: the job applies an
 	// op only if its target is still that version (Memory.Version) and
 	// active. The store keeps them; the API does not show them.
-	Ops []MemoryOp `json:"-"`
-	// Graph are the memories among Memories the add stored without their
-	// entities and relations, which the job stages in the graph as they
-	// are when it runs. The store keeps them; the API does not show them.
-	Graph     []string `json:"-"`
-	State     JobState `json:"state"`
-	Attempts  int      `json:"attempts"` // claims so far, the running one included
-	LastError string   `json:"last_error,omitempty"`
+	Ops       []MemoryOp `json:"-"`
+	State     JobState   `json:"state"`
+	Attempts  int        `json:"attempts"` // claims so far, the running one included
+	LastError string     `json:"last_error,omitempty"`
 	// LeaseOwner and LeaseUntil name the worker that holds a running job
 	// and when its hold lapses.
 	LeaseOwner string     `json:"lease_owner,omitempty"`

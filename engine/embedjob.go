@@ -22,25 +22,21 @@ import (
 // A crash loses nothing: the job is as durable as the add.
 
 // laterVectors lists, in order and once each, the memories a batch left
-// for an embed job, the update of the turn before it holds back, and the
-// new memories whose graph it leaves to the job.
+// for an embed job, and the update of the turn before it holds back.
 type laterVectors struct {
-	ids   []string
-	seen  map[string]bool
-	ops   []engram.MemoryOp
-	graph []string
+	ids  []string
+	seen map[string]bool
+	ops  []engram.MemoryOp
 }
 
-// holdGraph reports whether a batch that embeds later leaves the graph of
-// m, a new memory it staged, to its embed job, and then lists m for it:
-// resolving its names to entities and relating them is a third of an
-// add's writes. A vault memory's graph is not held.
-func (b *vecBatch) holdGraph(m *engram.Memory) bool {
-	if b == nil || b.later == nil || !b.later.seen[m.ID] {
-		return false
-	}
-	b.later.graph = append(b.later.graph, m.ID)
-	return true
+// holdsGraph reports whether b leaves the graph of m (its names resolved
+// to entities, its mentions and relations) to the embed job: a batch that
+// embeds later does so for every active memory it listed for the job,
+// since that was a third of an add's writes. The job stages it as m is
+// when it runs (stageGraphOf). A memory no longer active has its part
+// removed at once: the job leaves such memories alone.
+func (b *vecBatch) holdsGraph(m *engram.Memory) bool {
+	return b != nil && b.later != nil && m.Status == engram.StatusActive && b.later.seen[m.ID]
 }
 
 // holdUpdate returns ops without formation's update of prev, the memory
@@ -95,7 +91,7 @@ func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Nam
 	if err != nil {
 		return nil, err
 	}
-	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops, Graph: vb.later.graph,
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops,
 		State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
 	return j, q.EnqueueJob(ctx, j)
 }
@@ -124,7 +120,11 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 	// Memories of the user's profile lie outside a session's scope: read
 	// in the whole user's.
 	s := engram.Scope{Org: j.Namespace.Org, Project: j.Namespace.Project, User: j.Namespace.User}
-	ms, err := e.jobMemories(ctx, s, j.Memories)
+	var ms []engram.Memory
+	err := e.store.View(ctx, func(r engram.Reader) (err error) {
+		ms, err = activeMemories(ctx, r, s, j.Memories)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		if err != nil {
 			return err
 		}
-		if err := e.stageHeldGraph(ctx, tx, s, j); err != nil {
+		if err := e.stageGraphOf(ctx, tx, s, j.Memories); err != nil {
 			return err
 		}
 		updated, err := e.applyHeld(ctx, tx, vb, j)
@@ -164,22 +164,17 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 	return vb.done(err)
 }
 
-// stageHeldGraph makes the graph hold, in tx, what the memories j.Graph
-// names say as they are now, in their order (the add's): a change since
-// the add may have staged some of it, so what is there is read first. A
+// stageGraphOf makes the graph hold, in tx, what the memories ids name
+// say as they are now, in their order (the add's): a change since the
+// add may have staged some of it, so what is there is read first. A
 // memory gone or no longer active is left: its change removed its part.
-func (e *ingest) stageHeldGraph(ctx context.Context, tx engram.Tx, s engram.Scope, j *engram.Job) error {
-	for _, id := range j.Graph {
-		m, err := tx.GetMemory(ctx, s, id)
-		switch {
-		case engram.ErrorCode(err) == engram.ENOTFOUND:
-			continue
-		case err != nil:
-			return err
-		case m.Status != engram.StatusActive:
-			continue
-		}
-		if err := e.reconcileGraph(ctx, tx, m, false, e.clock()); err != nil {
+func (e *ingest) stageGraphOf(ctx context.Context, tx engram.Tx, s engram.Scope, ids []string) error {
+	ms, err := activeMemories(ctx, tx, s, ids)
+	if err != nil {
+		return err
+	}
+	for i := range ms {
+		if err := e.reconcileGraph(ctx, tx, &ms[i], false, e.clock()); err != nil {
 			return err
 		}
 	}
@@ -209,26 +204,24 @@ func (e *ingest) applyHeld(ctx context.Context, tx engram.Tx, vb *vecBatch, j *e
 	return updated, err
 }
 
-// jobMemories reads the active memories among ids in s, leaving out those
-// gone or no longer active and vault memories, which are never embedded.
-func (e *ingest) jobMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
+// activeMemories reads through r the active memories among ids in s,
+// leaving out those gone or no longer active and vault memories, which
+// are never embedded nor held for a job.
+func activeMemories(ctx context.Context, r engram.Reader, s engram.Scope, ids []string) ([]engram.Memory, error) {
 	var ms []engram.Memory
-	err := e.store.View(ctx, func(r engram.Reader) error {
-		for _, id := range ids {
-			m, err := r.GetMemory(ctx, s, id)
-			switch {
-			case engram.ErrorCode(err) == engram.ENOTFOUND:
-				continue
-			case err != nil:
-				return err
-			}
-			if m.Status == engram.StatusActive && m.Kind != engram.KindVault {
-				ms = append(ms, *m)
-			}
+	for _, id := range ids {
+		m, err := r.GetMemory(ctx, s, id)
+		switch {
+		case engram.ErrorCode(err) == engram.ENOTFOUND:
+			continue
+		case err != nil:
+			return nil, err
 		}
-		return nil
-	})
-	return ms, err
+		if m.Status == engram.StatusActive && m.Kind != engram.KindVault {
+			ms = append(ms, *m)
+		}
+	}
+	return ms, nil
 }
 
 // stageCurrent stages read's vectors in tx when the memory is still the

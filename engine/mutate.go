@@ -108,8 +108,10 @@ func (e *writer) writeVersion(ctx context.Context, tx engram.Tx, vb *vecBatch, o
 	if err := vb.stage(ctx, tx, m); err != nil {
 		return err
 	}
-	if err := e.stageGraph(ctx, tx, old, m, now); err != nil {
-		return err
+	if !vb.holdsGraph(m) {
+		if err := e.stageGraph(ctx, tx, old, m, now); err != nil {
+			return err
+		}
 	}
 	nm := *m
 	if err := tx.InsertVersion(ctx, &engram.Version{

@@ -507,7 +507,7 @@ func (e *writer) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *e
 	if err := vb.stage(ctx, tx, st); err != nil {
 		return err
 	}
-	if !vb.holdGraph(st) {
+	if !vb.holdsGraph(st) {
 		if err := e.stageGraph(ctx, tx, nil, m, now); err != nil {
 			return err
 		}

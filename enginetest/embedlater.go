@@ -198,8 +198,8 @@ func testEmbedLater(t *testing.T, open Open) {
 			if st := jobState(t, e, nsA, j.ID).State; st == engram.JobDone {
 				t.Errorf("embed job done while the embedder is held")
 			}
-			if !slices.Equal(j.Graph, []string{turn}) || hasEntity(t, e, "Rufus") {
-				t.Errorf("the add staged the turn's graph (job graph %v); want it left to the job", j.Graph)
+			if hasEntity(t, e, "Rufus") {
+				t.Error("the add staged the turn's graph; want it left to the job")
 			}
 			emb.release()
 			waitJobDone(t, e, j)

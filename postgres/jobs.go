@@ -15,7 +15,7 @@ import (
 // and JobQueue).
 type jobTx struct{ *base }
 
-const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.kind, j.episodes, j.memories, j.ops, j.graph, j.state, j.attempts,
+const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.kind, j.episodes, j.memories, j.ops, j.state, j.attempts,
 	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
 
 // claimJobSQL locks the oldest runnable job whose namespace has no older
@@ -43,7 +43,7 @@ func scanJob(row pgx.Row) (engram.Job, error) {
 		ops         []byte
 	)
 	n := &j.Namespace
-	if err := row.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &kind, &j.Episodes, &j.Memories, &ops, &j.Graph, &state, &j.Attempts,
+	if err := row.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &kind, &j.Episodes, &j.Memories, &ops, &state, &j.Attempts,
 		&j.LastError, &j.LeaseOwner, &j.LeaseUntil, &j.RunAfter, &j.CreatedAt, &j.UpdatedAt); err != nil {
 		return j, err
 	}
@@ -53,9 +53,6 @@ func scanJob(row pgx.Row) (engram.Job, error) {
 	}
 	if len(j.Memories) == 0 {
 		j.Memories = nil
-	}
-	if len(j.Graph) == 0 {
-		j.Graph = nil
 	}
 	j.LeaseUntil = utcPtr(j.LeaseUntil)
 	j.RunAfter, j.CreatedAt, j.UpdatedAt = utc(j.RunAfter), utc(j.CreatedAt), utc(j.UpdatedAt)
@@ -141,10 +138,10 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	if err != nil {
 		return err
 	}
-	tag, err := t.ptx.Exec(ctx, `INSERT INTO jobs (tenant, org, project, user_id, agent, session, id, kind, episodes, memories, ops, graph,
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO jobs (tenant, org, project, user_id, agent, session, id, kind, episodes, memories, ops,
 		state, attempts, last_error, lease_owner, lease_until, run_after, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) ON CONFLICT DO NOTHING`,
-		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, j.ID, string(j.Kind), storeutil.NonNil(j.Episodes), storeutil.NonNil(j.Memories), string(ops), storeutil.NonNil(j.Graph),
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) ON CONFLICT DO NOTHING`,
+		n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, j.ID, string(j.Kind), storeutil.NonNil(j.Episodes), storeutil.NonNil(j.Memories), string(ops),
 		string(j.State), j.Attempts, j.LastError, j.LeaseOwner, j.LeaseUntil, j.RunAfter, j.CreatedAt, j.UpdatedAt)
 	if err != nil {
 		return t.mapErr(ctx, "enqueue job", err)

@@ -13,7 +13,7 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.kind, j.episodes, j.memories, j.ops, j.graph, j.state, j.attempts,
+const jobCols = `j.id, j.org, j.project, j.user_id, j.agent, j.session, j.kind, j.episodes, j.memories, j.ops, j.state, j.attempts,
 	j.last_error, j.lease_owner, j.lease_until, j.run_after, j.created_at, j.updated_at`
 
 // open is the condition of a job that is not finished.
@@ -41,12 +41,11 @@ func scanJob(sc scanner) (engram.Job, error) {
 		j                 engram.Job
 		kind, state       string
 		eps, mems, ops    string
-		graph             string
 		lease             sql.NullInt64
 		run, created, upd int64
 	)
 	n := &j.Namespace
-	if err := sc.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &kind, &eps, &mems, &ops, &graph, &state, &j.Attempts,
+	if err := sc.Scan(&j.ID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &kind, &eps, &mems, &ops, &state, &j.Attempts,
 		&j.LastError, &j.LeaseOwner, &lease, &run, &created, &upd); err != nil {
 		return j, err
 	}
@@ -58,9 +57,6 @@ func scanJob(sc scanner) (engram.Job, error) {
 		return j, err
 	}
 	if j.Memories, err = storeutil.DecodeStrings([]byte(mems)); err != nil {
-		return j, err
-	}
-	if j.Graph, err = storeutil.DecodeStrings([]byte(graph)); err != nil {
 		return j, err
 	}
 	j.Ops, err = storeutil.DecodeOps([]byte(ops))
@@ -141,15 +137,11 @@ func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	if err != nil {
 		return err
 	}
-	graph, err := json.Marshal(storeutil.NonNil(j.Graph))
-	if err != nil {
-		return err
-	}
 	n := j.Namespace
-	_, err = t.exec(ctx, `INSERT INTO jobs (id, org, project, user_id, agent, session, kind, episodes, memories, ops, graph, state, attempts,
+	_, err = t.exec(ctx, `INSERT INTO jobs (id, org, project, user_id, agent, session, kind, episodes, memories, ops, state, attempts,
 		last_error, lease_owner, lease_until, run_after, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		j.ID, n.Org, n.Project, n.User, n.Agent, n.Session, string(j.Kind), string(eps), string(mems), string(ops), string(graph), string(j.State), j.Attempts,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		j.ID, n.Org, n.Project, n.User, n.Agent, n.Session, string(j.Kind), string(eps), string(mems), string(ops), string(j.State), j.Attempts,
 		j.LastError, j.LeaseOwner, microsPtr(j.LeaseUntil), micros(j.RunAfter), micros(j.CreatedAt), micros(j.UpdatedAt))
 	if isConstraint(err) {
 		return engram.Errorf(engram.ECONFLICT, "job %s already exists", j.ID)

@@ -51,7 +51,6 @@ func TestMigrationNamespaceTokens(t *testing.T) {
 		"ALTER TABLE jobs DROP COLUMN kind",      // migration 17
 		"ALTER TABLE jobs DROP COLUMN memories",  // migration 17
 		"ALTER TABLE jobs DROP COLUMN ops",       // migration 17
-		"ALTER TABLE jobs DROP COLUMN graph",     // migration 17
 		"DELETE FROM schema_migrations WHERE version >= 2",
 	} {
 		if _, err := raw.Exec(q); err != nil {

@@ -163,10 +163,10 @@ func getJob(t *testing.T, st engram.Store, ns engram.Namespace, id string) *engr
 }
 
 // testJobKinds: a form job and an embed job round-trip with their kind,
-// ids, operations and held graph through EnqueueJob, GetJob, ListJobs and
-// ClaimJob; a job with no kind is a form job; a bad kind, ids that do not
-// fit the kind, an operation that is not an embed job's UPDATE, or a held
-// graph on a form job or with a bad id is EINVALID and stores nothing.
+// ids and operations through EnqueueJob, GetJob, ListJobs and ClaimJob; a
+// job with no kind is a form job; a bad kind, ids that do not fit the
+// kind, or an operation that is not an embed job's UPDATE is EINVALID and
+// stores nothing.
 func testJobKinds(t *testing.T, open Opener) {
 	st := open(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -179,21 +179,12 @@ func testJobKinds(t *testing.T, open Opener) {
 	prev := Memory(nsU1, "Lena plays the cello")
 	prev.Version, prev.Abstraction = 3, "Lena plays the cello. — Tom: since when?"
 	embed.Ops = []engram.MemoryOp{{Op: engram.OpUpdate, TargetID: prev.ID, Memory: *prev, Reason: "the conversation went on"}}
-	embed.Graph = embed.Memories[1:]
 	withOps := func(kind engram.JobKind, op engram.Op) *engram.Job {
 		j := newJob(kind, nil, []string{engram.NewID()})
 		if kind == engram.JobForm {
 			j = newJob(kind, []string{engram.NewID()}, nil)
 		}
 		j.Ops = []engram.MemoryOp{{Op: op, TargetID: prev.ID, Memory: *prev}}
-		return j
-	}
-	withGraph := func(kind engram.JobKind, id string) *engram.Job {
-		j := newJob(kind, nil, []string{engram.NewID()})
-		if kind == engram.JobForm {
-			j = newJob(kind, []string{engram.NewID()}, nil)
-		}
-		j.Graph = []string{id}
 		return j
 	}
 	queue(t, st, func(q engram.JobQueue) error {
@@ -210,8 +201,6 @@ func testJobKinds(t *testing.T, open Opener) {
 		newJob(engram.JobEmbed, nil, []string{"not an id"}),
 		withOps(engram.JobForm, engram.OpUpdate),
 		withOps(engram.JobEmbed, engram.OpDelete),
-		withGraph(engram.JobForm, engram.NewID()),
-		withGraph(engram.JobEmbed, "not an id"),
 	} {
 		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.JobQueue).EnqueueJob(ctx, bad) })
 		if engram.ErrorCode(err) != engram.EINVALID {
@@ -223,8 +212,8 @@ func testJobKinds(t *testing.T, open Opener) {
 	}
 	check := func(how string, got *engram.Job, want *engram.Job, kind engram.JobKind) {
 		t.Helper()
-		if got == nil || got.ID != want.ID || got.Kind != kind || !slices.Equal(got.Episodes, want.Episodes) || !slices.Equal(got.Memories, want.Memories) || !slices.Equal(got.Graph, want.Graph) {
-			t.Errorf("%s: %+v, want kind %s, episodes %v, memories %v, graph %v", how, got, kind, want.Episodes, want.Memories, want.Graph)
+		if got == nil || got.ID != want.ID || got.Kind != kind || !slices.Equal(got.Episodes, want.Episodes) || !slices.Equal(got.Memories, want.Memories) {
+			t.Errorf("%s: %+v, want kind %s, episodes %v, memories %v", how, got, kind, want.Episodes, want.Memories)
 			return
 		}
 		if len(got.Ops) != len(want.Ops) {

@@ -176,14 +176,6 @@ func CheckJob(j *engram.Job, short func(string) string) error {
 			return InvalidID(what, id, short)
 		}
 	}
-	for _, id := range j.Graph {
-		switch {
-		case j.Kind != engram.JobEmbed:
-			return engram.Errorf(engram.EINVALID, "job %s: only an embed job stages the graph", j.ID)
-		case !engram.ValidID(id):
-			return InvalidID("graph memory", id, short)
-		}
-	}
 	for i, op := range j.Ops {
 		switch {
 		case j.Kind != engram.JobEmbed:

@@ -1,9 +1,7 @@
 -- Jobs of two kinds: 'form' forms the memories of its episodes (every job
 -- before this migration), 'embed' embeds memories an add stored before
 -- their vectors were made, named by id in memories, after applying ops,
--- the updates the add left to it (a JSON array), and staging the graph of
--- the new memories in graph.
+-- the updates the add left to it (a JSON array).
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'form';
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS memories text[] NOT NULL DEFAULT '{}';
 ALTER TABLE jobs ADD COLUMN IF NOT EXISTS ops json NOT NULL DEFAULT '[]';
-ALTER TABLE jobs ADD COLUMN IF NOT EXISTS graph text[] NOT NULL DEFAULT '{}';
