@@ -406,6 +406,7 @@ func TestProxy_BadBody(t *testing.T) {
 		{"user number", `{"model":"m","user":5,"messages":[{"role":"user","content":"hi"}]}`, "user must be a string"},
 		{"no user", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, "user is required"},
 		{"bad user", `{"model":"m","user":"a\u0000b","messages":[{"role":"user","content":"hi"}]}`, "user"},
+		{"invalid utf-8", "{\"model\":\"m\",\"user\":\"ann\",\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}", "messages[0].content is not valid UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.chat(t, key, tc.body)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/jsonbody"
 )
 
 // chatRequest is a decoded chat completion request. Fields holds every
@@ -37,6 +38,9 @@ type message struct {
 // error naming the first field that is missing or of the wrong type, or
 // when no message with role user carries text.
 func parseRequest(body []byte) (*chatRequest, error) {
+	if err := jsonbody.CheckUTF8(body); err != nil {
+		return nil, engram.Errorf(engram.EINVALID, "request body: %v", err)
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return nil, engram.Errorf(engram.EINVALID, "request body is not a JSON object (a chat completion request with model and messages)")

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/jsonbody"
 )
 
 // decodeJSON decodes exactly one JSON value from r into v. Unknown fields,
@@ -38,6 +39,9 @@ func decodeJSONFor(k *engram.APIKey, r io.Reader, v any, what string) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return bodyError(what, err)
+	}
+	if err := jsonbody.CheckUTF8(b); err != nil {
+		return engram.Errorf(engram.EINVALID, "%s: %v", what, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

@@ -537,3 +537,24 @@ func TestRecallAsOf(t *testing.T) {
 		toolError(t, cs, "recall", map[string]any{"query": c.query, "valid_at": "soon"}, "valid_at")
 	}
 }
+
+// A request body that is not valid UTF-8 is refused as a JSON-RPC parse
+// error naming the field, before the SDK would turn it into U+FFFD.
+func TestHTTPInvalidUTF8(t *testing.T) {
+	e := newHTTP(t)
+	key := e.key(t, "ann", engram.RoleWrite)
+	body := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"remember\",\"arguments\":{\"text\":\"caf\xe9\"}}}"
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "-32700") || !strings.Contains(string(b), "params.arguments.text is not valid UTF-8") {
+		t.Fatalf("status %d: %s; want 400 with a parse error naming params.arguments.text", resp.StatusCode, b)
+	}
+}

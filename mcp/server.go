@@ -1,9 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 
@@ -11,6 +14,7 @@ import (
 
 	"github.com/engramhq/engram"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/internal/jsonbody"
 )
 
 // Options configure a server.
@@ -70,7 +74,7 @@ func NewServer(svc Service, opts Options) *sdk.Server {
 func Handler(svc Service, opts Options) http.Handler {
 	cache := sdk.NewSchemaCache()
 	lg := logger(opts)
-	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+	return refuseInvalidUTF8(sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		c := &caller{svc: svc, def: opts.Scope, actor: engram.ActorFrom(r.Context()), logger: lg}
 		if k := engramhttp.KeyFrom(r.Context()); k != nil {
 			c.key = k
@@ -83,7 +87,43 @@ func Handler(svc Service, opts Options) http.Handler {
 		// The engram server in front checks Host and Origin against its
 		// own allowed lists, which name more than localhost.
 		DisableLocalhostProtection: true,
+	}))
+}
+
+// refuseInvalidUTF8 answers a JSON-RPC parse error (HTTP 400) to a request
+// whose body is not valid UTF-8, which the SDK's decoder would otherwise
+// turn into U+FFFD, so that two different byte strings never reach the
+// service as one name or one text. A body it cannot read is left to h.
+func refuseInvalidUTF8(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), errReader{err}))
+		if err == nil {
+			if uerr := jsonbody.CheckUTF8(b); uerr != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				msg, _ := json.Marshal("the request body: " + uerr.Error())
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":%s}}`, msg)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
 	})
+}
+
+// errReader returns err (io.EOF when nil) from every Read, so a body that
+// failed part-way still fails for the handler that reads it after us.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err == nil {
+		return 0, io.EOF
+	}
+	return 0, e.err
 }
 
 func logger(opts Options) *slog.Logger {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/engramhq/engram"
 	engramhttp "github.com/engramhq/engram/http"
+	"github.com/engramhq/engram/internal/jsonbody"
 )
 
 // Service is what the handler needs of engram: search, memories, adding
@@ -132,6 +133,9 @@ func decode(r *http.Request, v any) error {
 		return engram.Errorf(engram.EINVALID, "read the body: %v", err)
 	case len(strings.TrimSpace(string(b))) == 0:
 		return nil
+	}
+	if err := jsonbody.CheckUTF8(b); err != nil {
+		return engram.Errorf(engram.EINVALID, "the body: %v", err)
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		var te *json.UnmarshalTypeError

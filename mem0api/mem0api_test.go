@@ -313,6 +313,8 @@ func TestBadInput(t *testing.T) {
 		{"bad metadata", "POST", "/v3/memories/add/", `{"messages":"hi","user_id":"ann","metadata":"x"}`, "metadata"},
 		{"bad infer", "POST", "/v3/memories/add/", `{"messages":"hi","user_id":"ann","infer":"no"}`, "infer"},
 		{"not json", "POST", "/v3/memories/add/", `{"messages":`, "JSON"},
+		{"invalid utf-8", "POST", "/v3/memories/add/", "{\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}],\"user_id\":\"ann\"}", "messages[0].content is not valid UTF-8"},
+		{"lone surrogate", "POST", "/v3/memories/add/", `{"messages":"hi","user_id":"a\ud800nn"}`, "user_id holds a"},
 		{"no query", "POST", "/v3/memories/search/", `{"filters":{"user_id":"ann"}}`, "query"},
 		{"top_k", "POST", "/v3/memories/search/", `{"query":"x","filters":{"user_id":"ann"},"top_k":0}`, "top_k"},
 		{"search no entity", "POST", "/v3/memories/search/", `{"query":"x"}`, "user_id"},
