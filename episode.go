@@ -45,6 +45,10 @@ const (
 	MaxCues          = 64
 	MaxSources       = 256
 	MaxMetadataBytes = 16 << 10
+	// MaxMetadataDepth is how deep objects and arrays may nest in
+	// metadata, the map itself being level 1; both stores' JSON functions
+	// and every client can read that much.
+	MaxMetadataDepth = 32
 	MaxBatch         = 1000 // episodes or memories in one request
 )
 
@@ -122,6 +126,9 @@ func checkMetadata(what string, m map[string]any) error {
 	if m == nil {
 		return nil
 	}
+	if d := depth(m, MaxMetadataDepth+1); d > MaxMetadataDepth {
+		return Errorf(EINVALID, "%s: metadata is nested more than %d levels deep (objects and arrays), the limit", what, MaxMetadataDepth)
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return Errorf(EINVALID, "%s: metadata is not representable as JSON: %v", what, err)
@@ -142,4 +149,30 @@ func checkMedia(ms []Media) error {
 		}
 	}
 	return nil
+}
+
+// depth returns how deep objects and arrays nest in v (a scalar is 0, an
+// empty object 1), counting no further than limit.
+func depth(v any, limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	deepest := 0
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if deepest = max(deepest, depth(e, limit-1)); deepest >= limit-1 {
+				break
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if deepest = max(deepest, depth(e, limit-1)); deepest >= limit-1 {
+				break
+			}
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
 }

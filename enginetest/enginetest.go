@@ -26,6 +26,7 @@ func Run(t *testing.T, open Open) {
 		{"AddEpisodesForms", testAddEpisodesForms},
 		{"TurnAtATime", testTurnAtATime},
 		{"AddEpisodesBadInputStoresNothing", testAddEpisodesBadInput},
+		{"MetadataDepth", testMetadataDepth},
 		{"FormerFailureStoresNothing", testFormerFailure},
 		{"Consolidator", testConsolidator},
 		{"ConsolidatorHoldsNoSnapshot", testConsolidatorHoldsNoSnapshot},
