@@ -32,7 +32,9 @@ const MaxNameLen = 128
 // namespace.org, namespace.user and so on. Names must be valid UTF-8 in
 // Unicode NFC (see Normalize), at most MaxNameLen bytes, without '/',
 // surrounding spaces, control characters or the bidirectional override and
-// isolate characters that make one name display as another.
+// isolate characters that make one name display as another, nor invisible
+// characters, compatibility forms or look-alike mixes of scripts (see
+// checkLookalikes).
 func (n Namespace) Validate() error {
 	if n.Org == "" {
 		return Errorf(EINVALID, "namespace.org is required")
@@ -82,7 +84,7 @@ func validName(field, v string) error {
 	if !norm.NFC.IsNormalString(v) {
 		return Errorf(EINVALID, "%s %q is not in Unicode normalization form NFC", field, v)
 	}
-	return nil
+	return checkLookalikes(field, v)
 }
 
 // Scope names what a read or a scoped write may touch. Org and Project are

@@ -31,6 +31,30 @@ func TestNamespaceValidate(t *testing.T) {
 		{engram.Namespace{Org: "o", Project: "p", User: "a\x7fb"}, "control characters"},
 		{engram.Namespace{Org: "o", Project: "p", User: "Jose\u0301"}, "namespace.user \"Jose\u0301\" is not in Unicode normalization form NFC"},
 		{engram.Namespace{Org: "o", Project: "p", User: "Jos\u00e9"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "ali\u200bce"}, "namespace.user may not contain the invisible character U+200B"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\ufeffalice"}, "invisible character U+FEFF"},
+		{engram.Namespace{Org: "o", Project: "p", User: "al\u00adice"}, "invisible character U+00AD"},
+		{engram.Namespace{Org: "o", Project: "p", User: "ali\u2060ce"}, "invisible character U+2060"},
+		{engram.Namespace{Org: "o", Project: "p", User: "alice\U000E0041"}, "invisible character U+E0041"},
+		{engram.Namespace{Org: "o", Project: "p", User: "alice\ufe0f"}, "invisible character U+FE0F"},
+		{engram.Namespace{Org: "o", Project: "p", User: "a\u00a0b"}, "invisible character U+00A0"},
+		{engram.Namespace{Org: "o", Project: "p", User: "a\u3000b"}, "invisible character U+3000"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\u3164"}, "invisible character U+3164"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\uff41\uff4c\uff49\uff43\uff45"}, `write it "alice"`},
+		{engram.Namespace{Org: "o", Project: "p", User: "\ufb01sh"}, `write it "fish"`},
+		{engram.Namespace{Org: "o", Project: "p", User: "\u0430lice"}, "mixes letters of the scripts Latin and Cyrillic"},
+		{engram.Namespace{Org: "\u03bfpenai", Project: "p"}, "namespace.org \"\u03bfpenai\" mixes letters of the scripts Latin and Greek"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\u0430l\u0456\u0441\u0435"}, "mixes"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\u0430\u0456\u0441\u0435"}, "displays as a Latin name"},
+		{engram.Namespace{Org: "o", Project: "p", User: "\u0410\u043b\u0438\u0441\u0430"}, ""},          // Алиса
+		{engram.Namespace{Org: "o", Project: "p", User: "\u0391\u03bb\u03ad\u03be\u03b7\u03c2"}, ""}, // Αλέξης
+		{engram.Namespace{Org: "o", Project: "p", User: "田中さん"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "tanaka-タナカ-田中"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "김민준 Kim"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "Jürgen Müller-Lüdenscheidt"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "François d'Aubigné"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "user_42.test@example.com"}, ""},
+		{engram.Namespace{Org: "o", Project: "p", User: "Kim 김민준 Алиса"}, "mixes"},
 	} {
 		err := tc.ns.Validate()
 		if tc.msg == "" {
