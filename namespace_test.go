@@ -46,7 +46,7 @@ func TestNamespaceValidate(t *testing.T) {
 		{engram.Namespace{Org: "\u03bfpenai", Project: "p"}, "namespace.org \"\u03bfpenai\" mixes letters of the scripts Latin and Greek"},
 		{engram.Namespace{Org: "o", Project: "p", User: "\u0430l\u0456\u0441\u0435"}, "mixes"},
 		{engram.Namespace{Org: "o", Project: "p", User: "\u0430\u0456\u0441\u0435"}, "displays as a Latin name"},
-		{engram.Namespace{Org: "o", Project: "p", User: "\u0410\u043b\u0438\u0441\u0430"}, ""},          // Алиса
+		{engram.Namespace{Org: "o", Project: "p", User: "\u0410\u043b\u0438\u0441\u0430"}, ""},       // Алиса
 		{engram.Namespace{Org: "o", Project: "p", User: "\u0391\u03bb\u03ad\u03be\u03b7\u03c2"}, ""}, // Αλέξης
 		{engram.Namespace{Org: "o", Project: "p", User: "田中さん"}, ""},
 		{engram.Namespace{Org: "o", Project: "p", User: "tanaka-タナカ-田中"}, ""},
