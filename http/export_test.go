@@ -1,5 +1,7 @@
 package http
 
+import "time"
+
 // RouteInfo describes a registered route for tests in package http_test.
 type RouteInfo struct {
 	Method, Path string
@@ -31,3 +33,11 @@ type (
 	EmbeddingData      = embeddingData
 	EmbeddingsUsage    = embeddingsUsage
 )
+
+// SetBodyPace sets how long the rest of a long body may take (grace, plus
+// a second per rate bytes) and returns the function that restores it.
+func SetBodyPace(grace time.Duration, rate float64) func() {
+	g, r := bodyGrace, bodyMinRate
+	bodyGrace, bodyMinRate = grace, rate
+	return func() { bodyGrace, bodyMinRate = g, r }
+}
