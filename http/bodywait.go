@@ -98,3 +98,12 @@ func (p *pacedReader) Read(b []byte) (int, error) {
 	p.n += int64(n)
 	return n, err
 }
+
+// readDeadline is when a request that began at start must have been read
+// under the read timeout d; zero when there is none.
+func readDeadline(d time.Duration, start time.Time) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return start.Add(d)
+}

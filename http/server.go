@@ -520,7 +520,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 		r = ar
 	}
 	if s.limiter != nil && !probe {
-		r = prefetchBody(sw, r, s.readDeadline(start))
+		r = prefetchBody(sw, r, readDeadline(s.timeouts[1], start))
 		id, who := limitClient(r)
 		release, retryAfter, err := s.limiter.acquire(id, who, time.Now())
 		if err != nil {
@@ -535,15 +535,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 		return
 	}
 	s.mux.ServeHTTP(sw, r)
-}
-
-// readDeadline is when a request that began at start must have been read
-// under the server's read timeout; zero when it has none.
-func (s *Server) readDeadline(start time.Time) time.Time {
-	if s.timeouts[1] <= 0 {
-		return time.Time{}
-	}
-	return start.Add(s.timeouts[1])
 }
 
 // isStatic reports whether r reads a Static mount's files.

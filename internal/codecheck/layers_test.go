@@ -33,7 +33,7 @@ var layerDirs = map[string]layer{
 	"lang": parts, "textsearch": parts, "textindex": parts, "vector": parts, "uselite": parts,
 	"embedcache": parts, "embedbatch": parts, "formation": parts, "llmformer": parts,
 	"retrieval": parts, "entity": parts, "community": parts, "identity": parts,
-	"document": parts, "media": parts, "vault": parts, "wordnet": parts, "openai": parts,
+	"document": parts, "media": parts, "vault": parts, "wordnet": parts, "openai": parts, "sensitive": parts,
 	"internal/fakeopenai": parts, // a fake OpenAI server over openai/openaitest
 
 	"sqlite": stores, "postgres": stores, "storetest": stores,
