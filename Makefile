@@ -37,7 +37,7 @@ test: deps model
 # one target of one package at a time.
 FUZZ_TARGETS := FuzzTerms:./textsearch/ FuzzResolve:./lang/ FuzzDetectStem:./lang/ \
 	FuzzMatchQuery:./sqlite/ FuzzTSQuery:./postgres/ FuzzDecodeJSON:./http/ \
-	FuzzImportBody:./http/ FuzzQueryString:./http/ FuzzHandler:./http/
+	FuzzImportBody:./http/ FuzzQueryString:./http/ FuzzHandler:./http/ FuzzDetect:./sensitive/
 FUZZTIME ?= 2m
 
 ## fuzz: run every fuzz target for FUZZTIME (default 2m) each; a failing
