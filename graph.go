@@ -373,9 +373,9 @@ type GraphWriter interface {
 	AddEvidence(ctx context.Context, n Namespace, relationID string, ev Evidence) error
 }
 
-// RelationsWriter is the optional capability of a GraphWriter to store
-// many relations in a few statements, found by type assertion; the graph
-// kept with every write uses it for the relations a memory makes.
+// RelationsWriter is the capability of a Tx to store many relations in a
+// few statements; the graph kept with every write uses it for the
+// relations a memory makes.
 type RelationsWriter interface {
 	// PutRelations stores every relation of rs as PutRelation would. A
 	// bad relation or an id given twice is EINVALID with nothing stored;
