@@ -149,10 +149,10 @@ type RefreshResult struct {
 	Total      int  `json:"total"`      // communities after the refresh
 }
 
-// CommunityService is an optional capability of a Service (the engine and
-// the HTTP client implement it). Every method fails with EINVALID for a
-// bad scope or argument, ENOTFOUND for a community the scope does not
-// hold, and EUNAVAILABLE when the store keeps no communities.
+// CommunityService is the capability of a Service that keeps communities.
+// Every method fails with EINVALID for a bad scope or argument, ENOTFOUND
+// for a community the scope does not hold, and EUNAVAILABLE when the store
+// is down.
 type CommunityService interface {
 	// ListCommunities returns the scope's communities.
 	ListCommunities(ctx context.Context, s Scope) (*CommunityList, error)

@@ -30,8 +30,8 @@ type ConflictResolution struct {
 	Other Memory `json:"other"`
 }
 
-// ConflictService is the optional part of a Service that lists and
-// resolves conflicts (the engine and the HTTP client implement it).
+// ConflictService is the capability of a Service that lists and resolves
+// conflicts.
 type ConflictService interface {
 	// ListConflicts returns the open conflicts of the scope, newest first,
 	// each with its active members. A bad scope is EINVALID.

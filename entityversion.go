@@ -161,12 +161,11 @@ func CheckMerge(id string, from []string) error {
 	return nil
 }
 
-// GraphEditor is an optional capability of a Service: it merges and
-// splits entities and reads their history (the engine and the HTTP client
-// implement it). EINVALID names the bad field; ENOTFOUND for an entity
-// (or, in a split, a memory) the scope does not hold; EUNAVAILABLE when
-// the store keeps no graph. Merge and split are each one transaction:
-// on an error nothing changed.
+// GraphEditor is the capability of a Service that merges and splits
+// entities and reads their history. EINVALID names the bad field;
+// ENOTFOUND for an entity (or, in a split, a memory) the scope does not
+// hold; EUNAVAILABLE when the store is down. Merge and split are each one
+// transaction: on an error nothing changed.
 type GraphEditor interface {
 	// MergeEntities merges the entities from into id: their mentions and
 	// relations move to it (duplicate relations joined, self-loops

@@ -373,9 +373,9 @@ type GraphWriter interface {
 	AddEvidence(ctx context.Context, n Namespace, relationID string, ev Evidence) error
 }
 
-// RelationsWriter is the optional capability of a GraphWriter to store
-// many relations in a few statements, found by type assertion; the graph
-// kept with every write uses it for the relations a memory makes.
+// RelationsWriter is the capability of a Tx to store many relations in a
+// few statements; the graph kept with every write uses it for the
+// relations a memory makes.
 type RelationsWriter interface {
 	// PutRelations stores every relation of rs as PutRelation would. A
 	// bad relation or an id given twice is EINVALID with nothing stored;
@@ -501,11 +501,10 @@ type Graph struct {
 	Edges []Relation `json:"edges"`
 }
 
-// GraphService is an optional capability of a Service: it reads and
-// deletes the entity graph (the engine and the HTTP client implement it).
-// Every method fails with EINVALID for a bad scope or argument, ENOTFOUND
-// for an entity the scope does not hold, and EUNAVAILABLE when the store
-// keeps no graph or is down.
+// GraphService is the capability of a Service that reads and deletes the
+// entity graph. Every method fails with EINVALID for a bad scope or
+// argument, ENOTFOUND for an entity the scope does not hold, and
+// EUNAVAILABLE when the store is down.
 type GraphService interface {
 	// ListEntities lists the scope's entities by normalised name.
 	ListEntities(ctx context.Context, s Scope, f EntityFilter) (*EntityPage, error)

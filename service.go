@@ -8,12 +8,13 @@ import (
 // Service is everything a client can do with engram. The engine package
 // implements it in-process over a Store; the http package serves it and
 // offers a client that implements it against a remote server, so the CLI
-// and Go programs use one interface either way.
+// and Go programs use one interface either way. Both stores keep
+// everything it serves, so every implementation implements all of it and
+// the compiler checks that: no capability is found by type assertion.
 //
 // It is made of one small interface per capability, so that code needing
 // one of them (an integration that only searches, say) asks for just
-// that. The further capabilities of an implementation (GraphService,
-// IdentityService, ResourceService, ...) are found by type assertion.
+// that.
 //
 // Every method fails with an *Error: EINVALID for bad input (nothing is
 // stored), ENOTFOUND for an id outside the scope, EUNAVAILABLE when the
@@ -24,6 +25,13 @@ type Service interface {
 	SearchService
 	ScopeService
 	JobService
+	ProfileReader
+	ConflictService
+	GraphService
+	GraphEditor
+	CommunityService
+	ResourceService
+	IdentityService
 }
 
 // EpisodeService stores and reads episodes, the raw turns memories are
@@ -439,8 +447,8 @@ type ScopeReader interface {
 	SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error)
 }
 
-// ProfileReader is an optional capability of a Service: it reads the
-// profile of a scope (the engine and the HTTP client implement it).
+// ProfileReader is the capability of a Service that reads the profile of
+// a scope.
 type ProfileReader interface {
 	// Profile returns the profile kept for s, empty when there is none.
 	// It fails with EINVALID for a bad scope and EUNAVAILABLE when the

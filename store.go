@@ -10,15 +10,15 @@ import (
 // offers transactions over primitive record operations; the rules of the
 // domain (versions, statuses, audit) live once in the engine, above it.
 //
-// Store, Reader and Tx are the core every backend implements: enough to
-// serve reads and writes without vectors. The rest are optional
-// capabilities, small interfaces that a backend's Reader or Tx implements
-// beside the core (VectorReader, VectorWriter, ChangeLog, MetaReader,
-// MetaWriter, Dumper, Expirer, GraphReader, GraphWriter; FreshReader and
-// Scrubber on the Store itself). Callers discover them with a type assertion, or with
-// Need, which gives the coded error to return when one is missing. A
-// backend whose Reader implements a reading capability implements the
-// matching writing one on its Tx.
+// Store, Reader and Tx are what every backend implements: the records and
+// everything kept beside them (vectors, the change log, meta values, the
+// graph, communities, identities, resources, jobs, keys), each concern a
+// small interface embedded in Reader (reads) or Tx (writes), so the
+// compiler checks a backend against the whole contract. Optional, found
+// by type assertion, are only what a backend may lack without losing
+// anything but speed or upkeep, on the Store itself: FreshReader
+// (PostgreSQL; SQLite reads in a View instead), Scrubber and
+// FullTextSwitch.
 //
 // Every method that reads takes a Scope and must return only records the
 // scope contains (Scope.Contains is the reference rule). An id that exists
@@ -63,6 +63,29 @@ type Reader interface {
 	// Export calls fn for every record in the scope: episodes, then memories,
 	// then versions, then audit entries. An error from fn stops it.
 	Export(ctx context.Context, s Scope, fn func(Record) error) error
+
+	// What every store keeps beside the records, by concern. Each is a
+	// small interface of its own, for code that needs only it.
+	Locator
+	FullTextReader
+	MetaReader
+	VectorReader
+	ChangeLog
+	Dumper
+	Expirer
+	ExportPager
+	GraphReader
+	EntityHistoryReader
+	CommunityReader
+	IdentityReader
+	IdentityExporter
+	ResourceReader
+	ResourceFinder
+	ResourceDumper
+	UploadSweeper
+	JobReader
+	KeyReader
+	VaultKeyReader
 }
 
 // VectorReader is the capability of a Reader whose store keeps the
@@ -116,8 +139,9 @@ type ChangeLog interface {
 // need not agree with each other, so it serves only callers that do not
 // need them to, such as a cache catching up through the ChangeLog, which
 // reads again whatever changes later. On a networked database it saves
-// the round trips of beginning and ending a transaction. The Reader has
-// the same optional capabilities as View's; fn's error is returned as is.
+// the round trips of beginning and ending a transaction. fn's error is
+// returned as is. Optional: PostgreSQL has it; SQLite, whose transactions
+// cost no round trip, lacks it, and ReadFresh runs fn in a View instead.
 type FreshReader interface {
 	ReadFresh(ctx context.Context, fn func(r Reader) error) error
 }
@@ -346,6 +370,19 @@ type Tx interface {
 	// of times the id is listed in ids, and last_accessed = at. Unknown ids
 	// are ignored.
 	Touch(ctx context.Context, tenant Namespace, ids []string, at time.Time) error
+
+	// The writing side of what every store keeps beside the records, by
+	// concern, each the match of a reading one of Reader.
+	MetaWriter
+	VectorWriter
+	GraphWriter
+	RelationsWriter
+	CommunityWriter
+	IdentityWriter
+	ResourceWriter
+	JobQueue
+	KeyWriter
+	VaultKeyWriter
 }
 
 // PurgeCounts says how many records a purge removed.

@@ -48,19 +48,12 @@ func (v *vectors) setUpIndexFiles(ctx context.Context, dir string, every time.Du
 func storeID(ctx context.Context, st engram.Store) (string, error) {
 	var id string
 	err := st.Update(ctx, func(tx engram.Tx) error {
-		mw, err := engram.Need[engram.MetaWriter](tx, needEmbedder)
-		if err != nil {
-			return err
-		}
-		mr, err := engram.Need[engram.MetaReader](tx, needEmbedder)
-		if err != nil {
-			return err
-		}
-		if id, err = mr.Meta(ctx, MetaIndexStore); err != nil || id != "" {
+		var err error
+		if id, err = tx.Meta(ctx, MetaIndexStore); err != nil || id != "" {
 			return err
 		}
 		id = newStoreID()
-		return mw.SetMeta(ctx, MetaIndexStore, id)
+		return tx.SetMeta(ctx, MetaIndexStore, id)
 	})
 	return id, err
 }

@@ -334,17 +334,13 @@ type logStore struct {
 
 type logReader struct {
 	engram.Reader
-	engram.VectorReader
-	engram.MetaReader
-	engram.Dumper
-	cl       engram.ChangeLog
 	conflict bool
 }
 
 func (r logReader) Changes(ctx context.Context, s engram.Scope, after int64) ([]string, int64, error) {
 	switch {
 	case after < 0:
-		return r.cl.Changes(ctx, s, after)
+		return r.Reader.Changes(ctx, s, after)
 	case r.conflict:
 		return nil, 0, engram.Errorf(engram.ECONFLICT, "changes before sequence %d are no longer kept", after+1)
 	}
@@ -353,7 +349,7 @@ func (r logReader) Changes(ctx context.Context, s engram.Scope, after int64) ([]
 
 func (s logStore) View(ctx context.Context, fn func(engram.Reader) error) error {
 	return s.DB.View(ctx, func(r engram.Reader) error {
-		return fn(logReader{r, r.(engram.VectorReader), r.(engram.MetaReader), r.(engram.Dumper), r.(engram.ChangeLog), s.conflict})
+		return fn(logReader{r, s.conflict})
 	})
 }
 

@@ -3,18 +3,17 @@ package engine_test
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/enginetest"
 	"github.com/engramhq/engram/sqlite"
 )
 
-// coreStore serves a real store through the core interfaces only: every
+// coreStore serves a real store through the contract only: every
 // transaction reaches fn inside a struct that embeds just engram.Reader or
-// engram.Tx, so no optional capability survives a type assertion.
+// engram.Tx, so the engine can use nothing but what those declare (no
+// method of a store's own transaction type survives a type assertion).
 type coreStore struct{ engram.Store }
 
 func (s coreStore) View(ctx context.Context, fn func(engram.Reader) error) error {
@@ -35,8 +34,8 @@ func openCoreStore(t *testing.T) engram.Store {
 	return coreStore{db}
 }
 
-// TestCoreStoreServes: an engine without an embedder needs nothing beyond
-// the core interfaces to write, search, version and delete.
+// TestCoreStoreServes: an engine needs nothing beyond the contract's
+// interfaces to write, search, version and delete.
 func TestCoreStoreServes(t *testing.T) {
 	ctx := engram.WithActor(context.Background(), "test")
 	st := openCoreStore(t)
@@ -75,39 +74,5 @@ func TestCoreStoreServes(t *testing.T) {
 	}
 	if _, err := e.GetMemory(ctx, sc, id); !engram.IsNotFound(err) {
 		t.Errorf("get after delete: %v, want not found", err)
-	}
-}
-
-// TestCoreStoreRefusesEmbedder: an engine with an embedder, or a
-// re-embedding, over a store without the vector capabilities fails with a
-// coded error naming the capability, before anything is written.
-func TestCoreStoreRefusesEmbedder(t *testing.T) {
-	ctx := engram.WithActor(context.Background(), "test")
-	emb := &enginetest.BagEmbedder{ID: "bag", D: 8}
-	for _, tc := range []struct {
-		name, want string
-		run        func(st engram.Store) error
-	}{
-		{"engine", "engram.VectorReader, which an engine with an embedder needs", func(st engram.Store) error {
-			e, err := engine.New(ctx, st, engine.Options{Embedder: emb})
-			if err == nil {
-				e.Close()
-			}
-			return err
-		}},
-		{"reembed", "engram.Dumper, which re-embedding needs", func(st engram.Store) error {
-			_, err := engine.Reembed(ctx, st, emb, nil)
-			return err
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.run(openCoreStore(t))
-			if got, want := engram.ErrorCode(err), engram.EINVALID; got != want {
-				t.Fatalf("err = %v, want code %s", err, want)
-			}
-			if msg := engram.ErrorMessage(err); !strings.Contains(msg, tc.want) {
-				t.Errorf("message = %q, want it to contain %q", msg, tc.want)
-			}
-		})
 	}
 }

@@ -87,13 +87,9 @@ func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Nam
 	if vb == nil || vb.later == nil || len(vb.later.ids) == 0 {
 		return nil, nil
 	}
-	q, err := engram.Need[engram.JobQueue](tx, "embedding later")
-	if err != nil {
-		return nil, err
-	}
 	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops,
 		State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
-	return j, q.EnqueueJob(ctx, j)
+	return j, tx.EnqueueJob(ctx, j)
 }
 
 // wake tells an idle worker that a job was enqueued.
@@ -137,10 +133,6 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		return err
 	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
-		if err != nil {
-			return err
-		}
 		if err := e.stageGraphOf(ctx, tx, s, j.Memories); err != nil {
 			return err
 		}
@@ -156,7 +148,7 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 				return err
 			}
 		}
-		if err := q.CompleteJob(ctx, j.Namespace, j.ID, owner, e.clock()); err != nil {
+		if err := tx.CompleteJob(ctx, j.Namespace, j.ID, owner, e.clock()); err != nil {
 			return fmt.Errorf("%w: %w", err, errLeaseLost)
 		}
 		return nil

@@ -377,12 +377,8 @@ func (e *graphs) EntityHistory(ctx context.Context, s engram.Scope, id string) (
 		if err != nil {
 			return err
 		}
-		h, err := engram.Need[engram.EntityHistoryReader](r, "entity history")
-		if err != nil {
-			return err
-		}
 		es := engram.EntityScope(s)
-		if out, err = h.EntityHistory(ctx, es, id); err != nil {
+		if out, err = r.EntityHistory(ctx, es, id); err != nil {
 			return err
 		}
 		_, gerr := g.GetEntity(ctx, es, id)

@@ -131,11 +131,7 @@ func (im *importer) identities(ctx context.Context, recs []engram.Record) error 
 	if !slices.ContainsFunc(recs, func(r engram.Record) bool { return identityKey(r) != "" }) {
 		return nil
 	}
-	w, err := engram.Need[engram.IdentityWriter](im.tx, "an import of identities")
-	if err != nil {
-		return err
-	}
-	x := &idImport{r: im.tx.(engram.IdentityReader), w: w, owner: engram.IdentityScope(im.s),
+	x := &idImport{r: im.tx, w: im.tx, owner: engram.IdentityScope(im.s),
 		persons: map[string]string{}, idents: map[string]string{}, obs: map[string]string{}, ev: map[string]string{}}
 	im.idx = x
 	if err := x.loadHeldObservations(ctx, recs); err != nil {

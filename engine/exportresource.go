@@ -153,13 +153,9 @@ func (im *importer) claimResources(ctx context.Context, recs []engram.Record, rs
 	if len(rs) == 0 {
 		return nil
 	}
-	w, err := engram.Need[engram.ResourceWriter](im.tx, "an import of resources")
-	if err != nil {
-		return err
-	}
 	for _, ir := range rs {
 		r := recs[ir.rec].Resource
-		if err := im.resource(ctx, w, r, recs, ir.chunks); err != nil {
+		if err := im.resource(ctx, im.tx, r, recs, ir.chunks); err != nil {
 			return prefixed(fmt.Sprintf("record %d", ir.rec+1), err)
 		}
 	}

@@ -11,8 +11,6 @@ import (
 
 var _ engram.IdentityService = (*Engine)(nil)
 
-const identityNeed = "keeping face and voice identities"
-
 // SourceCluster is the source of the merges the clustering decides.
 const SourceCluster = "cluster"
 
@@ -37,15 +35,7 @@ func (e *media) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *i
 		return err
 	}
 	return e.store.Update(ctx, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.IdentityWriter](tx, identityNeed)
-		if err != nil {
-			return err
-		}
-		r, err := engram.Need[engram.IdentityReader](tx, identityNeed)
-		if err != nil {
-			return err
-		}
-		return fn(&idTx{ctx: ctx, tx: tx, r: r, w: w, s: s, owner: s.Namespace(), actor: engram.ActorFrom(ctx), e: e})
+		return fn(&idTx{ctx: ctx, tx: tx, r: tx, w: tx, s: s, owner: s.Namespace(), actor: engram.ActorFrom(ctx), e: e})
 	})
 }
 
@@ -56,11 +46,7 @@ func (e *media) identityView(ctx context.Context, s engram.Scope, fn func(r engr
 		return err
 	}
 	return e.store.View(ctx, func(rd engram.Reader) error {
-		r, err := engram.Need[engram.IdentityReader](rd, identityNeed)
-		if err != nil {
-			return err
-		}
-		return fn(r, rd)
+		return fn(rd, rd)
 	})
 }
 

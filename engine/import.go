@@ -171,9 +171,9 @@ func checkRecord(s engram.Scope, r *engram.Record) error {
 			return engram.Errorf(engram.EINVALID, "version needs a valid memory_id and a version number from 1")
 		}
 		switch v.Op {
-		case engram.OpAdd, engram.OpUpdate, engram.OpSupersede, engram.OpDelete, engram.OpRestore:
+		case engram.OpAdd, engram.OpUpdate, engram.OpSupersede, engram.OpDelete, engram.OpRestore, engram.OpConflict:
 		default:
-			return engram.Errorf(engram.EINVALID, "version op %q is not one of ADD, UPDATE, SUPERSEDE, DELETE, RESTORE", v.Op)
+			return engram.Errorf(engram.EINVALID, "version op %q is not one of ADD, UPDATE, SUPERSEDE, DELETE, RESTORE, CONFLICT", v.Op)
 		}
 		v.At = norm(v.At)
 		for _, m := range []*engram.Memory{v.Old, v.New} {

@@ -146,11 +146,7 @@ func (e *ingest) claim(ctx context.Context, owner string) (j *engram.Job, done f
 		}
 	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
-		if err != nil {
-			return err
-		}
-		j, err = q.ClaimJob(ctx, owner, e.clock(), r.lease, full...)
+		j, err = tx.ClaimJob(ctx, owner, e.clock(), r.lease, full...)
 		return err
 	})
 	if err != nil || j == nil {
@@ -221,14 +217,11 @@ func (e *ingest) settleFailed(ctx context.Context, owner string, j *engram.Job, 
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer scancel()
 	return e.store.Update(sctx, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
-		if err != nil {
-			return err
-		}
+		var err error
 		if deferred {
-			err = q.DeferJob(sctx, j.Namespace, j.ID, owner, reason, *retry, now)
+			err = tx.DeferJob(sctx, j.Namespace, j.ID, owner, reason, *retry, now)
 		} else {
-			err = q.FailJob(sctx, j.Namespace, j.ID, owner, reason, retry, now)
+			err = tx.FailJob(sctx, j.Namespace, j.ID, owner, reason, retry, now)
 		}
 		if engram.ErrorCode(err) == engram.ECONFLICT {
 			return nil // another worker has it now; its outcome counts
@@ -274,14 +267,10 @@ func (e *ingest) formJob(ctx context.Context, owner string, j *engram.Job) error
 	now := e.clock()
 	var applied []engram.Memory
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "running background jobs")
-		if err != nil {
-			return err
-		}
 		if applied, err = e.applyJob(ctx, tx, vb, s, j, f, now); err != nil {
 			return err
 		}
-		if err := q.CompleteJob(ctx, ns, j.ID, owner, now); err != nil {
+		if err := tx.CompleteJob(ctx, ns, j.ID, owner, now); err != nil {
 			return fmt.Errorf("%w: %w", err, errLeaseLost)
 		}
 		return nil
@@ -359,10 +348,6 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "an asynchronous add (async: true)")
-		if err != nil {
-			return err
-		}
 		mems, err := e.storeEpisodes(ctx, tx, vb, ns, eps, f, now)
 		if err != nil {
 			return err
@@ -372,7 +357,7 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 		if res.EmbedJob, err = enqueueEmbed(ctx, tx, vb, ns, now); err != nil {
 			return err
 		}
-		return q.EnqueueJob(ctx, j)
+		return tx.EnqueueJob(ctx, j)
 	})
 	if err != nil {
 		return nil, err
@@ -404,11 +389,7 @@ func (e *ingest) GetJob(ctx context.Context, s engram.Scope, id string) (*engram
 	}
 	var j *engram.Job
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		jr, err := engram.Need[engram.JobReader](r, "reading background jobs")
-		if err != nil {
-			return err
-		}
-		j, err = jr.GetJob(ctx, s, id)
+		j, err = r.GetJob(ctx, s, id)
 		return err
 	})
 	return j, err
@@ -425,11 +406,7 @@ func (e *ingest) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilte
 	}
 	page := &engram.JobPage{Jobs: []engram.Job{}}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		jr, err := engram.Need[engram.JobReader](r, "reading background jobs")
-		if err != nil {
-			return err
-		}
-		jobs, next, err := jr.ListJobs(ctx, s, f)
+		jobs, next, err := r.ListJobs(ctx, s, f)
 		page.Jobs, page.Next = append(page.Jobs, jobs...), next
 		return err
 	})

@@ -33,16 +33,9 @@ type mediaKey struct {
 // the transaction that stores the episodes, so a resource cannot vanish
 // in between.
 func checkMediaResources(ctx context.Context, tx engram.Tx, eps []engram.Episode) error {
-	var rr engram.ResourceReader
 	for i := range eps {
 		for j, m := range eps[i].Media {
-			if rr == nil {
-				var err error
-				if rr, err = engram.Need[engram.ResourceReader](tx, "episodes with media"); err != nil {
-					return err
-				}
-			}
-			_, err := rr.GetResource(ctx, engram.ScopeOf(eps[i].Namespace), m.ResourceID)
+			_, err := tx.GetResource(ctx, engram.ScopeOf(eps[i].Namespace), m.ResourceID)
 			switch {
 			case engram.ErrorCode(err) == engram.ENOTFOUND:
 				return engram.Errorf(engram.EINVALID, "episodes[%d].media[%d].resource_id: there is no resource %s in the episode's scope; upload it first (POST /v1/resources)", i, j, m.ResourceID)

@@ -27,9 +27,6 @@ type ReembedStats struct {
 	Removed  int  // vectors of other embedders removed at the end
 }
 
-// needReembed names what needs the maintenance capabilities in their errors.
-const needReembed = "re-embedding"
-
 // ReembedBatch is how many memories one step of Reembed embeds and commits.
 const ReembedBatch = 256
 
@@ -80,23 +77,16 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 	return stats, nil
 }
 
-// reembedStart checks that st can be re-embedded and returns the progress
-// to start from: that of an interrupted run towards the same embedder
-// (setting stats.Resumed), else the beginning. It fails with EINVALID
-// naming a missing capability, the store's error, or when the recorded
+// reembedStart returns the progress to start from: that of an interrupted
+// run towards the same embedder (setting stats.Resumed), else the
+// beginning. It fails with the store's error, or when the recorded
 // progress is not valid JSON.
 func reembedStart(ctx context.Context, st engram.Store, stats *ReembedStats) (reembedState, error) {
 	state := reembedState{Target: stats.To}
 	var raw string
 	if err := st.View(ctx, func(r engram.Reader) error {
-		if _, err := engram.Need[engram.Dumper](r, needReembed); err != nil {
-			return err
-		}
-		mr, err := engram.Need[engram.MetaReader](r, needReembed)
-		if err != nil {
-			return err
-		}
-		raw, err = mr.Meta(ctx, metaReembed)
+		var err error
+		raw, err = r.Meta(ctx, metaReembed)
 		return err
 	}); err != nil {
 		return state, err
@@ -119,11 +109,8 @@ func reembedStart(ctx context.Context, st engram.Store, stats *ReembedStats) (re
 func reembedScan(ctx context.Context, st engram.Store, after engram.MemoryKey) ([]engram.Memory, error) {
 	var ms []engram.Memory
 	err := st.View(ctx, func(r engram.Reader) error {
-		d, err := engram.Need[engram.Dumper](r, needReembed)
-		if err != nil {
-			return err
-		}
-		ms, err = d.ScanMemories(ctx, after, ReembedBatch)
+		var err error
+		ms, err = r.ScanMemories(ctx, after, ReembedBatch)
 		return err
 	})
 	return ms, err
@@ -159,11 +146,7 @@ func reembedBatch(ctx context.Context, st engram.Store, vb *vecBatch, ms []engra
 				return err
 			}
 		}
-		mw, err := engram.Need[engram.MetaWriter](tx, needReembed)
-		if err != nil {
-			return err
-		}
-		return mw.SetMeta(ctx, metaReembed, string(b))
+		return tx.SetMeta(ctx, metaReembed, string(b))
 	}); err != nil {
 		return 0, err
 	}
@@ -173,27 +156,20 @@ func reembedBatch(ctx context.Context, st engram.Store, vb *vecBatch, ms []engra
 
 // reembedFinish removes the vectors of embedders other than name, records
 // to as the store's embedder and clears the progress, in one transaction,
-// and returns how many vectors it removed. It fails with EINVALID naming a
-// missing capability or with the store's error.
+// and returns how many vectors it removed. It fails with the store's
+// error.
 func reembedFinish(ctx context.Context, st engram.Store, name string, to EmbedderInfo) (int, error) {
 	info, _ := json.Marshal(to)
 	var removed int
 	err := st.Update(ctx, func(tx engram.Tx) error {
-		vw, err := engram.Need[engram.VectorWriter](tx, needReembed)
-		if err != nil {
+		var err error
+		if removed, err = tx.DeleteVectorsExcept(ctx, name); err != nil {
 			return err
 		}
-		mw, err := engram.Need[engram.MetaWriter](tx, needReembed)
-		if err != nil {
+		if err := tx.SetMeta(ctx, MetaEmbedder, string(info)); err != nil {
 			return err
 		}
-		if removed, err = vw.DeleteVectorsExcept(ctx, name); err != nil {
-			return err
-		}
-		if err := mw.SetMeta(ctx, MetaEmbedder, string(info)); err != nil {
-			return err
-		}
-		return mw.SetMeta(ctx, metaReembed, "")
+		return tx.SetMeta(ctx, metaReembed, "")
 	})
 	return removed, err
 }

@@ -37,11 +37,7 @@ func (e *media) AddResource(ctx context.Context, r engram.Resource, body io.Read
 		return nil, err
 	}
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		return w.InsertResource(ctx, &r)
+		return tx.InsertResource(ctx, &r)
 	})
 	if err != nil {
 		return nil, err
@@ -137,11 +133,7 @@ func (e *media) putChunk(ctx context.Context, r *engram.Resource, h hash.Hash, s
 	h.Write(data)
 	r.Size += int64(len(data))
 	return e.store.Update(ctx, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		return w.PutResourceChunk(ctx, r.Namespace, r.ID, seq, data)
+		return tx.PutResourceChunk(ctx, r.Namespace, r.ID, seq, data)
 	})
 }
 
@@ -150,11 +142,8 @@ func (e *media) putChunk(ctx context.Context, r *engram.Resource, h hash.Hash, s
 func (e *media) checkQuota(ctx context.Context, n engram.Namespace, more int64) error {
 	var used int64
 	err := e.store.View(ctx, func(tx engram.Reader) error {
-		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		used, err = rr.ResourceBytes(ctx, n)
+		var err error
+		used, err = tx.ResourceBytes(ctx, n)
 		return err
 	})
 	if err != nil || e.resourceQuota <= 0 {
@@ -226,16 +215,12 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
 		if len(ops) > 0 {
 			if _, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(r.Namespace), ops, actor, now); err != nil {
 				return err
 			}
 		}
-		if err := w.CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, len(ms)); err != nil {
+		if err := tx.CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, len(ms)); err != nil {
 			return err
 		}
 		// The name is the client's text: the detail, which a purge keeps,
@@ -253,11 +238,7 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 func (e *media) dropResource(ctx context.Context, r engram.Resource) {
 	ctx = context.WithoutCancel(ctx)
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		return w.PurgeResource(ctx, r.Namespace, r.ID)
+		return tx.PurgeResource(ctx, r.Namespace, r.ID)
 	})
 	if err != nil {
 		e.log.WarnContext(ctx, "engine: removing a failed upload failed", "tenant", r.Namespace.Tenant(), "resource", r.ID, "err", err)
@@ -274,11 +255,7 @@ func (e *media) GetResource(ctx context.Context, s engram.Scope, id string) (*en
 	}
 	var r *engram.Resource
 	err = e.store.View(ctx, func(tx engram.Reader) error {
-		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		r, err = rr.GetResource(ctx, s, id)
+		r, err = tx.GetResource(ctx, s, id)
 		return err
 	})
 	return r, err
@@ -292,11 +269,7 @@ func (e *media) ListResources(ctx context.Context, s engram.Scope, f engram.Reso
 	}
 	page := &engram.ResourcePage{}
 	err = e.store.View(ctx, func(tx engram.Reader) error {
-		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		page.Resources, page.Next, err = rr.ListResources(ctx, s, f)
+		page.Resources, page.Next, err = tx.ListResources(ctx, s, f)
 		return err
 	})
 	if err != nil {
@@ -331,21 +304,13 @@ func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) e
 	var r *engram.Resource
 	var texts []string
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		if r, err = rr.GetResource(ctx, s, id); err != nil {
+		if r, err = tx.GetResource(ctx, s, id); err != nil {
 			return err
 		}
 		if texts, err = purgeResourceMemories(ctx, tx, vb, r); err != nil {
 			return err
 		}
-		if err := w.PurgeResource(ctx, r.Namespace, id); err != nil {
+		if err := tx.PurgeResource(ctx, r.Namespace, id); err != nil {
 			return err
 		}
 		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.purge", []string{id}, "", now))
@@ -426,11 +391,8 @@ func (c *chunkReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 func (c *chunkReaderAt) load(seq int) error {
 	return c.store.View(c.ctx, func(tx engram.Reader) error {
-		rr, err := engram.Need[engram.ResourceReader](tx, resourceNeed)
-		if err != nil {
-			return err
-		}
-		if c.chunk, err = rr.ResourceChunk(c.ctx, c.tenant, c.id, seq); err != nil {
+		var err error
+		if c.chunk, err = tx.ResourceChunk(c.ctx, c.tenant, c.id, seq); err != nil {
 			return err
 		}
 		c.cached = seq
@@ -473,11 +435,7 @@ func (e *media) SweepUploads(ctx context.Context) (int, error) {
 	}
 	for _, r := range stale {
 		err := e.store.Update(ctx, func(tx engram.Tx) error {
-			w, err := engram.Need[engram.ResourceWriter](tx, resourceNeed)
-			if err != nil {
-				return err
-			}
-			return w.PurgeResource(ctx, r.Namespace, r.ID)
+			return tx.PurgeResource(ctx, r.Namespace, r.ID)
 		})
 		if err != nil {
 			return 0, err

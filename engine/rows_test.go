@@ -23,13 +23,12 @@ type countingStore struct {
 
 func (s countingStore) View(ctx context.Context, fn func(engram.Reader) error) error {
 	return s.Store.View(ctx, func(r engram.Reader) error {
-		return fn(countingReader{r, r.(engram.ChangeLog), s.rows})
+		return fn(countingReader{r, s.rows})
 	})
 }
 
 type countingReader struct {
 	engram.Reader
-	engram.ChangeLog
 	rows *atomic.Int64
 }
 

@@ -55,11 +55,8 @@ func (t *texts) warm(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
 			next string
 		)
 		err := t.store.View(ctx, func(r engram.Reader) error {
-			cl, err := engram.Need[engram.ChangeLog](r, "warming the row cache")
-			if err != nil {
-				return err
-			}
-			if _, seen, err = cl.Changes(ctx, scope, -1); err != nil {
+			var err error
+			if _, seen, err = r.Changes(ctx, scope, -1); err != nil {
 				return err
 			}
 			ms, next, err = r.ListMemories(ctx, scope, f)

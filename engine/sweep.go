@@ -49,11 +49,7 @@ func (e *admin) sweepBatch(ctx context.Context, batch int) (int, error) {
 	vb := e.vec.batch()
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		n = 0
-		ex, err := engram.Need[engram.Expirer](tx, "the TTL sweeper")
-		if err != nil {
-			return err
-		}
-		ms, err := ex.Lapsed(ctx, now, batch)
+		ms, err := tx.Lapsed(ctx, now, batch)
 		if err != nil {
 			return err
 		}

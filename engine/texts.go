@@ -391,11 +391,8 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 		ms  []engram.Memory
 	)
 	err := func() error {
-		cl, err := engram.Need[engram.ChangeLog](r, "the in-memory text index")
-		if err != nil {
-			return err
-		}
-		if ids, seq, err = cl.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
+		var err error
+		if ids, seq, err = r.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
 			return err
 		}
 		for chunk := range slices.Chunk(ids, 500) {

@@ -240,7 +240,7 @@ func (r textLogReader) Changes(ctx context.Context, s engram.Scope, after int64)
 
 func (s textLogStore) View(ctx context.Context, fn func(engram.Reader) error) error {
 	return s.Store.View(ctx, func(r engram.Reader) error {
-		return fn(textLogReader{r, r.(engram.ChangeLog), s.conflict})
+		return fn(textLogReader{r, r, s.conflict})
 	})
 }
 

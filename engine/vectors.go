@@ -24,9 +24,6 @@ type EmbedderInfo struct {
 	Dim  int    `json:"dim"`
 }
 
-// needEmbedder names what needs the vector capabilities in their errors.
-const needEmbedder = "an engine with an embedder"
-
 // StoredEmbedder returns the embedder recorded in the store, or nil if the
 // store has none recorded yet or keeps no store-wide settings (its
 // transactions do not implement engram.MetaReader, so it cannot have
@@ -53,36 +50,9 @@ func StoredEmbedder(ctx context.Context, st engram.Store) (*EmbedderInfo, error)
 	return &info, nil
 }
 
-// requireVectors returns an EINVALID error naming the first capability an
-// engine with an embedder needs that st's transactions lack, or nil. Only
-// the read side is checked here, in one read transaction; a backend that
-// implements it implements the write side too (engram.VectorWriter and
-// engram.MetaWriter), which writes check again when they need it.
-func requireVectors(ctx context.Context, st engram.Store) error {
-	return st.View(ctx, func(r engram.Reader) error {
-		if _, err := engram.Need[engram.VectorReader](r, needEmbedder); err != nil {
-			return err
-		}
-		if _, err := engram.Need[engram.ChangeLog](r, needEmbedder); err != nil {
-			return err
-		}
-		if _, err := engram.Need[engram.MetaReader](r, needEmbedder); err != nil {
-			return err
-		}
-		_, err := engram.Need[engram.Dumper](r, needEmbedder)
-		return err
-	})
-}
-
 // checkEmbedder records emb as the store's embedder if none is recorded and
-// refuses an embedder other than the recorded one, or any embedder when the
-// store cannot keep vectors (EINVALID, see requireVectors).
+// refuses an embedder other than the recorded one (EINVALID).
 func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) error {
-	if emb != nil {
-		if err := requireVectors(ctx, st); err != nil {
-			return err
-		}
-	}
 	info, err := StoredEmbedder(ctx, st)
 	if err != nil {
 		return err
@@ -97,11 +67,7 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 	if info == nil {
 		var ms []engram.Memory
 		if err := st.View(ctx, func(r engram.Reader) error {
-			d, err := engram.Need[engram.Dumper](r, needEmbedder)
-			if err != nil {
-				return err
-			}
-			ms, err = d.ScanMemories(ctx, engram.MemoryKey{}, 1)
+			ms, err = r.ScanMemories(ctx, engram.MemoryKey{}, 1)
 			return err
 		}); err != nil {
 			return err
@@ -111,11 +77,7 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 		}
 		b, _ := json.Marshal(want)
 		return st.Update(ctx, func(tx engram.Tx) error {
-			mw, err := engram.Need[engram.MetaWriter](tx, needEmbedder)
-			if err != nil {
-				return err
-			}
-			return mw.SetMeta(ctx, MetaEmbedder, string(b))
+			return tx.SetMeta(ctx, MetaEmbedder, string(b))
 		})
 	}
 	if *info != want {
@@ -294,11 +256,7 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 	for i, ft := range fts {
 		fvs[i] = engram.FieldVector{Field: ft[0], Vec: b.pre[ft[1]]}
 	}
-	vw, err := engram.Need[engram.VectorWriter](tx, needEmbedder)
-	if err != nil {
-		return err
-	}
-	if err := vw.PutVectors(ctx, m.Namespace, m.ID, b.v.emb.Name(), fvs); err != nil {
+	if err := tx.PutVectors(ctx, m.Namespace, m.ID, b.v.emb.Name(), fvs); err != nil {
 		return err
 	}
 	b.changes = append(b.changes, vecChange{ns: m.Namespace, id: m.ID, active: true, vecs: fvs})
@@ -454,14 +412,11 @@ func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *parti
 	ns := map[string]engram.Namespace{}
 	var seq int64
 	err := func(r engram.Reader) error {
-		cl, vr, err := vectorReaders(r)
-		if err != nil {
+		var err error
+		if _, seq, err = r.Changes(ctx, scope, -1); err != nil {
 			return err
 		}
-		if _, seq, err = cl.Changes(ctx, scope, -1); err != nil {
-			return err
-		}
-		return vr.ScanVectors(ctx, scope, v.emb.Name(), func(rec engram.VectorRecord) error {
+		return r.ScanVectors(ctx, scope, v.emb.Name(), func(rec engram.VectorRecord) error {
 			if rec.Namespace.User != k.user {
 				return nil // shared records are in their own partition
 			}
@@ -479,17 +434,6 @@ func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *parti
 	return nil
 }
 
-// vectorReaders returns r's change log and vector reader, or the EINVALID
-// error naming the one it lacks.
-func vectorReaders(r engram.Reader) (engram.ChangeLog, engram.VectorReader, error) {
-	cl, err := engram.Need[engram.ChangeLog](r, needEmbedder)
-	if err != nil {
-		return nil, nil, err
-	}
-	vr, err := engram.Need[engram.VectorReader](r, needEmbedder)
-	return cl, vr, err
-}
-
 // catchUp applies the store's changes since p.seq to p, read through r.
 // The caller holds p.mu.
 func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, scope engram.Scope) error {
@@ -499,14 +443,11 @@ func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, sc
 		recs []engram.VectorRecord
 	)
 	err := func(r engram.Reader) error {
-		cl, vr, err := vectorReaders(r)
-		if err != nil {
+		var err error
+		if ids, seq, err = r.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
 			return err
 		}
-		if ids, seq, err = cl.Changes(ctx, scope, p.seq); err != nil || len(ids) == 0 {
-			return err
-		}
-		recs, err = vr.GetVectors(ctx, scope.Namespace(), v.emb.Name(), ids)
+		recs, err = r.GetVectors(ctx, scope.Namespace(), v.emb.Name(), ids)
 		return err
 	}(r)
 	if err != nil {

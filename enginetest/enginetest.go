@@ -50,6 +50,7 @@ func Run(t *testing.T, open Open) {
 		{"Rollback", testRollback},
 		{"DeleteScope", testDeleteScope},
 		{"ExportImportLossless", testExportImport},
+		{"ExportImportConflict", testExportImportConflict},
 		{"ExportStalledReaders", testExportStalledReaders},
 		{"ImportConflictStoresNothing", testImportConflict},
 		{"ImportForeignVersions", testImportForeignVersions},

@@ -222,15 +222,11 @@ func testJobIdempotent(t *testing.T, open Open) {
 	again := &engram.Job{ID: engram.NewID(), Namespace: nsA, Episodes: res.Job.Episodes, State: engram.JobQueued,
 		RunAfter: c.now(), CreatedAt: c.now(), UpdatedAt: c.now()}
 	err := e.Store().Update(ctx, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "the test")
-		if err != nil {
-			return err
-		}
-		if err := q.EnqueueJob(ctx, again); err != nil {
+		if err := tx.EnqueueJob(ctx, again); err != nil {
 			return err
 		}
 		// A worker that claims it and dies.
-		j, err := q.ClaimJob(ctx, "dead-worker", c.now(), time.Minute)
+		j, err := tx.ClaimJob(ctx, "dead-worker", c.now(), time.Minute)
 		if err == nil && (j == nil || j.ID != again.ID) {
 			err = fmt.Errorf("claimed %v, want job %s", j, again.ID)
 		}

@@ -7,26 +7,12 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// communityService returns the server's service as an
-// engram.CommunityService, or EUNAVAILABLE when it keeps no communities.
-func (s *graphRoutes) communityService() (engram.CommunityService, error) {
-	c, ok := s.svc.(engram.CommunityService)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no communities")
-	}
-	return c, nil
-}
-
 func (s *graphRoutes) handleListCommunities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
 	}
-	c, err := s.communityService()
-	if err != nil {
-		return err
-	}
-	l, err := c.ListCommunities(r.Context(), sc)
+	l, err := s.svc.ListCommunities(r.Context(), sc)
 	if err != nil {
 		return err
 	}
@@ -40,11 +26,7 @@ func (s *graphRoutes) handleGetCommunity(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	c, err := s.communityService()
-	if err != nil {
-		return err
-	}
-	d, err := c.GetCommunity(r.Context(), sc, id)
+	d, err := s.svc.GetCommunity(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -68,11 +50,7 @@ func (s *graphRoutes) handleRefreshCommunities(w http.ResponseWriter, r *http.Re
 	if err := decodeOptionalBody(r, &req); err != nil {
 		return err
 	}
-	c, err := s.communityService()
-	if err != nil {
-		return err
-	}
-	res, err := c.RefreshCommunities(r.Context(), sc, req.Full)
+	res, err := s.svc.RefreshCommunities(r.Context(), sc, req.Full)
 	if err != nil {
 		return err
 	}

@@ -12,22 +12,12 @@ type conflictsResponse struct {
 	Conflicts []engram.Conflict `json:"conflicts"`
 }
 
-// conflicts returns the server's service as an engram.ConflictService, or
-// an EINVALID error when it cannot list conflicts.
-func (s *Server) conflicts() (engram.ConflictService, error) {
-	return engram.Need[engram.ConflictService](s.svc, "listing and resolving conflicts")
-}
-
 func (s *Server) handleListConflicts(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
 		return err
 	}
-	cs, err := s.conflicts()
-	if err != nil {
-		return err
-	}
-	out, err := cs.ListConflicts(r.Context(), sc)
+	out, err := s.svc.ListConflicts(r.Context(), sc)
 	if err != nil {
 		return err
 	}
@@ -47,11 +37,7 @@ func (s *Server) handleResolveConflict(w http.ResponseWriter, r *http.Request, q
 	if err := engram.CheckID("keep", req.Keep); err != nil {
 		return err
 	}
-	cs, err := s.conflicts()
-	if err != nil {
-		return err
-	}
-	res, err := cs.ResolveConflict(r.Context(), sc, id, req)
+	res, err := s.svc.ResolveConflict(r.Context(), sc, id, req)
 	if err != nil {
 		return err
 	}

@@ -14,16 +14,6 @@ var (
 	graphParams = withScope(param{name: "entity"}, param{name: "hops"}, param{name: "limit"})
 )
 
-// graphService returns the server's service as an engram.GraphService, or
-// EUNAVAILABLE when it keeps no graph.
-func (s *graphRoutes) graphService() (engram.GraphService, error) {
-	g, ok := s.svc.(engram.GraphService)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no entity graph")
-	}
-	return g, nil
-}
-
 func (s *graphRoutes) handleListEntities(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
 	if err != nil {
@@ -33,11 +23,7 @@ func (s *graphRoutes) handleListEntities(w http.ResponseWriter, r *http.Request,
 	if f.Limit, err = q.int("limit"); err != nil {
 		return err
 	}
-	g, err := s.graphService()
-	if err != nil {
-		return err
-	}
-	page, err := g.ListEntities(r.Context(), sc, f)
+	page, err := s.svc.ListEntities(r.Context(), sc, f)
 	if err != nil {
 		return err
 	}
@@ -51,11 +37,7 @@ func (s *graphRoutes) handleGetEntity(w http.ResponseWriter, r *http.Request, q 
 	if err != nil {
 		return err
 	}
-	g, err := s.graphService()
-	if err != nil {
-		return err
-	}
-	d, err := g.GetEntity(r.Context(), sc, id)
+	d, err := s.svc.GetEntity(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -69,11 +51,7 @@ func (s *graphRoutes) handleDeleteEntity(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	g, err := s.graphService()
-	if err != nil {
-		return err
-	}
-	if err := g.DeleteEntity(r.Context(), sc, id); err != nil {
+	if err := s.svc.DeleteEntity(r.Context(), sc, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -92,11 +70,7 @@ func (s *graphRoutes) handleGraph(w http.ResponseWriter, r *http.Request, q quer
 	if req.Limit, err = q.int("limit"); err != nil {
 		return err
 	}
-	g, err := s.graphService()
-	if err != nil {
-		return err
-	}
-	out, err := g.Graph(r.Context(), sc, req)
+	out, err := s.svc.Graph(r.Context(), sc, req)
 	if err != nil {
 		return err
 	}

@@ -7,16 +7,6 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// graphEditor returns the server's service as an engram.GraphEditor, or
-// EUNAVAILABLE when it cannot edit the graph.
-func (s *graphRoutes) graphEditor() (engram.GraphEditor, error) {
-	g, ok := s.svc.(engram.GraphEditor)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service cannot edit the entity graph")
-	}
-	return g, nil
-}
-
 // mergeRequest is the body of POST /v1/entities/{id}/merge.
 type mergeRequest struct {
 	From []string `json:"from"`
@@ -31,11 +21,7 @@ func (s *graphRoutes) handleMergeEntities(w http.ResponseWriter, r *http.Request
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
-	g, err := s.graphEditor()
-	if err != nil {
-		return err
-	}
-	ent, err := g.MergeEntities(r.Context(), sc, id, req.From)
+	ent, err := s.svc.MergeEntities(r.Context(), sc, id, req.From)
 	if err != nil {
 		return err
 	}
@@ -44,7 +30,7 @@ func (s *graphRoutes) handleMergeEntities(w http.ResponseWriter, r *http.Request
 }
 
 func (s *graphRoutes) handleSplitEntity(w http.ResponseWriter, r *http.Request, q query) error {
-	return answerIDBody(w, r, q, "entity", http.StatusOK, s.graphEditor, engram.GraphEditor.SplitEntity)
+	return answerIDBody(w, r, q, "entity", http.StatusOK, s.svc.SplitEntity)
 }
 
 // entityHistoryResponse is the body of GET /v1/entities/{id}/history.
@@ -57,11 +43,7 @@ func (s *graphRoutes) handleEntityHistory(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	g, err := s.graphEditor()
-	if err != nil {
-		return err
-	}
-	vs, err := g.EntityHistory(r.Context(), sc, id)
+	vs, err := s.svc.EntityHistory(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}

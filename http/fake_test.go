@@ -388,3 +388,21 @@ func (f *fakeService) ListPersons(ctx context.Context, s engram.Scope) ([]engram
 func (f *fakeService) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
 	return []engram.IdentityEvent{}, f.record(ctx, "IdentityHistory", s, id, nil)
 }
+
+func (f *fakeService) ListConflicts(ctx context.Context, s engram.Scope) ([]engram.Conflict, error) {
+	return []engram.Conflict{}, f.record(ctx, "ListConflicts", s, "", nil)
+}
+
+func (f *fakeService) ResolveConflict(ctx context.Context, s engram.Scope, id string, req engram.ResolveConflictRequest) (*engram.ConflictResolution, error) {
+	if err := f.record(ctx, "ResolveConflict", s, id, req); err != nil {
+		return nil, err
+	}
+	return &engram.ConflictResolution{}, nil
+}
+
+// LocateMemory places every id in the tenant's scope of user u1, as
+// Namespaces lists it.
+func (f *fakeService) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
+	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: "u1"}
+	return n, f.record(ctx, "LocateMemory", engram.ScopeOf(n), id, nil)
+}

@@ -25,26 +25,12 @@ type IdentityHistory struct {
 	Events []engram.IdentityEvent `json:"events"`
 }
 
-// identityService returns the server's service as an
-// engram.IdentityService, or EUNAVAILABLE when it keeps no identities.
-func (s *mediaRoutes) identityService() (engram.IdentityService, error) {
-	g, ok := s.svc.(engram.IdentityService)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no identities")
-	}
-	return g, nil
-}
-
 func (s *mediaRoutes) handleAddObservations(w http.ResponseWriter, r *http.Request, _ query) error {
 	var req engram.AddObservationsRequest
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	res, err := is.AddObservations(r.Context(), req)
+	res, err := s.svc.AddObservations(r.Context(), req)
 	if err != nil {
 		return err
 	}
@@ -58,11 +44,7 @@ func (s *mediaRoutes) handleListIdentities(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	ids, err := is.ListIdentities(r.Context(), sc, engram.IdentityFilter{Modality: q.str("modality"), PersonID: q.str("person")})
+	ids, err := s.svc.ListIdentities(r.Context(), sc, engram.IdentityFilter{Modality: q.str("modality"), PersonID: q.str("person")})
 	if err != nil {
 		return err
 	}
@@ -75,11 +57,7 @@ func (s *mediaRoutes) handleGetIdentity(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	d, err := is.GetIdentity(r.Context(), sc, id)
+	d, err := s.svc.GetIdentity(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -93,11 +71,7 @@ func (s *mediaRoutes) handleDeleteIdentity(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	if err := is.DeleteIdentity(r.Context(), sc, id); err != nil {
+	if err := s.svc.DeleteIdentity(r.Context(), sc, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -109,11 +83,7 @@ func (s *mediaRoutes) handleIdentityHistory(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	evs, err := is.IdentityHistory(r.Context(), sc, id)
+	evs, err := s.svc.IdentityHistory(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -122,7 +92,7 @@ func (s *mediaRoutes) handleIdentityHistory(w http.ResponseWriter, r *http.Reque
 }
 
 func (s *mediaRoutes) handleSplitIdentity(w http.ResponseWriter, r *http.Request, q query) error {
-	return answerIDBody(w, r, q, "identity", http.StatusCreated, s.identityService, engram.IdentityService.SplitIdentity)
+	return answerIDBody(w, r, q, "identity", http.StatusCreated, s.svc.SplitIdentity)
 }
 
 func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Request, q query) error {
@@ -134,11 +104,7 @@ func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Reques
 	if err := decodeOptionalBody(r, &none); err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	i, err := is.UnlinkIdentity(r.Context(), sc, id)
+	i, err := s.svc.UnlinkIdentity(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -147,11 +113,11 @@ func (s *mediaRoutes) handleUnlinkIdentity(w http.ResponseWriter, r *http.Reques
 }
 
 func (s *mediaRoutes) handleMergeIdentities(w http.ResponseWriter, r *http.Request, q query) error {
-	return answerBody(w, r, q, http.StatusOK, s.identityService, engram.IdentityService.MergeIdentities)
+	return answerBody(w, r, q, http.StatusOK, s.svc.MergeIdentities)
 }
 
 func (s *mediaRoutes) handleLinkIdentities(w http.ResponseWriter, r *http.Request, q query) error {
-	return answerBody(w, r, q, http.StatusOK, s.identityService, engram.IdentityService.LinkIdentities)
+	return answerBody(w, r, q, http.StatusOK, s.svc.LinkIdentities)
 }
 
 func (s *mediaRoutes) handleListPersons(w http.ResponseWriter, r *http.Request, q query) error {
@@ -159,11 +125,7 @@ func (s *mediaRoutes) handleListPersons(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	is, err := s.identityService()
-	if err != nil {
-		return err
-	}
-	ps, err := is.ListPersons(r.Context(), sc)
+	ps, err := s.svc.ListPersons(r.Context(), sc)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func (s *recordRoutes) handleUpdateMemory(w http.ResponseWriter, r *http.Request
 }
 
 func (s *recordRoutes) handleSupersedeMemory(w http.ResponseWriter, r *http.Request, q query) error {
-	return answerIDBody(w, r, q, "memory", http.StatusOK, s.service, engram.Service.SupersedeMemory)
+	return answerIDBody(w, r, q, "memory", http.StatusOK, s.svc.SupersedeMemory)
 }
 
 func (s *recordRoutes) handleDeleteMemory(w http.ResponseWriter, r *http.Request, q query) error {

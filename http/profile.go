@@ -12,11 +12,7 @@ func (s *Server) handleProfile(w http.ResponseWriter, r *http.Request, q query) 
 	if err != nil {
 		return err
 	}
-	pr, ok := s.svc.(engram.ProfileReader)
-	if !ok {
-		return engram.Errorf(engram.EUNAVAILABLE, "this server's service keeps no profiles")
-	}
-	p, err := pr.Profile(r.Context(), sc)
+	p, err := s.svc.Profile(r.Context(), sc)
 	if err != nil {
 		return err
 	}

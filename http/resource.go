@@ -29,20 +29,8 @@ const DefaultMaxResourceBytes = 256 << 20
 // resourceFilePart is the form field that carries an upload's content.
 const resourceFilePart = "file"
 
-func (s *mediaRoutes) resources() (engram.ResourceService, error) {
-	rs, ok := s.svc.(engram.ResourceService)
-	if !ok {
-		return nil, engram.Errorf(engram.EINVALID, "this server's service keeps no resources")
-	}
-	return rs, nil
-}
-
 func (s *mediaRoutes) handleAddResource(w http.ResponseWriter, r *http.Request, q query) error {
 	sc, err := q.scope()
-	if err != nil {
-		return err
-	}
-	rs, err := s.resources()
 	if err != nil {
 		return err
 	}
@@ -65,7 +53,7 @@ func (s *mediaRoutes) handleAddResource(w http.ResponseWriter, r *http.Request, 
 			res.MIMEType = "application/octet-stream"
 		}
 	}
-	out, err := rs.AddResource(r.Context(), res, &limitErrReader{r: part, s: s})
+	out, err := s.svc.AddResource(r.Context(), res, &limitErrReader{r: part, s: s})
 	if err != nil {
 		return err
 	}
@@ -123,15 +111,11 @@ func (s *mediaRoutes) handleListResources(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	rs, err := s.resources()
-	if err != nil {
-		return err
-	}
 	f := engram.ResourceFilter{Cursor: q.str("cursor")}
 	if f.Limit, err = q.int("limit"); err != nil {
 		return err
 	}
-	page, err := rs.ListResources(r.Context(), sc, f)
+	page, err := s.svc.ListResources(r.Context(), sc, f)
 	if err != nil {
 		return err
 	}
@@ -144,11 +128,7 @@ func (s *mediaRoutes) handleGetResource(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	rs, err := s.resources()
-	if err != nil {
-		return err
-	}
-	res, err := rs.GetResource(r.Context(), sc, id)
+	res, err := s.svc.GetResource(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -164,11 +144,7 @@ func (s *mediaRoutes) handleResourceContent(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return err
 	}
-	rs, err := s.resources()
-	if err != nil {
-		return err
-	}
-	res, body, err := rs.OpenResource(r.Context(), sc, id)
+	res, body, err := s.svc.OpenResource(r.Context(), sc, id)
 	if err != nil {
 		return err
 	}
@@ -196,11 +172,7 @@ func (s *mediaRoutes) handleDeleteResource(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	rs, err := s.resources()
-	if err != nil {
-		return err
-	}
-	if err := rs.DeleteResource(r.Context(), sc, id); err != nil {
+	if err := s.svc.DeleteResource(r.Context(), sc, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -1,7 +1,6 @@
 package http
 
 import (
-	"context"
 	"net/http"
 	"slices"
 
@@ -12,12 +11,6 @@ import (
 // be left out with an API key: they default to the key's.
 var scopesParams = []param{{name: "org"}, {name: "project"}, {name: "limit"}}
 
-// namespaceLister is the capability GET /v1/scopes needs (the engine
-// implements it; see engram.Locator).
-type namespaceLister interface {
-	Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error)
-}
-
 // scopesResponse is the body of GET /v1/scopes.
 type scopesResponse struct {
 	Tenant engram.Namespace        `json:"tenant"`
@@ -27,10 +20,6 @@ type scopesResponse struct {
 // handleScopes lists the namespaces of a tenant that hold active memories,
 // with counts and last activity; a key bound to a user sees that user's.
 func (s *Server) handleScopes(w http.ResponseWriter, r *http.Request, q query) error {
-	l, ok := s.svc.(namespaceLister)
-	if !ok {
-		return engram.Errorf(engram.EINVALID, "this server's store cannot list its scopes")
-	}
 	tenant := engram.Namespace{Org: q.str("org"), Project: q.str("project")}
 	if q.key != nil {
 		if tenant.Org == "" {
@@ -52,7 +41,7 @@ func (s *Server) handleScopes(w http.ResponseWriter, r *http.Request, q query) e
 	if err != nil {
 		return err
 	}
-	all, err := l.Namespaces(r.Context(), tenant, limit)
+	all, err := s.svc.Namespaces(r.Context(), tenant, limit)
 	if err != nil {
 		return err
 	}

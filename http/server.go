@@ -153,10 +153,10 @@ const (
 	DefaultMaxConcurrent = 16
 )
 
-// Server serves the engram REST API over a Service. It implements
+// Server serves the engram REST API over a Backend. It implements
 // http.Handler; Serve and ListenAndServe run it on a listener.
 type Server struct {
-	svc             engram.Service
+	svc             Backend
 	ready           func(ctx context.Context) error
 	logger          *slog.Logger
 	maxBody         int64
@@ -203,7 +203,7 @@ var (
 )
 
 // NewServer returns a Server serving svc.
-func NewServer(svc engram.Service, opts ServerOptions) *Server {
+func NewServer(svc Backend, opts ServerOptions) *Server {
 	s := &Server{
 		svc:             svc,
 		ready:           opts.Ready,

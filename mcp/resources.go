@@ -47,11 +47,7 @@ func (c *caller) readProfile(ctx context.Context, req *sdk.ReadResourceRequest) 
 	if err != nil {
 		return nil, c.toolError(ctx, "profile", err)
 	}
-	pr, ok := c.svc.(engram.ProfileReader)
-	if !ok {
-		return nil, c.toolError(ctx, "profile", engram.Errorf(engram.EUNAVAILABLE, "this service keeps no profiles"))
-	}
-	p, err := pr.Profile(ctx, sc)
+	p, err := c.svc.Profile(ctx, sc)
 	if err != nil {
 		return nil, c.toolError(ctx, "profile", err)
 	}

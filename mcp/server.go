@@ -33,13 +33,14 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Service is what the MCP tools call of engram: search, memories (add,
-// read, change, delete, history) and adding episodes (see engram.Service
-// for how each fails). engram.ProfileReader is used when the service also
-// implements it. *engine.Engine and *http.Client do.
+// Service is what the MCP tools and resources call of engram: search,
+// memories (add, read, change, delete, history), adding episodes and the
+// profile (see engram.Service for how each fails). *engine.Engine and
+// *http.Client implement it.
 type Service interface {
 	engram.SearchService
 	engram.MemoryService
+	engram.ProfileReader
 	// AddEpisodes is engram.EpisodeService's.
 	AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error)
 }

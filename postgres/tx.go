@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
@@ -33,8 +34,8 @@ func newTx(db *DB, ptx querier, readOnly bool) *tx {
 		identityTx: identityTx{b}, resourceTx: resourceTx{b}, jobTx: jobTx{b}, keyTx: keyTx{b}}
 }
 
-// The store implements every optional capability, all on the same tx.
-var _ storeutil.Capabilities = (*tx)(nil)
+// The store keeps everything a transaction offers, on one tx.
+var _ engram.Tx = (*tx)(nil)
 
 // base is what every capability of a transaction shares: the store, the
 // statements' querier and the memories changed so far. It also holds the

@@ -14,7 +14,6 @@ import (
 // the methods an expansion calls are implemented.
 type fakeGraph struct {
 	engram.Reader
-	engram.GraphReader
 	mentions  map[string][]string // entity → memories, newest first
 	relations []engram.Relation
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
@@ -79,8 +80,8 @@ func (t *base) stmtCtx(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// The store implements every optional capability, all on the same tx.
-var _ storeutil.Capabilities = (*tx)(nil)
+// The store keeps everything a transaction offers, on one tx.
+var _ engram.Tx = (*tx)(nil)
 
 // stmt returns the prepared statement for q bound to this transaction, or
 // nil when q is built per call.

@@ -12,11 +12,7 @@ import (
 func communityView(t testing.TB, st engram.Store, fn func(c engram.CommunityReader) error) {
 	t.Helper()
 	view(t, st, func(r engram.Reader) error {
-		c, err := engram.Need[engram.CommunityReader](r, "the community tests")
-		if err != nil {
-			return err
-		}
-		return fn(c)
+		return fn(r)
 	})
 }
 
@@ -24,11 +20,7 @@ func communityView(t testing.TB, st engram.Store, fn func(c engram.CommunityRead
 func communityUpdate(t testing.TB, st engram.Store, fn func(w engram.CommunityWriter) error) {
 	t.Helper()
 	update(t, st, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.CommunityWriter](tx, "the community tests")
-		if err != nil {
-			return err
-		}
-		return fn(w)
+		return fn(tx)
 	})
 }
 

@@ -12,11 +12,8 @@ func entityHistory(t testing.TB, st engram.Store, s engram.Scope, id string) []e
 	t.Helper()
 	var out []engram.EntityVersion
 	err := st.View(ctx, func(r engram.Reader) error {
-		h, err := engram.Need[engram.EntityHistoryReader](r, "the entity history tests")
-		if err != nil {
-			return err
-		}
-		out, err = h.EntityHistory(ctx, s, id)
+		var err error
+		out, err = r.EntityHistory(ctx, s, id)
 		return err
 	})
 	if err != nil {
@@ -47,11 +44,7 @@ func testEntityHistory(t *testing.T, open Opener) {
 	gw := func(fn func(gw engram.GraphWriter) error) {
 		t.Helper()
 		update(t, st, func(tx engram.Tx) error {
-			w, err := engram.Need[engram.GraphWriter](tx, "the entity history tests")
-			if err != nil {
-				return err
-			}
-			return fn(w)
+			return fn(tx)
 		})
 	}
 	gw(func(w engram.GraphWriter) error {

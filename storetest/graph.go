@@ -8,20 +8,6 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// checkGraphCapabilities fails the suite at once when the store keeps no
-// entity graph (engram.GraphReader, engram.GraphWriter).
-func checkGraphCapabilities(t *testing.T, st engram.Store) {
-	t.Helper()
-	const need = "the conformance suite"
-	err := st.View(ctx, func(r engram.Reader) error { return needErr[engram.GraphReader](r, need) })
-	if err == nil {
-		err = st.Update(ctx, func(tx engram.Tx) error { return needErr[engram.GraphWriter](tx, need) })
-	}
-	if err != nil {
-		t.Fatalf("capabilities: %v", err)
-	}
-}
-
 // Entity returns a new active entity of n's tenant and user named name.
 func Entity(n engram.Namespace, name, typ string, aliases ...string) *engram.Entity {
 	return &engram.Entity{
@@ -48,18 +34,15 @@ func Relation(a, b *engram.Entity, ids ...string) *engram.Relation {
 func PutGraph(t testing.TB, st engram.Store, recs ...any) {
 	t.Helper()
 	update(t, st, func(tx engram.Tx) error {
-		gw, err := engram.Need[engram.GraphWriter](tx, "the graph tests")
-		if err != nil {
-			return err
-		}
 		for _, r := range recs {
+			var err error
 			switch r := r.(type) {
 			case *engram.Entity:
-				err = gw.PutEntity(ctx, r)
+				err = tx.PutEntity(ctx, r)
 			case engram.Mention:
-				err = gw.PutMention(ctx, r)
+				err = tx.PutMention(ctx, r)
 			case *engram.Relation:
-				err = gw.PutRelation(ctx, r)
+				err = tx.PutRelation(ctx, r)
 			default:
 				t.Fatalf("PutGraph: unexpected %T", r)
 			}
@@ -79,11 +62,7 @@ func mention(e *engram.Entity, m *engram.Memory, at time.Time) engram.Mention {
 func graphView(t testing.TB, st engram.Store, fn func(g engram.GraphReader) error) {
 	t.Helper()
 	view(t, st, func(r engram.Reader) error {
-		g, err := engram.Need[engram.GraphReader](r, "the graph tests")
-		if err != nil {
-			return err
-		}
-		return fn(g)
+		return fn(r)
 	})
 }
 
@@ -542,19 +521,14 @@ func purgeScope(st engram.Store, s engram.Scope) (c engram.PurgeCounts, err erro
 	return c, err
 }
 
-// testGraphRelationsBatch: PutRelations (the optional
-// engram.RelationsWriter) stores relations exactly as PutRelation does,
+// testGraphRelationsBatch: PutRelations (engram.RelationsWriter) stores
+// relations exactly as PutRelation does,
 // replaces their evidence on a second put, and refuses what PutRelation
 // refuses; a malformed or repeated relation stores nothing.
 func testGraphRelationsBatch(t *testing.T, open Opener) {
 	st := open(t)
-	var supported bool
-	_ = st.Update(ctx, func(tx engram.Tx) error { _, supported = tx.(engram.RelationsWriter); return nil })
-	if !supported {
-		t.Skip("the store has no engram.RelationsWriter")
-	}
 	putAll := func(rs ...*engram.Relation) error {
-		return st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.RelationsWriter).PutRelations(ctx, rs) })
+		return st.Update(ctx, func(tx engram.Tx) error { return tx.PutRelations(ctx, rs) })
 	}
 	m1, m2, m3 := Memory(nsU1, "Grete und Hans in München"), Memory(nsU1, "王芳 y Hans otra vez"), Memory(nsU2, "not u1's")
 	Put(t, st, m1, m2, m3)

@@ -12,11 +12,7 @@ import (
 func queue(t *testing.T, st engram.Store, fn func(q engram.JobQueue) error) {
 	t.Helper()
 	update(t, st, func(tx engram.Tx) error {
-		q, err := engram.Need[engram.JobQueue](tx, "the job test")
-		if err != nil {
-			return err
-		}
-		return fn(q)
+		return fn(tx)
 	})
 }
 

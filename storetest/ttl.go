@@ -91,11 +91,7 @@ func testLapsed(t *testing.T, open Opener) {
 	gone.ExpiresAt, gone.Status = Ptr(At(time.Hour)), engram.StatusDeleted
 	Put(t, st, a, b, c, gone, Memory(nsU1, "no ttl"))
 	view(t, st, func(r engram.Reader) error {
-		ex, err := engram.Need[engram.Expirer](r, "this test")
-		if err != nil {
-			return err
-		}
-		ms, err := ex.Lapsed(ctx, At(3*time.Hour), 10)
+		ms, err := r.Lapsed(ctx, At(3*time.Hour), 10)
 		if err != nil {
 			return err
 		}
@@ -108,10 +104,10 @@ func testLapsed(t *testing.T, open Opener) {
 		if want := []string{b.ID, a.ID}; !slices.Equal(order, want) || got[b.ID] != nsOther {
 			t.Errorf("Lapsed = %v (%v), want %v", order, slices.Collect(maps.Values(got)), want)
 		}
-		if ms, err := ex.Lapsed(ctx, At(3*time.Hour), 1); err != nil || len(ms) != 1 || ms[0].ID != b.ID {
+		if ms, err := r.Lapsed(ctx, At(3*time.Hour), 1); err != nil || len(ms) != 1 || ms[0].ID != b.ID {
 			t.Errorf("Lapsed with limit 1 = %v, %v", ms, err)
 		}
-		_, err = ex.Lapsed(ctx, At(0), 0)
+		_, err = r.Lapsed(ctx, At(0), 0)
 		wantCode(t, "Lapsed with limit 0", err, engram.EINVALID)
 		return nil
 	})

@@ -22,15 +22,7 @@ func Rotate(ctx context.Context, st engram.Store, old, next []byte) (int, error)
 	}
 	n := 0
 	err = st.Update(ctx, func(tx engram.Tx) error {
-		kr, err := engram.Need[engram.VaultKeyReader](tx, "rotating the vault key")
-		if err != nil {
-			return err
-		}
-		kw, err := engram.Need[engram.VaultKeyWriter](tx, "rotating the vault key")
-		if err != nil {
-			return err
-		}
-		keys, err := kr.VaultKeys(ctx)
+		keys, err := tx.VaultKeys(ctx)
 		if err != nil {
 			return err
 		}
@@ -41,7 +33,7 @@ func Rotate(ctx context.Context, st engram.Store, old, next []byte) (int, error)
 				return engram.Errorf(engram.EINVALID, "the old master key does not open the data key of tenant %s/%s; nothing was changed", t.org, t.project)
 			}
 			keys[i].Wrapped = seal(to.master, dk, wrapAD(t))
-			if err := kw.ReplaceVaultKey(ctx, &keys[i]); err != nil {
+			if err := tx.ReplaceVaultKey(ctx, &keys[i]); err != nil {
 				return err
 			}
 		}

@@ -61,11 +61,8 @@ func newAEAD(key []byte) (cipher.AEAD, error) {
 func (v *Vault) Check(ctx context.Context, st engram.Store) error {
 	var keys []engram.VaultKey
 	err := st.View(ctx, func(r engram.Reader) error {
-		kr, err := engram.Need[engram.VaultKeyReader](r, "the vault")
-		if err != nil {
-			return err
-		}
-		keys, err = kr.VaultKeys(ctx)
+		var err error
+		keys, err = r.VaultKeys(ctx)
 		return err
 	})
 	if err != nil {
@@ -113,11 +110,8 @@ func (v *Vault) DataKey(ctx context.Context, st engram.Store, n engram.Namespace
 func readKey(ctx context.Context, st engram.Store, t tenant) (*engram.VaultKey, error) {
 	var wk *engram.VaultKey
 	err := st.View(ctx, func(r engram.Reader) error {
-		kr, err := engram.Need[engram.VaultKeyReader](r, "the vault")
-		if err != nil {
-			return err
-		}
-		wk, err = kr.VaultKey(ctx, t.org, t.project)
+		var err error
+		wk, err = r.VaultKey(ctx, t.org, t.project)
 		return err
 	})
 	if engram.IsNotFound(err) {
@@ -136,11 +130,7 @@ func (v *Vault) makeKey(ctx context.Context, st engram.Store, t tenant) (*engram
 	wk := &engram.VaultKey{Org: t.org, Project: t.project, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
 	wk.Wrapped = seal(v.master, dk, wrapAD(t))
 	err := st.Update(ctx, func(tx engram.Tx) error {
-		kw, err := engram.Need[engram.VaultKeyWriter](tx, "the vault")
-		if err != nil {
-			return err
-		}
-		return kw.InsertVaultKey(ctx, wk)
+		return tx.InsertVaultKey(ctx, wk)
 	})
 	if engram.ErrorCode(err) == engram.ECONFLICT {
 		return readKey(ctx, st, t)

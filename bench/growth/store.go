@@ -29,15 +29,11 @@ func fill(ctx context.Context, st engram.Store, emb *hashEmbedder, nss []engram.
 	var pending []item
 	flush := func() error {
 		err := st.Update(ctx, func(tx engram.Tx) error {
-			vw, err := engram.Need[engram.VectorWriter](tx, "the growth benchmark")
-			if err != nil {
-				return err
-			}
 			for _, it := range pending {
 				if err := tx.InsertMemory(ctx, it.m); err != nil {
 					return err
 				}
-				if err := vw.PutVectors(ctx, it.m.Namespace, it.m.ID, emb.Name(), it.vecs); err != nil {
+				if err := tx.PutVectors(ctx, it.m.Namespace, it.m.ID, emb.Name(), it.vecs); err != nil {
 					return err
 				}
 			}

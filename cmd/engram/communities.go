@@ -48,15 +48,6 @@ func runCommunities(ctx context.Context, m *Main, cmd *Command, args []string) e
 	return cmdUsageErrorf(cmd, "unknown communities subcommand %q; it is one of refresh, list, get", args[0])
 }
 
-// communitiesOf returns svc's community capability, or EUNAVAILABLE.
-func communitiesOf(svc engram.Service) (engram.CommunityService, error) {
-	c, ok := svc.(engram.CommunityService)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this service keeps no communities")
-	}
-	return c, nil
-}
-
 // communityLine is the one-line form of a community: ID SIZE NAMES.
 func communityLine(c *engram.Community) string {
 	return fmt.Sprintf("%s  %3d  %s", c.ID, len(c.Members), strings.Join(c.Names, ", "))
@@ -77,11 +68,7 @@ func runCommunitiesRefresh(ctx context.Context, m *Main, cmd *Command, args []st
 		return cmdUsageErrorf(cmd, "communities refresh takes no arguments, got %q", pos[0])
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		c, err := communitiesOf(svc)
-		if err != nil {
-			return err
-		}
-		res, err := c.RefreshCommunities(ctx, sf.scope(), *full)
+		res, err := svc.RefreshCommunities(ctx, sf.scope(), *full)
 		if err != nil {
 			return err
 		}
@@ -108,11 +95,7 @@ func runCommunitiesList(ctx context.Context, m *Main, cmd *Command, args []strin
 		return cmdUsageErrorf(cmd, "communities list takes no arguments, got %q", pos[0])
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		c, err := communitiesOf(svc)
-		if err != nil {
-			return err
-		}
-		l, err := c.ListCommunities(ctx, sf.scope())
+		l, err := svc.ListCommunities(ctx, sf.scope())
 		if err != nil {
 			return err
 		}
@@ -137,11 +120,7 @@ func runCommunitiesGet(ctx context.Context, m *Main, cmd *Command, args []string
 		return err
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		c, err := communitiesOf(svc)
-		if err != nil {
-			return err
-		}
-		d, err := c.GetCommunity(ctx, sf.scope(), id)
+		d, err := svc.GetCommunity(ctx, sf.scope(), id)
 		if err != nil {
 			return err
 		}

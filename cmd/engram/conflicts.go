@@ -42,12 +42,6 @@ func runConflicts(ctx context.Context, m *Main, cmd *Command, args []string) err
 	return cmdUsageErrorf(cmd, "unknown conflicts subcommand %q; it is one of list, resolve", args[0])
 }
 
-// conflictService returns svc's conflict service, or an error saying why
-// there is none.
-func conflictService(svc engram.Service) (engram.ConflictService, error) {
-	return engram.Need[engram.ConflictService](svc, "engram conflicts")
-}
-
 func runConflictsList(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
 	var sf storeFlags
@@ -61,11 +55,7 @@ func runConflictsList(ctx context.Context, m *Main, cmd *Command, args []string)
 		return cmdUsageErrorf(cmd, "conflicts list takes no arguments, got %q", pos[0])
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		cs, err := conflictService(svc)
-		if err != nil {
-			return err
-		}
-		out, err := cs.ListConflicts(ctx, sf.scope())
+		out, err := svc.ListConflicts(ctx, sf.scope())
 		if err != nil {
 			return err
 		}
@@ -109,11 +99,7 @@ func runConflictsResolve(ctx context.Context, m *Main, cmd *Command, args []stri
 		req.Action = engram.ResolveDelete
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		cs, err := conflictService(svc)
-		if err != nil {
-			return err
-		}
-		res, err := cs.ResolveConflict(ctx, sf.scope(), id, req)
+		res, err := svc.ResolveConflict(ctx, sf.scope(), id, req)
 		if err != nil {
 			return err
 		}

@@ -56,15 +56,6 @@ func runEntities(ctx context.Context, m *Main, cmd *Command, args []string) erro
 	return cmdUsageErrorf(cmd, "unknown entities subcommand %q; it is one of list, get, merge, split, history", args[0])
 }
 
-// graphOf returns svc's graph capability, or EUNAVAILABLE.
-func graphOf(svc engram.Service) (engram.GraphService, error) {
-	g, ok := svc.(engram.GraphService)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this service keeps no entity graph")
-	}
-	return g, nil
-}
-
 // entityLine is the one-line form of an entity: ID TYPE MENTIONS NAME (ALIASES).
 func entityLine(e *engram.Entity) string {
 	typ := e.Type
@@ -101,13 +92,9 @@ func runEntitiesList(ctx context.Context, m *Main, cmd *Command, args []string) 
 	}
 	f := engram.EntityFilter{Type: *typ, Prefix: *prefix, Limit: *limit, Cursor: *cursor}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		g, err := graphOf(svc)
-		if err != nil {
-			return err
-		}
 		out := engram.EntityPage{Entities: []engram.Entity{}}
 		for {
-			page, err := g.ListEntities(ctx, sf.scope(), f)
+			page, err := svc.ListEntities(ctx, sf.scope(), f)
 			if err != nil {
 				return err
 			}
@@ -137,11 +124,7 @@ func runEntitiesGet(ctx context.Context, m *Main, cmd *Command, args []string) e
 		return err
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		g, err := graphOf(svc)
-		if err != nil {
-			return err
-		}
-		d, err := g.GetEntity(ctx, sf.scope(), id)
+		d, err := svc.GetEntity(ctx, sf.scope(), id)
 		if err != nil {
 			return err
 		}

@@ -8,26 +8,13 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// editorOf returns svc's graph editing capability, or EUNAVAILABLE.
-func editorOf(svc engram.Service) (engram.GraphEditor, error) {
-	g, ok := svc.(engram.GraphEditor)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this service cannot edit the entity graph")
-	}
-	return g, nil
-}
-
 // editEntity runs edit on the graph editor of the store sf opens and
 // prints the entity it returns, as JSON when asJSON; an error of either
 // is returned as it is.
 func editEntity(ctx context.Context, m *Main, cmd *Command, sf *storeFlags, asJSON bool,
 	edit func(context.Context, engram.GraphEditor) (*engram.Entity, error)) error {
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		g, err := editorOf(svc)
-		if err != nil {
-			return err
-		}
-		ent, err := edit(ctx, g)
+		ent, err := edit(ctx, svc)
 		if err != nil {
 			return err
 		}
@@ -95,11 +82,7 @@ func runEntitiesHistory(ctx context.Context, m *Main, cmd *Command, args []strin
 		return err
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		g, err := editorOf(svc)
-		if err != nil {
-			return err
-		}
-		vs, err := g.EntityHistory(ctx, sf.scope(), id)
+		vs, err := svc.EntityHistory(ctx, sf.scope(), id)
 		if err != nil {
 			return err
 		}

@@ -75,11 +75,7 @@ func runFulltext(ctx context.Context, m *Main, cmd *Command, args []string) erro
 	}
 	var indexed bool
 	err = st.View(ctx, func(r engram.Reader) error {
-		fr, err := engram.Need[engram.FullTextReader](r, "engram fulltext")
-		if err != nil {
-			return err
-		}
-		indexed, err = fr.FullTextIndexed(ctx)
+		indexed, err = r.FullTextIndexed(ctx)
 		return err
 	})
 	if err != nil {

@@ -58,16 +58,6 @@ func runIdentities(ctx context.Context, m *Main, cmd *Command, args []string) er
 	return run(ctx, m, cmd, args[1:])
 }
 
-// identityService returns svc's identity capability or an error saying
-// the service has none.
-func identityService(svc engram.Service) (engram.IdentityService, error) {
-	is, ok := svc.(engram.IdentityService)
-	if !ok {
-		return nil, engram.Errorf(engram.EINVALID, "this service (%T) keeps no identities", svc)
-	}
-	return is, nil
-}
-
 // identityCmd parses a subcommand's flags (with --json) and, when its
 // positional arguments number at least min (and at most max, unless max
 // is negative), runs fn with the service's identity capability.
@@ -87,11 +77,7 @@ func identityCmd(ctx context.Context, m *Main, cmd *Command, args []string, mode
 		return cmdUsageErrorf(cmd, "identities: wrong number of arguments %q; see engram identities --help", pos)
 	}
 	return sf.withService(ctx, cmd, m, mode, func(ctx context.Context, svc engram.Service) error {
-		is, err := identityService(svc)
-		if err != nil {
-			return err
-		}
-		return fn(ctx, is, &sf, pos, *asJSON)
+		return fn(ctx, svc, &sf, pos, *asJSON)
 	})
 }
 

@@ -80,18 +80,14 @@ func parseMedia(s string) (engram.Media, error) {
 
 // resolveKinds gives each item without a kind the kind of its resource's
 // MIME type (image/*, audio/*, video/*), read from svc in the scope of
-// ns; EINVALID naming the item when svc keeps no resources or the type is
-// none of those.
-func resolveKinds(ctx context.Context, svc engram.Service, ns engram.Namespace, items []engram.Media) error {
+// ns; EINVALID naming the item when the type is none of those, and the
+// error of reading the resource, naming the item.
+func resolveKinds(ctx context.Context, svc engram.ResourceService, ns engram.Namespace, items []engram.Media) error {
 	for i := range items {
 		if items[i].Kind != "" {
 			continue
 		}
-		rs, ok := svc.(engram.ResourceService)
-		if !ok {
-			return engram.Errorf(engram.EINVALID, "--media %s: give the kind (ID:image, ID:audio or ID:video)", items[i].ResourceID)
-		}
-		r, err := rs.GetResource(ctx, engram.ScopeOf(ns), items[i].ResourceID)
+		r, err := svc.GetResource(ctx, engram.ScopeOf(ns), items[i].ResourceID)
 		if err != nil {
 			return fmt.Errorf("--media %s: %w", items[i].ResourceID, err)
 		}

@@ -8,15 +8,11 @@ import (
 )
 
 // identityOwners returns the tenant and user of every owner of identity
-// records in st; none when st keeps no identities.
+// records in st.
 func identityOwners(ctx context.Context, st engram.Store) ([]engram.Namespace, error) {
 	var out []engram.Namespace
 	err := st.View(ctx, func(r engram.Reader) error {
-		x, ok := r.(engram.IdentityExporter)
-		if !ok {
-			return nil
-		}
-		return x.IdentityOwners(ctx, func(n engram.Namespace) error {
+		return r.IdentityOwners(ctx, func(n engram.Namespace) error {
 			out = append(out, n)
 			return nil
 		})
@@ -44,7 +40,7 @@ func eachIdentityPage(ctx context.Context, st engram.Store, fn func([]engram.Rec
 				var next string
 				err := st.View(ctx, func(r engram.Reader) error {
 					var err error
-					page, next, err = r.(engram.IdentityExporter).IdentityExportPage(ctx, s, kind, after, identityCopyPage)
+					page, next, err = r.IdentityExportPage(ctx, s, kind, after, identityCopyPage)
 					return err
 				})
 				if err != nil {
@@ -75,12 +71,8 @@ func copyIdentities(ctx context.Context, src, dst engram.Store) (summary, error)
 			}
 		}
 		return dst.Update(ctx, func(tx engram.Tx) error {
-			w, err := engram.Need[engram.IdentityWriter](tx, needMigrateStore)
-			if err != nil {
-				return err
-			}
 			for _, r := range page {
-				if err := writeIdentityRecord(ctx, w, r); err != nil {
+				if err := writeIdentityRecord(ctx, tx, r); err != nil {
 					return fmt.Errorf("write %s record: %w", r.Type, err)
 				}
 			}

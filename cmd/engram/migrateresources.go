@@ -10,16 +10,11 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// listResources returns the completed resources of every tenant of st;
-// none when st keeps no resources.
+// listResources returns the completed resources of every tenant of st.
 func listResources(ctx context.Context, st engram.Store) ([]engram.Resource, error) {
 	var out []engram.Resource
 	err := st.View(ctx, func(r engram.Reader) error {
-		d, ok := r.(engram.ResourceDumper)
-		if !ok {
-			return nil
-		}
-		return d.DumpResources(ctx, func(res engram.Resource) error {
+		return r.DumpResources(ctx, func(res engram.Resource) error {
 			out = append(out, res)
 			return nil
 		})
@@ -65,25 +60,21 @@ func copyResources(ctx context.Context, src, dst engram.Store) (int, int64, erro
 // copyResource copies one resource's metadata and content.
 func copyResource(ctx context.Context, src, dst engram.Store, r *engram.Resource) error {
 	err := dst.Update(ctx, func(tx engram.Tx) error {
-		w, err := engram.Need[engram.ResourceWriter](tx, needMigrateStore)
-		if err != nil {
-			return err
-		}
-		return w.InsertResource(ctx, r)
+		return tx.InsertResource(ctx, r)
 	})
 	if err != nil {
 		return err
 	}
 	err = eachChunk(ctx, src, r, nil, func(seq int, data []byte) error {
 		return dst.Update(ctx, func(tx engram.Tx) error {
-			return tx.(engram.ResourceWriter).PutResourceChunk(ctx, r.Namespace, r.ID, seq, data)
+			return tx.PutResourceChunk(ctx, r.Namespace, r.ID, seq, data)
 		})
 	})
 	if err != nil {
 		return err
 	}
 	return dst.Update(ctx, func(tx engram.Tx) error {
-		return tx.(engram.ResourceWriter).CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, r.Memories)
+		return tx.CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, r.Memories)
 	})
 }
 
@@ -105,11 +96,8 @@ func eachChunk(ctx context.Context, st engram.Store, r *engram.Resource, h hash.
 	for seq := 0; ; seq++ {
 		var data []byte
 		err := st.View(ctx, func(rd engram.Reader) error {
-			rr, err := engram.Need[engram.ResourceReader](rd, needMigrateStore)
-			if err != nil {
-				return err
-			}
-			data, err = rr.ResourceChunk(ctx, r.Namespace, r.ID, seq)
+			var err error
+			data, err = rd.ResourceChunk(ctx, r.Namespace, r.ID, seq)
 			return err
 		})
 		switch {

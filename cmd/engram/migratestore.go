@@ -220,12 +220,6 @@ func (m *Main) printCopy(c storeCopy, v storeCheck) error {
 	return nil
 }
 
-// needMigrateStore names the command in the error about a missing store
-// capability: both stores must implement engram.Dumper, and the destination
-// engram.VectorWriter and engram.MetaWriter when the source has vectors or
-// meta values.
-const needMigrateStore = "migrate-store"
-
 // dumpKinds are the kinds of record Dumper.Dump returns, in its order.
 var dumpKinds = []string{
 	engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion,
@@ -244,11 +238,7 @@ var errNotEmpty = errors.New("not empty")
 func checkEmpty(ctx context.Context, st engram.Store) error {
 	var first engram.DumpRecord
 	err := st.View(ctx, func(r engram.Reader) error {
-		dumper, err := engram.Need[engram.Dumper](r, needMigrateStore)
-		if err != nil {
-			return err
-		}
-		return dumper.Dump(ctx, func(d engram.DumpRecord) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
 			first = d
 			return errNotEmpty
 		})
@@ -293,11 +283,7 @@ func copyStore(ctx context.Context, src, dst engram.Store, batch int, bar *progr
 		return nil
 	}
 	err := src.View(ctx, func(r engram.Reader) error {
-		dumper, err := engram.Need[engram.Dumper](r, needMigrateStore)
-		if err != nil {
-			return err
-		}
-		return dumper.Dump(ctx, func(d engram.DumpRecord) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
 			if err := sum.add(d); err != nil {
 				return err
 			}
@@ -351,18 +337,12 @@ func writeRecords(ctx context.Context, tx engram.Tx, recs []engram.DumpRecord) e
 				i++
 				fvs = append(fvs, engram.FieldVector{Field: recs[i].Vector.Field, Vec: recs[i].Vector.Vec})
 			}
-			var vw engram.VectorWriter
-			if vw, err = engram.Need[engram.VectorWriter](tx, needMigrateStore); err == nil {
-				err = vw.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
-			}
+			err = tx.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
 		case r.Type == engram.RecordMeta && r.Meta != nil && r.Meta.Key == engine.MetaIndexStore:
 			// The copy is another store: saved vector indexes of the
 			// source, numbered by its change log, must not match it.
 		case r.Type == engram.RecordMeta && r.Meta != nil:
-			var mw engram.MetaWriter
-			if mw, err = engram.Need[engram.MetaWriter](tx, needMigrateStore); err == nil {
-				err = mw.SetMeta(ctx, r.Meta.Key, r.Meta.Value)
-			}
+			err = tx.SetMeta(ctx, r.Meta.Key, r.Meta.Value)
 		default:
 			err = fmt.Errorf("a dump record of type %q does not match its payload", r.Type)
 		}
@@ -421,11 +401,7 @@ func (s summary) total() int {
 func summarize(ctx context.Context, st engram.Store, bar *progressbar.ProgressBar) (summary, error) {
 	sum := summary{}
 	err := st.View(ctx, func(r engram.Reader) error {
-		dumper, err := engram.Need[engram.Dumper](r, needMigrateStore)
-		if err != nil {
-			return err
-		}
-		return dumper.Dump(ctx, func(d engram.DumpRecord) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
 			if bar != nil {
 				_ = bar.Add(1)
 			}

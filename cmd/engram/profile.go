@@ -33,11 +33,7 @@ func runProfile(ctx context.Context, m *Main, cmd *Command, args []string) error
 		return cmdUsageErrorf(cmd, "profile takes no arguments, got %q", pos[0])
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		pr, ok := svc.(engram.ProfileReader)
-		if !ok {
-			return engram.Errorf(engram.EUNAVAILABLE, "this service keeps no profiles")
-		}
-		p, err := pr.Profile(ctx, sf.scope())
+		p, err := svc.Profile(ctx, sf.scope())
 		if err != nil {
 			return err
 		}

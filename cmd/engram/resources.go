@@ -54,16 +54,6 @@ func runResources(ctx context.Context, m *Main, cmd *Command, args []string) err
 	return run(ctx, m, cmd, args[1:])
 }
 
-// resourceService returns svc's resource capability or an error saying
-// the service has none.
-func resourceService(svc engram.Service) (engram.ResourceService, error) {
-	rs, ok := svc.(engram.ResourceService)
-	if !ok {
-		return nil, engram.Errorf(engram.EINVALID, "this service (%T) keeps no resources", svc)
-	}
-	return rs, nil
-}
-
 // resourceLine is the one-line form of a resource.
 func resourceLine(r *engram.Resource) string {
 	return fmt.Sprintf("%s  %10d bytes  %4d memories  %-24s %s", r.ID, r.Size, r.Memories, r.MIMEType, r.Name)
@@ -108,11 +98,7 @@ func runResourcesAdd(ctx context.Context, m *Main, cmd *Command, args []string) 
 		}
 	}
 	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
-		rs, err := resourceService(svc)
-		if err != nil {
-			return err
-		}
-		r, err := rs.AddResource(ctx, engram.Resource{Namespace: sf.namespace(), Name: *name, MIMEType: *mimeType, Source: *source}, f)
+		r, err := svc.AddResource(ctx, engram.Resource{Namespace: sf.namespace(), Name: *name, MIMEType: *mimeType, Source: *source}, f)
 		if err != nil {
 			return err
 		}
@@ -154,11 +140,7 @@ func runResourcesList(ctx context.Context, m *Main, cmd *Command, args []string)
 		return cmdUsageErrorf(cmd, "resources list takes no arguments, got %q", pos[0])
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		rs, err := resourceService(svc)
-		if err != nil {
-			return err
-		}
-		page, err := rs.ListResources(ctx, sf.scope(), engram.ResourceFilter{Limit: *limit, Cursor: *cursor})
+		page, err := svc.ListResources(ctx, sf.scope(), engram.ResourceFilter{Limit: *limit, Cursor: *cursor})
 		if err != nil {
 			return err
 		}
@@ -185,11 +167,7 @@ func runResourcesGet(ctx context.Context, m *Main, cmd *Command, args []string) 
 		return err
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		rs, err := resourceService(svc)
-		if err != nil {
-			return err
-		}
-		r, err := rs.GetResource(ctx, sf.scope(), id)
+		r, err := svc.GetResource(ctx, sf.scope(), id)
 		if err != nil {
 			return err
 		}
@@ -211,11 +189,7 @@ func runResourcesDownload(ctx context.Context, m *Main, cmd *Command, args []str
 		return err
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		rs, err := resourceService(svc)
-		if err != nil {
-			return err
-		}
-		_, body, err := rs.OpenResource(ctx, sf.scope(), id)
+		_, body, err := svc.OpenResource(ctx, sf.scope(), id)
 		if err != nil {
 			return err
 		}
@@ -252,11 +226,7 @@ func runResourcesDelete(ctx context.Context, m *Main, cmd *Command, args []strin
 		return err
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
-		rs, err := resourceService(svc)
-		if err != nil {
-			return err
-		}
-		if err := rs.DeleteResource(ctx, sf.scope(), id); err != nil {
+		if err := svc.DeleteResource(ctx, sf.scope(), id); err != nil {
 			return err
 		}
 		fmt.Fprintf(m.Stdout, "deleted resource %s with its content and memories\n", id)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
-	"github.com/engramhq/engram/mem0api"
 	"github.com/engramhq/engram/vault"
 
 	engramhttp "github.com/engramhq/engram/http"
@@ -147,7 +146,7 @@ type serveRun struct {
 	communities       time.Duration // interval of the community refresh (0: none)
 	tune              func(*engine.Options)
 	// mounts gives the handlers served beside the API over the service.
-	mounts func(engram.Service) ([]engramhttp.Mount, error)
+	mounts func(engramhttp.Backend) ([]engramhttp.Mount, error)
 }
 
 // check validates the flags in the order their errors are reported and
@@ -234,15 +233,11 @@ func (f *serveCommandFlags) engineTune(communities time.Duration, describer engr
 }
 
 // mounts are the handlers served beside the REST API: MCP at /mcp, the
-// Mem0-compatible API at /mem0/ (both the engine and the PostgreSQL
-// standby can locate a memory by id, which it needs) and the chat proxy at
+// Mem0-compatible API at /mem0/ and the chat proxy at
 // /v1/chat/completions.
-func (f *serveCommandFlags) mounts(proxy func(engram.Service) ([]engramhttp.Mount, error)) func(engram.Service) ([]engramhttp.Mount, error) {
-	return func(svc engram.Service) ([]engramhttp.Mount, error) {
-		ms := f.sf.mounts(svc)
-		if m0, ok := svc.(mem0api.Service); ok {
-			ms = append(ms, f.mf.mount(m0))
-		}
+func (f *serveCommandFlags) mounts(proxy func(engram.Service) ([]engramhttp.Mount, error)) func(engramhttp.Backend) ([]engramhttp.Mount, error) {
+	return func(svc engramhttp.Backend) ([]engramhttp.Mount, error) {
+		ms := append(f.sf.mounts(svc), f.mf.mount(svc))
 		pm, err := proxy(svc)
 		return append(ms, pm...), err
 	}
@@ -284,7 +279,7 @@ func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 // server makes the HTTP server of svc with r's options and mounts,
 // authenticating with keys unless --no-auth. With where set it logs how to
 // make the first key when none works yet (where says which store).
-func (r *serveRun) server(ctx context.Context, svc engram.Service, keys engram.KeyService, where string) (*engramhttp.Server, error) {
+func (r *serveRun) server(ctx context.Context, svc engramhttp.Backend, keys engram.KeyService, where string) (*engramhttp.Server, error) {
 	if r.noAuth {
 		warnNoAuth(r.opts.Logger)
 	} else {
@@ -298,7 +293,11 @@ func (r *serveRun) server(ctx context.Context, svc engram.Service, keys engram.K
 		return nil, err
 	}
 	r.opts.Mounts = append(r.opts.Mounts, ms...)
-	return engramhttp.NewServer(svc, r.opts), nil
+	srv := engramhttp.NewServer(svc, r.opts)
+	for _, p := range srv.Patterns() {
+		r.opts.Logger.Debug("serving", "pattern", p)
+	}
+	return srv, nil
 }
 
 // servePostgres serves over the PostgreSQL store at r.store. A database

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"net/http"
 
@@ -35,26 +34,4 @@ func (f *mem0Flags) check(cmd *Command) error {
 func (f *mem0Flags) mount(svc mem0api.Service) engramhttp.Mount {
 	h := mem0api.New(svc, mem0api.Options{Org: *f.org, Project: *f.project})
 	return engramhttp.Mount{Pattern: "/mem0/", Handler: http.StripPrefix("/mem0", h), Role: engram.RoleRead}
-}
-
-// LocateMemory implements mem0api.Service.
-func (s *standby) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
-	if _, err := s.service(); err != nil {
-		return engram.Namespace{}, err
-	}
-	s.mu.RLock()
-	eng := s.eng
-	s.mu.RUnlock()
-	return eng.LocateMemory(ctx, tenant, id)
-}
-
-// Namespaces implements mem0api.Service.
-func (s *standby) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
-	if _, err := s.service(); err != nil {
-		return nil, err
-	}
-	s.mu.RLock()
-	eng := s.eng
-	s.mu.RUnlock()
-	return eng.Namespaces(ctx, tenant, limit)
 }

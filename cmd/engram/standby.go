@@ -10,6 +10,7 @@ import (
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
+	engramhttp "github.com/engramhq/engram/http"
 	"github.com/engramhq/engram/storeopen"
 )
 
@@ -19,7 +20,7 @@ const (
 	maxRetry   = 5 * time.Second
 )
 
-// standby is the engram.Service of a server that started while its
+// standby is the engramhttp.Backend of a server that started while its
 // PostgreSQL store was unreachable. Until connect succeeds every call fails
 // with EUNAVAILABLE and a sentence saying why, so the server can listen,
 // answer /healthz and report not-ready instead of exiting; once connected,
@@ -32,7 +33,14 @@ type standby struct {
 	why      error // the last failed attempt, while eng is nil
 }
 
-var _ engram.Service = (*standby)(nil)
+// The server takes standby as its backend and its key service; the
+// compiler checks that it forwards every method of both.
+var (
+	_ engramhttp.Backend = (*standby)(nil)
+	_ engram.KeyService  = (*standby)(nil)
+)
+
+//go:generate go run ./internal/genstandby
 
 // openFunc opens the engine over the store; the second value closes both.
 type openFunc func(ctx context.Context) (*engine.Engine, func() error, error)
@@ -69,18 +77,6 @@ func (s *standby) connect(ctx context.Context, open openFunc, log *slog.Logger) 
 		}
 		wait = min(2*wait, maxRetry)
 	}
-}
-
-// readyChecker is a service that can say whether its store answers, as
-// the engine can.
-type readyChecker interface {
-	Ready(ctx context.Context) error
-}
-
-// storeOwner is a service that hands out its store, where the API keys
-// are kept, as the engine does.
-type storeOwner interface {
-	Store() engram.Store
 }
 
 // firstOpen makes the first attempt to open the engine and reports
@@ -134,9 +130,19 @@ func (s *standby) setUnavailable(err error) {
 	s.mu.Unlock()
 }
 
-// service returns the engine, or an EUNAVAILABLE error when there is none
+// backend returns the engine, or an EUNAVAILABLE error when there is none
+// yet. Every method of engramhttp.Backend forwards to it (standby_gen.go).
+func (s *standby) backend() (engramhttp.Backend, error) {
+	eng, err := s.engine()
+	if err != nil {
+		return nil, err // not a nil *engine.Engine in a non-nil interface
+	}
+	return eng, nil
+}
+
+// engine returns the engine, or an EUNAVAILABLE error when there is none
 // yet.
-func (s *standby) service() (engram.Service, error) {
+func (s *standby) engine() (*engine.Engine, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.eng != nil {
@@ -152,11 +158,11 @@ func (s *standby) service() (engram.Service, error) {
 // Ready returns nil when the engine is open and its store answers, else an
 // EUNAVAILABLE error.
 func (s *standby) Ready(ctx context.Context) error {
-	svc, err := s.service()
+	eng, err := s.engine()
 	if err != nil {
 		return err
 	}
-	return svc.(readyChecker).Ready(ctx)
+	return eng.Ready(ctx)
 }
 
 // Close closes the engine if connect opened one. Call it after connect has
@@ -170,180 +176,6 @@ func (s *standby) Close() error {
 	err := s.closeEng()
 	s.eng, s.closeEng = nil, nil
 	return err
-}
-
-func (s *standby) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.AddEpisodes(ctx, req)
-}
-
-func (s *standby) AddMemories(ctx context.Context, req engram.AddMemoriesRequest) ([]engram.Memory, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.AddMemories(ctx, req)
-}
-
-func (s *standby) GetEpisode(ctx context.Context, sc engram.Scope, id string) (*engram.Episode, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.GetEpisode(ctx, sc, id)
-}
-
-func (s *standby) GetMemory(ctx context.Context, sc engram.Scope, id string) (*engram.Memory, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.GetMemory(ctx, sc, id)
-}
-
-// Profile implements engram.ProfileReader, so GET /v1/profile and the MCP
-// profile resources work over PostgreSQL; EUNAVAILABLE while disconnected.
-func (s *standby) Profile(ctx context.Context, sc engram.Scope) (*engram.Profile, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	pr, ok := svc.(engram.ProfileReader)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this service keeps no profiles")
-	}
-	return pr.Profile(ctx, sc)
-}
-
-func (s *standby) ListEpisodes(ctx context.Context, sc engram.Scope, f engram.EpisodeFilter) (*engram.EpisodePage, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.ListEpisodes(ctx, sc, f)
-}
-
-func (s *standby) ListMemories(ctx context.Context, sc engram.Scope, f engram.MemoryFilter) (*engram.MemoryPage, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.ListMemories(ctx, sc, f)
-}
-
-func (s *standby) Search(ctx context.Context, req engram.SearchRequest) (*engram.SearchResult, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.Search(ctx, req)
-}
-
-func (s *standby) UpdateMemory(ctx context.Context, sc engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.UpdateMemory(ctx, sc, id, p)
-}
-
-func (s *standby) SupersedeMemory(ctx context.Context, sc engram.Scope, id string, req engram.SupersedeRequest) (*engram.SupersedeResult, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.SupersedeMemory(ctx, sc, id, req)
-}
-
-func (s *standby) DeleteMemory(ctx context.Context, sc engram.Scope, id string, o engram.DeleteOptions) error {
-	svc, err := s.service()
-	if err != nil {
-		return err
-	}
-	return svc.DeleteMemory(ctx, sc, id, o)
-}
-
-func (s *standby) RestoreMemory(ctx context.Context, sc engram.Scope, id string, reason string) (*engram.Memory, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.RestoreMemory(ctx, sc, id, reason)
-}
-
-func (s *standby) History(ctx context.Context, sc engram.Scope, id string) ([]engram.Version, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.History(ctx, sc, id)
-}
-
-func (s *standby) Rollback(ctx context.Context, sc engram.Scope, id string, v int, reason string) (*engram.Memory, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.Rollback(ctx, sc, id, v, reason)
-}
-
-func (s *standby) DeleteEpisode(ctx context.Context, sc engram.Scope, id string) error {
-	svc, err := s.service()
-	if err != nil {
-		return err
-	}
-	return svc.DeleteEpisode(ctx, sc, id)
-}
-
-func (s *standby) DeleteScope(ctx context.Context, sc engram.Scope) (*engram.PurgeCounts, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.DeleteScope(ctx, sc)
-}
-
-func (s *standby) Export(ctx context.Context, sc engram.Scope, fn func(engram.Record) error) error {
-	svc, err := s.service()
-	if err != nil {
-		return err
-	}
-	return svc.Export(ctx, sc, fn)
-}
-
-func (s *standby) Import(ctx context.Context, sc engram.Scope, recs []engram.Record) (*engram.ImportResult, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.Import(ctx, sc, recs)
-}
-
-func (s *standby) Audit(ctx context.Context, sc engram.Scope, f engram.AuditFilter) (*engram.AuditPage, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.Audit(ctx, sc, f)
-}
-
-func (s *standby) GetJob(ctx context.Context, sc engram.Scope, id string) (*engram.Job, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.GetJob(ctx, sc, id)
-}
-
-func (s *standby) ListJobs(ctx context.Context, sc engram.Scope, f engram.JobFilter) (*engram.JobPage, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.ListJobs(ctx, sc, f)
 }
 
 // storeLabel names the store in logs: the SQLite file, or the PostgreSQL
@@ -364,74 +196,12 @@ func storeLabel(dataDir, storeURL string) string {
 	return fmt.Sprintf("postgres://%s%s%s", user, u.Host, u.EscapedPath())
 }
 
-var _ engram.KeyService = (*standby)(nil)
-
 // keys returns the key service over the engine's store, or EUNAVAILABLE
 // while there is no engine: requests then answer 503, not 401.
 func (s *standby) keys() (engram.KeyService, error) {
-	svc, err := s.service()
+	eng, err := s.engine()
 	if err != nil {
 		return nil, err
 	}
-	return engram.Keys{Store: svc.(storeOwner).Store()}, nil
-}
-
-func (s *standby) Authenticate(ctx context.Context, secret string) (*engram.APIKey, error) {
-	ks, err := s.keys()
-	if err != nil {
-		return nil, err
-	}
-	return ks.Authenticate(ctx, secret)
-}
-
-func (s *standby) CreateKey(ctx context.Context, spec engram.KeySpec) (*engram.APIKey, string, error) {
-	ks, err := s.keys()
-	if err != nil {
-		return nil, "", err
-	}
-	return ks.CreateKey(ctx, spec)
-}
-
-func (s *standby) ListKeys(ctx context.Context, org, project string) ([]engram.APIKey, error) {
-	ks, err := s.keys()
-	if err != nil {
-		return nil, err
-	}
-	return ks.ListKeys(ctx, org, project)
-}
-
-func (s *standby) RevokeKey(ctx context.Context, org, project, id string) error {
-	ks, err := s.keys()
-	if err != nil {
-		return err
-	}
-	return ks.RevokeKey(ctx, org, project, id)
-}
-
-var _ engram.ConflictService = (*standby)(nil)
-
-// conflicts returns the engine's conflict service, or EUNAVAILABLE while
-// there is no engine.
-func (s *standby) conflicts() (engram.ConflictService, error) {
-	svc, err := s.service()
-	if err != nil {
-		return nil, err
-	}
-	return engram.Need[engram.ConflictService](svc, "listing and resolving conflicts")
-}
-
-func (s *standby) ListConflicts(ctx context.Context, sc engram.Scope) ([]engram.Conflict, error) {
-	cs, err := s.conflicts()
-	if err != nil {
-		return nil, err
-	}
-	return cs.ListConflicts(ctx, sc)
-}
-
-func (s *standby) ResolveConflict(ctx context.Context, sc engram.Scope, id string, req engram.ResolveConflictRequest) (*engram.ConflictResolution, error) {
-	cs, err := s.conflicts()
-	if err != nil {
-		return nil, err
-	}
-	return cs.ResolveConflict(ctx, sc, id, req)
+	return engram.Keys{Store: eng.Store()}, nil
 }

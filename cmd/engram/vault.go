@@ -91,29 +91,19 @@ func openVault(env, path string) (*vault.Vault, error) {
 // copyVaultKeys copies the wrapped data keys of the vault from src to dst
 // as they are (the master key that opens them stays the same), so that the
 // vault memories a copy holds stay readable, and says how many it copied.
-// A source without the capability has none; a destination without it
-// fails when there are some.
 func copyVaultKeys(ctx context.Context, src, dst engram.Store) (int, error) {
 	var keys []engram.VaultKey
 	err := src.View(ctx, func(r engram.Reader) error {
-		kr, ok := r.(engram.VaultKeyReader)
-		if !ok {
-			return nil
-		}
 		var err error
-		keys, err = kr.VaultKeys(ctx)
+		keys, err = r.VaultKeys(ctx)
 		return err
 	})
 	if err != nil || len(keys) == 0 {
 		return 0, err
 	}
 	return len(keys), dst.Update(ctx, func(tx engram.Tx) error {
-		kw, err := engram.Need[engram.VaultKeyWriter](tx, "copying the vault's data keys")
-		if err != nil {
-			return err
-		}
 		for i := range keys {
-			if err := kw.InsertVaultKey(ctx, &keys[i]); err != nil {
+			if err := tx.InsertVaultKey(ctx, &keys[i]); err != nil {
 				return err
 			}
 		}
