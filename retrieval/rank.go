@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -285,61 +284,6 @@ func zPool(cs []*Candidate) bool {
 		}
 	}
 	return false
-}
-
-// zFuse sums each channel's standardised scores (z-scores over the
-// candidates the channel found), weighted; a channel that missed a
-// candidate counts it at its lowest z. Unlike ranks, z-scores keep how far
-// a channel's best match stands out from the rest. Fused is shifted to
-// stay positive for the multiplicative boosts.
-func zFuse(cs []*Candidate, cfg Config) {
-	type stat struct{ n, sum, sq, min float64 }
-	st := map[string]*stat{}
-	for _, c := range cs {
-		for _, r := range c.Ranks {
-			s := st[r.Channel]
-			if s == nil {
-				s = &stat{min: r.Score}
-				st[r.Channel] = s
-			}
-			s.n++
-			s.sum += r.Score
-			s.sq += r.Score * r.Score
-			s.min = math.Min(s.min, r.Score)
-		}
-	}
-	z := func(ch string, v float64) float64 {
-		s := st[ch]
-		mean := s.sum / s.n
-		sd := math.Sqrt(math.Max(s.sq/s.n-mean*mean, 0))
-		if sd == 0 {
-			return 0
-		}
-		return (v - mean) / sd
-	}
-	// Channels are summed in one fixed order: floating-point addition is
-	// not associative, and map order would make equal rankings differ in
-	// their last bits from run to run.
-	chans := slices.Sorted(maps.Keys(st))
-	lowest := 0.0
-	for _, c := range cs {
-		c.Fused = 0
-		for _, ch := range chans {
-			s := st[ch]
-			v := s.min
-			for _, r := range c.Ranks {
-				if r.Channel == ch {
-					v = r.Score
-					break
-				}
-			}
-			c.Fused += c.weight(cfg, ch) * z(ch, v)
-		}
-		lowest = math.Min(lowest, c.Fused)
-	}
-	for _, c := range cs {
-		c.Fused -= lowest - 1e-3
-	}
 }
 
 // smooth adds to each candidate share times the fused scores of its linked

@@ -1,0 +1,135 @@
+package retrieval
+
+import (
+	"maps"
+	"math"
+	"slices"
+)
+
+// verdict is what one channel said of the candidates, as z-score fusion
+// reads it: the spread of the scores of its finds and how much being found
+// at all tells among the candidates.
+type verdict struct {
+	n        int     // how many candidates the channel found
+	mean, sd float64 // of the scores of its finds
+	lo, hi   float64 // the lowest and the best score of its finds
+	// found is the channel's found credit: how many standard deviations
+	// a find stands above a miss when "found" is the only thing said,
+	// that is the z-score of a 0/1 verdict over the candidate pool
+	// (1/sqrt(p(1-p)) for a share p found); 0 when it found every
+	// candidate, which says nothing.
+	found float64
+	// stretch scales z-scores above the lowest find so that the best find
+	// gets at least the found credit.
+	stretch float64
+}
+
+// verdicts reads each channel's verdict over cs. A channel's scores are
+// summed in sorted order, so the verdict (and the fusion) does not depend
+// on the order the candidates come in, to the last bit.
+func verdicts(cs []*Candidate) map[string]*verdict {
+	scores := map[string][]float64{}
+	for _, c := range cs {
+		for _, r := range c.Ranks {
+			scores[r.Channel] = append(scores[r.Channel], r.Score)
+		}
+	}
+	out := make(map[string]*verdict, len(scores))
+	for ch, ss := range scores {
+		slices.Sort(ss)
+		v := &verdict{n: len(ss), lo: ss[0], hi: ss[len(ss)-1], stretch: 1}
+		var sum, sq float64
+		for _, s := range ss {
+			sum += s
+		}
+		v.mean = sum / float64(v.n)
+		for _, s := range ss {
+			sq += (s - v.mean) * (s - v.mean)
+		}
+		if v.lo < v.hi { // a tie's mean can miss its value in the last bit
+			v.sd = math.Sqrt(sq / float64(v.n))
+		}
+		if pool := len(cs); v.n < pool {
+			v.found = float64(pool) / math.Sqrt(float64(v.n)*float64(pool-v.n))
+		}
+		if top := v.z(v.hi) - v.z(v.lo); top > 0 && top < v.found {
+			v.stretch = v.found / top
+		}
+		out[ch] = v
+	}
+	return out
+}
+
+// z is the z-score of score s among the channel's finds; 0 without spread.
+func (v *verdict) z(s float64) float64 {
+	if v.sd == 0 {
+		return 0
+	}
+	return (s - v.mean) / v.sd
+}
+
+// spread reports whether the channel's z-scores say how its finds
+// compare: enough of them (MinZPool) that differ.
+func (v *verdict) spread() bool { return v.n >= MinZPool && v.sd > 0 }
+
+// miss is what the channel gives a candidate it did not find.
+func (v *verdict) miss() float64 {
+	if v.spread() {
+		return v.z(v.lo)
+	}
+	return 0
+}
+
+// credit is what the channel gives a candidate it found with score s:
+// with spread, its z-score, stretched above the lowest find so that the
+// best find stands at least the found credit above a miss; without (too
+// few finds, or all tied), the found credit times the score relative to
+// the best (every find of a tie gets it whole; a find scored at or below
+// zero beside a better one gets nothing).
+func (v *verdict) credit(s float64) float64 {
+	if v.spread() {
+		return v.miss() + v.stretch*(v.z(s)-v.miss())
+	}
+	switch {
+	case s == v.hi:
+		return v.found
+	case v.hi > 0 && s > 0:
+		return v.found * s / v.hi
+	}
+	return 0
+}
+
+// zFuse sums each channel's credit for each candidate, weighted (see
+// verdict.credit): standardised scores, so that, unlike ranks, a
+// channel's best match keeps how far it stands out from the rest, and a
+// found credit, so that a channel's only find, its tied finds and the
+// best of a few count whatever their spread, as much as being found among
+// so many candidates says. A lone exact match of a rare word in the full
+// text thus stands far above the dense channel's noise. Fused is shifted
+// to stay positive for the multiplicative boosts.
+func zFuse(cs []*Candidate, cfg Config) {
+	st := verdicts(cs)
+	// Channels are summed in one fixed order: floating-point addition is
+	// not associative, and map order would make equal rankings differ in
+	// their last bits from run to run.
+	chans := slices.Sorted(maps.Keys(st))
+	lowest := math.Inf(1)
+	for _, c := range cs {
+		c.Fused = 0
+		for _, ch := range chans {
+			v := st[ch]
+			s := v.miss()
+			for _, r := range c.Ranks {
+				if r.Channel == ch {
+					s = v.credit(r.Score)
+					break
+				}
+			}
+			c.Fused += c.weight(cfg, ch) * s
+		}
+		lowest = math.Min(lowest, c.Fused)
+	}
+	for _, c := range cs {
+		c.Fused -= lowest - 1e-3
+	}
+}
