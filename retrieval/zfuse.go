@@ -17,7 +17,12 @@ type verdict struct {
 	// a find stands above a miss when "found" is the only thing said,
 	// that is the z-score of a 0/1 verdict over the candidate pool
 	// (1/sqrt(p(1-p)) for a share p found); 0 when it found every
-	// candidate, which says nothing.
+	// candidate, which says nothing. It is capped at the range, from
+	// lowest to best, of the z-scores of the channel with the widest one
+	// among those whose finds spread: a lone find is credited as a best
+	// find is, not more (a lone find among a hundred candidates would
+	// otherwise stand ten deviations above the rest, and its neighbours'
+	// and conversation's shares of its score with it).
 	found float64
 	// stretch scales z-scores above the lowest find so that the best find
 	// gets at least the found credit.
@@ -52,10 +57,24 @@ func verdicts(cs []*Candidate) map[string]*verdict {
 		if pool := len(cs); v.n < pool {
 			v.found = float64(pool) / math.Sqrt(float64(v.n)*float64(pool-v.n))
 		}
-		if top := v.z(v.hi) - v.z(v.lo); top > 0 && top < v.found {
+		out[ch] = v
+	}
+	// A best find counts as much as the best find of a channel with
+	// enough finds that spread (the clearest of them), when being found
+	// says more.
+	ref := 0.0
+	for _, v := range out {
+		if v.spread() && v.n >= MinZPool {
+			ref = max(ref, v.z(v.hi)-v.z(v.lo))
+		}
+	}
+	for _, v := range out {
+		if ref > 0 {
+			v.found = min(v.found, ref)
+		}
+		if top := v.z(v.hi) - v.z(v.lo); v.spread() && top < v.found {
 			v.stretch = v.found / top
 		}
-		out[ch] = v
 	}
 	return out
 }
@@ -68,45 +87,34 @@ func (v *verdict) z(s float64) float64 {
 	return (s - v.mean) / v.sd
 }
 
-// spread reports whether the channel's z-scores say how its finds
-// compare: enough of them (MinZPool) that differ.
-func (v *verdict) spread() bool { return v.n >= MinZPool && v.sd > 0 }
+// spread reports whether the channel's finds differ in score, so that
+// z-scores say how they compare.
+func (v *verdict) spread() bool { return v.sd > 0 }
 
-// miss is what the channel gives a candidate it did not find.
-func (v *verdict) miss() float64 {
-	if v.spread() {
-		return v.z(v.lo)
-	}
-	return 0
-}
+// miss is what the channel gives a candidate it did not find: what its
+// lowest find gets.
+func (v *verdict) miss() float64 { return v.z(v.lo) }
 
-// credit is what the channel gives a candidate it found with score s:
-// with spread, its z-score, stretched above the lowest find so that the
-// best find stands at least the found credit above a miss; without (too
-// few finds, or all tied), the found credit times the score relative to
-// the best (every find of a tie gets it whole; a find scored at or below
-// zero beside a better one gets nothing).
+// credit is what the channel gives a candidate it found with score s: its
+// z-score among the channel's finds, stretched above the lowest find so
+// that the best find stands at least the found credit above a miss;
+// without spread (one find, or all tied) every find gets the found credit
+// whole.
 func (v *verdict) credit(s float64) float64 {
-	if v.spread() {
-		return v.miss() + v.stretch*(v.z(s)-v.miss())
-	}
-	switch {
-	case s == v.hi:
+	if !v.spread() {
 		return v.found
-	case v.hi > 0 && s > 0:
-		return v.found * s / v.hi
 	}
-	return 0
+	return v.miss() + v.stretch*(v.z(s)-v.miss())
 }
 
 // zFuse sums each channel's credit for each candidate, weighted (see
 // verdict.credit): standardised scores, so that, unlike ranks, a
 // channel's best match keeps how far it stands out from the rest, and a
 // found credit, so that a channel's only find, its tied finds and the
-// best of a few count whatever their spread, as much as being found among
-// so many candidates says. A lone exact match of a rare word in the full
-// text thus stands far above the dense channel's noise. Fused is shifted
-// to stay positive for the multiplicative boosts.
+// best of a few count as a channel's best find does, whatever their
+// spread. A lone exact match of a rare word in the full text thus ranks
+// above the dense channel's best guess. Fused is shifted to stay positive
+// for the multiplicative boosts.
 func zFuse(cs []*Candidate, cfg Config) {
 	st := verdicts(cs)
 	// Channels are summed in one fixed order: floating-point addition is
