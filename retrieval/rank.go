@@ -68,8 +68,9 @@ type Config struct {
 	// line from an exchange that is about the question is likelier
 	// relevant than the same line in passing.
 	Scene float64
-	// Dedup drops hits whose sources higher hits already cite.
-	Dedup bool
+	// Collapse gives each source turn one place: a hit that repeats a
+	// turn of a higher hit collapses into it (see Collapse).
+	Collapse bool
 
 	// Multiplicative boosts of the fused score (score *= 1+boost).
 	Speaker float64 // the memory's speaker is named in the query
@@ -136,7 +137,7 @@ func DefaultConfig() Config {
 		Scene:           0.3,
 		Answer:          0.5,
 		Stale:           -0.6,
-		Dedup:           true,
+		Collapse:        true,
 		Recency:         0.1,
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		Importance:      0.1,
