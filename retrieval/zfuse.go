@@ -24,9 +24,9 @@ type verdict struct {
 	// otherwise stand ten deviations above the rest, and its neighbours'
 	// and conversation's shares of its score with it).
 	found float64
-	// stretch scales z-scores above the lowest find so that the best find
-	// gets at least the found credit.
-	stretch float64
+	// top is the credit of the best find (and of those tied with it): its
+	// z-score above the lowest find's, or the found credit when larger.
+	top float64
 }
 
 // verdicts reads each channel's verdict over cs. A channel's scores are
@@ -42,7 +42,7 @@ func verdicts(cs []*Candidate) map[string]*verdict {
 	out := make(map[string]*verdict, len(scores))
 	for ch, ss := range scores {
 		slices.Sort(ss)
-		v := &verdict{n: len(ss), lo: ss[0], hi: ss[len(ss)-1], stretch: 1}
+		v := &verdict{n: len(ss), lo: ss[0], hi: ss[len(ss)-1]}
 		var sum, sq float64
 		for _, s := range ss {
 			sum += s
@@ -72,9 +72,7 @@ func verdicts(cs []*Candidate) map[string]*verdict {
 		if ref > 0 {
 			v.found = min(v.found, ref)
 		}
-		if top := v.z(v.hi) - v.z(v.lo); v.spread() && top < v.found {
-			v.stretch = v.found / top
-		}
+		v.top = max(v.z(v.hi)-v.z(v.lo), v.found)
 	}
 	return out
 }
@@ -96,15 +94,14 @@ func (v *verdict) spread() bool { return v.sd > 0 }
 func (v *verdict) miss() float64 { return v.z(v.lo) }
 
 // credit is what the channel gives a candidate it found with score s: its
-// z-score among the channel's finds, stretched above the lowest find so
-// that the best find stands at least the found credit above a miss;
-// without spread (one find, or all tied) every find gets the found credit
-// whole.
+// z-score among the channel's finds; the best find (and any tied with it)
+// stands at least the found credit above a miss, so without spread (one
+// find, or all tied) every find gets the found credit whole.
 func (v *verdict) credit(s float64) float64 {
-	if !v.spread() {
-		return v.found
+	if s == v.hi {
+		return v.miss() + v.top
 	}
-	return v.miss() + v.stretch*(v.z(s)-v.miss())
+	return v.z(s)
 }
 
 // zFuse sums each channel's credit for each candidate, weighted (see
