@@ -168,6 +168,7 @@ type Candidate struct {
 	Factors map[string]float64
 
 	trust map[string]float64 // the share of a channel's weight it keeps; absent is 1
+	lift  float64            // the found credits a channel's best find gets above its z-score (see zFuse)
 }
 
 // weight is the weight of channel ch's verdict on c.
@@ -186,8 +187,12 @@ func (c *Candidate) weight(cfg Config, ch string) float64 {
 // ratioFuse); without, by reciprocal rank fusion. Then it adds the
 // neighbour and conversation shares (Smooth, Scene), except in a small
 // pool, where a share of a neighbour's score would outweigh the channels'
-// own verdict.
+// own verdict, and last the lift of z-score fusion's found credits, which
+// neighbours do not share.
 func Fuse(cs []*Candidate, cfg Config) {
+	for _, c := range cs {
+		c.lift = 0
+	}
 	switch {
 	case !cfg.ZFusion:
 		for _, c := range cs {
@@ -207,6 +212,12 @@ func Fuse(cs []*Candidate, cfg Config) {
 	}
 	if cfg.Scene > 0 {
 		scene(cs, cfg.Scene)
+	}
+	// A find's lift marks the memory that holds what the channel found
+	// alone or best; its neighbours and conversation share in how the
+	// channels scored it, not in that mark.
+	for _, c := range cs {
+		c.Fused += c.lift
 	}
 }
 

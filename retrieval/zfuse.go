@@ -94,14 +94,15 @@ func (v *verdict) spread() bool { return v.sd > 0 }
 func (v *verdict) miss() float64 { return v.z(v.lo) }
 
 // credit is what the channel gives a candidate it found with score s: its
-// z-score among the channel's finds; the best find (and any tied with it)
-// stands at least the found credit above a miss, so without spread (one
-// find, or all tied) every find gets the found credit whole.
-func (v *verdict) credit(s float64) float64 {
+// z-score among the channel's finds, and lift, what the best find (and any
+// tied with it) gets on top to stand at least the found credit above a
+// miss; without spread (one find, or all tied) every find gets the found
+// credit whole, all of it lift.
+func (v *verdict) credit(s float64) (z, lift float64) {
 	if s == v.hi {
-		return v.miss() + v.top
+		return v.z(s), v.miss() + v.top - v.z(s)
 	}
-	return v.z(s)
+	return v.z(s), 0
 }
 
 // zFuse sums each channel's credit for each candidate, weighted (see
@@ -110,8 +111,10 @@ func (v *verdict) credit(s float64) float64 {
 // found credit, so that a channel's only find, its tied finds and the
 // best of a few count as a channel's best find does, whatever their
 // spread. A lone exact match of a rare word in the full text thus ranks
-// above the dense channel's best guess. Fused is shifted to stay positive
-// for the multiplicative boosts.
+// above the dense channel's best guess. Fused holds the z-scores, shifted
+// to stay positive for the multiplicative boosts; the found credits' part
+// above them is kept apart (Candidate.lift) for Fuse to add once the
+// neighbour and conversation shares are in.
 func zFuse(cs []*Candidate, cfg Config) {
 	st := verdicts(cs)
 	// Channels are summed in one fixed order: floating-point addition is
@@ -120,17 +123,19 @@ func zFuse(cs []*Candidate, cfg Config) {
 	chans := slices.Sorted(maps.Keys(st))
 	lowest := math.Inf(1)
 	for _, c := range cs {
-		c.Fused = 0
+		c.Fused, c.lift = 0, 0
 		for _, ch := range chans {
 			v := st[ch]
-			s := v.miss()
+			s, lift := v.miss(), 0.0
 			for _, r := range c.Ranks {
 				if r.Channel == ch {
-					s = v.credit(r.Score)
+					s, lift = v.credit(r.Score)
 					break
 				}
 			}
-			c.Fused += c.weight(cfg, ch) * s
+			w := c.weight(cfg, ch)
+			c.Fused += w * s
+			c.lift += w * lift
 		}
 		lowest = math.Min(lowest, c.Fused)
 	}
