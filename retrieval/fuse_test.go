@@ -203,3 +203,38 @@ func TestFuseAllFoundSaysNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestFuseLiftNotShared checks that the credit a lone find gets marks
+// that memory alone: its linked neighbour and its conversation fuse the
+// same whether the lone full-text find is their neighbour or an unrelated
+// memory.
+func TestFuseLiftNotShared(t *testing.T) {
+	cfg := retrieval.DefaultConfig()
+	mk := func(loneIsA bool) map[string]*retrieval.Candidate {
+		conv := func(next string) map[string]any {
+			return map[string]any{engram.MetaConversation: "c1", engram.MetaNext: next}
+		}
+		a := cand("a", conv("b"), hit("dense", 30, 0.2))
+		b := cand("b", conv(""), hit("dense", 31, 0.19))
+		x := cand("x", nil, hit("dense", 32, 0.18))
+		lone := hit("bm25", 1, 7.5)
+		if loneIsA {
+			a.Ranks = append(a.Ranks, lone)
+		} else {
+			x.Ranks = append(x.Ranks, lone)
+		}
+		cs := []*retrieval.Candidate{a, b, x}
+		for i := range 29 {
+			cs = append(cs, cand(fmt.Sprint("d", i), nil, hit("dense", i+1, 0.5-0.01*float64(i))))
+		}
+		retrieval.Fuse(cs, cfg)
+		return byID(cs)
+	}
+	with, without := mk(true), mk(false)
+	if w, wo := with["b"].Fused, without["b"].Fused; math.Abs(w-wo) > 1e-9 {
+		t.Errorf("neighbour of the lone find fused %v, %v beside an unrelated one: it shares the lift", w, wo)
+	}
+	if with["a"].Fused <= with["d0"].Fused {
+		t.Errorf("lone find fused %v, not above the dense best %v", with["a"].Fused, with["d0"].Fused)
+	}
+}
