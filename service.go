@@ -394,6 +394,12 @@ type Hit struct {
 	// Tokens is the size of the hit's line in Context when the request set
 	// a Budget.
 	Tokens int `json:"tokens,omitempty"`
+	// Collapsed lists the ids of the memories, ranked below this hit,
+	// that repeat one of its source turns (a turn's memory, a window or
+	// scene over it, a fact formed from it: memories citing an episode it
+	// cites), best first. They take no place of their own among the hits
+	// nor a line in Context; read them by id.
+	Collapsed []string `json:"collapsed,omitempty"`
 }
 
 // ChannelHit explains how one retrieval channel ranked a hit.

@@ -108,21 +108,17 @@ func readProfile(ctx context.Context, r engram.Reader, s engram.Scope) (*engram.
 	return &m, nil
 }
 
-// withProfile assembles a context of ms within budget that starts with the
-// profile's line, when there is a profile and its line takes at most half
-// the budget.
-func withProfile(prof *engram.Memory, ms []*engram.Memory, budget int, c retrieval.Counter) (taken []int, pieces []retrieval.Piece, context string, tokens int) {
+// withProfile starts a context within budget with the profile's line,
+// when there is a profile and its line takes at most half the budget; it
+// returns the assembler and how many lines it holds (0 or 1).
+func withProfile(prof *engram.Memory, budget int, c retrieval.Counter) (*retrieval.Assembler, int) {
+	a := retrieval.NewAssembler(budget, c)
 	if prof == nil {
-		return retrieval.Assemble(ms, budget, c)
+		return a, 0
 	}
 	line := retrieval.Render(prof)
-	n := c.Count(line) + 1
-	if n > budget/2 {
-		return retrieval.Assemble(ms, budget, c)
+	if c.Count(line)+1 > budget/2 || !a.AddLine(line) {
+		return a, 0
 	}
-	taken, pieces, context, tokens = retrieval.Assemble(ms, budget-n, c)
-	if context != "" {
-		line += "\n"
-	}
-	return taken, pieces, line + context, tokens + n
+	return a, 1
 }

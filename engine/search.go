@@ -236,50 +236,56 @@ func (e *searcher) gather(ctx context.Context, s *search) error {
 	})
 }
 
-// result drops covered turns, cuts the ranking to k or assembles it within
-// the budget, and returns the hits.
+// result gives each source turn one place (see retrieval.Collapse), fills
+// k places or the token budget in rank order, and returns the hits.
 func (s *search) result() (*engram.SearchResult, error) {
-	cands := s.cands
-	if s.cfg.Dedup {
-		cands = retrieval.Dedup(cands)
-	}
-	if len(cands) > s.k {
-		cands = cands[:s.k]
-	}
-	res := &engram.SearchResult{}
-	var pieces []retrieval.Piece
+	var asm *retrieval.Assembler
+	var fit func(*retrieval.Candidate) bool
+	lines := 0 // lines of the context before the hits': the profile's
 	if s.req.Budget > 0 {
 		counter, err := retrieval.CL100K()
 		if err != nil {
 			return nil, err
 		}
-		ms := make([]*engram.Memory, len(cands))
-		for i, c := range cands {
-			ms[i] = c.Memory
-		}
-		var taken []int
-		taken, pieces, res.Context, res.Tokens = withProfile(s.profile, ms, s.req.Budget, counter)
-		kept := make([]*retrieval.Candidate, len(taken))
-		for i, j := range taken {
-			kept[i] = cands[j]
-		}
-		cands = kept
+		asm, lines = withProfile(s.profile, s.req.Budget, counter)
+		fit = func(c *retrieval.Candidate) bool { return asm.Add(c.Memory) }
 	}
-	res.Hits = make([]engram.Hit, len(cands))
-	for i, c := range cands {
+	places := s.places(fit)
+	res := &engram.SearchResult{}
+	if asm != nil {
+		res.Context, res.Tokens = asm.Context()
+	}
+	res.Hits = make([]engram.Hit, len(places))
+	for i, p := range places {
 		// A copy of its own: candidates share their slices, maps and
 		// times with the row cache (see rowCache).
-		h := engram.Hit{Memory: *c.Memory.Clone(), Score: c.Score}
+		h := engram.Hit{Memory: *p.Memory.Clone(), Score: p.Score, Collapsed: p.Collapsed}
 		h.Memory.Lapse(s.req.Filter.Now)
 		if s.req.Explain {
-			h.Explain, h.Factors = c.Ranks, c.Factors
+			h.Explain, h.Factors = p.Ranks, p.Factors
 		}
-		if pieces != nil {
-			h.Tokens = pieces[i].Tokens
+		if asm != nil {
+			h.Tokens = asm.Pieces()[lines+i].Tokens
 		}
 		res.Hits[i] = h
 	}
 	return res, nil
+}
+
+// places fills the search's k places from its ranking: one per source
+// turn with Config.Collapse, else every candidate; fit, when set, accepts
+// the candidates that fit in the context.
+func (s *search) places(fit func(*retrieval.Candidate) bool) []retrieval.Place {
+	if s.cfg.Collapse {
+		return retrieval.Collapse(s.cands, s.k, fit)
+	}
+	var out []retrieval.Place
+	for _, c := range s.cands {
+		if len(out) < s.k && (fit == nil || fit(c)) {
+			out = append(out, retrieval.Place{Candidate: c})
+		}
+	}
+	return out
 }
 
 // weighLanguage lowers the dense channel's weight for a query in a

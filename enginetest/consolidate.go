@@ -122,7 +122,7 @@ func testKnowledgeUpdate(t *testing.T, open Open) {
 				t.Errorf("as-of list = %v, %v; want the %s fact", values(then.Memories), err, tc.oldCity)
 			}
 			past := search(t, e, engram.SearchRequest{Query: tc.question, Filter: engram.MemoryFilter{ValidAt: &asOf}}).Hits
-			if !slices.ContainsFunc(past, func(h engram.Hit) bool { return h.Memory.ID == old.ID }) {
+			if !placed(past, old.ID) {
 				t.Errorf("as-of search %q = %v, want the %s fact", tc.question, hitValues(past), tc.oldCity)
 			}
 			if diet := facts(t, e, "diet", nil); len(diet) != 2 {

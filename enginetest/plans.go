@@ -59,7 +59,7 @@ func testPlanChange(t *testing.T, open Open) {
 			}
 			asOf := start.Add(3 * time.Hour)
 			past := search(t, e, engram.SearchRequest{Query: tc.question, Filter: engram.MemoryFilter{ValidAt: &asOf}}).Hits
-			if !slices.ContainsFunc(past, func(h engram.Hit) bool { return h.Memory.ID == old.ID }) {
+			if !placed(past, old.ID) {
 				t.Errorf("as-of search %q = %v, want the %s plan", tc.question, hitValues(past), tc.oldCity)
 			}
 			if res := say(t, e, later.Add(24*time.Hour), "Alice", tc.cancel); res.Decisions[engram.OpSupersede] != 1 {

@@ -34,6 +34,8 @@ func RunSearch(t *testing.T, open Open) {
 		{"TemporalChannel", testSearchTemporal},
 		{"TemporalChannelWords", testSearchTemporalWords},
 		{"TemporalRetold", testSearchTemporalRetold},
+		{"ExactMatchFirst", testExactMatchFirst},
+		{"OneTurnOnePlace", testOneTurnOnePlace},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}

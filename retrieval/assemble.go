@@ -67,26 +67,59 @@ type Piece struct {
 	Tokens int
 }
 
+// Assembler builds a context of at most a budget of tokens, one rendered
+// memory a line: each costs its tokens plus one for the newline that
+// separates it from the next.
+type Assembler struct {
+	budget, tokens int
+	counter        Counter
+	b              strings.Builder
+	pieces         []Piece
+}
+
+// NewAssembler starts an empty context of at most budget tokens.
+func NewAssembler(budget int, c Counter) *Assembler {
+	return &Assembler{budget: budget, counter: c}
+}
+
+// Add renders m and appends it when it fits in what is left of the
+// budget, reporting whether it did.
+func (a *Assembler) Add(m *engram.Memory) bool {
+	return a.AddLine(Render(m))
+}
+
+// AddLine appends a rendered line when it fits, reporting whether it did.
+func (a *Assembler) AddLine(text string) bool {
+	n := a.counter.Count(text)
+	if a.tokens+n+1 > a.budget {
+		return false
+	}
+	a.tokens += n + 1
+	if a.b.Len() > 0 {
+		a.b.WriteByte('\n')
+	}
+	a.b.WriteString(text)
+	a.pieces = append(a.pieces, Piece{Text: text, Tokens: n})
+	return true
+}
+
+// Pieces returns the lines added, in order.
+func (a *Assembler) Pieces() []Piece { return a.pieces }
+
+// Context returns the context and its token count.
+func (a *Assembler) Context() (string, int) { return a.b.String(), a.tokens }
+
 // Assemble renders memories in rank order into a context of at most budget
-// tokens: each rendered memory costs its tokens plus one for the newline
-// that separates it from the next. A memory that does not fit is skipped
-// and assembly goes on with the next, smaller ones. It returns the indexes
+// tokens (see Assembler). A memory that does not fit is skipped and
+// assembly goes on with the next, smaller ones. It returns the indexes
 // of the memories taken, their pieces, the context and its token count.
 func Assemble(ms []*engram.Memory, budget int, c Counter) (taken []int, pieces []Piece, context string, tokens int) {
-	var b strings.Builder
+	a := NewAssembler(budget, c)
 	for i, m := range ms {
-		text := Render(m)
-		n := c.Count(text)
-		if tokens+n+1 > budget {
-			continue
+		if a.Add(m) {
+			taken = append(taken, i)
 		}
-		tokens += n + 1
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(text)
-		taken = append(taken, i)
-		pieces = append(pieces, Piece{Text: text, Tokens: n})
 	}
-	return taken, pieces, b.String(), tokens
+	context, tokens = a.Context()
+	return taken, a.Pieces(), context, tokens
 }

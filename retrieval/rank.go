@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -69,8 +68,9 @@ type Config struct {
 	// line from an exchange that is about the question is likelier
 	// relevant than the same line in passing.
 	Scene float64
-	// Dedup drops hits whose sources higher hits already cite.
-	Dedup bool
+	// Collapse gives each source turn one place: a hit that repeats a
+	// turn of a higher hit collapses into it (see Collapse).
+	Collapse bool
 
 	// Multiplicative boosts of the fused score (score *= 1+boost).
 	Speaker float64 // the memory's speaker is named in the query
@@ -137,7 +137,7 @@ func DefaultConfig() Config {
 		Scene:           0.3,
 		Answer:          0.5,
 		Stale:           -0.6,
-		Dedup:           true,
+		Collapse:        true,
 		Recency:         0.1,
 		RecencyHalfLife: 90 * 24 * time.Hour,
 		Importance:      0.1,
@@ -168,6 +168,7 @@ type Candidate struct {
 	Factors map[string]float64
 
 	trust map[string]float64 // the share of a channel's weight it keeps; absent is 1
+	lift  float64            // the found credits a channel's best find gets above its z-score (see zFuse)
 }
 
 // weight is the weight of channel ch's verdict on c.
@@ -186,8 +187,12 @@ func (c *Candidate) weight(cfg Config, ch string) float64 {
 // ratioFuse); without, by reciprocal rank fusion. Then it adds the
 // neighbour and conversation shares (Smooth, Scene), except in a small
 // pool, where a share of a neighbour's score would outweigh the channels'
-// own verdict.
+// own verdict, and last the lift of z-score fusion's found credits, which
+// neighbours do not share.
 func Fuse(cs []*Candidate, cfg Config) {
+	for _, c := range cs {
+		c.lift = 0
+	}
 	switch {
 	case !cfg.ZFusion:
 		for _, c := range cs {
@@ -207,6 +212,12 @@ func Fuse(cs []*Candidate, cfg Config) {
 	}
 	if cfg.Scene > 0 {
 		scene(cs, cfg.Scene)
+	}
+	// A find's lift marks the memory that holds what the channel found
+	// alone or best; its neighbours and conversation share in how the
+	// channels scored it, not in that mark.
+	for _, c := range cs {
+		c.Fused += c.lift
 	}
 }
 
@@ -285,61 +296,6 @@ func zPool(cs []*Candidate) bool {
 		}
 	}
 	return false
-}
-
-// zFuse sums each channel's standardised scores (z-scores over the
-// candidates the channel found), weighted; a channel that missed a
-// candidate counts it at its lowest z. Unlike ranks, z-scores keep how far
-// a channel's best match stands out from the rest. Fused is shifted to
-// stay positive for the multiplicative boosts.
-func zFuse(cs []*Candidate, cfg Config) {
-	type stat struct{ n, sum, sq, min float64 }
-	st := map[string]*stat{}
-	for _, c := range cs {
-		for _, r := range c.Ranks {
-			s := st[r.Channel]
-			if s == nil {
-				s = &stat{min: r.Score}
-				st[r.Channel] = s
-			}
-			s.n++
-			s.sum += r.Score
-			s.sq += r.Score * r.Score
-			s.min = math.Min(s.min, r.Score)
-		}
-	}
-	z := func(ch string, v float64) float64 {
-		s := st[ch]
-		mean := s.sum / s.n
-		sd := math.Sqrt(math.Max(s.sq/s.n-mean*mean, 0))
-		if sd == 0 {
-			return 0
-		}
-		return (v - mean) / sd
-	}
-	// Channels are summed in one fixed order: floating-point addition is
-	// not associative, and map order would make equal rankings differ in
-	// their last bits from run to run.
-	chans := slices.Sorted(maps.Keys(st))
-	lowest := 0.0
-	for _, c := range cs {
-		c.Fused = 0
-		for _, ch := range chans {
-			s := st[ch]
-			v := s.min
-			for _, r := range c.Ranks {
-				if r.Channel == ch {
-					v = r.Score
-					break
-				}
-			}
-			c.Fused += c.weight(cfg, ch) * z(ch, v)
-		}
-		lowest = math.Min(lowest, c.Fused)
-	}
-	for _, c := range cs {
-		c.Fused -= lowest - 1e-3
-	}
 }
 
 // smooth adds to each candidate share times the fused scores of its linked

@@ -184,26 +184,6 @@ func TestRerankTiesByID(t *testing.T) {
 	}
 }
 
-func TestDedup(t *testing.T) {
-	scene := cand("scene", nil)
-	scene.Memory.Sources = []string{"e1", "e2"}
-	t1 := cand("t1", nil)
-	t1.Memory.Sources = []string{"e1"}
-	t3 := cand("t3", nil)
-	t3.Memory.Sources = []string{"e2", "e3"}
-	none := cand("none", nil)
-	fact := cand("fact", nil)
-	fact.Memory.Sources = []string{"e1"}
-	for _, c := range []*retrieval.Candidate{scene, t1, t3, none} {
-		c.Memory.Kind = engram.KindEpisodic
-	}
-	fact.Memory.Kind = engram.KindSemantic
-	got := retrieval.Dedup([]*retrieval.Candidate{scene, t1, t3, none, fact})
-	if ids(got) != "scene,t3,none,fact" {
-		t.Errorf("Dedup = %s, want the covered turn dropped and the fact kept", ids(got))
-	}
-}
-
 func TestPlain(t *testing.T) {
 	p := retrieval.DefaultConfig().Plain()
 	if !p.Raw || p.Speaker != 0 || p.Role != 0 || p.Smooth != 0 || p.Inflect || p.Recency != 0 || p.Spread != 0 {
