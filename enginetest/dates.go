@@ -18,7 +18,9 @@ import (
 // every Friday (recurring: no date written in). Read through the library
 // and over HTTP, each turn's memory carries the right event window and
 // date in its abstraction, a search for the date finds the turn that
-// names it first, and a search for the recurrence finds the class.
+// names it first, and a search for the recurrence finds the class. The
+// Spanish plan, a job interview ("entrevista de trabajo") in a city, forms
+// no fact that Alice works there.
 func testDates(t *testing.T, open Open) {
 	s1 := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)  // Wednesday
 	s2 := time.Date(2024, 5, 9, 10, 0, 0, 0, time.UTC)  // Thursday
@@ -43,6 +45,9 @@ func testDates(t *testing.T, open Open) {
 			moved := sayIn(t, e, "s2", s2, tc.moved)
 			saw := sayIn(t, e, "s2", s2.Add(time.Minute), tc.saw)
 			every := sayIn(t, e, "s3", s3, tc.every)
+			if ws := facts(t, e, "workplace", nil); len(ws) > 0 {
+				t.Errorf("workplace facts %v; no turn says where Alice works", values(ws))
+			}
 			client, _ := overHTTP(t, e)
 			for _, via := range []struct {
 				name string
