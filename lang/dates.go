@@ -231,13 +231,13 @@ var rules = []rule{
 	mustRule(reMonth+` `+reOrd+`(?:,? (\d{4}))?`, false, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		if g[3] == "" {
 			t, u, ok := date(strconv.Itoa(ref.Year()), g[1], g[2])
-			return nearestYear(t, ref, tt.ahead(), 0), u, ok
+			return nearestYear(t, ref, tt == tenseFuture, 0), u, ok
 		}
 		return date(g[3], g[1], g[2])
 	}),
 	mustRule(reOrd+` (?:of )?`+reMonth, false, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		t, u, ok := date(strconv.Itoa(ref.Year()), g[2], g[1])
-		return nearestYear(t, ref, tt.ahead(), 0), u, ok
+		return nearestYear(t, ref, tt == tenseFuture, 0), u, ok
 	}),
 	mustRule(reMonth+`,? (?:of )?(\d{4})`, false, func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 		y, _ := strconv.Atoi(g[2])
@@ -309,13 +309,16 @@ func ScanLang(tag, text string, ref time.Time) (dated, recurring []Mention) {
 	return rulesetOf(tag).scan(text, ref)
 }
 
-// rulesetOf returns the rules of language tag; a tag without rules of its
-// own ("" for text too short to tell among them) gets English's, with the
-// recurring expressions of every language, which do not read as anything
-// else in another ("jeden Freitag", "todos los viernes").
+// rulesetOf returns the rules of language tag; another tag without rules
+// of its own ("" for text too short to tell among them) gets English's,
+// with the recurring expressions of every language, which do not read as
+// anything else in another ("jeden Freitag", "todos los viernes").
 func rulesetOf(tag string) *ruleset {
 	if rs := rulesets[tag]; rs != nil {
 		return rs
+	}
+	if tag == English {
+		return &englishRules
 	}
 	return &fallbackRules
 }

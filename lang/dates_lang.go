@@ -136,7 +136,7 @@ func dateOf(ms map[string]time.Month, di, mi, yi int) resolver {
 			return time.Time{}, "", false
 		}
 		if noYear {
-			t = nearestYear(t, ref, tt.ahead(), 0)
+			t = nearestYear(t, ref, tt == tenseFuture, 0)
 		}
 		return t, Day, true
 	}

@@ -68,6 +68,9 @@ var enRecurring = []rule{
 		everyOf(weekdays, recurUnits, 1)),
 	recurRule(regexp.MustCompile(`(?i)\b(?:on )?(mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b`),
 		everyOf(weekdays, recurUnits, 1)),
+	// "on Saturday afternoons"
+	recurRule(regexp.MustCompile(`(?i)\b(?:on )?`+reWeekday+` (?:mornings|afternoons|evenings|nights)\b`),
+		everyOf(weekdays, recurUnits, 1)),
 	recurRule(regexp.MustCompile(`(?i)\b(daily|weekly|monthly|yearly|annually|nightly)\b`), everyOf(weekdays, recurUnits, 1)),
 }
 

@@ -21,7 +21,7 @@ func enWords(alternation string) *regexp.Regexp {
 }
 
 var enTense = &tenseMarkers{
-	future: enWords(`will|won't|wont|shall|'ll|’ll|going to|gonna|plan to|plans to|planning to|planning on|intend to|intends to|` +
+	future: enWords(`will|won't|wont|shall|'ll|’ll|going to|gonna|plan to|plans to|planning|intend to|intends to|` +
 		`about to|hope to|hoping to|want to|wants to|would like to|'d like to|’d like to|supposed to|scheduled|due|upcoming|` +
 		`next|coming up|soon|tomorrow|tonight|looking forward|can't wait|cannot wait|until|till`),
 	past: enWords(`was|were|wasn't|weren't|did|didn't|had|hadn't|been|ago|yesterday|last|used to|went|came|saw|met|got|made|` +
