@@ -138,6 +138,11 @@ func notAfter(re *regexp.Regexp, r rule) rule {
 // "on a Sunday", "every Monday", "any Friday".
 var indefinite = regexp.MustCompile(`(?i)\b(a|an|any|every|each|one|some)\s+$`)
 
+// indefiniteOrName is indefinite, or a capitalised word inside a sentence
+// right before the weekday, whose name it then ends: "Easter Sunday",
+// "Black Friday".
+var indefiniteOrName = regexp.MustCompile(`(?i:\b(?:a|an|any|every|each|one|some)\s+$)|[\p{Ll}\d,;:]\s+\p{Lu}[\p{L}'’]*\s+$`)
+
 // isoDate is "2023-05-07", which every language writes.
 var isoDate = mustRule(`(\d{4})-(\d{2})-(\d{2})`, false, func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 	y, _ := strconv.Atoi(g[1])
@@ -187,7 +192,10 @@ var rules = []rule{
 		dir := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[strings.ToLower(g[1])]
 		return weekdayDir(ref, wd, dir, tt)
 	}),
-	notAfter(indefinite, mustRule(`(?:on )?`+reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
+	notAfter(indefinite, mustRule(`on `+reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
+		return bareWeekday(ref, weekdays[strings.ToLower(g[1])], tt)
+	})),
+	notAfter(indefiniteOrName, mustRule(reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		return bareWeekday(ref, weekdays[strings.ToLower(g[1])], tt)
 	})),
 	mustRule(`(last|this|next|coming|past) `+reSeason, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {

@@ -35,6 +35,13 @@ func TestResolveByTense(t *testing.T) {
 		{"en", sun, "I swim every Friday.", "", "every Friday"},
 		{"en", sun, "On Sundays we cook together.", "", "every Sunday"},
 		{"en", sun, "Tuesday!", "", ""},
+		{"en", sun, "What did I do on Friday?", "29 December 2023", ""},
+		{"en", sun, "What am I doing on Friday?", "5 January 2024", ""},
+		{"en", sun, "We went to the Easter Sunday mass.", "", ""},
+		// A capitalised word right before a weekday may be a name ending in
+		// it ("Black Friday"): left as said; with "on" it is a date.
+		{"en", sun, "I fly to Rome Friday, I will call you.", "", ""},
+		{"en", sun, "I fly to Rome on Friday, I will call you.", "5 January 2024", ""},
 		{"en", sun, "I'm planning a party on January 5th.", "5 January 2024", ""},
 		{"en", sun, "We met on December 28th.", "28 December 2023", ""},
 		{"en", sun, "I bike to my dance classes on Saturday afternoons.", "", "every Saturday"},
