@@ -63,15 +63,21 @@ var deAdverbs = func() map[string]time.Weekday {
 	return out
 }()
 
+// enRecurring is one pattern, since English text is most of what is
+// scanned: "every (other) Friday|day|week…", "on Fridays", "on Friday
+// afternoons", "weekly".
 var enRecurring = []rule{
-	recurRule(regexp.MustCompile(`(?i)\b(?:every|each)(?: other| single)? (`+reWeekday[1:len(reWeekday)-1]+`|day|week|weekend|month|year|morning|evening|night)\b`),
-		everyOf(weekdays, recurUnits, 1)),
-	recurRule(regexp.MustCompile(`(?i)\b(?:on )?(mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b`),
-		everyOf(weekdays, recurUnits, 1)),
-	// "on Saturday afternoons"
-	recurRule(regexp.MustCompile(`(?i)\b(?:on )?`+reWeekday+` (?:mornings|afternoons|evenings|nights)\b`),
-		everyOf(weekdays, recurUnits, 1)),
-	recurRule(regexp.MustCompile(`(?i)\b(daily|weekly|monthly|yearly|annually|nightly)\b`), everyOf(weekdays, recurUnits, 1)),
+	recurRule(regexp.MustCompile(`(?i)\b(?:(?:every|each)(?: other| single)? (`+reWeekday[1:len(reWeekday)-1]+
+		`|day|week|weekend|month|year|morning|evening|night)|(?:on )?(mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)|`+
+		`(?:on )?`+reWeekday+` (?:mornings|afternoons|evenings|nights)|(daily|weekly|monthly|yearly|annually|nightly))\b`),
+		func(g []string) string {
+			for i := 1; i < len(g); i++ {
+				if g[i] != "" {
+					return everyOf(weekdays, recurUnits, i)(g)
+				}
+			}
+			return ""
+		}),
 }
 
 var deRecurring = []rule{
