@@ -38,6 +38,7 @@ func Run(t *testing.T, open Open) {
 		{"AsOfBadInput", testAsOfBadInput},
 		{"CountUpdate", testCountUpdate},
 		{"ScheduleUpdate", testScheduleUpdate},
+		{"Dates", testDates},
 		{"NotAFact", testNotAFact},
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},

@@ -253,7 +253,7 @@ func (r factRule) match(tag, s, lower string) (fact, bool) {
 		return fact{}, false
 	}
 	m := r.re.FindStringSubmatch(s)
-	if m == nil {
+	if m == nil || !verbReading(tag, s, r.re) {
 		return fact{}, false
 	}
 	f := fact{attr: r.attr, label: r.label}

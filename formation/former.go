@@ -339,7 +339,7 @@ func setMeta(m *engram.Memory, k string, v any) {
 // turn forms the memory of one episode, whose text is in language tag.
 func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.Memory {
 	at := e.OccurredAt
-	ms := lang.ResolveLang(tag, e.Content, at)
+	ms, every := lang.ScanLang(tag, e.Content, at)
 	m := engram.Memory{
 		Namespace:   e.Namespace,
 		Kind:        engram.KindEpisodic,
@@ -348,7 +348,7 @@ func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.
 		Language:    tag,
 		ValidFrom:   &at,
 		Sources:     []string{e.ID},
-		Cues:        Cues(tag, e.Speaker, e.Content, ms, known),
+		Cues:        Cues(tag, e.Speaker, e.Content, withRecurring(ms, every), known),
 	}
 	meta := map[string]any{}
 	if e.Role != "" {
@@ -360,6 +360,9 @@ func (Former) turn(e *engram.Episode, tag string, known map[string]bool) engram.
 	if len(ms) > 0 {
 		meta[engram.MetaEventFrom] = ms[0].From.Format(time.DateOnly)
 		meta[engram.MetaEventTo] = ms[0].To.Format(time.DateOnly)
+	}
+	if r := recurrence(every); r != "" {
+		meta[MetaRecurring] = r
 	}
 	if len(meta) > 0 {
 		m.Metadata = meta

@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,12 +38,23 @@ type Mention struct {
 	// Relative is true when the period was computed from the reference
 	// time ("yesterday"), false when the text named it ("7 May 2023").
 	Relative bool
+	// Every is set on a recurring expression ("every Friday", "每周五"),
+	// to what recurs in English: a weekday ("Friday") or a unit ("day",
+	// "week", "month"). Such a mention names no one period: From and To
+	// are zero.
+	Every string
 }
+
+// Recurring reports whether m names a time that recurs.
+func (m Mention) Recurring() bool { return m.Every != "" }
 
 // Label renders the period for people and for the text index: "7 May
 // 2023", "the week of 1 May 2023", "the weekend of 6 May 2023", "April
 // 2023", "summer 2022", "2022".
 func (m Mention) Label() string {
+	if m.Every != "" {
+		return "every " + m.Every
+	}
 	switch m.Unit {
 	case Day:
 		return m.From.Format("2 January 2006")
@@ -90,11 +102,12 @@ const (
 )
 
 // rule is one family of temporal expressions: a pattern and how a match
-// becomes a period. future says whether the sentence around the match
-// speaks of the future, for expressions that do not say ("on Friday").
+// becomes a period. tt is the tense of the sentence around the match (see
+// tenseMarkers), for expressions that do not say which way they point
+// ("on Friday").
 type rule struct {
 	re      *regexp.Regexp
-	resolve func(g []string, ref time.Time, future bool) (from time.Time, unit Unit, ok bool)
+	resolve func(g []string, ref time.Time, tt tense) (from time.Time, unit Unit, ok bool)
 	// relative is false for expressions that name their period outright.
 	relative bool
 	// span, when set, resolves the match to a period of its own length
@@ -106,9 +119,12 @@ type rule struct {
 	// languages whose words start or end with letters outside ASCII, which
 	// regexp's \b does not see as word characters.
 	bound bool
+	// every, when set, makes the match a recurring mention (see
+	// Mention.Every) of what it returns; "" drops the match.
+	every func(g []string) string
 }
 
-func mustRule(pattern string, relative bool, f func(g []string, ref time.Time, future bool) (time.Time, Unit, bool)) rule {
+func mustRule(pattern string, relative bool, f func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool)) rule {
 	return rule{re: regexp.MustCompile(`(?i)\b` + pattern + `\b`), resolve: f, relative: relative}
 }
 
@@ -122,8 +138,13 @@ func notAfter(re *regexp.Regexp, r rule) rule {
 // "on a Sunday", "every Monday", "any Friday".
 var indefinite = regexp.MustCompile(`(?i)\b(a|an|any|every|each|one|some)\s+$`)
 
+// indefiniteOrName is indefinite, or a capitalised word inside a sentence
+// right before the weekday, whose name it then ends: "Easter Sunday",
+// "Black Friday".
+var indefiniteOrName = regexp.MustCompile(`(?i:\b(?:a|an|any|every|each|one|some)\s+$)|[\p{Ll}\d,;:]\s+\p{Lu}[\p{L}'’]*\s+$`)
+
 // isoDate is "2023-05-07", which every language writes.
-var isoDate = mustRule(`(\d{4})-(\d{2})-(\d{2})`, false, func(g []string, _ time.Time, _ bool) (time.Time, Unit, bool) {
+var isoDate = mustRule(`(\d{4})-(\d{2})-(\d{2})`, false, func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 	y, _ := strconv.Atoi(g[1])
 	mo, _ := strconv.Atoi(g[2])
 	d, _ := strconv.Atoi(g[3])
@@ -137,58 +158,51 @@ var isoDate = mustRule(`(\d{4})-(\d{2})-(\d{2})`, false, func(g []string, _ time
 // The order matters only for readability: overlapping matches are settled
 // by position and length (see Resolve).
 var rules = []rule{
-	mustRule(`the day before yesterday`, true, func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`the day before yesterday`, true, func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return day(ref).AddDate(0, 0, -2), Day, true
 	}),
-	mustRule(`the day after tomorrow`, true, func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`the day after tomorrow`, true, func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return day(ref).AddDate(0, 0, 2), Day, true
 	}),
-	mustRule(`(yesterday|last night)`, true, func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(yesterday|last night)`, true, func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return day(ref).AddDate(0, 0, -1), Day, true
 	}),
-	mustRule(`(today|tonight|this (?:morning|afternoon|evening))`, true, func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(today|tonight|this (?:morning|afternoon|evening))`, true, func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return day(ref), Day, true
 	}),
-	mustRule(`tomorrow`, true, func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`tomorrow`, true, func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return day(ref).AddDate(0, 0, 1), Day, true
 	}),
 	// "in a week ago" is a slip for "a week ago", not "in a week".
-	mustRule(`(?:in )?`+reNum+` `+reUnit+` (?:ago|back)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(?:in )?`+reNum+` `+reUnit+` (?:ago|back)`, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return shift(ref, g[1], g[2], -1)
 	}),
-	mustRule(`(?:in|within) `+reNum+` `+reUnit, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(?:in|within) `+reNum+` `+reUnit, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return shift(ref, g[1], g[2], 1)
 	}),
-	mustRule(reNum+` `+reUnit+` (?:from now|later)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(reNum+` `+reUnit+` (?:from now|later)`, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return shift(ref, g[1], g[2], 1)
 	}),
-	mustRule(`(?:(?:earlier|later) )?(last|past|previous|this|next|coming) (week|weekend|month|year)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(?:(?:earlier|later) )?(last|past|previous|this|next|coming) (week|weekend|month|year)`, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		n := map[string]int{"last": -1, "past": -1, "previous": -1, "this": 0, "next": 1, "coming": 1}[strings.ToLower(g[1])]
 		return period(ref, strings.ToLower(g[2]), n)
 	}),
-	mustRule(`(last|this|next|coming|past) `+reWeekday, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(last|this|next|coming|past) `+reWeekday, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		wd := weekdays[strings.ToLower(g[2])]
-		switch strings.ToLower(g[1]) {
-		case "last", "past":
-			return lastWeekday(ref, wd), Day, true
-		case "next", "coming":
-			return nextWeekday(ref, wd), Day, true
-		}
-		// "this Friday": the one of the current week (Monday to Sunday).
-		return weekStart(ref).AddDate(0, 0, (int(wd)+6)%7), Day, true
+		dir := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[strings.ToLower(g[1])]
+		return weekdayDir(ref, wd, dir, tt)
 	}),
-	notAfter(indefinite, mustRule(`(?:on )?`+reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
-		wd := weekdays[strings.ToLower(g[1])]
-		if future {
-			return nextWeekday(ref, wd), Day, true
-		}
-		return lastWeekday(ref, wd), Day, true
+	notAfter(indefinite, mustRule(`on `+reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
+		return bareWeekday(ref, weekdays[strings.ToLower(g[1])], tt)
 	})),
-	mustRule(`(last|this|next|coming|past) `+reSeason, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	notAfter(indefiniteOrName, mustRule(reWeekday+`(?: (?:morning|afternoon|evening|night))?`, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
+		return bareWeekday(ref, weekdays[strings.ToLower(g[1])], tt)
+	})),
+	mustRule(`(last|this|next|coming|past) `+reSeason, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		n := map[string]int{"last": -1, "past": -1, "this": 0, "next": 1, "coming": 1}[strings.ToLower(g[1])]
 		return season(ref, strings.ToLower(g[2]), n), Season, true
 	}),
-	mustRule(`(?:the )?`+reSeason+`,? (?:of )?((?:19|20)\d{2})`, false, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(?:the )?`+reSeason+`,? (?:of )?((?:19|20)\d{2})`, false, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		y, _ := strconv.Atoi(g[2])
 		name := strings.ToLower(g[1])
 		return time.Date(y, seasonStart[name], 1, 0, 0, 0, 0, time.UTC), Season, true
@@ -214,30 +228,30 @@ var rules = []rule{
 			return from, day(ref).AddDate(0, 0, 1), true
 		}},
 	// "for two years (now)": the period began that long ago.
-	mustRule(`(?:for|over) (?:the (?:past|last) )?`+reNum+` `+reUnit+`(?: now)?`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(?:for|over) (?:the (?:past|last) )?`+reNum+` `+reUnit+`(?: now)?`, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return shift(ref, g[1], g[2], -1)
 	}),
 	// Absolute dates: "7 May 2023", "7th of May, 2023", "May 7, 2023",
 	// "May 7th", "May 2023", "2023-05-07", "in May", "in 2022".
-	mustRule(reOrd+` (?:of )?`+reMonth+`,? (\d{4})`, false, func(g []string, _ time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(reOrd+` (?:of )?`+reMonth+`,? (\d{4})`, false, func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 		return date(g[3], g[2], g[1])
 	}),
-	mustRule(reMonth+` `+reOrd+`(?:,? (\d{4}))?`, false, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	mustRule(reMonth+` `+reOrd+`(?:,? (\d{4}))?`, false, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		if g[3] == "" {
 			t, u, ok := date(strconv.Itoa(ref.Year()), g[1], g[2])
-			return nearestYear(t, ref, future, 0), u, ok
+			return nearestYear(t, ref, tt == tenseFuture, 0), u, ok
 		}
 		return date(g[3], g[1], g[2])
 	}),
-	mustRule(reOrd+` (?:of )?`+reMonth, false, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	mustRule(reOrd+` (?:of )?`+reMonth, false, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		t, u, ok := date(strconv.Itoa(ref.Year()), g[2], g[1])
-		return nearestYear(t, ref, future, 0), u, ok
+		return nearestYear(t, ref, tt == tenseFuture, 0), u, ok
 	}),
-	mustRule(reMonth+`,? (?:of )?(\d{4})`, false, func(g []string, _ time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(reMonth+`,? (?:of )?(\d{4})`, false, func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 		y, _ := strconv.Atoi(g[2])
 		return time.Date(y, months[strings.ToLower(g[1])], 1, 0, 0, 0, 0, time.UTC), Month, plausibleYear(y)
 	}),
-	mustRule(`(?:in|since|during|until|by|from|early|late|mid|of) `+reMonth+`(?:,? (?:of )?(\d{4}))?`, false, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	mustRule(`(?:in|since|during|until|by|from|early|late|mid|of) `+reMonth+`(?:,? (?:of )?(\d{4}))?`, false, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		mo := strings.ToLower(g[1])
 		if g[2] != "" {
 			y, _ := strconv.Atoi(g[2])
@@ -251,26 +265,24 @@ var rules = []rule{
 			}
 		}
 		t := time.Date(ref.Year(), months[mo], 1, 0, 0, 0, 0, ref.Location())
-		return nearestYear(t, ref, future, 1), Month, true
+		return nearestYear(t, ref, tt == tenseFuture, 1), Month, true
 	}),
 	isoDate,
-	mustRule(`(?:in|since|during|until|by|from|early|late|mid|of|summer|winter|spring|fall|autumn) ((?:19|20)\d{2})`, false, func(g []string, _ time.Time, _ bool) (time.Time, Unit, bool) {
+	mustRule(`(?:in|since|during|until|by|from|early|late|mid|of|summer|winter|spring|fall|autumn) ((?:19|20)\d{2})`, false, func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 		y, _ := strconv.Atoi(g[1])
 		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC), Year, true
 	}),
 }
 
-// futureMarkers are words that put a sentence in the future, for the
-// expressions that do not say which way they point ("on Friday", "in June").
-var futureMarkers = regexp.MustCompile(`(?i)\b(will|won't|going to|gonna|plan(?:ning|s)? to|'ll|shall|upcoming|looking forward|can't wait|next|soon|hope to|intend to|about to)\b`)
-
 // ruleset is the temporal expressions of one language.
 type ruleset struct {
-	rules  []rule
-	future *regexp.Regexp
+	rules []rule
+	tense *tenseMarkers
+	// recurring are the expressions of times that come back.
+	recurring []rule
 }
 
-var englishRules = ruleset{rules: rules, future: futureMarkers}
+var englishRules = ruleset{rules: rules, tense: enTense, recurring: enRecurring}
 
 // rulesets holds the languages with rules of their own; the others get
 // English's.
@@ -281,66 +293,111 @@ var rulesets = map[string]*ruleset{}
 // said or written). Overlapping expressions keep the one that starts first,
 // then the longest. Mentions are in text order. Text in other languages
 // yields what English patterns it happens to contain, usually nothing (see
-// ResolveLang).
-func Resolve(text string, ref time.Time) []Mention { return englishRules.resolve(text, ref) }
+// ResolveLang). A weekday whose direction neither the text nor the tense
+// of its sentence gives is left out, and so is a recurring expression
+// ("every Friday"; see ScanLang).
+func Resolve(text string, ref time.Time) []Mention {
+	dated, _ := englishRules.scan(text, ref)
+	return dated
+}
 
 // ResolveLang is Resolve for text in language tag: German, Spanish, French,
 // Chinese and Japanese have rules of their own ("letzte Woche", "hace dos
 // semanas", "il y a trois jours", "上周六", "先週"), every other tag, ""
 // among them, gets English's.
 func ResolveLang(tag, text string, ref time.Time) []Mention {
-	if rs := rulesets[tag]; rs != nil {
-		return rs.resolve(text, ref)
-	}
-	return englishRules.resolve(text, ref)
+	dated, _ := rulesetOf(tag).scan(text, ref)
+	return dated
 }
 
-func (rs *ruleset) resolve(text string, ref time.Time) []Mention {
+// ScanLang is ResolveLang that also returns the recurring expressions of
+// text ("every Friday", "jeden Samstag", "每周五"; see Mention.Every), in
+// text order. A weekday inside one is never resolved to a date.
+func ScanLang(tag, text string, ref time.Time) (dated, recurring []Mention) {
+	return rulesetOf(tag).scan(text, ref)
+}
+
+// rulesetOf returns the rules of language tag; another tag without rules
+// of its own ("" for text too short to tell among them) gets English's,
+// with the recurring expressions of every language, which do not read as
+// anything else in another ("jeden Freitag", "todos los viernes").
+func rulesetOf(tag string) *ruleset {
+	if rs := rulesets[tag]; rs != nil {
+		return rs
+	}
+	if tag == English {
+		return &englishRules
+	}
+	return &fallbackRules
+}
+
+var fallbackRules = ruleset{rules: rules, tense: enTense,
+	recurring: slices.Concat(enRecurring, deRecurring, esRecurring, frRecurring, cjkRecurring)}
+
+func (rs *ruleset) scan(text string, ref time.Time) (dated, recurring []Mention) {
 	if text == "" {
-		return nil
+		return nil, nil
 	}
 	var found []Mention
-	for _, r := range rs.rules {
-		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			if r.bound && !bounded(text, loc[0], loc[1]) {
-				continue
-			}
-			g := make([]string, len(loc)/2)
-			for i := range g {
-				if loc[2*i] >= 0 {
-					g[i] = text[loc[2*i]:loc[2*i+1]]
-				}
-			}
-			if r.after != nil && r.after.MatchString(text[:loc[0]]) {
-				continue
-			}
-			m := Mention{Text: g[0], Start: loc[0], End: loc[1], Relative: r.relative}
-			ok := false
-			if r.span != nil {
-				m.From, m.To, ok = r.span(g, ref)
-				m.Unit = Span
-			} else {
-				m.From, m.Unit, ok = r.resolve(g, ref, isFuture(rs.future, text, loc[0]))
-				m.To = end(m.From, m.Unit)
-			}
-			if !ok {
-				continue
-			}
-			found = append(found, m)
-		}
+	for _, r := range rs.recurring {
+		found = append(found, rs.matches(r, text, ref)...)
 	}
-	sort.Slice(found, func(i, j int) bool {
+	for _, r := range rs.rules {
+		found = append(found, rs.matches(r, text, ref)...)
+	}
+	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].Start != found[j].Start {
 			return found[i].Start < found[j].Start
 		}
 		return found[i].End > found[j].End
 	})
-	var out []Mention
+	end := 0
 	for _, m := range found {
-		if len(out) > 0 && m.Start < out[len(out)-1].End {
+		if m.Start < end {
 			continue
 		}
-		out = append(out, m)
+		end = m.End
+		if m.Every != "" {
+			recurring = append(recurring, m)
+		} else {
+			dated = append(dated, m)
+		}
+	}
+	return dated, recurring
+}
+
+// matches returns the mentions of rule r in text.
+func (rs *ruleset) matches(r rule, text string, ref time.Time) []Mention {
+	var out []Mention
+	for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
+		if r.bound && !bounded(text, loc[0], loc[1]) {
+			continue
+		}
+		g := make([]string, len(loc)/2)
+		for i := range g {
+			if loc[2*i] >= 0 {
+				g[i] = text[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		if r.after != nil && r.after.MatchString(text[:loc[0]]) {
+			continue
+		}
+		m := Mention{Text: g[0], Start: loc[0], End: loc[1], Relative: r.relative}
+		ok := false
+		switch {
+		case r.every != nil:
+			m.Every = r.every(g)
+			ok = m.Every != ""
+		case r.span != nil:
+			m.From, m.To, ok = r.span(g, ref)
+			m.Unit = Span
+		default:
+			m.From, m.Unit, ok = r.resolve(g, ref, rs.tense.tenseAt(text, loc[0], loc[1]))
+			m.To = end(m.From, m.Unit)
+		}
+		if ok {
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -363,19 +420,6 @@ func bounded(text string, start, end int) bool {
 	return true
 }
 
-// isFuture reports whether the sentence holding byte offset at speaks of
-// the future.
-func isFuture(markers *regexp.Regexp, text string, at int) bool {
-	start := strings.LastIndexAny(text[:at], ".!?\n。！？") + 1
-	end := strings.IndexAny(text[at:], ".!?\n。！？")
-	if end < 0 {
-		end = len(text)
-	} else {
-		end += at
-	}
-	return markers.MatchString(text[start:end])
-}
-
 // Annotate returns text with the label of every relative mention written
 // after it in brackets ("yesterday [7 May 2023]"), so the absolute date is
 // searchable next to the words that implied it.
@@ -383,7 +427,7 @@ func Annotate(text string, ms []Mention) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
-		if !m.Relative {
+		if !m.Relative || m.Every != "" {
 			continue
 		}
 		b.WriteString(text[last:m.End])

@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -12,14 +11,10 @@ import (
 // in the other.
 
 func init() {
-	rs := &ruleset{rules: cjkRules(), future: cjkFuture}
+	rs := &ruleset{rules: cjkRules(), tense: cjkTense, recurring: cjkRecurring}
 	rulesets[Chinese] = rs
 	rulesets[Japanese] = rs
 }
-
-// cjkFuture are the words that put a Chinese or Japanese sentence in the
-// future.
-var cjkFuture = regexp.MustCompile(`将|会|要|打算|准备|準備|计划|計劃|下周|下週|下个|下個|明天|即将|予定|つもり|来週|来月|明日|あした`)
 
 // cjkNumber reads a count written in digits (also full-width) or in Chinese
 // numerals up to 99 ("三", "十二", "两", "几" for a few).
@@ -74,7 +69,7 @@ var cjkWeekdays = map[string]time.Weekday{"一": time.Monday, "二": time.Tuesda
 func cjkRules() []rule {
 	num := `([0-9０-９]{1,3}|[一二两兩三四五六七八九十几幾数數]{1,3})`
 	ago := func(sign int) resolver {
-		return func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+		return func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 			n, ok := cjkNumber(g[1])
 			if !ok {
 				return time.Time{}, "", false
@@ -84,10 +79,10 @@ func cjkRules() []rule {
 	}
 	// weekIn resolves a weekday of the week a prefix names: 上周六 is the
 	// Saturday of last week, 下周一 the Monday of next week.
-	weekIn := func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	weekIn := func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		wd := cjkWeekdays[g[2]]
 		if g[1] == "" {
-			return weekdayOf(nil, cjkWeekdays, 0, 2)(g, ref, future)
+			return weekdayOf(nil, cjkWeekdays, 0, 2)(g, ref, tt)
 		}
 		n := cjkDirs[strings.TrimSuffix(g[1], "の")]
 		return weekStart(ref).AddDate(0, 0, 7*n+(int(wd)+6)%7), Day, true
@@ -100,14 +95,14 @@ func cjkRules() []rule {
 		crule(`明天|明日|あした`, true, daysFrom(1)),
 		crule(num+`(个星期|個星期|个礼拜|个月|個月|ヶ月|か月|カ月|ケ月|週間|星期|礼拜|禮拜|天|日|周|週|月|年)(?:之前|以前|前)`, true, ago(-1)),
 		crule(num+`(个星期|個星期|个礼拜|个月|個月|ヶ月|か月|カ月|ケ月|週間|星期|礼拜|禮拜|天|日|周|週|月|年)(?:之后|以后|之後|以後|后|後)`, true, ago(1)),
-		crule(`(上个|上個|这个|這個|下个|下個|上|这|這|本|下)(星期|礼拜|禮拜|周|週|月)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+		crule(`(上个|上個|这个|這個|下个|下個|上|这|這|本|下)(星期|礼拜|禮拜|周|週|月)`, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 			u := "week"
 			if g[2] == "月" {
 				u = "month"
 			}
 			return period(ref, u, cjkDirs[g[1]])
 		}),
-		crule(`(先|今|来|來)(週|月)`, true, func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+		crule(`(先|今|来|來)(週|月)`, true, func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 			u := "week"
 			if g[2] == "月" {
 				u = "month"
@@ -118,11 +113,11 @@ func cjkRules() []rule {
 		crule(`今年`, true, yearsFrom(0)),
 		crule(`明年|来年|來年`, true, yearsFrom(1)),
 		crule(`(上个|上個|这个|這個|下个|下個|上|这|這|本|下)?(?:星期|礼拜|禮拜|周|週)([一二三四五六日天])`, true, weekIn),
-		crule(`(先週の?|今週の?|来週の?)?([月火水木金土日])曜日?`, true, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+		crule(`(先週の?|今週の?|来週の?)?([月火水木金土日])曜日?`, true, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 			if g[1] != "" {
 				g = []string{g[0], strings.TrimSuffix(strings.TrimSuffix(g[1], "の"), "週"), g[2]}
 			}
-			return weekIn(g, ref, future)
+			return weekIn(g, ref, tt)
 		}),
 		crule(`((?:19|20)\d{2})年(\d{1,2})月(\d{1,2})[日号號]`, false, dateOf(numericMonths, 3, 2, 1)),
 		crule(`((?:19|20)\d{2})年(\d{1,2})月`, false, monthOf(numericMonths, 2, 1)),

@@ -30,11 +30,8 @@ func init() {
 			deDirs[stem+e] = n
 		}
 	}
-	rulesets[German] = &ruleset{rules: deRules(), future: deFuture}
+	rulesets[German] = &ruleset{rules: deRules(), tense: deTense, recurring: deRecurring}
 }
-
-// deFuture are the words that put a German sentence in the future.
-var deFuture = regexp.MustCompile(`(?i)\b(werde|wirst|wird|werden|morgen|bald|nächste[nmrs]?|kommende[nmrs]?|vorhaben|habe vor|hast vor|plane|planen|möchte|will|freue mich auf)\b`)
 
 func deRules() []rule {
 	num, unit := numAlt(deNumbers), alt(deUnits)
@@ -55,8 +52,8 @@ func deRules() []rule {
 			lrule(`(?:am |`+alt(deDirs)+` )?`+wd+`(?: ?(?:früh|morgen|vormittag|mittag|nachmittag|abend|nacht))?`, true, weekdayOf(deDirs, deWeekdays, 1, 2))),
 		// "am 3. Mai 2023", "3. Mai", "3.5.2023"
 		lrule(`(?:(?:am|den|vom|bis zum) )?(\d{1,2})\. ?`+mo+`(?: (\d{4}))?`, false, dateOf(deMonths, 1, 2, 3)),
-		lrule(`(\d{1,2})\.(\d{1,2})\.(\d{4})`, false, func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
-			return dateOf(numericMonths, 1, 2, 3)(g, ref, future)
+		lrule(`(\d{1,2})\.(\d{1,2})\.(\d{4})`, false, func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
+			return dateOf(numericMonths, 1, 2, 3)(g, ref, tt)
 		}),
 		lrule(`(?:(?:im|seit|bis|ab|anfang|ende|mitte|von|vom) )?`+mo+` (\d{4})`, false, monthOf(deMonths, 1, 2)),
 		lrule(`(?:im|seit|bis|ab|anfang|ende|mitte|von|vom) `+mo, false, monthOf(deMonths, 1, 0)),

@@ -23,10 +23,7 @@ var (
 		"julio": 7, "agosto": 8, "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12}
 )
 
-func init() { rulesets[Spanish] = &ruleset{rules: esRules(), future: esFuture} }
-
-// esFuture are the words that put a Spanish sentence in the future.
-var esFuture = regexp.MustCompile(`(?i)\b(voy a|vas a|va a|vamos a|van a|mañana|pronto|próxim[oa]|que viene|pienso|planeo|quiero|espero|iré|irá|iremos|será)\b`)
+func init() { rulesets[Spanish] = &ruleset{rules: esRules(), tense: esTense, recurring: esRecurring} }
 
 func esRules() []rule {
 	num, unit := numAlt(esNumbers), alt(esUnits)

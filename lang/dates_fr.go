@@ -22,10 +22,7 @@ var (
 		"décembre": 12, "decembre": 12}
 )
 
-func init() { rulesets[French] = &ruleset{rules: frRules(), future: frFuture} }
-
-// frFuture are the words that put a French sentence in the future.
-var frFuture = regexp.MustCompile(`(?i)\b(vais|vas|va|allons|allez|vont|demain|bientôt|prochain|prochaine|compte|prévois|j'espère|espère|serai|sera|irai|ira)\b`)
+func init() { rulesets[French] = &ruleset{rules: frRules(), tense: frTense, recurring: frRecurring} }
 
 func frRules() []rule {
 	num, unit := numAlt(frNumbers), alt(frUnits)

@@ -10,7 +10,7 @@ import (
 // This file holds the helpers the rule sets of languages other than English
 // share; each language's rules are in a file of its own.
 
-type resolver = func(g []string, ref time.Time, future bool) (time.Time, Unit, bool)
+type resolver = func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool)
 
 // lrule builds a case-insensitive rule whose match must stand between
 // non-letters (see rule.bound).
@@ -44,7 +44,7 @@ func numAlt(words map[string]int) string { return `(\d{1,3}|` + alt(words)[1:] }
 
 // daysFrom resolves to the day n days from the reference day.
 func daysFrom(n int) resolver {
-	return func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	return func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return day(ref).AddDate(0, 0, n), Day, true
 	}
 }
@@ -62,7 +62,7 @@ func number(words map[string]int, s string) (int, bool) {
 // shifted resolves "N units ago" (sign -1) and "in N units" (sign 1) from
 // the count in g[ni] and the unit word in g[ui].
 func shifted(nums map[string]int, units map[string]string, ni, ui, sign int) resolver {
-	return func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	return func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		n, ok := number(nums, g[ni])
 		if !ok {
 			return time.Time{}, "", false
@@ -74,32 +74,26 @@ func shifted(nums map[string]int, units map[string]string, ni, ui, sign int) res
 // periodic resolves "last/this/next week|month|year" from the direction
 // word in g[di] and the unit word in g[ui].
 func periodic(dirs map[string]int, units map[string]string, di, ui int) resolver {
-	return func(g []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	return func(g []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return period(ref, units[strings.ToLower(g[ui])], dirs[strings.ToLower(g[di])])
 	}
 }
 
 // weekdayOf resolves a weekday (g[wi]) with an optional direction word
-// (g[di]; di 0 for none): -1 the last one before the reference day, 1 the
-// next one after it, 0 the one of the current week; without a direction,
-// the next or last one as the sentence speaks of the future or not.
+// (g[di]; di 0 for none; see weekdayDir); without one, by the tense of the
+// sentence (see bareWeekday).
 func weekdayOf(dirs map[string]int, wds map[string]time.Weekday, di, wi int) resolver {
-	return func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	return func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		wd, ok := wds[strings.ToLower(g[wi])]
 		if !ok {
 			return time.Time{}, "", false
 		}
-		dir, ok := 0, false
 		if di > 0 && g[di] != "" {
-			dir, ok = dirs[strings.ToLower(g[di])]
+			if dir, ok := dirs[strings.ToLower(g[di])]; ok {
+				return weekdayDir(ref, wd, dir, tt)
+			}
 		}
-		switch {
-		case ok && dir < 0, !ok && !future:
-			return lastWeekday(ref, wd), Day, true
-		case ok && dir > 0, !ok && future:
-			return nextWeekday(ref, wd), Day, true
-		}
-		return weekStart(ref).AddDate(0, 0, (int(wd)+6)%7), Day, true
+		return bareWeekday(ref, wd, tt)
 	}
 }
 
@@ -107,7 +101,7 @@ func weekdayOf(dirs map[string]int, wds map[string]time.Weekday, di, wi int) res
 // none). Without a year it is the nearest one on the side of the reference
 // time the sentence speaks of.
 func monthOf(ms map[string]time.Month, mi, yi int) resolver {
-	return func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	return func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		mo, ok := ms[strings.ToLower(strings.TrimSuffix(g[mi], "."))]
 		if !ok {
 			return time.Time{}, "", false
@@ -117,14 +111,14 @@ func monthOf(ms map[string]time.Month, mi, yi int) resolver {
 			return time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC), Month, plausibleYear(y)
 		}
 		t := time.Date(ref.Year(), mo, 1, 0, 0, 0, 0, ref.Location())
-		return nearestYear(t, ref, future, 1), Month, true
+		return nearestYear(t, ref, tt == tenseFuture, 1), Month, true
 	}
 }
 
 // dateOf resolves a day of the month (g[di]) in a month (g[mi]) and an
 // optional year (g[yi]).
 func dateOf(ms map[string]time.Month, di, mi, yi int) resolver {
-	return func(g []string, ref time.Time, future bool) (time.Time, Unit, bool) {
+	return func(g []string, ref time.Time, tt tense) (time.Time, Unit, bool) {
 		mo, ok := ms[strings.ToLower(strings.TrimSuffix(g[mi], "."))]
 		d, err := strconv.Atoi(strings.TrimSuffix(strings.ToLower(g[di]), "er"))
 		if !ok || err != nil || d < 1 || d > 31 {
@@ -142,7 +136,7 @@ func dateOf(ms map[string]time.Month, di, mi, yi int) resolver {
 			return time.Time{}, "", false
 		}
 		if noYear {
-			t = nearestYear(t, ref, future, 0)
+			t = nearestYear(t, ref, tt == tenseFuture, 0)
 		}
 		return t, Day, true
 	}
@@ -150,7 +144,7 @@ func dateOf(ms map[string]time.Month, di, mi, yi int) resolver {
 
 // yearOf resolves the year in g[i].
 func yearOf(i int) resolver {
-	return func(g []string, _ time.Time, _ bool) (time.Time, Unit, bool) {
+	return func(g []string, _ time.Time, _ tense) (time.Time, Unit, bool) {
 		y, _ := strconv.Atoi(g[i])
 		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC), Year, plausibleYear(y)
 	}
@@ -158,7 +152,7 @@ func yearOf(i int) resolver {
 
 // yearsFrom resolves to the year n years from the reference year.
 func yearsFrom(n int) resolver {
-	return func(_ []string, ref time.Time, _ bool) (time.Time, Unit, bool) {
+	return func(_ []string, ref time.Time, _ tense) (time.Time, Unit, bool) {
 		return time.Date(ref.Year()+n, 1, 1, 0, 0, 0, 0, ref.Location()), Year, true
 	}
 }
