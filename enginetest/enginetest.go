@@ -38,6 +38,7 @@ func Run(t *testing.T, open Open) {
 		{"CountUpdate", testCountUpdate},
 		{"ScheduleUpdate", testScheduleUpdate},
 		{"NotAFact", testNotAFact},
+		{"Changes", testChanges},
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},
 		{"Conflict", testConflict},

@@ -145,7 +145,7 @@ func within(s, place, held string) bool {
 var cameFrom = regexp.MustCompile(`(?i)(?:\b(?:from|left|leaving|von|aus|verlassen|desde|dejé|de|depuis|quitté)\s+|从|离开)$`)
 
 // moved finds a verb of moving house, in the languages the rules read.
-var moved = regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|gezogen|umgezogen|mudé|mudado|mudamos|trasladé|trasladado|déménagé|déménageons)\b|搬`)
+var moved = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:moved|moving|relocated|gezogen|umgezogen|mudé|mudado|mudamos|trasladé|trasladado|déménagé|déménageons)(?:[^\p{L}]|$)|搬`)
 
 // street finds a street in a place name: "Baker Street", "Leopoldstraße",
 // "calle de Alcalá", "rue de Rivoli", "南京路".
@@ -200,7 +200,7 @@ func (c *consolidation) stops(ctx context.Context, e *engram.Episode, stops []st
 	done := map[string]bool{}
 	for _, st := range stops {
 		for _, h := range held {
-			if done[h.ID] || slices.Contains(h.Sources, e.ID) || ended(&h) || !mentions(st.thing, factValue(&h)) {
+			if done[h.ID] || slices.Contains(h.Sources, e.ID) || ended(&h) || planned(&h) || !mentions(st.thing, factValue(&h)) {
 				continue
 			}
 			done[h.ID] = true
@@ -290,6 +290,13 @@ func ended(m *engram.Memory) bool {
 		}
 	}
 	return false
+}
+
+// planned reports whether m is a plan fact, which its own cancellations
+// end (see plan).
+func planned(m *engram.Memory) bool {
+	attr, _ := m.Metadata[engram.MetaFactAttribute].(string)
+	return strings.HasPrefix(attr, "plan")
 }
 
 // held returns the active facts of subject, the batch's own and the

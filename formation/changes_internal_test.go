@@ -160,6 +160,12 @@ func TestChangeDecisions(t *testing.T) {
 			[]string{"SUPERSEDE residence 朝阳区, 北京"}},
 		{"en moved elsewhere", []string{"I live in Munich.", "I moved to Berlin from Munich."},
 			[]string{"SUPERSEDE residence Berlin"}},
+		{"de moved", []string{"Ich wohne in Berlin.", "Ich bin nach München gezogen."},
+			[]string{"SUPERSEDE residence München"}},
+		{"es moved", []string{"Vivo en Berlín.", "Me mudé a Múnich el mes pasado."},
+			[]string{"SUPERSEDE residence Múnich"}},
+		{"fr moved", []string{"J'habite à Paris.", "J'ai déménagé à Lyon."},
+			[]string{"SUPERSEDE residence Lyon"}},
 		{"zh moved", []string{"我住在北京。", "我搬到了上海。"},
 			[]string{"SUPERSEDE residence 上海"}},
 		{"broader again", []string{"I live in Munich.", "I live in Schwabing, Munich.", "I live in Munich."},
@@ -171,6 +177,7 @@ func TestChangeDecisions(t *testing.T) {
 		{"conditional", []string{"My favourite drink is black coffee.", "If I quit coffee, I'll be tired all day."}, nil},
 		{"question", []string{"Ich trinke schwarzen Kaffee.", "Trinkst du keinen Kaffee mehr?"}, nil},
 		{"other thing", []string{"My favourite drink is black coffee.", "I quit smoking last year."}, nil},
+		{"a plan's own cancellation", []string{"Voy a Lisboa en mayo.", "Ya no voy a Lisboa."}, []string{"SUPERSEDE plan trip Lisboa"}},
 		{"zh others", []string{"我每天喝咖啡。", "他不再喝咖啡了。"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
