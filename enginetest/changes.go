@@ -25,7 +25,10 @@ type change struct {
 	asks []changeAsk
 }
 
-type changedFact struct{ attr, active, replaced string }
+// changedFact is, for one attribute, the words of the active fact, of
+// the fact it replaced ("" when none) and of a fact kept active beside it
+// ("" when none: a new home that may lie within the held one).
+type changedFact struct{ attr, active, replaced, beside string }
 
 type changeAsk struct{ question, want string }
 
@@ -105,8 +108,12 @@ func checkChangedFacts(t *testing.T, e *engine.Engine, want []changedFact) {
 		if w.active == "" && len(active) != 0 {
 			t.Errorf("%s: active %q, want none", w.attr, values(active))
 		}
-		if w.active != "" && (len(active) != 1 || !holdsAll(active[0].Value, w.active)) {
-			t.Errorf("%s: active %q, want one holding %q", w.attr, values(active), w.active)
+		want := []string{w.active}
+		if w.beside != "" {
+			want = append(want, w.beside)
+		}
+		if w.active != "" && (len(active) != len(want) || !allHeld(active, want)) {
+			t.Errorf("%s: active %q, want them holding %q", w.attr, values(active), want)
 			continue
 		}
 		if w.replaced == "" {
@@ -123,6 +130,16 @@ func checkChangedFacts(t *testing.T, e *engine.Engine, want []changedFact) {
 func holdsAll(s, words string) bool {
 	for _, w := range strings.Fields(words) {
 		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// allHeld reports whether each of words is held by one of ms.
+func allHeld(ms []engram.Memory, words []string) bool {
+	for _, w := range words {
+		if !slices.ContainsFunc(ms, func(m engram.Memory) bool { return holdsAll(m.Value, w) }) {
 			return false
 		}
 	}

@@ -23,7 +23,7 @@ const (
 	titleV = `(?P<v>\p{L}[\p{L}'’-]*(?: [\p{L}'’-]+){0,4}?)`
 	titleX = `(?:\p{L}[\p{L}'’-]*(?: [\p{L}'’-]+){0,4}?)`
 	hanV   = `(?P<v>\p{Han}{1,10}?)(?:了|吧|啊|呢|[，,。.！!；;、]|$)`
-	thingV = `(?P<v>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|last|this|yesterday|today|anymore|any|for|ago|after|every|each|und|aber|weil|jetzt|seit|jeden|jede|letzte[nrs]?|mehr|y|pero|porque|ahora|desde|hace|cada|todos|todas|la semana|el mes|et|mais|parce|maintenant|depuis|chaque|tous|la semaine|le mois|il y a)\b|$)`
+	thingV = `(?P<v>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|last|this|yesterday|today|anymore|any|for|ago|after|every|each|when|while|with|before|during|und|aber|weil|jetzt|seit|jeden|jede|letzte[nrs]?|mehr|y|pero|porque|ahora|desde|hace|cada|todos|todas|la semana|el mes|et|mais|parce|maintenant|depuis|chaque|tous|la semaine|le mois|il y a)\b|$)`
 )
 
 // nameX is name without its value group: an employer where the title is
@@ -91,7 +91,9 @@ var changeRules = map[string][]factRule{
 		rules("occupation", "职业是", "我", `(?:我|[，,])(?:现在|目前|如今)?在\p{Han}{2,10}?(?:公司)?(?:当|做|担任)`+hanV),
 		rules("workplace", "工作单位是", "我", `(?:我|[，,])(?:现在|目前|如今)?在(?P<v>\p{Han}{2,10}?)(?:公司)?(?:当|做|担任)`),
 		rules("residence", "住在", "我", `我(?:现在|目前|如今)?(?:住在|搬到了?|搬去了?)`+hanV),
-		rules("drink", "喝", "我", `(?:^|[，,；;]|我)(?:现在|如今|目前)?(?:只|每天|一般|经常|主要)?(?:改)?喝`+hanV),
+		// Drinking now or as a habit, not what was drunk once ("喝了"):
+		// after 我, or after a comma with an adverb of now, only or instead.
+		rules("drink", "喝", "我", `(?:我(?:现在|如今|目前)?(?:只|每天|一般|经常|主要)?(?:改)?|[，,；;](?:现在|如今|目前)(?:只|每天|一般|经常|主要)?(?:改)?|[，,；;](?:只|改))喝(?P<v>[^了过着\P{Han}]\p{Han}{0,9}?)(?:了|吧|啊|呢|[，,。.！!；;、]|$)`),
 		rules("favourite", "最喜欢的", "我", `我最喜欢的(?P<a>\p{Han}{1,4}?)(?:是|现在是)`+hanV),
 	),
 }

@@ -50,6 +50,9 @@ func TestChangeFactsOf(t *testing.T) {
 		{"Je ne bois plus de café.", nil},
 		{"Mein Bruder arbeitet als Pilot bei Lufthansa.", nil},
 		{"他现在只喝绿茶。", nil},
+		{"我喝了很多水。", nil},
+		{"我跟朋友聊天，喝茶。", nil},
+		{"I just drink water when I run.", []string{"drink=water"}},
 		{"你在西门子当工程师吗？", nil},
 	} {
 		fs := withoutStopped(factsOf(lang.Detect(tc.text), tc.text), stopsOf(lang.Detect(tc.text), tc.text))
