@@ -187,8 +187,9 @@ func sentenceOf(text, value string) string {
 // of the speaker that name it (see mentions): a fact the turn states in
 // the same sentence, of a kindred attribute, that replaces nothing of its
 // own supersedes the first of them ("I stopped drinking coffee; now I
-// only drink green tea"); the others are superseded by a fact that says
-// they no longer hold ("Bob no longer: favourite drink: black coffee").
+// only drink green tea"); a thing switched to takes the first's
+// attribute ("I switched from coffee to tea"); the others are superseded
+// by a fact that says they no longer hold ("Bob no longer: favourite drink: black coffee").
 func (c *consolidation) stops(ctx context.Context, e *engram.Episode, stops []stop) error {
 	if len(stops) == 0 {
 		return nil
@@ -219,6 +220,12 @@ func (c *consolidation) stopOne(ctx context.Context, e *engram.Episode, st stop,
 		op := &c.ops[i]
 		op.Op, op.TargetID = engram.OpSupersede, h.ID
 		op.Reason = fmt.Sprintf("%s: %q stopped, %q now", attr, factValue(&h), factValue(&op.Memory))
+		return c.stale(ctx, &h, termsOf(fact{attr: attr}), e.OccurredAt)
+	}
+	if st.now != "" {
+		label := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(h.Value, subjectOf(e)+" "), factValue(&h)))
+		m := factMemory(e, st.tag, fact{attr: attr, label: label, value: st.now})
+		c.supersede(h, m, fmt.Sprintf("%s: switched from %q to %q", attr, factValue(&h), st.now))
 		return c.stale(ctx, &h, termsOf(fact{attr: attr}), e.OccurredAt)
 	}
 	return c.end(ctx, e, st.tag, h)

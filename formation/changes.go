@@ -26,6 +26,10 @@ const (
 	thingV = `(?P<v>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|last|this|yesterday|today|anymore|any|for|ago|after|every|each|when|while|with|before|during|und|aber|weil|jetzt|seit|jeden|jede|letzte[nrs]?|mehr|y|pero|porque|ahora|desde|hace|cada|todos|todas|la semana|el mes|et|mais|parce|maintenant|depuis|chaque|tous|la semaine|le mois|il y a)\b|$)`
 )
 
+// nowV is what one switched to, group "n": "I switched from coffee to
+// tea".
+const nowV = `(?P<n>[\p{L}\d'’ -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|last|this|und|aber|jetzt|y|pero|ahora|et|mais|maintenant)\b|$)`
+
 // nameX is name without its value group: an employer where the title is
 // the fact's value.
 var nameX = strings.Replace(name, "(?P<v>", "(?:", 1)
@@ -110,6 +114,7 @@ func rulesOf(tag string) []factRule {
 type stop struct {
 	tag      string
 	thing    string // as said: "coffee", "teaching"
+	now      string // what one switched to, "" when not said: "tea"
 	sentence string // the sentence that says it
 }
 
@@ -118,26 +123,30 @@ type stop struct {
 // activity (drinking, eating, working as) stands before the thing.
 var stopRules = map[string][]*regexp.Regexp{
 	lang.English: res(
-		`(?i:\bI(?:'ve|’ve| have)? (?:just |recently |finally |already )?(?:stopped|quit|quitted|gave up|given up|give up|ditched|dropped|left) (?:(?:drinking|eating|smoking|taking|using|playing|doing|working|having|buying|watching|living) (?:as (?:an? )?|at |for )?|being (?:an? )?|my (?:job|work|position) (?:as (?:an? )?|at )?)?)`+thingV,
-		`(?i:\bI(?:'m|’m| am)? (?:now )?no longer (?:\p{L}+ (?:as (?:an? )?|at |in |for )?|(?:an?|the) )?)`+thingV,
+		`(?i:\bI(?:'ve|’ve| have)? (?:just |recently |finally |already )?(?:stopped|quit|quitted|gave up|given up|give up|ditched) (?:(?:drinking|eating|smoking|taking|using|playing|doing|working|having|buying|watching|living) (?:as (?:an? )?|at |for )?|being (?:an? )?|my (?:job|work|position) (?:as (?:an? )?|at )?)?)`+thingV,
+		`(?i:\bI(?:'m|’m| am) (?:now )?no longer (?:an? |the )?)`+thingV,
+		`(?i:\bI (?:now )?no longer \p{L}+ (?:as (?:an? )?|at |in |for )?)`+thingV,
 		`(?i:\bI(?:'m|’m| am) not (?:an? )?)(?P<v>[\p{L} -]{2,30}?) any ?more\b`,
 		`(?i:\bI (?:don't|don’t|do not) (?:\p{L}+) (?:any )?)(?P<v>[\p{L} -]{2,30}?) any ?more\b`,
-		`(?i:\bI(?:'ve|’ve| have)? switched from )(?P<v>[\p{L} -]{2,30}?) to\b`),
+		`(?i:\bI(?:'ve|’ve| have)? (?:just |recently )?switched from (?:drinking |eating |using )?)(?P<v>[\p{L} -]{2,30}?) to (?:drinking |eating |using )?`+nowV),
 	lang.German: res(
 		`(?i:\bich (?:\p{L}+) (?:jetzt |nun |seitdem |auch )?kein(?:e|en|er|es|em)? )(?P<v>[\p{L} -]{2,40}?) mehr\b`,
 		`(?i:\bich (?:\p{L}+) (?:jetzt |nun |seitdem )?nicht mehr (?:als |bei |in |im |für )?)`+thingV,
 		`(?i:\b(?:ich habe|habe ich|ich hab) (?:\S+ ){0,3}?als )(?P<v>\p{L}+) aufgehört\b`,
 		`(?i:\b(?:ich habe|habe ich|ich hab) (?:\S+ ){0,3}?mit (?:dem |der |den )?)(?P<v>[\p{L} -]{2,40}?) aufgehört\b`,
 		`(?i:\b(?:ich habe|habe ich|ich hab) (?:\S+ ){0,3}?aufgehört,? (?:als |bei )?)(?P<v>[\p{L} -]{2,40}?)(?: zu \p{L}+|[,.;!]|$)`,
-		`(?i:\bich habe (?:\S+ ){0,3}?(?:meine[nr]? (?:job|stelle|arbeit) (?:als |bei )?))`+thingV+`(?i:.*gekündigt)?`),
+		`(?i:\bich habe (?:\S+ ){0,3}?meine[nr]? (?:job|stelle|arbeit) (?:als |bei )?)(?P<v>[\p{L} -]{2,30}?)(?i: gekündigt)`,
+		`(?i:\bich bin (?:\S+ ){0,3}?von (?:dem |der |den )?)(?P<v>[\p{L} -]{2,30}?)(?i: (?:auf|zu) (?:dem |der |den )?)(?P<n>[\p{L} -]{2,30}?)(?i: (?:umgestiegen|gewechselt))`),
 	lang.Spanish: res(
 		`(?i:\bya no (?:\p{L}*(?:o|oy)) (?:más )?(?:como |en |de |para )?)`+thingV,
 		`(?i:\b(?:dejé|he dejado) de (?:\p{L}+r (?:como |en |de |para )?)?)`+thingV,
 		`(?i:\b(?:dejé|he dejado) (?:la |el |mi )(?:trabajo (?:como |de |en )?)?)`+thingV,
-		`(?i:\b(?:renuncié|he renunciado) a (?:mi (?:trabajo|puesto|empleo) (?:como |de |en )?)?)`+thingV),
+		`(?i:\b(?:renuncié|he renunciado) a (?:mi (?:trabajo|puesto|empleo) (?:como |de |en )?)?)`+thingV,
+		`(?i:\b(?:me )?(?:pasé|cambié|he pasado|he cambiado) del? )(?P<v>[\p{L} -]{2,30}?)(?i: (?:a|al|por) (?:la |el )?)`+nowV),
 	lang.French: res(
 		`(?i:\b(?:je|j['’]) ?(?:ne |n['’])(?:\p{L}+) plus (?:de |d['’]|du |de la |des |le |la |les |comme |chez |à |en )?)`+thingV,
-		`(?i:\b(?:j'|j’)ai (?:\S+ )?(?:arrêté|cessé|abandonné|quitté) (?:de |d['’])?(?:\p{L}+(?:er|ir|re) (?:de |d['’]|du |le |la |les |comme |chez )?|le |la |les |l['’]|mon |ma |mes )?(?:poste (?:de |chez )|travail (?:de |chez )|emploi (?:de |chez ))?)`+thingV),
+		`(?i:\b(?:j'|j’)ai (?:\S+ )?(?:arrêté|cessé|abandonné|quitté) (?:de |d['’])?(?:\p{L}+(?:er|ir|re) (?:de |d['’]|du |le |la |les |comme |chez )?|le |la |les |l['’]|mon |ma |mes )?(?:poste (?:de |chez )|travail (?:de |chez )|emploi (?:de |chez ))?)`+thingV,
+		`(?i:\bje suis (?:\S+ )?passée? (?:du |de la |de l['’]|des |de )?)(?P<v>[\p{L} -]{2,30}?)(?i: (?:au|à la|à l['’]|aux|à) ?)`+nowV),
 	lang.Chinese: res(
 		`我(?:已经|现在)?(?:不再|不|没)(?:喝|吃|抽|当|做|去|用|玩|养)`+hanV,
 		`我(?:已经|上周|上个月|去年)?(?:戒了|戒掉了|辞去了|辞掉了|放弃了|退出了)`+hanV,
@@ -162,8 +171,12 @@ func stopsOf(tag, text string) []stop {
 					continue
 				}
 				v := strings.TrimSpace(s[loc[2]:loc[3]])
-				if v != "" && len(strings.Fields(v)) <= 6 {
-					out = append(out, stop{tag: l, thing: v, sentence: s})
+				if v != "" && len(strings.Fields(v)) <= 6 && !notStopped[strings.ToLower(strings.Fields(v)[0])] {
+					st := stop{tag: l, thing: v, sentence: s}
+					if n := re.SubexpIndex("n"); n >= 0 && loc[2*n] >= 0 {
+						st.now = strings.TrimSpace(s[loc[2*n]:loc[2*n+1]])
+					}
+					out = append(out, st)
 				}
 			}
 			if len(out) > n {
@@ -173,6 +186,10 @@ func stopsOf(tag, text string) []stop {
 	}
 	return out
 }
+
+// notStopped are first words of a thing that make the verb one of going,
+// not of stopping: "I just left for our vacation", "I left at noon".
+var notStopped = setOf("for to from at on into by in off over up and it que than")
 
 // conditional finds a word that makes what follows a condition or a
 // wish: "if", "wenn", "si", "如果".
