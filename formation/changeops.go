@@ -27,6 +27,8 @@ import (
 // by e, does to olds, the active facts of its subject and attribute,
 // latest first: it reports whether it decided.
 func (c *consolidation) change(ctx context.Context, e *engram.Episode, f fact, m engram.Memory, olds []engram.Memory) (bool, error) {
+	// A fact that says another no longer holds is replaced the plain way.
+	olds = slices.DeleteFunc(slices.Clone(olds), func(o engram.Memory) bool { return ended(&o) })
 	if len(olds) == 0 || slices.Contains(olds[0].Sources, e.ID) {
 		return false, nil
 	}
