@@ -104,9 +104,16 @@ var changeRules = map[string][]factRule{
 
 // rulesOf returns the rules of language tag: this file's first, then
 // factRules'.
-func rulesOf(tag string) []factRule {
-	return append(changeRules[tag][:len(changeRules[tag]):len(changeRules[tag])], factRules[tag]...)
-}
+func rulesOf(tag string) []factRule { return allRules[tag] }
+
+// allRules are rulesOf's answers, joined once.
+var allRules = func() map[string][]factRule {
+	out := map[string][]factRule{}
+	for _, l := range ruleLangs {
+		out[l] = join(changeRules[l], factRules[l])
+	}
+	return out
+}()
 
 // A stop is something a sentence says the speaker stopped doing or
 // being: "I stopped drinking coffee", "ich trinke keinen Kaffee mehr",
