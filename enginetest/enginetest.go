@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 		{"ScheduleUpdate", testScheduleUpdate},
 		{"NotAFact", testNotAFact},
 		{"Changes", testChanges},
+		{"ChangesLLM", testChangesLLM},
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},
 		{"Conflict", testConflict},
