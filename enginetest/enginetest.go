@@ -40,6 +40,8 @@ func Run(t *testing.T, open Open) {
 		{"ScheduleUpdate", testScheduleUpdate},
 		{"Dates", testDates},
 		{"NotAFact", testNotAFact},
+		{"Changes", testChanges},
+		{"ChangesLLM", testChangesLLM},
 		{"Forget", testForget},
 		{"MergeRepeat", testMergeRepeat},
 		{"Conflict", testConflict},

@@ -20,13 +20,18 @@ func (c *consolidation) facts(ctx context.Context, said []engram.Episode) error 
 	slices.SortStableFunc(order, func(a, b engram.Episode) int { return a.OccurredAt.Compare(b.OccurredAt) })
 	for i := range order {
 		e := &order[i]
-		for _, f := range factsOf(lang.Detect(e.Content), e.Content) {
+		tag := lang.Detect(e.Content)
+		stops := stopsOf(tag, e.Content)
+		for _, f := range withoutStopped(factsOf(tag, e.Content), stops) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if err := c.fact(ctx, e, f.tag, f); err != nil {
 				return err
 			}
+		}
+		if err := c.stops(ctx, e, stops); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -47,6 +52,9 @@ func (c *consolidation) fact(ctx context.Context, e *engram.Episode, tag string,
 	m := factMemory(e, tag, f)
 	olds, err := c.current(ctx, subjectOf(e), f.attr)
 	if err != nil {
+		return err
+	}
+	if done, err := c.change(ctx, e, f, m, olds); done || err != nil {
 		return err
 	}
 	if len(olds) == 0 {

@@ -204,7 +204,7 @@ func termsOf(f fact) []string {
 
 // ruleLangs are the languages with rules, in the order tried after the
 // detected one: detection is unsure of a short sentence.
-var ruleLangs = []string{lang.English, lang.German, lang.Spanish, lang.French}
+var ruleLangs = []string{lang.English, lang.German, lang.Spanish, lang.French, lang.Chinese}
 
 // tryOrder returns tag first, then the other languages with rules.
 func tryOrder(tag string) []string {
@@ -230,7 +230,7 @@ func factsOf(tag, text string) []fact {
 		lower := strings.ToLower(s)
 		for _, l := range tryOrder(tag) {
 			n := len(out)
-			for _, r := range factRules[l] {
+			for _, r := range rulesOf(l) {
 				f, ok := r.match(l, s, lower)
 				if ok && !seen[f.attr] {
 					seen[f.attr] = true

@@ -29,6 +29,10 @@ import (
 //     stated the replaced fact stays, marked so that retrieval ranks it
 //     lower for a question about that attribute, from the time it was
 //     replaced (engram.MetaStaleSince);
+//   - stopping something ends the held facts that name it, a job of title
+//     and employer forms both facts, a more exact value refines, and a new
+//     home refines, supersedes or stands beside the held one (see
+//     consolidation.change and consolidation.stops, in Chinese too);
 //   - a first-person plan (a trip, a move, a new job) forms a plan fact
 //     that a later change or cancellation of the same plan supersedes
 //     (see plan);

@@ -18,6 +18,12 @@ Decide one operation and reply with one JSON object {"decision": ..., "target": 
 - DELETE: the new memory is a request to forget [target].
 - NOOP: [target] already says it; nothing is stored.
 - CONFLICT: it contradicts [target] and it is unclear which is true now.
+Changes of a fact, in every language:
+- Stopping is a change: when the new memory says the subject stopped, quit, gave up, switched from or no longer does or is what [target] says ("stopped drinking coffee", "quit teaching", "nicht mehr", "aufgehört", "ya no", "dejé de", "ne ... plus", "j'ai arrêté", "不再", "戒了"), or what they do instead now ("now I only drink green tea", "jetzt nur noch", "改喝", "现在只"), SUPERSEDE [target].
+- A new job stated with title and employer replaces the old job and the old employer: SUPERSEDE the [target] of the old job or employer.
+- A refinement is not a change: when the new value lies within or is more exact than [target]'s (a district or street of the city [target] names, a more exact date or time), MERGE and give a value that keeps the broader one answerable ("lives in Schwabing, Munich"; "on Friday 12 May at 3pm").
+- A contradiction is a change: another city or country, another employer: SUPERSEDE.
+- When you cannot tell whether a new place lies within [target]'s or elsewhere, ADD: never SUPERSEDE a fact that may still be true on a guess.
 Keep abstraction, value and cues in the language of the memories; never translate. Use "" and [] where a field does not apply.`
 
 var decideSchema = json.RawMessage(`{"type":"object","additionalProperties":false,

@@ -40,6 +40,9 @@ memories: every durable fact, event, preference, plan or instruction in the NEW 
 - "sources": the numbers of the NEW turns it comes from.
 - "entities": the people, places, works and things it names, each {"name": as written, "type": person, place, work or thing}; [] when none.
 - "relations": facts it states between two of those entities, each {"source": a name from entities, "label": a short snake_case predicate such as lives_in, works_at, sister_of, "target": a name from entities, "valid_from", "valid_to": when the relation holds, as above, "" when unknown}; [] when none.
+Changes: when a speaker stops, quits, gives up or no longer does or is something ("I stopped drinking coffee", "ich trinke keinen Kaffee mehr", "ya no", "dejé de", "je ne ... plus", "j'ai arrêté", "不再", "戒了"), add a memory that says what no longer holds ("Bob no longer drinks coffee") and, when said, a separate memory of what holds now ("Bob now drinks only green tea"), each with valid_from the time of the change.
+A job stated as title and employer together ("a new job as a software engineer at Siemens", "Ich arbeite jetzt als X bei Y", "trabajo como X en Y", "je travaille comme X chez Y", "我在Y当X") gives one core memory naming both, with the relations works_as (the title) and works_at (the employer).
+A new home stated with a district or a street of the city held before ("Ich wohne jetzt in Schwabing", "in Schwabing, a district of Munich") names the city too when the turns say which ("Bob lives in Schwabing, Munich"); never invent the city.
 When the user asks to forget something, add a memory with kind semantic, abstraction "forget request" and value naming what is to be forgotten.`
 
 var extractSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["episodes","memories"],"properties":{
