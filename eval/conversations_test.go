@@ -58,8 +58,9 @@ func readSuite(t *testing.T) []suiteConversation {
 
 // The fixture must be what its comment says, or its figures measure the
 // fixture: at least 12 conversations of three sessions or more, every
-// language among them and among the held-out third, an answer and a rival
-// said in the turns, questions asked after the last session.
+// language among them, a third held out, an answer (and a rival, where
+// one is named) said in the turns or as the rules former states facts
+// ("Maya has dogs: three"), questions asked after the last session.
 func TestConversationSuiteFixture(t *testing.T) {
 	cs := readSuite(t)
 	if len(cs) < 12 {
@@ -137,7 +138,7 @@ func ratioOf(a, b int) float64 {
 // the top 3 and, of those about a changed fact, the share with the answer
 // ranked above the rival (a rival absent from the hits counts as below).
 // With -v it logs the figures, and the ranks per question of the tuning
-// part only. The newcomer's questions (where Bob lives and works, what he
+// part only (SUITE_SHOW=<id> logs one conversation's hits too). The newcomer's questions (where Bob lives and works, what he
 // drinks, asked about the present) must have the current answer first.
 func TestConversationSuite(t *testing.T) {
 	if testing.Short() {
@@ -206,7 +207,22 @@ func runConversation(t *testing.T, c suiteConversation, sc *suiteScore) {
 		}
 		if !c.Heldout {
 			t.Logf("%s: %q: answer at %d, rival at %d", c.ID, q.Q, answer, rival)
+			if os.Getenv("SUITE_SHOW") == c.ID {
+				showHits(t, res.Hits)
+			}
 		}
+	}
+}
+
+// showHits logs the hits of a question of the tuning part, for a look at
+// one conversation: SUITE_SHOW=<id> go test -run TestConversationSuite -v.
+func showHits(t *testing.T, hits []engram.Hit) {
+	for i, h := range hits {
+		when := ""
+		if h.Memory.ValidFrom != nil {
+			when = h.Memory.ValidFrom.Format(time.DateOnly)
+		}
+		t.Logf("    %d %.3f %s %s %q", i+1, h.Score, h.Memory.Kind, when, h.Memory.Value)
 	}
 }
 

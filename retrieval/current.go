@@ -1,0 +1,289 @@
+package retrieval
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/lang"
+	"github.com/engramhq/engram/textsearch"
+)
+
+// FactorCurrent is reported on a hit that Current moved: the score it had
+// before it took another state's place (its score is now that place's).
+const FactorCurrent = "current"
+
+// SameFormAt is the word overlap (Jaccard, over the words of their texts)
+// from which two memories that share no source read as two states of one
+// thing ("the team meeting is on Monday at 10" and "… on Thursday at
+// 3"), when neither states a fact the former recognised.
+const SameFormAt = 0.6
+
+// Current orders the states of each changing thing among the first
+// cfg.Current candidates by when they became true: the latest first for a
+// question about the present (Query.Tense TenseNow, and TenseOpen in a
+// search as of cfg.AsOf, whose present is then), the earliest first for
+// one about the past (TensePast); a question that does not say keeps the
+// order. The states of one thing are the memories of one subject and
+// attribute the question asks about (fact memories, engram.MetaFactSubject
+// and MetaFactAttribute, with the turn and window memories formed from the
+// same turns), and memories of the same form said at different times (see
+// SameFormAt). The members of a group take the places the group held, in
+// time order, each with the score of the place it takes; other
+// candidates keep theirs. Scores of moved hits are recorded as
+// FactorCurrent. A Current of 0 turns the step off.
+func Current(q *Query, cs []*Candidate, cfg Config) {
+	n := min(cfg.Current, len(cs))
+	latest := q.Tense == TenseNow || (q.Tense == TenseOpen && cfg.AsOf != nil)
+	if n < 2 || !latest && q.Tense != TensePast {
+		return
+	}
+	top := cs[:n]
+	for _, g := range slices.Concat(factGroups(q, top), formGroups(top)) {
+		order(top, g, latest)
+	}
+}
+
+// order puts the members of group g, as they now stand in cs, into the
+// places they hold, latest state first when latest is true, else
+// earliest first; members that became true at the same time keep their
+// order.
+func order(cs []*Candidate, g []*Candidate, latest bool) {
+	var places []int
+	for i, c := range cs {
+		if slices.Contains(g, c) {
+			places = append(places, i)
+		}
+	}
+	members := make([]*Candidate, len(places))
+	scores := make([]float64, len(places))
+	for i, p := range places {
+		members[i], scores[i] = cs[p], cs[p].Score
+	}
+	slices.SortStableFunc(members, func(a, b *Candidate) int {
+		if latest {
+			return since(b.Memory).Compare(since(a.Memory))
+		}
+		return since(a.Memory).Compare(since(b.Memory))
+	})
+	for i, p := range places {
+		c := members[i]
+		if cs[p] != c {
+			if c.Factors == nil {
+				c.Factors = map[string]float64{}
+			}
+			if _, moved := c.Factors[FactorCurrent]; !moved {
+				c.Factors[FactorCurrent] = c.Score
+			}
+			c.Score = scores[i]
+			c.Factors[FactorFinal] = c.Score
+		}
+		cs[p] = c
+	}
+}
+
+// factGroups returns, for every subject and attribute the question asks
+// about (see asksFact) with facts among cs said at different times, the
+// fact memories of it and the other memories formed from their turns.
+func factGroups(q *Query, cs []*Candidate) [][]*Candidate {
+	type group struct {
+		members []*Candidate
+		asked   bool
+	}
+	groups := map[string]*group{}
+	var keys []string
+	bySource := map[string][]string{}
+	words := queryWords(q)
+	for _, c := range cs {
+		k, ok := factKey(c.Memory)
+		if !ok {
+			continue
+		}
+		g := groups[k]
+		if g == nil {
+			g = &group{}
+			groups[k] = g
+			keys = append(keys, k)
+		}
+		g.members = append(g.members, c)
+		g.asked = g.asked || asksFact(q.Lang, words, c.Memory)
+		for _, s := range c.Memory.Sources {
+			if !slices.Contains(bySource[s], k) {
+				bySource[s] = append(bySource[s], k)
+			}
+		}
+	}
+	for _, c := range cs {
+		if _, ok := factKey(c.Memory); ok {
+			continue
+		}
+		var joined []string
+		for _, s := range c.Memory.Sources {
+			for _, k := range bySource[s] {
+				if !slices.Contains(joined, k) {
+					joined = append(joined, k)
+					groups[k].members = append(groups[k].members, c)
+				}
+			}
+		}
+	}
+	var out [][]*Candidate
+	for _, k := range keys {
+		if g := groups[k]; g.asked && changed(g.members) {
+			out = append(out, g.members)
+		}
+	}
+	return out
+}
+
+// factKey returns the subject and attribute of a fact memory, folded.
+func factKey(m *engram.Memory) (string, bool) {
+	attr, _ := m.Metadata[engram.MetaFactAttribute].(string)
+	subj, _ := m.Metadata[engram.MetaFactSubject].(string)
+	if attr == "" {
+		return "", false
+	}
+	return strings.ToLower(subj) + "\x00" + strings.ToLower(attr), true
+}
+
+// changed reports whether the memories became true at different times.
+func changed(g []*Candidate) bool {
+	return slices.ContainsFunc(g, func(c *Candidate) bool { return !since(c.Memory).Equal(since(g[0].Memory)) })
+}
+
+// queryWords returns the query's content words without the names it
+// holds: the words that say what it asks about a person.
+func queryWords(q *Query) []string {
+	names := map[string]bool{}
+	for _, n := range q.Names {
+		for _, w := range lang.Words(strings.ToLower(n)) {
+			names[w] = true
+		}
+	}
+	var out []string
+	for _, t := range q.Terms {
+		if !names[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// asksFact reports whether the question's words meet a word of the fact m
+// states other than its subject ("live" meets "Bob lives in Berlin"):
+// the same word, the same stem in language tag, or one word the start of
+// the other, four letters at least.
+func asksFact(tag string, words []string, m *engram.Memory) bool {
+	subj, _ := m.Metadata[engram.MetaFactSubject].(string)
+	skip := map[string]bool{}
+	for _, w := range lang.Words(strings.ToLower(subj)) {
+		skip[w] = true
+	}
+	for _, f := range lang.Words(strings.ToLower(m.Value)) {
+		if skip[f] {
+			continue
+		}
+		for _, w := range words {
+			if sameWord(tag, w, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sameWord(tag, a, b string) bool {
+	if a == b {
+		return true
+	}
+	if utf8.RuneCountInString(a) < 4 || utf8.RuneCountInString(b) < 4 {
+		return false
+	}
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a) || lang.Stem(tag, a) == lang.Stem(tag, b)
+}
+
+// formGroups returns the groups of memories among cs that state no fact
+// and read as states of one thing: texts of the same form (SameFormAt),
+// no source in common, said at different times.
+func formGroups(cs []*Candidate) [][]*Candidate {
+	sets := make([]map[string]bool, len(cs))
+	for i, c := range cs {
+		if _, fact := factKey(c.Memory); !fact {
+			sets[i] = formWords(c.Memory.Value)
+		}
+	}
+	parent := make([]int, len(cs))
+	for i := range parent {
+		parent[i] = i
+	}
+	var root func(int) int
+	root = func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			if sameForm(cs[i], cs[j], sets[i], sets[j]) {
+				parent[root(j)] = root(i)
+			}
+		}
+	}
+	by := map[int][]*Candidate{}
+	var roots []int
+	for i, c := range cs {
+		r := root(i)
+		if by[r] == nil {
+			roots = append(roots, r)
+		}
+		by[r] = append(by[r], c)
+	}
+	var out [][]*Candidate
+	for _, r := range roots {
+		if g := by[r]; len(g) > 1 && changed(g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// minFormWords is the fewest words a text needs to be compared by form: a
+// greeting is the same whenever it is said.
+const minFormWords = 4
+
+// sameForm reports whether two memories, with word sets a and b, state
+// the same thing at different times.
+func sameForm(x, y *Candidate, a, b map[string]bool) bool {
+	if len(a) < minFormWords || len(b) < minFormWords || sharesSource(x.Memory, y.Memory) {
+		return false
+	}
+	if since(x.Memory).Sub(since(y.Memory)).Abs() < time.Hour {
+		return false // said together: one statement in two memories, not two states
+	}
+	both := 0
+	for w := range a {
+		if b[w] {
+			both++
+		}
+	}
+	return float64(both) >= SameFormAt*float64(len(a)+len(b)-both)
+}
+
+// formWords returns the words of a text, lower case, a run of CJK
+// characters as its character pairs.
+func formWords(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range lang.Words(strings.ToLower(text)) {
+		for _, p := range strings.Fields(textsearch.Segment(w)) {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+func sharesSource(a, b *engram.Memory) bool {
+	return slices.ContainsFunc(a.Sources, func(s string) bool { return slices.Contains(b.Sources, s) })
+}
