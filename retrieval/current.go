@@ -3,12 +3,10 @@ package retrieval
 import (
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/lang"
-	"github.com/engramhq/engram/textsearch"
 )
 
 // FactorCurrent is reported on a hit that Current moved: the score it had
@@ -29,8 +27,10 @@ const SameFormAt = 0.6
 // order. The states of one thing are the memories of one subject and
 // attribute the question asks about (fact memories, engram.MetaFactSubject
 // and MetaFactAttribute, with the turn and window memories formed from the
-// same turns), and memories of the same form said at different times (see
-// SameFormAt). The members of a group take the places the group held, in
+// same turns), the memories of the person the question names (or of the
+// user, for a question in the first person) that hold every word it asks
+// with (see wordGroups), and memories of the same form said at different
+// times (see SameFormAt). The members of a group take the places the group held, in
 // time order, each with the score of the place it takes; other
 // candidates keep theirs. Scores of moved hits are recorded as
 // FactorCurrent. A Current of 0 turns the step off.
@@ -41,7 +41,7 @@ func Current(q *Query, cs []*Candidate, cfg Config) {
 		return
 	}
 	top := cs[:n]
-	for _, g := range slices.Concat(factGroups(q, top), formGroups(top)) {
+	for _, g := range slices.Concat(factGroups(q, top), wordGroups(q, top), formGroups(top)) {
 		order(top, g, latest)
 	}
 }
@@ -172,9 +172,8 @@ func queryWords(q *Query) []string {
 }
 
 // asksFact reports whether the question's words meet a word of the fact m
-// states other than its subject ("live" meets "Bob lives in Berlin"):
-// the same word, the same stem in language tag, or one word the start of
-// the other, four letters at least.
+// states other than its subject ("live" meets "Bob lives in Berlin"; see
+// sameWord).
 func asksFact(tag string, words []string, m *engram.Memory) bool {
 	subj, _ := m.Metadata[engram.MetaFactSubject].(string)
 	skip := map[string]bool{}
@@ -194,96 +193,19 @@ func asksFact(tag string, words []string, m *engram.Memory) bool {
 	return false
 }
 
+// sameWord reports whether a and b are one word: the same, the same stem
+// in language tag, or one the other with an ending of at most three
+// letters ("dog", "dogs"; "live", "lives").
 func sameWord(tag, a, b string) bool {
 	if a == b {
 		return true
 	}
-	if utf8.RuneCountInString(a) < 4 || utf8.RuneCountInString(b) < 4 {
+	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	if min(na, nb) < 3 {
 		return false
 	}
-	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a) || lang.Stem(tag, a) == lang.Stem(tag, b)
-}
-
-// formGroups returns the groups of memories among cs that state no fact
-// and read as states of one thing: texts of the same form (SameFormAt),
-// no source in common, said at different times.
-func formGroups(cs []*Candidate) [][]*Candidate {
-	sets := make([]map[string]bool, len(cs))
-	for i, c := range cs {
-		if _, fact := factKey(c.Memory); !fact {
-			sets[i] = formWords(c.Memory.Value)
-		}
+	if (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)) && max(na, nb)-min(na, nb) <= 3 {
+		return true
 	}
-	parent := make([]int, len(cs))
-	for i := range parent {
-		parent[i] = i
-	}
-	var root func(int) int
-	root = func(i int) int {
-		for parent[i] != i {
-			i = parent[i]
-		}
-		return i
-	}
-	for i := range cs {
-		for j := i + 1; j < len(cs); j++ {
-			if sameForm(cs[i], cs[j], sets[i], sets[j]) {
-				parent[root(j)] = root(i)
-			}
-		}
-	}
-	by := map[int][]*Candidate{}
-	var roots []int
-	for i, c := range cs {
-		r := root(i)
-		if by[r] == nil {
-			roots = append(roots, r)
-		}
-		by[r] = append(by[r], c)
-	}
-	var out [][]*Candidate
-	for _, r := range roots {
-		if g := by[r]; len(g) > 1 && changed(g) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// minFormWords is the fewest words a text needs to be compared by form: a
-// greeting is the same whenever it is said.
-const minFormWords = 4
-
-// sameForm reports whether two memories, with word sets a and b, state
-// the same thing at different times.
-func sameForm(x, y *Candidate, a, b map[string]bool) bool {
-	if len(a) < minFormWords || len(b) < minFormWords || sharesSource(x.Memory, y.Memory) {
-		return false
-	}
-	if since(x.Memory).Sub(since(y.Memory)).Abs() < time.Hour {
-		return false // said together: one statement in two memories, not two states
-	}
-	both := 0
-	for w := range a {
-		if b[w] {
-			both++
-		}
-	}
-	return float64(both) >= SameFormAt*float64(len(a)+len(b)-both)
-}
-
-// formWords returns the words of a text, lower case, a run of CJK
-// characters as its character pairs.
-func formWords(text string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range lang.Words(strings.ToLower(text)) {
-		for _, p := range strings.Fields(textsearch.Segment(w)) {
-			out[p] = true
-		}
-	}
-	return out
-}
-
-func sharesSource(a, b *engram.Memory) bool {
-	return slices.ContainsFunc(a.Sources, func(s string) bool { return slices.Contains(b.Sources, s) })
+	return lang.Stem(tag, a) == lang.Stem(tag, b)
 }
