@@ -34,6 +34,7 @@ func Run(t *testing.T, open Open) {
 		{"KnowledgeUpdate", testKnowledgeUpdate},
 		{"PlanChange", testPlanChange},
 		{"AsOfAttributes", testAsOfAttributes},
+		{"CurrentFirst", testCurrentFirst},
 		{"AsOfBadInput", testAsOfBadInput},
 		{"CountUpdate", testCountUpdate},
 		{"ScheduleUpdate", testScheduleUpdate},

@@ -194,8 +194,9 @@ func asksFact(tag string, words []string, m *engram.Memory) bool {
 }
 
 // sameWord reports whether a and b are one word: the same, the same stem
-// in language tag, or one the other with an ending of at most three
-// letters ("dog", "dogs"; "live", "lives").
+// in language tag, one the other with an ending of at most three letters
+// ("dog", "dogs"; "live", "lives"), or, in German, the same but for the
+// ge- of a participle.
 func sameWord(tag, a, b string) bool {
 	if a == b {
 		return true
@@ -206,6 +207,14 @@ func sameWord(tag, a, b string) bool {
 	}
 	if (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)) && max(na, nb)-min(na, nb) <= 3 {
 		return true
+	}
+	if tag == lang.German {
+		// A past participle is its verb with ge- before it: "gewohnt",
+		// "wohnt".
+		a, b = strings.TrimPrefix(a, "ge"), strings.TrimPrefix(b, "ge")
+		if a == b {
+			return true
+		}
 	}
 	return lang.Stem(tag, a) == lang.Stem(tag, b)
 }

@@ -278,7 +278,7 @@ func Analyze(text string, now time.Time) *Query {
 		q.Temporal = true
 	}
 	q.Terms = withoutRelative(tag, q.Terms, q.Periods)
-	q.Tense = tenseOf(tag, text, q.Periods)
+	q.Tense, q.Terms = tenseOf(tag, text, q.Periods), withoutNow(q.Terms)
 	if en {
 		// "I mentioned ..." asks about the user's own words even when the
 		// assistant is asked to remember them.

@@ -68,3 +68,26 @@ func tenseOf(tag, text string, periods []lang.Mention) string {
 	}
 	return TenseNow
 }
+
+// nowWords are the words that say only that a question asks about the
+// present ("now", "jetzt"): they are dropped from the query's terms, as a
+// memory that says "now" is no likelier the answer.
+var nowWords = wordSet(`now currently nowadays anymore
+	jetzt derzeit momentan zurzeit inzwischen mittlerweile
+	ahora actualmente
+	maintenant actuellement désormais`)
+
+// withoutNow returns terms without the words of nowWords, unless nothing
+// else would be left.
+func withoutNow(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		if !nowWords[t] {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return terms
+	}
+	return out
+}
