@@ -35,6 +35,8 @@ func Run(t *testing.T, open Open) {
 		{"PlanChange", testPlanChange},
 		{"AsOfAttributes", testAsOfAttributes},
 		{"CurrentFirst", testCurrentFirst},
+		{"RecurringNewerFirst", testRecurringNewerFirst},
+		{"AsOfResidenceFirst", testAsOfResidenceFirst},
 		{"AsOfBadInput", testAsOfBadInput},
 		{"CountUpdate", testCountUpdate},
 		{"ScheduleUpdate", testScheduleUpdate},

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -41,9 +42,53 @@ func Current(q *Query, cs []*Candidate, cfg Config) {
 		return
 	}
 	top := cs[:n]
+	askedFirst(q, top)
 	for _, g := range slices.Concat(factGroups(q, top), wordGroups(q, top), formGroups(top)) {
 		order(top, g, latest)
 	}
+}
+
+// askedFirst puts, among the fact memories of each subject in cs, those
+// of an attribute the question asks about (see asksFact) into the first
+// of the places they hold: "where did she live?" wants her residence, not
+// her car, whichever the channels found likelier.
+func askedFirst(q *Query, cs []*Candidate) {
+	words := queryWords(q)
+	bySubject := map[string][]*Candidate{}
+	var subjects []string
+	for _, c := range cs {
+		subj, _ := c.Memory.Metadata[engram.MetaFactSubject].(string)
+		if _, fact := factKey(c.Memory); !fact {
+			continue
+		}
+		subj = strings.ToLower(subj)
+		if bySubject[subj] == nil {
+			subjects = append(subjects, subj)
+		}
+		bySubject[subj] = append(bySubject[subj], c)
+	}
+	for _, subj := range subjects {
+		facts := bySubject[subj]
+		asked := func(c *Candidate) bool { return asksFact(q.Lang, words, c.Memory) }
+		if len(facts) > 1 && slices.ContainsFunc(facts, asked) && !allOf(facts, asked) {
+			arrange(cs, facts, func(a, b *Candidate) int { return cmpBool(asked(b), asked(a)) })
+		}
+	}
+}
+
+func allOf(cs []*Candidate, f func(*Candidate) bool) bool {
+	return !slices.ContainsFunc(cs, func(c *Candidate) bool { return !f(c) })
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // order puts the members of group g, as they now stand in cs, into the
@@ -51,6 +96,17 @@ func Current(q *Query, cs []*Candidate, cfg Config) {
 // earliest first; members that became true at the same time keep their
 // order.
 func order(cs []*Candidate, g []*Candidate, latest bool) {
+	arrange(cs, g, func(a, b *Candidate) int {
+		if latest {
+			return since(b.Memory).Compare(since(a.Memory))
+		}
+		return since(a.Memory).Compare(since(b.Memory))
+	})
+}
+
+// arrange sorts the members of g, as they now stand in cs, by cmp (stable)
+// into the places they hold, each taking its place's score.
+func arrange(cs []*Candidate, g []*Candidate, cmp func(a, b *Candidate) int) {
 	var places []int
 	for i, c := range cs {
 		if slices.Contains(g, c) {
@@ -62,12 +118,7 @@ func order(cs []*Candidate, g []*Candidate, latest bool) {
 	for i, p := range places {
 		members[i], scores[i] = cs[p], cs[p].Score
 	}
-	slices.SortStableFunc(members, func(a, b *Candidate) int {
-		if latest {
-			return since(b.Memory).Compare(since(a.Memory))
-		}
-		return since(a.Memory).Compare(since(b.Memory))
-	})
+	slices.SortStableFunc(members, cmp)
 	for i, p := range places {
 		c := members[i]
 		if cs[p] != c {
@@ -175,6 +226,7 @@ func queryWords(q *Query) []string {
 // states other than its subject ("live" meets "Bob lives in Berlin"; see
 // sameWord).
 func asksFact(tag string, words []string, m *engram.Memory) bool {
+	tag = cmp.Or(tag, m.Language) // a short question's language may be undecided
 	subj, _ := m.Metadata[engram.MetaFactSubject].(string)
 	skip := map[string]bool{}
 	for _, w := range lang.Words(strings.ToLower(subj)) {

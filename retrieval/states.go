@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,22 +17,23 @@ import (
 // work), the memories among cs of that person that hold every one of
 // those words, when they were said at different times: the states of
 // what the words name. A question in a language written without spaces
-// is left to the other groups: its words are not known.
+// is read by its characters (see cjkWords).
 func wordGroups(q *Query, cs []*Candidate) [][]*Candidate {
-	lead, ok := leadingWords[q.Lang]
-	if !ok {
-		lead = leadingWords[lang.English]
+	cjk := strings.ContainsFunc(q.Text, textsearch.IsCJK)
+	words := askedWords(q)
+	if cjk {
+		words = cjkWords(q.Text)
 	}
-	words := slices.DeleteFunc(queryWords(q), func(w string) bool {
-		return lead[w] || frameWords[w] || tenseWord(q.Lang, w) || strings.ContainsFunc(w, textsearch.IsCJK)
-	})
-	if len(words) == 0 || len(q.Names) == 0 && !q.AsksUser {
+	if len(words) == 0 {
 		return nil
 	}
 	names := nameKeys(q.Names)
 	var g []*Candidate
 	for _, c := range cs {
-		if ofAsked(q, names, c.Memory) && holdsAll(q.Lang, words, c.Memory.Value) {
+		if !ofAsked(q, names, c.Memory) {
+			continue
+		}
+		if cjk && holdsEvery(words, c.Memory.Value) || !cjk && holdsAll(cmp.Or(q.Lang, c.Memory.Language), words, c.Memory.Value) {
 			g = append(g, c)
 		}
 	}
@@ -49,17 +51,72 @@ var frameWords = wordSet(`day days date time year month week weekday go goes do 
 	día días fecha hora año mes semana
 	jour jours heure année mois semaine`)
 
+// askedWords returns the words a question asks with: its content words
+// without the names, the question words and auxiliaries of its language,
+// the words of its frame and those that say when.
+func askedWords(q *Query) []string {
+	lead, ok := leadingWords[q.Lang]
+	if !ok {
+		lead = leadingWords[lang.English]
+	}
+	return slices.DeleteFunc(queryWords(q), func(w string) bool {
+		return lead[w] || frameWords[w] || tenseWord(q.Lang, w)
+	})
+}
+
 // ofAsked reports whether m is about whom the question asks: said by a
-// person it names or, for a fact, of that person; or said by the user for
+// person it names (or, in a language written without spaces, whose name
+// its text holds) or, for a fact, of that person; or said by the user for
 // a question about the user that names no one.
 func ofAsked(q *Query, names []string, m *engram.Memory) bool {
 	subj, _ := m.Metadata[engram.MetaFactSubject].(string)
+	text := strings.ToLower(q.Text)
 	for _, who := range []string{m.Speaker(), subj} {
-		if who != "" && len(names) > 0 && matchesName(who, names) {
+		switch {
+		case who == "":
+		case len(names) > 0 && matchesName(who, names):
+			return true
+		case strings.ContainsFunc(text, textsearch.IsCJK) && strings.Contains(text, strings.ToLower(who)):
 			return true
 		}
 	}
 	return len(names) == 0 && q.AsksUser && m.Role() == "user"
+}
+
+// cjkSeparators are the characters and words of a Chinese question that
+// say how it asks, not what about: question words, particles, the frame
+// of a question about time ("星期几") and the words that say when.
+var cjkSeparators = []string{"哪", "里", "裡", "儿", "什", "么", "麼", "谁", "誰", "几", "幾", "吗", "嗎", "呢", "吧",
+	"多少", "怎", "样", "樣", "的", "是", "了", "星期", "礼拜", "时候", "時候",
+	"现在", "現在", "目前", "如今", "当前", "以前", "之前", "原来", "原來", "过去", "過去", "曾经", "曾經", "最近", "还", "還"}
+
+// cjkWords returns the words a question in Chinese asks with: its runs of
+// CJK characters split at cjkSeparators, as character pairs ("Wei在哪里工作"
+// asks with 工作), or as single characters when no run is longer ("喝什么":
+// 喝).
+func cjkWords(text string) []string {
+	for _, sep := range cjkSeparators {
+		text = strings.ReplaceAll(text, sep, " ")
+	}
+	var pairs, singles []string
+	for _, run := range strings.FieldsFunc(text, func(r rune) bool { return !textsearch.IsCJK(r) }) {
+		rs := []rune(run)
+		if len(rs) == 1 {
+			singles = append(singles, run)
+		}
+		for i := 0; i+1 < len(rs); i++ {
+			pairs = append(pairs, string(rs[i:i+2]))
+		}
+	}
+	if len(pairs) > 0 {
+		return pairs
+	}
+	return singles
+}
+
+// holdsEvery reports whether text holds every one of parts.
+func holdsEvery(parts []string, text string) bool {
+	return !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(text, p) })
 }
 
 // holdsAll reports whether text has a word like each of words (see
