@@ -14,9 +14,9 @@ const (
 	// TensePast: an earlier state: "before", "used to", "at first",
 	// "previously", and their equivalents.
 	TensePast = "past"
-	// TenseOpen: neither: a question in the past tense that does not say
-	// which state ("where did she go?"), or one that names a period that
-	// has ended. The ranking leaves the order of a fact's states as the
+	// TenseOpen: neither: a question in the past tense or the present
+	// perfect that does not say which state ("where did she go?", "what
+	// has she painted?"), or one that names a period that has ended. The ranking leaves the order of a fact's states as the
 	// channels found them.
 	TenseOpen = ""
 )
@@ -46,6 +46,11 @@ var nowMarkers = map[string]*regexp.Regexp{
 // not say whether it asks about the state that holds now.
 var pastTense = regexp.MustCompile(`(?i)\b(did|was|were|had|used)\b`)
 
+// perfect is an English question in the present perfect ("what books has
+// she read?", "where have they camped?"): it gathers what happened over
+// time rather than asking for the state that holds now.
+var perfect = regexp.MustCompile(`(?i)\b(has|have|'ve|’ve|hasn't|haven't)\s+(?:\S+\s+){0,2}?(\w+(?:ed|en|wn)|been|read|made|done|seen|met|had|got|run|won|left|lost|built|bought|taught|brought|found|kept|heard|sung|swum|begun|drunk|flown|gone|known|shown|spent|sent|sold|told|worn)\b`)
+
 // tenseOf returns the state of a changing fact that q asks about, from its
 // words in language tag and the periods it names (see TenseNow).
 func tenseOf(tag, text string, periods []lang.Mention) string {
@@ -63,7 +68,7 @@ func tenseOf(tag, text string, periods []lang.Mention) string {
 		return TenseNow
 	case len(periods) > 0:
 		return TenseOpen // a named period: the state of then, which the period boost finds
-	case english(tag) && pastTense.MatchString(text):
+	case english(tag) && (pastTense.MatchString(text) || perfect.MatchString(text)):
 		return TenseOpen
 	}
 	return TenseNow
