@@ -24,7 +24,7 @@ const (
 // pastMarkers say that a question asks about an earlier state of
 // something that changed, per language; English serves undecided text.
 var pastMarkers = map[string]*regexp.Regexp{
-	lang.English: regexp.MustCompile(`(?i)\b(before|used to|at first|first|previous|previously|formerly|originally|earlier|former|initially|in the past)\b`),
+	lang.English: regexp.MustCompile(`(?i)\b(before|used to|use to|at first|first|previous|previously|formerly|originally|earlier|former|initially|in the past)\b`),
 	lang.German:  regexp.MustCompile(`(?i)\b(früher|vorher|zuvor|zuerst|anfangs|ursprünglich|ehemals|ehemalige[nmrs]?|damals|vorherige[nmrs]?|alte[nmrs]?|bevor)\b`),
 	lang.Spanish: regexp.MustCompile(`(?i)\b(antes|solía|solia|solían|primero|al principio|anteriormente|antiguo|antigua|anterior|originalmente)\b`),
 	lang.French:  regexp.MustCompile(`(?i)\b(avant|auparavant|d'abord|d’abord|au début|autrefois|anciennement|ancien|ancienne|précédent|précédente|précédemment|à l'origine|initialement)\b`),
