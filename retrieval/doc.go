@@ -7,7 +7,10 @@
 // when the pool is too small for z-scores; plus neighbour and
 // conversation smoothing), Rerank applies the query's hints and the MIRaS
 // signals, Spread gives the first places of a gathering question to
-// different conversations, Dedup drops turns whose episodes higher hits
+// different conversations, Current orders the states of one changing
+// thing by when they became true (latest first for a question about the
+// present, earliest for one about the past), Dedup drops turns whose
+// episodes higher hits
 // already cite, and Assemble builds a token-budgeted context with
 // citations. Package engine registers the channels and runs these steps.
 //
