@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
@@ -43,7 +44,7 @@ func Current(q *Query, cs []*Candidate, cfg Config) {
 	}
 	top := cs[:n]
 	askedFirst(q, top)
-	for _, g := range slices.Concat(factGroups(q, top), wordGroups(q, top), formGroups(top)) {
+	for _, g := range slices.Concat(factGroups(q, top, cfg.AsOf), wordGroups(q, top), formGroups(top)) {
 		order(top, g, latest)
 	}
 }
@@ -137,8 +138,11 @@ func arrange(cs []*Candidate, g []*Candidate, cmp func(a, b *Candidate) int) {
 
 // factGroups returns, for every subject and attribute the question asks
 // about (see asksFact) with facts among cs said at different times, the
-// fact memories of it and the other memories formed from their turns.
-func factGroups(q *Query, cs []*Candidate) [][]*Candidate {
+// fact memories of it and the other memories formed from their turns,
+// with the turns of that subject marked stale (as of at) for a word of
+// the question: a turn whose fact a newer one superseded has no fact
+// among the candidates to be found by.
+func factGroups(q *Query, cs []*Candidate, at *time.Time) [][]*Candidate {
 	type group struct {
 		members []*Candidate
 		asked   bool
@@ -171,11 +175,21 @@ func factGroups(q *Query, cs []*Candidate) [][]*Candidate {
 			continue
 		}
 		var joined []string
+		join := func(k string) {
+			if !slices.Contains(joined, k) {
+				joined = append(joined, k)
+				groups[k].members = append(groups[k].members, c)
+			}
+		}
 		for _, s := range c.Memory.Sources {
 			for _, k := range bySource[s] {
-				if !slices.Contains(joined, k) {
-					joined = append(joined, k)
-					groups[k].members = append(groups[k].members, c)
+				join(k)
+			}
+		}
+		if asksStale(q, c.Memory, at) {
+			for _, k := range keys {
+				if groups[k].asked && strings.HasPrefix(k, strings.ToLower(partyOf(c.Memory))+"\x00") {
+					join(k)
 				}
 			}
 		}
@@ -187,6 +201,12 @@ func factGroups(q *Query, cs []*Candidate) [][]*Candidate {
 		}
 	}
 	return out
+}
+
+// partyOf is whom a first-person turn's facts are about, as the former
+// names them: its speaker, else its role, else "user".
+func partyOf(m *engram.Memory) string {
+	return cmp.Or(m.Speaker(), m.Role(), "user")
 }
 
 // factKey returns the subject and attribute of a fact memory, folded.

@@ -211,3 +211,20 @@ func TestCurrentWordGroups(t *testing.T) {
 		t.Errorf("another speaker's turn moved up: %v", got)
 	}
 }
+
+// A turn whose fact a newer one superseded (so no fact of it is among
+// the candidates) moves below the newer fact for the present.
+func TestCurrentStaleTurn(t *testing.T) {
+	changed := day0.AddDate(0, 0, 60)
+	build := func() []*Candidate {
+		old := mem("oldturn", "Berlin has been my home for years.", 0, "e1", "", "")
+		old.Memory.Metadata[engram.MetaStaleTerms] = []string{"live", "lives"}
+		old.Memory.Metadata[engram.MetaStaleSince] = map[string]any{"live": changed.Format(time.RFC3339), "lives": changed.Format(time.RFC3339)}
+		return ranked(old, mem("weather", "The weather is grey.", 1, "e2", "", ""), mem("newfact", "Bob lives in Munich", 60, "e3", "Bob", "residence"))
+	}
+	cs := build()
+	Current(Analyze("Where does Bob live now?", day0.AddDate(0, 6, 0)), cs, DefaultConfig())
+	if got := ids(cs); !slices.Equal(got, []string{"newfact", "weather", "oldturn"}) {
+		t.Errorf("now: order %v, want the new fact first", got)
+	}
+}
