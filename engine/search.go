@@ -86,6 +86,7 @@ func (e *searcher) rank(ctx context.Context, s *search) error {
 	retrieval.Fuse(s.cands, s.cfg)
 	retrieval.Rerank(s.query, s.cands, s.cfg, s.now)
 	retrieval.Spread(s.query, s.cands, s.cfg.SpreadPool, s.cfg.SpreadDepth, s.cfg.Spread)
+	retrieval.Current(s.query, s.cands, s.cfg)
 	return nil
 }
 

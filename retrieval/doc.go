@@ -7,9 +7,12 @@
 // when the pool is too small for z-scores; plus neighbour and
 // conversation smoothing), Rerank applies the query's hints and the MIRaS
 // signals, Spread gives the first places of a gathering question to
-// different conversations, Collapse gives each source turn one place
-// (a hit that repeats a turn of a higher one collapses into it), and
-// Assembler builds a token-budgeted context with citations. Package engine registers the channels and runs these steps.
+// different conversations, Current orders the states of one changing
+// thing by when they became true (latest first for a question about the
+// present, earliest for one about the past), Collapse gives each source
+// turn one place (a hit that repeats a turn of a higher one collapses into
+// it), and Assembler builds a token-budgeted context with citations.
+// Package engine registers the channels and runs these steps.
 //
 // The pipeline's parts are general: a boost or a channel is kept only when
 // it helps on data it was not tuned on (held-out LoCoMo conversations, the

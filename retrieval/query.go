@@ -63,6 +63,9 @@ type Query struct {
 	// ("two months ago", "last month"): the answer is picked among the
 	// times the subject came up by their dates.
 	Gathers bool
+	// Tense is which state of a fact that changed the question asks
+	// about: TenseNow, TensePast or TenseOpen (see Current).
+	Tense string
 	// AsksAssistant is true when the query is about what the assistant
 	// said ("you told me", "you recommended"); AsksUser when it is about
 	// the user ("I", "my").
@@ -275,6 +278,7 @@ func Analyze(text string, now time.Time) *Query {
 		q.Temporal = true
 	}
 	q.Terms = withoutRelative(tag, q.Terms, q.Periods)
+	q.Tense, q.Terms = tenseOf(tag, text, q.Periods), withoutNow(q.Terms)
 	if en {
 		// "I mentioned ..." asks about the user's own words even when the
 		// assistant is asked to remember them.

@@ -117,6 +117,10 @@ type Config struct {
 	Spread      float64
 	SpreadDepth int
 	SpreadPool  int
+
+	// Current is how many of the first candidates Current orders by when
+	// their states of one changing thing became true; 0 is off.
+	Current int
 }
 
 // DefaultConfig returns the defaults tuned with the evaluation harness (see
@@ -147,6 +151,7 @@ func DefaultConfig() Config {
 		Spread:          1,
 		SpreadDepth:     5,
 		SpreadPool:      50,
+		Current:         50,
 	}
 }
 
