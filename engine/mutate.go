@@ -10,7 +10,9 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// UpdateMemory implements engram.Service.
+// UpdateMemory implements engram.Service. A patch that changes the value
+// or the abstraction re-derives what it leaves unset from the new text
+// (see rederive).
 func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
 	s, err := writeTarget(s, "memory", id)
 	if err != nil {
@@ -20,6 +22,10 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 	vb := e.vec.batch()
 	e.prepareUpdate(ctx, vb, s, id, p)
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		p := p
+		if old, err := visible(ctx, tx, s, id); err == nil {
+			p = rederive(old, p)
+		}
 		var err error
 		out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, engram.ActorFrom(ctx), e.clock())
 		return err
@@ -41,7 +47,7 @@ func (e *memories) prepareUpdate(ctx context.Context, vb *vecBatch, s engram.Sco
 		old, err := visible(ctx, r, s, id)
 		if err == nil && old.Kind != engram.KindVault && old.Status == engram.StatusActive {
 			m = clone(old)
-			applyPatch(m, p)
+			applyPatch(m, rederive(old, p))
 		}
 		return err
 	})

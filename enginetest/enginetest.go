@@ -65,6 +65,7 @@ func Run(t *testing.T, open Open) {
 		{"LanguageSet", testLanguageSet},
 		{"SearchInput", testSearchInput},
 		{"DeleteEpisode", testDeleteEpisode},
+		{"EditRederives", testEditRederives},
 		{"DenseLifecycle", testDenseLifecycle},
 		{"DenseFusionAndReload", testDenseFusionAndReload},
 		{"DenseQueryViewsAndParts", testDenseViewsAndParts},
