@@ -83,6 +83,7 @@ func Run(t *testing.T, open Open) {
 		{"JobsModelDown", testJobsModelDown},
 		{"Provisional", testProvisional},
 		{"EmbedLater", testEmbedLater},
+		{"ReadYourWritesByMeaning", testReadYourWritesByMeaning},
 		{"EmbedLaterRetries", testEmbedLaterRetries},
 		{"EmbedLaterEdited", testEmbedLaterEdited},
 		{"EditEmbedsOutsideWriter", testEditEmbedsOutsideWriter},
