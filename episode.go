@@ -143,3 +143,13 @@ func checkMedia(ms []Media) error {
 	}
 	return nil
 }
+
+// EpisodeDeleteResult says what deleting an episode did to the memories
+// that quote it: those whose only source it was are purged with it; those
+// with other sources are formed again without it (its turn taken out of
+// their text, the rest derived anew) and no longer name it as a source.
+type EpisodeDeleteResult struct {
+	Episode  string   `json:"episode"`
+	Removed  []string `json:"removed"`
+	Reformed []string `json:"reformed"`
+}

@@ -466,31 +466,6 @@ func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v in
 	return out, vb.done(err)
 }
 
-// DeleteEpisode implements engram.Service.
-func (e *memories) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
-	s, err := writeTarget(s, "episode", id)
-	if err != nil {
-		return err
-	}
-	actor, now := engram.ActorFrom(ctx), e.clock()
-	var ns engram.Namespace
-	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		ep, err := tx.GetEpisode(ctx, s, id)
-		if err != nil {
-			return err
-		}
-		if err := tx.PurgeEpisode(ctx, ep.Namespace, id); err != nil {
-			return err
-		}
-		ns = ep.Namespace
-		return tx.InsertAudit(ctx, e.audit(ep.Namespace, actor, "episode.purge", []string{id}, "", now))
-	})
-	if err == nil {
-		e.afterPurge(ctx, ns, nil, false) // episodes are not embedded
-	}
-	return err
-}
-
 // DeleteScope implements engram.Service.
 func (e *admin) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {
 	s, err := writeScope(s)

@@ -66,6 +66,7 @@ func Run(t *testing.T, open Open) {
 		{"SearchInput", testSearchInput},
 		{"DeleteEpisode", testDeleteEpisode},
 		{"EditRederives", testEditRederives},
+		{"DeleteEpisodeReforms", testDeleteEpisodeReforms},
 		{"DenseLifecycle", testDenseLifecycle},
 		{"DenseFusionAndReload", testDenseFusionAndReload},
 		{"DenseQueryViewsAndParts", testDenseViewsAndParts},

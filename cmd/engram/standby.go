@@ -290,10 +290,10 @@ func (s *standby) Rollback(ctx context.Context, sc engram.Scope, id string, v in
 	return svc.Rollback(ctx, sc, id, v, reason)
 }
 
-func (s *standby) DeleteEpisode(ctx context.Context, sc engram.Scope, id string) error {
+func (s *standby) DeleteEpisode(ctx context.Context, sc engram.Scope, id string) (*engram.EpisodeDeleteResult, error) {
 	svc, err := s.service()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	return svc.DeleteEpisode(ctx, sc, id)
 }
