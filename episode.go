@@ -176,3 +176,13 @@ func depth(v any, limit int) int {
 	}
 	return deepest + 1
 }
+
+// EpisodeDeleteResult says what deleting an episode did to the memories
+// that quote it: those whose only source it was are purged with it; those
+// with other sources are formed again without it (its turn taken out of
+// their text, the rest derived anew) and no longer name it as a source.
+type EpisodeDeleteResult struct {
+	Episode  string   `json:"episode"`
+	Removed  []string `json:"removed"`
+	Reformed []string `json:"reformed"`
+}

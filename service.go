@@ -45,8 +45,10 @@ type EpisodeService interface {
 	// ListEpisodes lists the episodes of the scope that pass the filter,
 	// one page at a time.
 	ListEpisodes(ctx context.Context, s Scope, f EpisodeFilter) (*EpisodePage, error)
-	// DeleteEpisode purges one episode. Memories formed from it stay.
-	DeleteEpisode(ctx context.Context, s Scope, id string) error
+	// DeleteEpisode purges one episode and the memories whose only source
+	// it is, and forms again without it the memories it shares with other
+	// sources; the result names both.
+	DeleteEpisode(ctx context.Context, s Scope, id string) (*EpisodeDeleteResult, error)
 }
 
 // MemoryService stores, reads and changes memories, keeping every change

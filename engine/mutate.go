@@ -10,7 +10,9 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// UpdateMemory implements engram.Service.
+// UpdateMemory implements engram.Service. A patch that changes the value
+// or the abstraction re-derives what it leaves unset from the new text
+// (see rederive).
 func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, p engram.MemoryPatch) (*engram.Memory, error) {
 	s, err := writeTarget(s, "memory", id)
 	if err != nil {
@@ -20,6 +22,10 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 	vb := e.vec.batch()
 	e.prepareUpdate(ctx, vb, s, id, p)
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
+		p := p
+		if old, err := visible(ctx, tx, s, id); err == nil {
+			p = rederive(old, p)
+		}
 		var err error
 		out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, engram.ActorFrom(ctx), e.clock())
 		return err
@@ -41,7 +47,7 @@ func (e *memories) prepareUpdate(ctx context.Context, vb *vecBatch, s engram.Sco
 		old, err := visible(ctx, r, s, id)
 		if err == nil && old.Kind != engram.KindVault && old.Status == engram.StatusActive {
 			m = clone(old)
-			applyPatch(m, p)
+			applyPatch(m, rederive(old, p))
 		}
 		return err
 	})
@@ -458,31 +464,6 @@ func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v in
 		return e.writeVersion(ctx, tx, vb, cur, m, engram.OpUpdate, actor, reason, now)
 	})
 	return out, vb.done(err)
-}
-
-// DeleteEpisode implements engram.Service.
-func (e *memories) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
-	s, err := writeTarget(s, "episode", id)
-	if err != nil {
-		return err
-	}
-	actor, now := engram.ActorFrom(ctx), e.clock()
-	var ns engram.Namespace
-	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		ep, err := tx.GetEpisode(ctx, s, id)
-		if err != nil {
-			return err
-		}
-		if err := tx.PurgeEpisode(ctx, ep.Namespace, id); err != nil {
-			return err
-		}
-		ns = ep.Namespace
-		return tx.InsertAudit(ctx, e.audit(ep.Namespace, actor, "episode.purge", []string{id}, "", now))
-	})
-	if err == nil {
-		e.afterPurge(ctx, ns, nil, false) // episodes are not embedded
-	}
-	return err
 }
 
 // DeleteScope implements engram.Service.

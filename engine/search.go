@@ -316,7 +316,9 @@ func (dense) Name() string { return ChannelDense }
 
 // Prepare implements retrieval.Preparer: it embeds the query and brings
 // the scope's vector indexes up to date, in a read transaction of its own
-// (see vectors.partition), before the search's; their search then runs
+// (see vectors.partition), before the search's, and embeds the newest
+// memories of the scope still waiting for their embed job (see
+// pending.go); their search then runs
 // beside the search's reads of the store, and Gather waits for it. It
 // fails with the embedder's or the store's error.
 func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
@@ -333,9 +335,15 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 	if err != nil {
 		return err
 	}
+	var pending []denseHit
+	if ids := ps.pendingIDs(MaxPendingEmbeds); slices.ContainsFunc(ids, func(s []string) bool { return len(s) > 0 }) {
+		if pending, err = d.vec.pendingHits(ctx, g.Scope, ps, ids, queries); err != nil {
+			return err
+		}
+	}
 	found := make(chan []denseHit, 1)
 	pool := g.Pool
-	go func() { found <- ps.search(queries, pool) }()
+	go func() { found <- withPending(ps.search(queries, pool), pending, pool) }()
 	g.Keep(ChannelDense, found)
 	return nil
 }

@@ -118,6 +118,11 @@ type partition struct {
 	ns     map[string]engram.Namespace // memory id -> namespace, for agent/session narrowing
 	dirty  bool                        // changed since it was last saved
 	gone   bool                        // purged: never saved again
+	// pending holds the memories that changed in the store without
+	// vectors since the index loaded: most wait for an embed job (see
+	// pending.go), the others (gone, not active, vault) are forgotten when
+	// a search finds so.
+	pending map[string]bool
 }
 
 func newVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vector.Index) *vectors {
@@ -302,6 +307,7 @@ func (p *partition) applyLocked(c vecChange) {
 		p.idx.Delete(itemID(c.id, f))
 	}
 	delete(p.ns, c.id)
+	delete(p.pending, c.id)
 	p.dirty = true
 	if !c.active {
 		return
@@ -381,9 +387,15 @@ func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (
 		p.loaded = false // the store forgot changes we missed: reload
 	}
 	if ok, err := v.loadFile(ctx, r, k, p); ok || err != nil {
+		if err == nil {
+			err = seedPending(ctx, r, k, p)
+		}
 		return p, err
 	}
 	if err := v.load(ctx, r, k, p); err != nil {
+		return nil, err
+	}
+	if err := seedPending(ctx, r, k, p); err != nil {
 		return nil, err
 	}
 	if a, ok := p.idx.(*vector.Auto); ok && v.files != nil {
@@ -465,6 +477,7 @@ func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, sc
 	for _, id := range ids {
 		fvs, active := byID[id]
 		p.applyLocked(vecChange{ns: nsOf[id], id: id, active: active, vecs: fvs})
+		p.notePending(id, !active)
 	}
 	p.seq = seq
 	return nil
@@ -539,6 +552,12 @@ func (ps scopeParts) search(qs [][]float32, k int) []denseHit {
 		}
 		p.mu.RUnlock()
 	}
+	return rankHits(best, k)
+}
+
+// rankHits returns the best k of the memories' scores, best first, equal
+// scores by id.
+func rankHits(best map[string]float32, k int) []denseHit {
 	out := make([]denseHit, 0, len(best))
 	for id, sc := range best {
 		out = append(out, denseHit{id, sc})

@@ -224,10 +224,10 @@ func testDeleteEpisode(t *testing.T, open Open) {
 	e := newEngine(t, open, engine.Options{})
 	res := mustAddEpisodes(t, e, nsA, "to be forgotten")
 	id := res.Episodes[0].ID
-	if err := e.DeleteEpisode(ctx, scB, id); code(err) != engram.ENOTFOUND {
+	if _, err := e.DeleteEpisode(ctx, scB, id); code(err) != engram.ENOTFOUND {
 		t.Errorf("delete other user's episode: %v", err)
 	}
-	if err := e.DeleteEpisode(ctx, scA, id); err != nil {
+	if _, err := e.DeleteEpisode(ctx, scA, id); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.GetEpisode(ctx, scA, id); code(err) != engram.ENOTFOUND {

@@ -248,8 +248,8 @@ func testIsolation(t *testing.T, open Open) {
 		_, e1 = e.Rollback(ctx, s, memID, 1, "")
 		_, e2 = e.Rollback(ctx, s, unknown, 1, "")
 		same("rollback", e1, e2)
-		e1 = e.DeleteEpisode(ctx, s, epID)
-		e2 = e.DeleteEpisode(ctx, s, unknown)
+		_, e1 = e.DeleteEpisode(ctx, s, epID)
+		_, e2 = e.DeleteEpisode(ctx, s, unknown)
 		same("delete episode", e1, e2)
 
 		if ids := searchIDs(t, e, s, "Zanzibar diary"); len(ids) != 0 {

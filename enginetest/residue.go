@@ -272,7 +272,7 @@ func RunResidue(t *testing.T, st engram.Store, files Files) {
 		}
 	}
 	for _, id := range []string{epID, mediaEp} {
-		if err := e.DeleteEpisode(ctx, scA, id); err != nil {
+		if _, err := e.DeleteEpisode(ctx, scA, id); err != nil {
 			t.Fatal(err)
 		}
 	}

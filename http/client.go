@@ -287,12 +287,12 @@ func (c *Client) Rollback(ctx context.Context, s engram.Scope, id string, v int,
 }
 
 // DeleteEpisode implements engram.Service.
-func (c *Client) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
+func (c *Client) DeleteEpisode(ctx context.Context, s engram.Scope, id string) (*engram.EpisodeDeleteResult, error) {
 	path, err := idPath("/v1/episodes/", id, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.do(ctx, "DELETE", path, scopeValues(s), nil, nil)
+	return doNew[engram.EpisodeDeleteResult](ctx, c.conn, "DELETE", path, scopeValues(s), nil)
 }
 
 // DeleteScope implements engram.Service.

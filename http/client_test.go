@@ -117,7 +117,7 @@ func TestClient_ArgumentsRoundTrip(t *testing.T) {
 		{"RestoreMemory", func() error { _, err := c.RestoreMemory(ctx, sc, id, "oops"); return err }, id, "oops"},
 		{"History", func() error { _, err := c.History(ctx, sc, id); return err }, id, nil},
 		{"Rollback", func() error { _, err := c.Rollback(ctx, sc, id, 3, "back"); return err }, id, [2]any{3, "back"}},
-		{"DeleteEpisode", func() error { return c.DeleteEpisode(ctx, sc, id) }, id, nil},
+		{"DeleteEpisode", func() error { _, err := c.DeleteEpisode(ctx, sc, id); return err }, id, nil},
 		{"DeleteScope", func() error { _, err := c.DeleteScope(ctx, sc); return err }, "", nil},
 		{"Import", func() error { _, err := c.Import(ctx, sc, recs); return err }, "", recs},
 		{"Audit", func() error { _, err := c.Audit(ctx, sc, auditFilter); return err }, "", auditFilter},
@@ -250,7 +250,7 @@ func TestClient_InvalidIDNotSent(t *testing.T) {
 		if got, want := engram.ErrorCode(err), engram.EINVALID; got != want {
 			t.Errorf("GetMemory(%q): code = %q, want %q (%v)", id, got, want, err)
 		}
-		if err := c.DeleteEpisode(context.Background(), sc, id); engram.ErrorCode(err) != engram.EINVALID {
+		if _, err := c.DeleteEpisode(context.Background(), sc, id); engram.ErrorCode(err) != engram.EINVALID {
 			t.Errorf("DeleteEpisode(%q): %v, want EINVALID", id, err)
 		}
 	}

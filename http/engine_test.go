@@ -277,9 +277,16 @@ func TestEngine_Endpoints(t *testing.T) {
 		t.Errorf("after hard delete: %v, want not found", err)
 	}
 
-	// Delete an episode.
-	if err := c.DeleteEpisode(ctx, sc, added.Episodes[1].ID); err != nil {
+	// Delete an episode: the memory formed from it alone goes with it.
+	deleted, err := c.DeleteEpisode(ctx, sc, added.Episodes[1].ID)
+	if err != nil {
 		t.Fatalf("DeleteEpisode: %v", err)
+	}
+	if len(deleted.Removed) != 1 || len(deleted.Reformed) != 0 {
+		t.Errorf("DeleteEpisode = %+v, want the one memory formed from it removed", deleted)
+	}
+	if _, err := c.GetMemory(ctx, sc, deleted.Removed[0]); !engram.IsNotFound(err) {
+		t.Errorf("the memory formed from the deleted episode: %v, want not found", err)
 	}
 	if _, err := c.GetEpisode(ctx, sc, added.Episodes[1].ID); !engram.IsNotFound(err) {
 		t.Errorf("after DeleteEpisode: %v, want not found", err)
@@ -327,7 +334,7 @@ func TestEngine_Endpoints(t *testing.T) {
 	for _, r := range before {
 		counts[r.Type]++
 	}
-	if counts[engram.RecordEpisode] != 1 || counts[engram.RecordMemory] != 3 || counts[engram.RecordVersion] == 0 || counts[engram.RecordAudit] == 0 {
+	if counts[engram.RecordEpisode] != 1 || counts[engram.RecordMemory] != 2 || counts[engram.RecordVersion] == 0 || counts[engram.RecordAudit] == 0 {
 		t.Errorf("export counts = %v", counts)
 	}
 
@@ -335,8 +342,8 @@ func TestEngine_Endpoints(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DeleteScope: %v", err)
 	}
-	if purged.Episodes != 1 || purged.Memories != 3 || purged.Versions != counts[engram.RecordVersion] {
-		t.Errorf("DeleteScope = %+v, want 1 episode, 3 memories, %d versions", purged, counts[engram.RecordVersion])
+	if purged.Episodes != 1 || purged.Memories != 2 || purged.Versions != counts[engram.RecordVersion] {
+		t.Errorf("DeleteScope = %+v, want 1 episode, 2 memories, %d versions", purged, counts[engram.RecordVersion])
 	}
 	if p, err := c.ListMemories(ctx, sc, engram.MemoryFilter{}); err != nil || len(p.Memories) != 0 {
 		t.Errorf("after DeleteScope: %v, %v", p, err)
@@ -352,7 +359,7 @@ func TestEngine_Endpoints(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	if ir.Episodes != 1 || ir.Memories != 3 || ir.Versions != counts[engram.RecordVersion] {
+	if ir.Episodes != 1 || ir.Memories != 2 || ir.Versions != counts[engram.RecordVersion] {
 		t.Errorf("Import = %+v", ir)
 	}
 	again, err := c.Import(ctx, sc, dataRecs)

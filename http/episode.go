@@ -81,10 +81,11 @@ func (s *recordRoutes) handleDeleteEpisode(w http.ResponseWriter, r *http.Reques
 	if err != nil {
 		return err
 	}
-	if err := s.svc.DeleteEpisode(r.Context(), sc, id); err != nil {
+	res, err := s.svc.DeleteEpisode(r.Context(), sc, id)
+	if err != nil {
 		return err
 	}
-	w.WriteHeader(http.StatusNoContent)
+	writeJSON(w, http.StatusOK, res)
 	return nil
 }
 

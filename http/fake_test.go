@@ -151,8 +151,8 @@ func (f *fakeService) Rollback(ctx context.Context, s engram.Scope, id string, v
 	return &engram.Memory{ID: id, Version: v}, nil
 }
 
-func (f *fakeService) DeleteEpisode(ctx context.Context, s engram.Scope, id string) error {
-	return f.record(ctx, "DeleteEpisode", s, id, nil)
+func (f *fakeService) DeleteEpisode(ctx context.Context, s engram.Scope, id string) (*engram.EpisodeDeleteResult, error) {
+	return &engram.EpisodeDeleteResult{Episode: id, Removed: []string{}, Reformed: []string{}}, f.record(ctx, "DeleteEpisode", s, id, nil)
 }
 
 func (f *fakeService) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeCounts, error) {

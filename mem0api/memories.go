@@ -206,9 +206,9 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, memoryJSON(m))
 }
 
-// patchOf turns an update into a patch. New text replaces the value, the
-// abstraction (cut to its limit) and clears the cues, which were drawn
-// from the old text.
+// patchOf turns an update into a patch. New text replaces the value and
+// the abstraction (cut to its limit); the engine derives the cues and the
+// fact's metadata from it again (see engine.UpdateMemory).
 func patchOf(req updateRequest) (engram.MemoryPatch, error) {
 	p := engram.MemoryPatch{Metadata: req.Metadata, Reason: "updated through the Mem0-compatible API"}
 	switch {
@@ -221,7 +221,7 @@ func patchOf(req updateRequest) (engram.MemoryPatch, error) {
 	}
 	if req.Text != nil {
 		abs := cut(*req.Text, engram.MaxShortBytes)
-		p.Value, p.Abstraction, p.Cues = req.Text, &abs, &[]string{}
+		p.Value, p.Abstraction = req.Text, &abs
 	}
 	if req.ExpirationDate != nil {
 		t, err := parseTime("expiration_date", *req.ExpirationDate)

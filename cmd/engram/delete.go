@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/engramhq/engram"
 )
@@ -78,21 +79,26 @@ func runDelete(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	}
 	return sf.withService(ctx, cmd, m, openRead, func(ctx context.Context, svc engram.Service) error {
 		result := struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Hard bool   `json:"hard"`
+			Type     string   `json:"type"`
+			ID       string   `json:"id"`
+			Hard     bool     `json:"hard"`
+			Removed  []string `json:"removed,omitempty"`  // an episode's memories purged with it
+			Reformed []string `json:"reformed,omitempty"` // an episode's memories formed again without it
 		}{Type: engram.RecordMemory, ID: id, Hard: *hard}
 		if *episode {
-			if err := svc.DeleteEpisode(ctx, sf.scope(), id); err != nil {
+			res, err := svc.DeleteEpisode(ctx, sf.scope(), id)
+			if err != nil {
 				return err
 			}
-			result.Type, result.Hard = engram.RecordEpisode, true
+			result.Type, result.Hard, result.Removed, result.Reformed = engram.RecordEpisode, true, res.Removed, res.Reformed
 		} else if err := svc.DeleteMemory(ctx, sf.scope(), id, engram.DeleteOptions{Hard: *hard, Reason: *reason}); err != nil {
 			return err
 		}
 		switch {
 		case *asJSON:
 			return writeJSON(m.Stdout, result)
+		case *episode:
+			printEpisodeDelete(m, id, result.Removed, result.Reformed)
 		case result.Hard:
 			fmt.Fprintf(m.Stdout, "purged %s %s\n", result.Type, id)
 		default:
@@ -100,4 +106,18 @@ func runDelete(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		}
 		return nil
 	})
+}
+
+// printEpisodeDelete says that episode id is purged, and which memories
+// went with it and which were formed again without it.
+func printEpisodeDelete(m *Main, id string, removed, reformed []string) {
+	fmt.Fprintf(m.Stdout, "purged episode %s\n", id)
+	for _, x := range []struct {
+		what string
+		ids  []string
+	}{{"removed", removed}, {"formed again without it", reformed}} {
+		if len(x.ids) > 0 {
+			fmt.Fprintf(m.Stdout, "memories %s: %s\n", x.what, strings.Join(x.ids, ", "))
+		}
+	}
 }
