@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,9 +14,6 @@ import (
 // DefaultBudget is the context, in tokens, recall assembles when the call
 // names no budget.
 const DefaultBudget = 1000
-
-// roles are the turn roles remember accepts.
-var roles = []string{"user", "assistant", "system", "tool", "event"}
 
 // addTool adds a tool whose handler fn gets the caller's context (writes
 // attributed to its actor) and whose errors become tool errors. A write
@@ -153,12 +151,10 @@ func checkTurn(i int, t Turn) error {
 	if strings.TrimSpace(t.Content) == "" {
 		return invalid("turns[%d].content is required", i)
 	}
-	for _, r := range roles {
-		if t.Role == r {
-			return nil
-		}
+	if t.Role == "" {
+		return invalid("turns[%d].role is required: one of %s", i, strings.Join(engram.Roles, ", "))
 	}
-	return invalid("turns[%d].role %q is not one of %s", i, t.Role, strings.Join(roles, ", "))
+	return engram.CheckRole(fmt.Sprintf("turns[%d].role", i), t.Role)
 }
 
 func (c *caller) rememberFact(ctx context.Context, ns engram.Namespace, in RememberInput) (any, error) {

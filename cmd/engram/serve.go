@@ -252,6 +252,11 @@ func (f *serveCommandFlags) mounts(proxy func(engram.Service) ([]engramhttp.Moun
 // ctx ends, then closes it.
 func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 	logger := r.opts.Logger
+	ln, err := listen(r.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers an error before
 	eng, closeEng, err := openEngineAt(ctx, r.data, "", "", r.ef, logger, r.tune)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", r.data, err)
@@ -263,10 +268,6 @@ func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 		}
 	}()
 
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", r.addr, err)
-	}
 	r.opts.Ready, r.opts.Embedder = eng.Ready, eng.Embedder()
 	keys := engram.Keys{Store: eng.Store()}
 	srv, err := r.server(ctx, eng, keys, "--data "+r.data)
@@ -309,6 +310,11 @@ func (r *serveRun) server(ctx context.Context, svc engram.Service, keys engram.K
 // program, vectors of another embedder) ends it, before or after listening.
 func servePostgres(ctx context.Context, r *serveRun) (err error) {
 	logger := r.opts.Logger
+	ln, err := listen(r.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers an error before
 	if err := os.MkdirAll(r.data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", r.data, err)
 	}
@@ -335,10 +341,6 @@ func servePostgres(ctx context.Context, r *serveRun) (err error) {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", r.addr, err)
-	}
 	serveCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	wait := func() error { return nil }
@@ -380,6 +382,16 @@ func (r *serveRun) postgresOpener(emb engram.Embedder) openFunc {
 		}
 		return eng, closeEng, err
 	}
+}
+
+// listen binds addr before the store is opened, so that a port in use
+// ends the command before it creates or migrates anything.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // listenURL is the base URL of the server listening on ln.
