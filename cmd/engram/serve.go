@@ -67,7 +67,8 @@ with openssl rand -base64 32). Without one, adding a vault memory answers
 POST /v1/chat/completions is a memory proxy for OpenAI clients: it recalls
 the user's memories into the system message, forwards the request to the
 LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
-the turn. It needs a write key; see the README.
+the turn. It needs a write key; see
+docs/integrations.md#memory-proxy-for-openai-clients.
 
 Episodes may carry media (images, audio, video stored as resources). With
 --llm-url, media that come without a caption or transcript are described
