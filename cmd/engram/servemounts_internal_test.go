@@ -44,6 +44,7 @@ func TestServeMountsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ms = append(ms, tenantsMount(eng))
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
