@@ -72,6 +72,9 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		if err != nil {
 			return err
 		}
+		if len(res.Hits) == 0 {
+			m.noMatch("memory matched", req.Scope, res.EmptyScope)
+		}
 		if *asJSON {
 			return writeJSON(m.Stdout, res)
 		}
