@@ -152,6 +152,7 @@ func TestBackupUnderWritesRestores(t *testing.T) {
 		t.Fatal("no write was acknowledged before the backup; the test tests nothing")
 	}
 	srv.stop(t)
+	checkIndexFilesRestored(t, c, env, data, before)
 
 	if stderr := c.fail(1, "restore", "--backup", out, "--data", data); !strings.Contains(stderr, "not empty") {
 		t.Errorf("restore into the live data directory: stderr %q", stderr)
@@ -184,5 +185,35 @@ func TestBackupUnderWritesRestores(t *testing.T) {
 	}
 	if stderr := c.fail(1, "restore", "--backup", out, "--data", filepath.Join(t.TempDir(), "x")); !strings.Contains(stderr, "engram.db") {
 		t.Errorf("a changed backup file: stderr %q", stderr)
+	}
+}
+
+// checkIndexFilesRestored backs up the data directory of a stopped server,
+// which saved its index files on the way out: the backup holds them, and a
+// server over its restore loads them and answers the searches of before.
+func checkIndexFilesRestored(t *testing.T, c *cli, env []string, data string, before map[string][]string) {
+	t.Helper()
+	out, restored := filepath.Join(t.TempDir(), "backup"), filepath.Join(t.TempDir(), "restored")
+	c.ok("backup", "--data", data, "--out", out)
+	var man struct{ Files map[string]string }
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "MANIFEST.json"))), &man); err != nil {
+		t.Fatal(err)
+	}
+	indexFiles := 0
+	for name := range man.Files {
+		if strings.HasPrefix(name, "ann/") {
+			indexFiles++
+		}
+	}
+	if indexFiles == 0 || man.Files["engram.db"] == "" {
+		t.Fatalf("the backup of a stopped server's directory holds %d index files: %v", indexFiles, man.Files)
+	}
+	c.ok("restore", "--backup", out, "--data", restored)
+	srv := startServer(t, restored, env)
+	defer srv.stop(t)
+	for q, want := range before {
+		if got := searchIDs(t, srv.url, "ann", q); !slices.Equal(got, want) {
+			t.Errorf("search %q over the restored index files: %v, before %v", q, got, want)
+		}
 	}
 }
