@@ -205,6 +205,9 @@ type RecallOutput struct {
 	Hits    []Hit  `json:"hits"`
 	// Trace is an agentic recall's steps, the last its stop.
 	Trace []engram.AgentStep `json:"trace,omitempty"`
+	// EmptyScope says that nothing was recalled because the scope holds
+	// nothing at all (see engram.SearchResult.EmptyScope).
+	EmptyScope bool `json:"empty_scope,omitempty" jsonschema:"true when the scope holds no memory at all: a wrong org, project or user, or nothing remembered yet"`
 }
 
 // Hit is one recalled memory: cite it by its id.
@@ -244,7 +247,7 @@ func (c *caller) recall(ctx context.Context, in RecallInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := RecallOutput{Context: res.Context, Tokens: res.Tokens, Hits: make([]Hit, len(res.Hits)), Trace: res.Trace}
+	out := RecallOutput{Context: res.Context, Tokens: res.Tokens, Hits: make([]Hit, len(res.Hits)), Trace: res.Trace, EmptyScope: res.EmptyScope}
 	for i, h := range res.Hits {
 		out.Hits[i] = Hit{ID: h.Memory.ID, Kind: string(h.Memory.Kind), Value: h.Memory.Value, Score: h.Score, ValidFrom: h.Memory.ValidFrom}
 	}
