@@ -383,6 +383,13 @@ func TestBrowser_NoAuth(t *testing.T) {
 		text, _ := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`main`)))
 		t.Fatalf("from the tenants to carol's memories: %v (page: %q)", err, text)
 	}
+	// A user of the tenant with nothing says so, rather than "no match".
+	err = chromedp.Do(sctx, chromedp.Navigate(srv.url+"/ui/#/memories?user=nobody"),
+		chromedp.Poll[chromedp.Void](`(document.getElementById("memories-empty") || {textContent: ""}).textContent.includes("holds nothing")`))
+	if err != nil {
+		text, _ := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`main`)))
+		t.Fatalf("the memories of a user with none: %v (page: %q)", err, text)
+	}
 }
 
 // TestBrowser_FrontDoorKeys: with API keys, / leads to the sign-in page,
