@@ -22,10 +22,11 @@ var backupCommand = &Command{
 	Name:     "backup",
 	Synopsis: "write a consistent copy of a data directory, while it serves",
 	Usage: `
-Usage: engram backup [--data DIR] --out DIR
+Usage: engram backup [--data DIR] --out DIR|FILE.tar
 
 Writes a consistent copy of the SQLite store of the data directory into
-the new directory --out, while a server may go on writing to it: every
+the new directory --out (or, for a name ending in .tar, into a new tar file
+of the same content), while a server may go on writing to it: every
 write acknowledged before the backup began is in the copy. The copy holds
 the database (one snapshot, made with SQLite's VACUUM INTO, without a
 WAL), the saved index files of the data directory's ann/ (copied before the
@@ -57,7 +58,7 @@ const (
 func runBackup(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
 	data := fs.String("data", envOr(m.Getenv, "ENGRAM_DATA", defaultDataDir(m.Getenv)), "data `directory` to copy (env ENGRAM_DATA)")
-	out := fs.String("out", "", "new `directory` to write the backup into (required; must not exist or be empty)")
+	out := fs.String("out", "", "new `directory` to write the backup into, or a new FILE.tar (required; a directory must not exist or be empty)")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
@@ -71,12 +72,28 @@ func runBackup(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	if _, err := os.Stat(storeopen.File(*data)); err != nil {
 		return cmdUsageErrorf(cmd, "--data %s holds no %s", *data, storeopen.DBFile)
 	}
-	if err := emptyDir(*out); err != nil {
+	dir := *out
+	if isTarName(*out) {
+		if _, err := os.Stat(*out); err == nil {
+			return cmdUsageErrorf(cmd, "--out: %s exists already", *out)
+		}
+		tmp, err := os.MkdirTemp(filepath.Dir(*out), ".backup-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	} else if err := emptyDir(*out); err != nil {
 		return cmdUsageErrorf(cmd, "--out: %v", err)
 	}
-	man, err := writeBackup(ctx, *data, *out)
+	man, err := writeBackup(ctx, *data, dir)
 	if err != nil {
 		return err
+	}
+	if dir != *out {
+		if err := tarDir(dir, *out); err != nil {
+			return fmt.Errorf("write %s: %w", *out, err)
+		}
 	}
 	fmt.Fprintf(m.Stdout, "backed up %s to %s (%d files)\n", *data, *out, len(man.Files))
 	return nil
@@ -221,12 +238,24 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// restoreBackup checks the backup in dir against its manifest and copies
+// restoreBackup checks the backup in dir (a directory, or a .tar file
+// unpacked into a temporary one) against its manifest and copies
 // it into the data directory data, which must hold no store unless force
 // (then its store files and index files are replaced; the server must be
 // stopped). It opens the restored store once, which checks and migrates
 // it, and returns how many files it restored.
 func restoreBackup(ctx context.Context, dir, data string, force bool) (int, error) {
+	if isTarName(dir) {
+		tmp, err := os.MkdirTemp("", "engram-restore-*")
+		if err != nil {
+			return 0, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := untar(dir, tmp); err != nil {
+			return 0, err
+		}
+		dir = tmp
+	}
 	var man backupManifest
 	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err != nil {

@@ -190,7 +190,8 @@ func TestBackupUnderWritesRestores(t *testing.T) {
 
 // checkIndexFilesRestored backs up the data directory of a stopped server,
 // which saved its index files on the way out: the backup holds them, and a
-// server over its restore loads them and answers the searches of before.
+// server over its restore (from a backup to a .tar file) loads them and
+// answers the searches of before.
 func checkIndexFilesRestored(t *testing.T, c *cli, env []string, data string, before map[string][]string) {
 	t.Helper()
 	out, restored := filepath.Join(t.TempDir(), "backup"), filepath.Join(t.TempDir(), "restored")
@@ -208,7 +209,9 @@ func checkIndexFilesRestored(t *testing.T, c *cli, env []string, data string, be
 	if indexFiles == 0 || man.Files["engram.db"] == "" {
 		t.Fatalf("the backup of a stopped server's directory holds %d index files: %v", indexFiles, man.Files)
 	}
-	c.ok("restore", "--backup", out, "--data", restored)
+	tarred := filepath.Join(t.TempDir(), "engram.tar")
+	c.ok("backup", "--data", data, "--out", tarred)
+	c.ok("restore", "--backup", tarred, "--data", restored)
 	srv := startServer(t, restored, env)
 	defer srv.stop(t)
 	for q, want := range before {

@@ -12,7 +12,7 @@ var restoreCommand = &Command{
 	Synopsis: "bring a soft-deleted memory back",
 	Usage: `
 Usage: engram restore [flags] ID
-       engram restore --backup DIR [--data DIR] [--force]
+       engram restore --backup DIR|FILE.tar [--data DIR] [--force]
 
 Makes a soft-deleted memory active again, as a new version. Prints the
 restored memory.
@@ -32,7 +32,7 @@ func runRestore(ctx context.Context, m *Main, cmd *Command, args []string) error
 	sf.register(fs, m)
 	asJSON := fs.Bool("json", false, "print the memory as JSON")
 	reason := fs.String("reason", "", "why the memory comes back, kept in its history")
-	backup := fs.String("backup", "", "restore the backup in this `directory` (from engram backup) into --data instead")
+	backup := fs.String("backup", "", "restore the backup in this `directory` or FILE.tar (from engram backup) into --data instead")
 	force := fs.Bool("force", false, "with --backup: replace the store of a data directory that is not empty")
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
