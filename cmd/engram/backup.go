@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -165,7 +166,7 @@ func copyTree(src, dst string) error {
 }
 
 func isTempName(name string) bool {
-	return len(name) > 5 && (name[:5] == ".tmp-" || name[:6] == ".probe")
+	return strings.HasPrefix(name, ".tmp-") || strings.HasPrefix(name, ".probe-")
 }
 
 func copyFile(src, dst string) error {
