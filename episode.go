@@ -2,6 +2,7 @@ package engram
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ const (
 type Episode struct {
 	ID         string         `json:"id"`
 	Namespace  Namespace      `json:"namespace"`
-	Role       string         `json:"role,omitempty"`    // user, assistant, system, tool, event
+	Role       string         `json:"role,omitempty"`    // one of Roles, or empty
 	Speaker    string         `json:"speaker,omitempty"` // a person's or agent's name
 	Content    string         `json:"content"`
 	Modality   Modality       `json:"modality,omitempty"`
@@ -36,6 +37,20 @@ type Episode struct {
 	// Media lists the images, audio and video the episode carries (see
 	// Media); Content still says what happened, e.g. "sent a photo".
 	Media []Media `json:"media,omitempty"`
+}
+
+// Roles are the roles an episode may carry: who spoke or what happened.
+// A new write with any other role is refused (CheckRole); an import keeps
+// the roles an older export carries.
+var Roles = []string{"user", "assistant", "system", "tool", "event"}
+
+// CheckRole returns an EINVALID error naming field when role is neither
+// empty nor one of Roles. Case matters: "User" is refused.
+func CheckRole(field, role string) error {
+	if role == "" || slices.Contains(Roles, role) {
+		return nil
+	}
+	return Errorf(EINVALID, "%s %q is not one of %s", field, role, strings.Join(Roles, ", "))
 }
 
 // Limits on what one request may carry.

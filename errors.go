@@ -19,6 +19,7 @@ const (
 	EFORBIDDEN    = "forbidden"              // refused whatever the credentials: a foreign Host or Origin
 	EMEDIATYPE    = "unsupported_media_type" // the body is not of a type the endpoint reads
 	ETOOMANY      = "too_many_requests"      // a rate or concurrency limit; retry later
+	EMETHOD       = "method_not_allowed"     // the path exists, not with this method
 )
 
 // Error is an error with a machine-readable code and a sentence meant for

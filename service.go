@@ -213,12 +213,18 @@ type DeleteOptions struct {
 type EpisodePage struct {
 	Episodes []Episode `json:"episodes"`
 	Next     string    `json:"next,omitempty"`
+	// EmptyScope is set on an empty first page when the scope holds no
+	// episode and no current memory at all (see SearchResult.EmptyScope).
+	EmptyScope bool `json:"empty_scope,omitempty"`
 }
 
 // MemoryPage is one page of a list of memories.
 type MemoryPage struct {
 	Memories []Memory `json:"memories"`
 	Next     string   `json:"next,omitempty"`
+	// EmptyScope is set on an empty first page when the scope holds no
+	// episode and no current memory at all (see SearchResult.EmptyScope).
+	EmptyScope bool `json:"empty_scope,omitempty"`
 }
 
 // AuditPage is one page of the audit log.
@@ -381,6 +387,11 @@ type SearchResult struct {
 	// chat model.
 	LLMCalls  int `json:"llm_calls,omitempty"`
 	LLMTokens int `json:"llm_tokens,omitempty"`
+	// EmptyScope is set when there are no hits because the scope holds
+	// no episode and no current memory at all (a wrong org, project or
+	// user, or nothing added yet), as opposed to nothing matching. It is
+	// judged within the scope asked about only.
+	EmptyScope bool `json:"empty_scope,omitempty"`
 }
 
 // Hit is one search result.

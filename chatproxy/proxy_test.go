@@ -399,6 +399,8 @@ func TestProxy_BadBody(t *testing.T) {
 		{"messages object", `{"model":"m","user":"ann","messages":{}}`, "messages must be an array"},
 		{"message not object", `{"model":"m","user":"ann","messages":["hi"]}`, "messages[0] is not an object"},
 		{"no role", `{"model":"m","user":"ann","messages":[{"content":"hi"}]}`, "messages[0].role"},
+		{"role boss", `{"model":"m","user":"ann","messages":[{"role":"boss","content":"Ship it"},{"role":"user","content":"hi"}]}`, `messages[0].role \"boss\" is not one of`},
+		{"role typo", `{"model":"m","user":"ann","messages":[{"role":"user","content":"hi"},{"role":"asistant","content":"Hello"},{"role":"user","content":"hi"}]}`, `messages[1].role \"asistant\"`},
 		{"content object", `{"model":"m","user":"ann","messages":[{"role":"system","content":"x"},{"role":"user","content":{"a":1}}]}`, "messages[1].content"},
 		{"no user message", `{"model":"m","user":"ann","messages":[{"role":"system","content":"x"}]}`, "role user"},
 		{"empty user message", `{"model":"m","user":"ann","messages":[{"role":"user","content":"  "}]}`, "role user"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -24,6 +25,11 @@ type chatRequest struct {
 	// last is the index in messages of the last message with role user.
 	last int
 }
+
+// chatRoles are the roles of OpenAI's chat completion messages; the proxy
+// refuses others before the upstream sees them, as a typo ("asistant")
+// would otherwise reach the model as a message of no known speaker.
+var chatRoles = []string{"system", "developer", "user", "assistant", "tool", "function"}
 
 // message is one element of "messages": its fields as sent, its role, and
 // its text (a string content, or the text parts of an array joined).
@@ -102,6 +108,9 @@ func parseMessage(i int, raw json.RawMessage) (message, error) {
 	}
 	if err := json.Unmarshal(m.fields["role"], &m.role); err != nil || m.role == "" {
 		return m, engram.Errorf(engram.EINVALID, "messages[%d].role must be a string such as system, user or assistant", i)
+	}
+	if !slices.Contains(chatRoles, m.role) {
+		return m, engram.Errorf(engram.EINVALID, "messages[%d].role %q is not one of %s", i, m.role, strings.Join(chatRoles, ", "))
 	}
 	content := bytes.TrimSpace(m.fields["content"])
 	switch {

@@ -97,7 +97,8 @@ func decisions(ops []engram.MemoryOp) map[engram.Op]int {
 }
 
 // newEpisodes makes the episodes a request describes, received at now,
-// checked. It fails with EINVALID naming the episode at fault.
+// checked. It fails with EINVALID naming the episode at fault, or its
+// role when that is not one of engram.Roles.
 func newEpisodes(req engram.AddEpisodesRequest, now time.Time) ([]engram.Episode, error) {
 	eps := make([]engram.Episode, len(req.Episodes))
 	seen := make(map[string]int, len(req.Episodes))
@@ -118,6 +119,9 @@ func newEpisodes(req engram.AddEpisodesRequest, now time.Time) ([]engram.Episode
 		}
 		if err := ep.Validate(); err != nil {
 			return nil, prefixed(fmt.Sprintf("episodes[%d]", i), err)
+		}
+		if err := engram.CheckRole(fmt.Sprintf("episodes[%d].role", i), ep.Role); err != nil {
+			return nil, err
 		}
 		if j, dup := seen[ep.ID]; dup {
 			return nil, engram.Errorf(engram.EINVALID, "episodes[%d]: id %s repeats episodes[%d]", i, ep.ID, j)

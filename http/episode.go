@@ -15,6 +15,9 @@ func (s *recordRoutes) handleAddEpisodes(w http.ResponseWriter, r *http.Request,
 	for i, e := range req.Episodes {
 		texts[i] = e.Content
 	}
+	if err := checkEachText(episodeContent, texts, engram.MaxContentBytes, "one episode's content"); err != nil {
+		return err
+	}
 	if err := s.checkEmbedBytes("episode contents", texts); err != nil {
 		return err
 	}

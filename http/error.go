@@ -43,6 +43,8 @@ func ErrorStatus(code string) int {
 		return http.StatusServiceUnavailable
 	case engram.ETOOMANY:
 		return http.StatusTooManyRequests
+	case engram.EMETHOD:
+		return http.StatusMethodNotAllowed
 	}
 	return http.StatusInternalServerError
 }
@@ -50,7 +52,7 @@ func ErrorStatus(code string) int {
 // errorCodes lists every code ErrorStatus knows, for the reverse lookup.
 var errorCodes = []string{
 	engram.EINVALID, engram.EUNAUTHORIZED, engram.EFORBIDDEN, engram.ENOTFOUND, engram.ECONFLICT,
-	engram.ETOOLARGE, engram.EMEDIATYPE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.ETOOMANY, engram.EINTERNAL,
+	engram.ETOOLARGE, engram.EMEDIATYPE, engram.EMISMATCH, engram.EUNAVAILABLE, engram.ETOOMANY, engram.EMETHOD, engram.EINTERNAL,
 }
 
 // codeOfStatus guesses the engram code of a response that carries no error

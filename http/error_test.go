@@ -124,9 +124,9 @@ func TestErrorMapping_Unrouted(t *testing.T) {
 		{"GET", "/v1/nothing", 404, engram.ENOTFOUND, ""},
 		{"GET", "/", 404, engram.ENOTFOUND, ""},
 		{"GET", "/v1/episodes/" + id + "/extra", 404, engram.ENOTFOUND, ""},
-		{"PUT", "/v1/episodes", 405, engram.EINVALID, "GET, HEAD, POST"},
-		{"POST", "/v1/memories/" + id, 405, engram.EINVALID, "DELETE, GET, HEAD, PATCH"},
-		{"DELETE", "/healthz", 405, engram.EINVALID, "GET, HEAD"},
+		{"PUT", "/v1/episodes", 405, engram.EMETHOD, "GET, HEAD, POST"},
+		{"POST", "/v1/memories/" + id, 405, engram.EMETHOD, "DELETE, GET, HEAD, PATCH"},
+		{"DELETE", "/healthz", 405, engram.EMETHOD, "GET, HEAD"},
 	} {
 		r := do(t, tc.method, srv.URL+tc.path, "")
 		if got, want := r.Status, tc.wantStatus; got != want {

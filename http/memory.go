@@ -16,6 +16,9 @@ func (s *recordRoutes) handleAddMemories(w http.ResponseWriter, r *http.Request,
 	for i, m := range req.Memories {
 		texts[i] = m.Value
 	}
+	if err := checkEachText(memoryValue, texts, engram.MaxContentBytes, "one memory's value"); err != nil {
+		return err
+	}
 	if err := s.checkEmbedBytes("memory values", texts); err != nil {
 		return err
 	}

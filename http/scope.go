@@ -13,8 +13,11 @@ import (
 	"github.com/engramhq/engram"
 )
 
+// handleHealth answers liveness, and whether the server requires API keys
+// (a fact of its configuration, not of any tenant), so that the dashboard
+// asks for a key only when one is needed.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request, _ query) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "keys_required": s.keys != nil})
 	return nil
 }
 

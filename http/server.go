@@ -562,7 +562,7 @@ func (s *Server) serveUnrouted(w http.ResponseWriter, r *http.Request, h http.Ha
 	var code, msg string
 	switch status {
 	case http.StatusMethodNotAllowed:
-		code = engram.EINVALID
+		code = engram.EMETHOD
 		msg = fmt.Sprintf("method %s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, rec.header.Get("Allow"))
 	default:
 		code = engram.ENOTFOUND

@@ -21,7 +21,7 @@ func TestHealthz(t *testing.T) {
 	if got, want := r.Status, 200; got != want {
 		t.Fatalf("status = %d, want %d", got, want)
 	}
-	if got, want := strings.TrimSpace(string(r.Body)), `{"status":"ok"}`; got != want {
+	if got, want := strings.TrimSpace(string(r.Body)), `{"keys_required":false,"status":"ok"}`; got != want {
 		t.Errorf("body = %s, want %s", got, want)
 	}
 	if err := c.Health(context.Background()); err != nil {

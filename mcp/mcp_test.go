@@ -177,9 +177,10 @@ type rememberOut struct {
 }
 
 type recallOut struct {
-	Context string `json:"context"`
-	Tokens  int    `json:"tokens"`
-	Trace   []struct {
+	EmptyScope bool   `json:"empty_scope"`
+	Context    string `json:"context"`
+	Tokens     int    `json:"tokens"`
+	Trace      []struct {
 		Action string `json:"action"`
 	} `json:"trace"`
 	Hits []struct {
@@ -556,5 +557,18 @@ func TestHTTPInvalidUTF8(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "-32700") || !strings.Contains(string(b), "params.arguments.text is not valid UTF-8") {
 		t.Fatalf("status %d: %s; want 400 with a parse error naming params.arguments.text", resp.StatusCode, b)
+	}
+}
+
+// TestRecallEmptyScope: a recall in a scope that holds nothing says so; in
+// one that holds memories none of which match, it does not.
+func TestRecallEmptyScope(t *testing.T) {
+	_, cs := newLocal(t)
+	if got := ok[recallOut](t, cs, "recall", map[string]any{"query": "Where does Ann live?"}); !got.EmptyScope || len(got.Hits) != 0 {
+		t.Errorf("recall in an empty scope = %+v, want empty_scope", got)
+	}
+	ok[rememberOut](t, cs, "remember", map[string]any{"turns": []map[string]any{{"role": "user", "speaker": "Ann", "content": "Ich wohne in Berlin."}}})
+	if got := ok[recallOut](t, cs, "recall", map[string]any{"query": "Klavierunterricht"}); got.EmptyScope {
+		t.Errorf("recall in a scope with memories = %+v, want no empty_scope", got)
 	}
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,9 +14,6 @@ import (
 // DefaultBudget is the context, in tokens, recall assembles when the call
 // names no budget.
 const DefaultBudget = 1000
-
-// roles are the turn roles remember accepts.
-var roles = []string{"user", "assistant", "system", "tool", "event"}
 
 // addTool adds a tool whose handler fn gets the caller's context (writes
 // attributed to its actor) and whose errors become tool errors. A write
@@ -153,12 +151,10 @@ func checkTurn(i int, t Turn) error {
 	if strings.TrimSpace(t.Content) == "" {
 		return invalid("turns[%d].content is required", i)
 	}
-	for _, r := range roles {
-		if t.Role == r {
-			return nil
-		}
+	if t.Role == "" {
+		return invalid("turns[%d].role is required: one of %s", i, strings.Join(engram.Roles, ", "))
 	}
-	return invalid("turns[%d].role %q is not one of %s", i, t.Role, strings.Join(roles, ", "))
+	return engram.CheckRole(fmt.Sprintf("turns[%d].role", i), t.Role)
 }
 
 func (c *caller) rememberFact(ctx context.Context, ns engram.Namespace, in RememberInput) (any, error) {
@@ -209,6 +205,9 @@ type RecallOutput struct {
 	Hits    []Hit  `json:"hits"`
 	// Trace is an agentic recall's steps, the last its stop.
 	Trace []engram.AgentStep `json:"trace,omitempty"`
+	// EmptyScope says that nothing was recalled because the scope holds
+	// nothing at all (see engram.SearchResult.EmptyScope).
+	EmptyScope bool `json:"empty_scope,omitempty" jsonschema:"true when the scope holds no memory at all: a wrong org, project or user, or nothing remembered yet"`
 }
 
 // Hit is one recalled memory: cite it by its id.
@@ -248,7 +247,7 @@ func (c *caller) recall(ctx context.Context, in RecallInput) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := RecallOutput{Context: res.Context, Tokens: res.Tokens, Hits: make([]Hit, len(res.Hits)), Trace: res.Trace}
+	out := RecallOutput{Context: res.Context, Tokens: res.Tokens, Hits: make([]Hit, len(res.Hits)), Trace: res.Trace, EmptyScope: res.EmptyScope}
 	for i, h := range res.Hits {
 		out.Hits[i] = Hit{ID: h.Memory.ID, Kind: string(h.Memory.Kind), Value: h.Memory.Value, Score: h.Score, ValidFrom: h.Memory.ValidFrom}
 	}

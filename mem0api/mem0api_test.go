@@ -307,6 +307,8 @@ func TestBadInput(t *testing.T) {
 		{"no messages", "POST", "/v3/memories/add/", `{"user_id":"ann"}`, "messages"},
 		{"empty messages", "POST", "/v3/memories/add/", `{"messages":[],"user_id":"ann"}`, "messages is empty"},
 		{"empty content", "POST", "/v3/memories/add/", `{"messages":[{"role":"user","content":"ok"},{"role":"user","content":""}],"user_id":"ann"}`, "messages[1].content"},
+		{"role boss", "POST", "/v3/memories/add/", `{"messages":[{"role":"user","content":"ok"},{"role":"boss","content":"Ship it"}],"user_id":"ann"}`, `messages[1].role "boss" is not one of`},
+		{"role typo verbatim", "POST", "/v3/memories/add/", `{"messages":[{"role":"asistant","content":"Noted"}],"user_id":"ann","infer":false}`, `messages[0].role "asistant"`},
 		{"image", "POST", "/v3/memories/add/", `{"messages":[{"role":"user","content":{"type":"image_url","image_url":{"url":"x"}}}],"user_id":"ann"}`, "messages[0].content"},
 		{"app", "POST", "/v3/memories/add/", `{"messages":"hi","user_id":"ann","app_id":"a"}`, "app_id"},
 		{"bad user", "POST", "/v3/memories/add/", `{"messages":"hi","user_id":"a/b"}`, "user_id"},

@@ -74,7 +74,8 @@ func (h *Handler) add(w http.ResponseWriter, r *http.Request) error {
 }
 
 // messages reads an add's messages: a list of {role, content} with text
-// content, or one string (a user message).
+// content, or one string (a user message). A role, when given, is one of
+// engram.Roles; an error names the message at fault.
 func messages(raw json.RawMessage) ([]message, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, engram.Errorf(engram.EINVALID, "messages is required")
@@ -100,6 +101,9 @@ func messages(raw json.RawMessage) ([]message, error) {
 		}
 		if c == "" {
 			return nil, engram.Errorf(engram.EINVALID, "messages[%d].content is empty", i)
+		}
+		if err := engram.CheckRole(fmt.Sprintf("messages[%d].role", i), m.Role); err != nil {
+			return nil, err
 		}
 	}
 	return msgs, nil

@@ -83,6 +83,7 @@ func Run(t *testing.T, open Opener) {
 		{"Changes", testChanges},
 		{"GetVectors", testGetVectors},
 		{"Locate", testLocate},
+		{"Tenants", testTenants},
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
 		{"ExportPages", testExportPages},

@@ -348,34 +348,78 @@ func TestBrowser(t *testing.T) {
 	t.Logf("screenshots in %s", shots)
 }
 
-// Without API keys (--no-auth on loopback) the sign-in names the tenant
-// only, and the pages work.
+// Without API keys (--no-auth on loopback) the front door leads to the
+// tenants that hold memories; a click opens one, another a user's
+// memories, with nothing typed. With keys the same door asks for a key
+// first and lists nothing.
 func TestBrowser_NoAuth(t *testing.T) {
 	chrome := findChromium(t)
 	srv := startServer(t, true)
 	carol := map[string]any{"org": "acme", "project": "app", "user": "carol"}
 	srv.call(t, "POST", "/v1/memories", map[string]any{"namespace": carol, "memories": []map[string]any{{"value": "Carol fährt Rad"}}})
+	dan := map[string]any{"org": "globex", "project": "web", "user": "dan"}
+	srv.call(t, "POST", "/v1/memories", map[string]any{"namespace": dan, "memories": []map[string]any{{"value": "Dan 喜欢茶"}}})
 
+	ctx := browser(t, chrome)
+	sctx, cancelS := context.WithTimeout(ctx, time.Minute)
+	defer cancelS()
+	err := chromedp.Do(sctx, chromedp.Navigate(srv.url+"/"), chromedp.WaitVisible(chromedp.CSS(`main[data-page="tenants"] #tenants`)))
+	if err != nil {
+		t.Fatalf("open / without a key: %v", err)
+	}
+	text, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`#tenants tbody`)))
+	if err != nil || !strings.Contains(text, "acme / app") || !strings.Contains(text, "globex / web") {
+		t.Fatalf("tenants = %q, %v; want acme / app and globex / web", text, err)
+	}
+	if n, err := chromedp.Run(sctx, chromedp.Evaluate[int](`document.querySelectorAll("#key").length`)); err != nil || n != 0 {
+		t.Errorf("a server without keys asks for a key (%d fields, %v)", n, err)
+	}
+	err = chromedp.Do(sctx, chromedp.Click(chromedp.CSS(`#tenants tbody tr:first-child a.tenant`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-page="scopes"] #scopes`)),
+		chromedp.Click(chromedp.CSS(`#scopes tbody tr:first-child td:first-child a`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-page="memories"] #memories`)),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#memories tbody").textContent.includes("Carol fährt Rad")`))
+	if err != nil {
+		text, _ := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`main`)))
+		t.Fatalf("from the tenants to carol's memories: %v (page: %q)", err, text)
+	}
+	// A user of the tenant with nothing says so, rather than "no match".
+	err = chromedp.Do(sctx, chromedp.Navigate(srv.url+"/ui/#/memories?user=nobody"),
+		chromedp.Poll[chromedp.Void](`(document.getElementById("memories-empty") || {textContent: ""}).textContent.includes("holds nothing")`))
+	if err != nil {
+		text, _ := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`main`)))
+		t.Fatalf("the memories of a user with none: %v (page: %q)", err, text)
+	}
+}
+
+// TestBrowser_FrontDoorKeys: with API keys, / leads to the sign-in page,
+// which asks for a key and lists no tenant.
+func TestBrowser_FrontDoorKeys(t *testing.T) {
+	chrome := findChromium(t)
+	srv := startServer(t, false)
+	ctx := browser(t, chrome)
+	sctx, cancelS := context.WithTimeout(ctx, time.Minute)
+	defer cancelS()
+	if err := chromedp.Do(sctx, chromedp.Navigate(srv.url+"/"), chromedp.WaitVisible(chromedp.CSS(`main[data-page="signin"] #key`))); err != nil {
+		t.Fatalf("open / with keys: %v", err)
+	}
+	if n, err := chromedp.Run(sctx, chromedp.Evaluate[int](`document.querySelectorAll("#tenants").length`)); err != nil || n != 0 {
+		t.Errorf("the sign-in page lists tenants (%d, %v)", n, err)
+	}
+}
+
+// browser starts headless chromium for a test and returns its context.
+func browser(t *testing.T, chrome string) context.Context {
+	t.Helper()
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU)...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
-	sctx, cancelS := context.WithTimeout(ctx, time.Minute)
-	defer cancelS()
-	err := chromedp.Do(sctx, chromedp.Navigate(srv.url+"/ui/"), chromedp.WaitVisible(chromedp.CSS(`#org`)),
-		chromedp.SendKeys(chromedp.CSS(`#org`), "acme"), chromedp.SendKeys(chromedp.CSS(`#project`), "app"),
-		chromedp.Click(chromedp.CSS(`#signin-submit`)), chromedp.WaitVisible(chromedp.CSS(`main[data-page="scopes"] #scopes`)))
-	if err != nil {
-		t.Fatalf("sign in without a key: %v", err)
-	}
-	text, err := chromedp.Run(sctx, chromedp.Text(chromedp.CSS(`#scopes tbody`)))
-	if err != nil || !strings.Contains(text, "carol") {
-		t.Fatalf("scopes without a key = %q, %v; want carol listed", text, err)
-	}
+	return ctx
 }
 
 // findChromium returns chromium's path, skipping the test without it

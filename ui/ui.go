@@ -4,6 +4,9 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+
+	"github.com/engramhq/engram"
+	engramhttp "github.com/engramhq/engram/http"
 )
 
 //go:embed static
@@ -19,7 +22,7 @@ const CSP = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-act
 
 // Handler serves the dashboard's files under Prefix (a request for Prefix
 // itself gets index.html); a missing file gets 404. Only GET and HEAD are
-// answered (405 otherwise).
+// answered (405 method_not_allowed otherwise, in the API's error shape).
 func Handler() http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -29,7 +32,7 @@ func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			engramhttp.WriteError(w, r, engram.Errorf(engram.EMETHOD, "method %s is not allowed on %s; allowed: GET, HEAD", r.Method, r.URL.Path))
 			return
 		}
 		h := w.Header()

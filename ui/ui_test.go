@@ -68,3 +68,22 @@ func TestHandler(t *testing.T) {
 		t.Errorf("GET /v1/scopes without a key: %d, want 401", res.StatusCode)
 	}
 }
+
+// TestHandler_Method: without keys, a write method on the dashboard's
+// files answers 405 with the API's error shape and code.
+func TestHandler_Method(t *testing.T) {
+	srv := httptest.NewServer(engramhttp.NewServer(nil, engramhttp.ServerOptions{
+		Logger: slog.New(slog.DiscardHandler),
+		Mounts: []engramhttp.Mount{{Pattern: ui.Prefix, Handler: ui.Handler(), Static: true}},
+	}))
+	t.Cleanup(srv.Close)
+	res, err := http.Post(srv.URL+"/ui/app.js", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 405 || res.Header.Get("Allow") != "GET, HEAD" || !strings.Contains(string(b), `"code":"method_not_allowed"`) {
+		t.Errorf("POST /ui/app.js: %d, Allow %q, body %s", res.StatusCode, res.Header.Get("Allow"), b)
+	}
+}

@@ -30,7 +30,8 @@ The scope is exact, as for every command: without --user only records that
 belong to no user are exported, so export each user separately.
 
 --format sft and --format dpo write training data for a personal model of
-the --user instead (see the README's "Training data" section): sft one
+the --user instead (see
+docs/integrations.md#training-data-for-a-personal-model): sft one
 chat-format example {"messages": [system, user, assistant]} per question a
 current memory answers, in the user's voice and the memory's language; dpo
 one preference pair {"prompt", "chosen", "rejected"} per fact value or

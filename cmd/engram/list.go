@@ -102,10 +102,14 @@ func (m *Main) listEpisodes(ctx context.Context, svc engram.Service, sc engram.S
 		if err != nil {
 			return nil, "", err
 		}
+		out.EmptyScope = out.EmptyScope || page.EmptyScope
 		return page.Episodes, page.Next, nil
 	}, func(e *engram.Episode) { fmt.Fprintln(m.Stdout, episodeLine(e)) })
 	if err != nil {
 		return err
+	}
+	if len(out.Episodes) == 0 {
+		m.noMatch("episode listed", sc, out.EmptyScope)
 	}
 	return m.finishList(&out, out.Next, pg.asJSON)
 }
@@ -122,10 +126,14 @@ func (m *Main) listMemories(ctx context.Context, svc engram.Service, sc engram.S
 		if err != nil {
 			return nil, "", err
 		}
+		out.EmptyScope = out.EmptyScope || page.EmptyScope
 		return page.Memories, page.Next, nil
 	}, func(mem *engram.Memory) { fmt.Fprintln(m.Stdout, memoryLine(mem)) })
 	if err != nil {
 		return err
+	}
+	if len(out.Memories) == 0 {
+		m.noMatch("memory listed", sc, out.EmptyScope)
 	}
 	return m.finishList(&out, out.Next, pg.asJSON)
 }

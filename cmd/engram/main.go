@@ -75,6 +75,7 @@ func init() {
 		updateCommand,
 		deleteCommand,
 		restoreCommand,
+		backupCommand,
 		conflictsCommand,
 		historyCommand,
 		rollbackCommand,

@@ -34,6 +34,13 @@ func runMCP(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
 	var sf storeFlags
 	sf.register(fs, m)
+	if m.Getenv("ENGRAM_ACTOR") == "" {
+		// MCP writes are recorded as mcp's unless --actor or the
+		// environment names another; -h shows that default.
+		actor := fs.Lookup("actor")
+		actor.DefValue = "mcp"
+		_ = actor.Value.Set("mcp")
+	}
 	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
@@ -43,9 +50,6 @@ func runMCP(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	}
 	if err := sf.scope().Validate(); err != nil {
 		return cmdUsageErrorf(cmd, "the default scope: %s", engram.ErrorMessage(err))
-	}
-	if !flagWasSet(fs, "actor") && m.Getenv("ENGRAM_ACTOR") == "" {
-		sf.actor = "mcp"
 	}
 	return sf.withService(ctx, cmd, m, openWrite, func(ctx context.Context, svc engram.Service) error {
 		srv := mcp.NewServer(svc, mcp.Options{

@@ -16,9 +16,14 @@ Usage: engram profile [flags]
 Shows the profile of the scope: the stable traits and transient states the
 LLM former keeps (engram serve --llm-url), and the scope's active core
 memories, the profile memory first. Without an LLM the lists are empty and
-the core memories are those added or formed by rules.`,
+the core memories are those added or formed by rules; a profile with no
+traits or states says so on standard error and exits 0.`,
 	Run: runProfile,
 }
+
+// noTraitsHint says on standard error why a profile has no traits or
+// states: only the LLM former keeps them.
+const noTraitsHint = "engram: no traits or states are kept for this scope; the LLM former keeps them (engram serve --llm-url URL --llm-model MODEL), the rules former only core memories"
 
 func runProfile(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	fs := m.flagSet(cmd)
@@ -36,6 +41,9 @@ func runProfile(ctx context.Context, m *Main, cmd *Command, args []string) error
 		p, err := svc.Profile(ctx, sf.scope())
 		if err != nil {
 			return err
+		}
+		if len(p.Traits) == 0 && len(p.States) == 0 {
+			fmt.Fprintln(m.Stderr, noTraitsHint)
 		}
 		if *asJSON {
 			return writeJSON(m.Stdout, p)

@@ -30,6 +30,14 @@ func TestProfileCommand(t *testing.T) {
 	if out := c.ok("profile", "--user", "bob"); strings.TrimSpace(out) != "" {
 		t.Errorf("bob's profile shows %q", out)
 	}
+	// Without traits or states it says why on stderr (exit 0); with them,
+	// nothing.
+	if r := c.run("profile", "--user", "bob"); r.code != 0 || !strings.Contains(r.stderr, "--llm-url") || !strings.Contains(r.stderr, "no traits or states") {
+		t.Errorf("bob's profile: exit %d, stderr %q; want 0 and a sentence naming --llm-url", r.code, r.stderr)
+	}
+	if r := c.run("profile", "--user", "ann"); r.code != 0 || r.stderr != "" {
+		t.Errorf("ann's profile: exit %d, stderr %q; want 0 and nothing", r.code, r.stderr)
+	}
 }
 
 func TestServeLLMFlags(t *testing.T) {

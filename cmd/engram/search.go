@@ -31,7 +31,7 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	k := fs.Int("k", 0, "number of hits (default 10, at most 200)")
 	explain := fs.Bool("explain", false, "show each retrieval channel's rank and score")
-	asVault := fs.Bool("vault", false, "search the vault instead (see the README, Vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
+	asVault := fs.Bool("vault", false, "search the vault instead (see docs/security.md#vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
 	var now timeFlag
 	fs.Var(&now, "now", "the `time` the question is asked at, for \"last week\" and recency (default: the present)")
 	mode := fs.String("mode", "", "search mode: oneshot (default) or agentic")
@@ -71,6 +71,9 @@ func runSearch(ctx context.Context, m *Main, cmd *Command, args []string) error 
 		res, err := svc.Search(vaultContext(ctx, *asVault), req)
 		if err != nil {
 			return err
+		}
+		if len(res.Hits) == 0 {
+			m.noMatch("memory matched", req.Scope, res.EmptyScope)
 		}
 		if *asJSON {
 			return writeJSON(m.Stdout, res)

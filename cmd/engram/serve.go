@@ -66,7 +66,8 @@ with openssl rand -base64 32). Without one, adding a vault memory answers
 POST /v1/chat/completions is a memory proxy for OpenAI clients: it recalls
 the user's memories into the system message, forwards the request to the
 LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
-the turn. It needs a write key; see the README.
+the turn. It needs a write key; see
+docs/integrations.md#memory-proxy-for-openai-clients.
 
 Episodes may carry media (images, audio, video stored as resources). With
 --llm-url, media that come without a caption or transcript are described
@@ -247,6 +248,11 @@ func (f *serveCommandFlags) mounts(proxy func(engram.Service) ([]engramhttp.Moun
 // ctx ends, then closes it.
 func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 	logger := r.opts.Logger
+	ln, err := listen(r.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers an error before
 	eng, closeEng, err := openEngineAt(ctx, r.data, "", "", r.ef, logger, r.tune)
 	if err != nil {
 		return fmt.Errorf("open data directory %s: %w", r.data, err)
@@ -258,11 +264,8 @@ func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 		}
 	}()
 
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", r.addr, err)
-	}
 	r.opts.Ready, r.opts.Embedder = eng.Ready, eng.Embedder()
+	r.opts.Mounts = append(r.opts.Mounts, tenantsMount(eng))
 	keys := engram.Keys{Store: eng.Store()}
 	srv, err := r.server(ctx, eng, keys, "--data "+r.data)
 	if err != nil {
@@ -308,6 +311,11 @@ func (r *serveRun) server(ctx context.Context, svc engramhttp.Backend, keys engr
 // program, vectors of another embedder) ends it, before or after listening.
 func servePostgres(ctx context.Context, r *serveRun) (err error) {
 	logger := r.opts.Logger
+	ln, err := listen(r.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this covers an error before
 	if err := os.MkdirAll(r.data, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", r.data, err)
 	}
@@ -334,10 +342,6 @@ func servePostgres(ctx context.Context, r *serveRun) (err error) {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", r.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", r.addr, err)
-	}
 	serveCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	wait := func() error { return nil }
@@ -346,6 +350,7 @@ func servePostgres(ctx context.Context, r *serveRun) (err error) {
 	}
 
 	r.opts.Ready, r.opts.Embedder = sb.Ready, emb
+	r.opts.Mounts = append(r.opts.Mounts, tenantsMount(sb))
 	where := ""
 	if connected {
 		where = "--store URL"
@@ -379,6 +384,16 @@ func (r *serveRun) postgresOpener(emb engram.Embedder) openFunc {
 		}
 		return eng, closeEng, err
 	}
+}
+
+// listen binds addr before the store is opened, so that a port in use
+// ends the command before it creates or migrates anything.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln, nil
 }
 
 // listenURL is the base URL of the server listening on ln.

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"net/http"
 	"strings"
 
 	"github.com/engramhq/engram"
@@ -41,7 +42,7 @@ func (f *mcpFlags) check(cmd *Command) error {
 // svc: the MCP endpoint at /mcp (streamable HTTP; read keys may call the
 // read tools, write tools check the key's role per call) and the dashboard
 // at /ui/ (static files served without a key; its pages call the REST API
-// with the key the user signs in with).
+// with the key the user signs in with), to which GET / redirects.
 func (f *serveFlags) mounts(svc engram.Service) []engramhttp.Mount {
 	h := mcp.Handler(svc, mcp.Options{
 		Scope:   engram.Namespace{Org: f.mcp.org, Project: f.mcp.project, User: f.mcp.user}.Normalize(),
@@ -51,5 +52,12 @@ func (f *serveFlags) mounts(svc engram.Service) []engramhttp.Mount {
 	return []engramhttp.Mount{
 		{Pattern: "/mcp", Handler: h, Role: engram.RoleRead},
 		{Pattern: ui.Prefix, Handler: ui.Handler(), Static: true},
+		{Pattern: "GET /{$}", Handler: http.RedirectHandler(ui.Prefix, http.StatusFound), Static: true},
 	}
+}
+
+// tenantsMount serves GET /v1/tenants (admin only) over l, the listing the
+// dashboard of a server without keys opens on.
+func tenantsMount(l engram.TenantLister) engramhttp.Mount {
+	return engramhttp.Mount{Pattern: engramhttp.TenantsPattern, Handler: engramhttp.TenantsHandler(l), Role: engram.RoleAdmin}
 }

@@ -39,7 +39,7 @@ func (f *searchFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	f.wordnetWeight = fs.Float64("search-wordnet-weight", envFloat(getenv, "ENGRAM_SEARCH_WORDNET_WEIGHT", weights[retrieval.ChannelThesaurus]),
 		"the WordNet channel's `weight` in fusion, above 0 and at most 10 (env ENGRAM_SEARCH_WORDNET_WEIGHT)")
 	f.agent = fs.String("agent-rules", getenv("ENGRAM_AGENT_RULES"),
-		"weigh the rules of agentic searches without a chat model, `key=value,...`: parts, anchors, neighbour, cue, entity, relation, mingain, from, cuelimit, limit, steps, window, anchortop (see the README; env ENGRAM_AGENT_RULES)")
+		"weigh the rules of agentic searches without a chat model, `key=value,...`: parts, anchors, neighbour, cue, entity, relation, mingain, from, cuelimit, limit, steps, window, anchortop (see docs/retrieval.md#agentic-search; env ENGRAM_AGENT_RULES)")
 }
 
 // check parses and checks the flags, and loads WordNet when it is asked

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/storeopen"
@@ -32,7 +33,10 @@ one) or as raw bytes.`,
 }
 
 func runVault(ctx context.Context, m *Main, cmd *Command, args []string) error {
-	if len(args) == 0 || args[0] != "rotate" {
+	switch {
+	case len(args) > 0 && args[0] == "rotate":
+		args = args[1:]
+	case len(args) == 0 || !strings.HasPrefix(args[0], "-"):
 		return cmdUsageErrorf(cmd, "vault needs the subcommand rotate")
 	}
 	fs := m.flagSet(cmd)
@@ -40,7 +44,7 @@ func runVault(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	store := fs.String("store", m.Getenv("ENGRAM_STORE"), "the PostgreSQL database at this `URL` instead of the data directory (env ENGRAM_STORE)")
 	oldFile := fs.String("old-key-file", "", "`file` with the master key the vault has now (required)")
 	newFile := fs.String("new-key-file", "", "`file` with the master key to wrap the data keys with (required)")
-	pos, err := m.parse(cmd, fs, args[1:])
+	pos, err := m.parse(cmd, fs, args)
 	if err != nil {
 		return err
 	}
@@ -113,7 +117,7 @@ func copyVaultKeys(ctx context.Context, src, dst engram.Store) (int, error) {
 
 // vaultFlag registers --vault, which asks a read for vault memories.
 func vaultFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("vault", false, "include vault memories, decrypted (see the README, Vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
+	return fs.Bool("vault", false, "include vault memories, decrypted (see docs/security.md#vault): needs ENGRAM_VAULT_KEY, or an admin key with --server; audited")
 }
 
 // vaultContext returns ctx asking for the vault when on is set. In local

@@ -1,12 +1,12 @@
 // The dashboard's shell: sign-in, navigation and hash routing to one
 // module per page (pages/NAME.js exports render(main, params, route)).
-import { api, session, saveSession, clearSession, h, status, showError, scopeHash, APIError } from "./lib.js";
+import { api, session, saveSession, clearSession, h, status, showError, scopeHash, keysRequired, APIError } from "./lib.js";
 
 const pages = {
   scopes: "Scopes", memories: "Memories", search: "Search", timeline: "Timeline", graph: "Graph",
   jobs: "Jobs", audit: "Audit log", purge: "Purge",
 };
-const hidden = { memory: true, signin: true };
+const hidden = { memory: true, signin: true, tenants: true };
 
 function parseHash() {
   const raw = window.location.hash.replace(/^#\/?/, "");
@@ -23,7 +23,9 @@ function renderNav(current, params) {
     "aria-current": name === current ? "page" : false,
   }, label)));
   const s = session();
-  document.getElementById("who").textContent = s.org ? `${s.org} / ${s.project}` + (s.key ? "" : " (no key)") : "";
+  const who = document.getElementById("who");
+  who.replaceChildren();
+  if (s.org) who.append(s.key ? `${s.org} / ${s.project}` : h("a", { href: "#/tenants", title: "Other tenants" }, `${s.org} / ${s.project} (no key)`));
   document.getElementById("signout").hidden = !s.org;
 }
 
@@ -57,7 +59,10 @@ async function route() {
   const t0 = performance.now();
   let name = r.name;
   if (!(name in pages) && !(name in hidden)) name = "scopes";
-  if (name !== "signin" && !(await signedIn())) name = "signin";
+  // A server without keys opens on its tenants; one with keys asks for a
+  // key first.
+  if (name === "signin" && !(await keysRequired())) name = "tenants";
+  if (name !== "signin" && name !== "tenants" && !(await signedIn())) name = (await keysRequired()) ? "signin" : "tenants";
   if (my !== seq) return;
   renderNav(name, r.params);
   main.replaceChildren(h("p", { class: "muted" }, "Loading…"));
@@ -66,7 +71,7 @@ async function route() {
     const mod = await import(`./pages/${name}.js`);
     if (my !== seq) return;
     await mod.render(main, r.params, r.arg, { reroute: route });
-    document.title = (pages[name] || (name === "memory" ? "Memory" : "Sign in")) + " · engram";
+    document.title = (pages[name] || { memory: "Memory", tenants: "Tenants" }[name] || "Sign in") + " · engram";
   } catch (err) {
     if (my !== seq) return;
     if (err instanceof APIError && err.status === 401) {

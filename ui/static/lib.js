@@ -19,6 +19,19 @@ export function clearSession() {
   ["engram.key", "engram.org", "engram.project"].forEach((k) => store.removeItem(k));
 }
 
+let keysNeeded = null;
+
+// keysRequired reports whether the server needs an API key, as its
+// /healthz says (asked once per page load; no key is sent for it).
+export async function keysRequired() {
+  if (keysNeeded === null) {
+    const res = await fetch(new URL("/healthz", window.location.origin));
+    const data = res.ok ? await res.json() : {};
+    keysNeeded = data.keys_required !== false;
+  }
+  return keysNeeded;
+}
+
 // APIError is a REST error: status, code and message.
 export class APIError extends Error {
   constructor(status, code, message) {

@@ -45,7 +45,11 @@ export async function render(main, params) {
       h("td", {}, h("span", { class: "tag status-" + m.status }, m.status)),
       h("td", { class: "hide-sm" }, fmtTime(m.valid_from || m.created_at)),
       h("td", { class: "hide-sm" }, fmtTime(m.updated_at)))));
-    if (!page.length) tbody.append(h("tr", {}, h("td", { colSpan: 6, class: "muted" }, "No memory matches.")));
+    if (!page.length) {
+      tbody.append(h("tr", {}, h("td", { colSpan: 6, class: "muted", id: "memories-empty" }, res.empty_scope
+        ? `This scope (${scope.org} / ${scope.project}, ${scopeLabel(ns)}) holds nothing yet: no episode and no current memory. Check the user, agent and session, or the tenant.`
+        : "No memory matches.")));
+    }
     all.checked = false;
     count.textContent = `${page.length} on this page` + (res.next ? ", more on the next" : "");
     pagerBox.replaceChildren(pager(res.next, stack, (c, b) => load(c, b).catch(showError)));

@@ -47,7 +47,7 @@ export async function render(main, params) {
     const res = await api("POST", "/v1/search", { body });
     const ms = Math.round(performance.now() - t0);
     out.replaceChildren(h("div", {},
-      h("p", { class: "muted", id: "search-summary" }, `${res.hits.length} hits in ${ms} ms.`),
+      h("p", { class: "muted", id: "search-summary" }, res.empty_scope ? `0 hits in ${ms} ms: this scope holds nothing yet (no episode and no current memory).` : `${res.hits.length} hits in ${ms} ms.`),
       h("ol", { class: "hits", id: "hits" }, res.hits.map(hitCard)),
       res.context !== undefined && body.budget ? [h("h2", {}, `Assembled context · ${res.tokens || 0} tokens`), h("pre", { id: "context" }, res.context || "(empty)")] : null));
   }

@@ -1,4 +1,5 @@
-// Sign-in: an API key (when the server requires one) and the tenant.
+// Sign-in: an API key and, optionally, the tenant; shown only when the
+// server requires keys (a server without them opens on pages/tenants.js).
 import { h, session, saveSession, api, status, showError } from "../lib.js";
 
 export async function render(main) {
@@ -19,7 +20,7 @@ export async function render(main) {
       showError(err);
     }
   } },
-  h("p", { class: "muted" }, "The key stays in this browser tab only (session storage) and is sent to this server as a Bearer token. A server started with --no-auth on loopback needs no key: name the organisation and project."),
+  h("p", { class: "muted" }, "This server needs an API key. The key stays in this browser tab only (session storage) and is sent to this server as a Bearer token."),
   h("label", { for: "key" }, "API key", key),
   h("label", { for: "org" }, "Organisation (optional with a key)", org),
   h("label", { for: "project" }, "Project (optional with a key)", project),
