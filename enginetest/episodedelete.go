@@ -57,7 +57,7 @@ func testDeleteEpisodeReforms(t *testing.T, open Open) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					sayIn(t, via.svc, ns, t0.Add(7*24*time.Hour), tc.live)
+					aliceSays(t, via.svc, ns, t0.Add(7*24*time.Hour), tc.live)
 					liveEp, giftEp := first.Episodes[0].ID, first.Episodes[1].ID
 					// The memory of the session's last two turns, as a
 					// former of runs of turns writes it.

@@ -173,10 +173,10 @@ func testReadYourWritesByMeaning(t *testing.T, open Open) {
 				s1, s2 := nsA, nsA
 				s1.Session, s2.Session = "week-1", "week-2"
 				for i, text := range []string{tc.work, tc.trip} {
-					waitJobDone(t, e, sayIn(t, svc, s1, t0.Add(time.Duration(i)*time.Minute), text).EmbedJob)
+					waitJobDone(t, e, aliceSays(t, svc, s1, t0.Add(time.Duration(i)*time.Minute), text).EmbedJob)
 				}
 				later := t0.Add(7 * 24 * time.Hour)
-				opener := sayIn(t, svc, s2, later, tc.opener)
+				opener := aliceSays(t, svc, s2, later, tc.opener)
 				waitJobDone(t, e, opener.EmbedJob)
 				if warm {
 					if _, err := svc.Search(ctx, engram.SearchRequest{Scope: scA, Query: tc.opener}); err != nil {
@@ -187,10 +187,10 @@ func testReadYourWritesByMeaning(t *testing.T, open Open) {
 				// Another tenant's embed job holds the only worker.
 				emb.holdOn("Zeppelin")
 				other := engram.Namespace{Org: "globex", Project: "p", User: "carol", Session: "s1"}
-				held := sayIn(t, e, other, later, "Der Zeppelin landet morgen früh.")
+				held := aliceSays(t, e, other, later, "Der Zeppelin landet morgen früh.")
 				waitUntil(t, "the other tenant's job in the embedder", 30*time.Second, func() bool { return emb.waiting() == 1 })
 
-				pet := sayIn(t, svc, s2, later.Add(time.Minute), tc.pet)
+				pet := aliceSays(t, svc, s2, later.Add(time.Minute), tc.pet)
 				ids := make([]string, len(pet.Memories))
 				for i, m := range pet.Memories {
 					ids[i] = m.ID

@@ -48,8 +48,8 @@ func testEditRederives(t *testing.T, open Open) {
 					ns.Session = "edit-" + via.name
 					s := engram.Scope{Org: ns.Org, Project: ns.Project, User: ns.User, Session: ns.Session}
 					day := t0.Add(time.Duration(len(via.name)) * 24 * time.Hour)
-					said := sayIn(t, via.svc, ns, day, tc.live)
-					sayIn(t, via.svc, ns, day.Add(26*time.Hour), tc.other)
+					said := aliceSays(t, via.svc, ns, day, tc.live)
+					aliceSays(t, via.svc, ns, day.Add(26*time.Hour), tc.other)
 					i := slices.IndexFunc(said.Memories, func(m engram.Memory) bool {
 						return m.Metadata[engram.MetaFactAttribute] == nil && m.Metadata[engram.MetaGranularity] == nil
 					})
@@ -122,8 +122,8 @@ func checkEdit(t *testing.T, svc engram.Service, st engram.Store, emb engram.Emb
 	}
 }
 
-// sayIn adds one turn of Alice's in ns at at through svc.
-func sayIn(t *testing.T, svc engram.Service, ns engram.Namespace, at time.Time, text string) *engram.AddEpisodesResult {
+// aliceSays adds one turn of Alice's in ns at at through svc.
+func aliceSays(t *testing.T, svc engram.Service, ns engram.Namespace, at time.Time, text string) *engram.AddEpisodesResult {
 	t.Helper()
 	res, err := svc.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns,
 		Episodes: []engram.EpisodeInput{{Role: "user", Speaker: "Alice", Content: text, OccurredAt: &at}}})

@@ -2,13 +2,16 @@ package http
 
 import "github.com/engramhq/engram"
 
-// Backend is everything a Server serves: the whole engram.Service, and the
+// Backend is everything a Server serves: the whole engram.Service, the
 // tenant-wide lookups of engram.Locator (GET /v1/scopes; the Mem0 API
-// mounted beside the REST API locates memories by id). *engine.Engine
+// mounted beside the REST API locates memories by id), and the admin's
+// listing of tenants of engram.TenantLister (GET /v1/tenants, mounted
+// beside the API by engram serve). *engine.Engine
 // implements it, and so does engram serve's stand-in for a PostgreSQL
 // store not reached yet; the compiler checks both where they are handed to
 // NewServer, so every route is served by every backend.
 type Backend interface {
 	engram.Service
 	engram.Locator
+	engram.TenantLister
 }

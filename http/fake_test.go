@@ -406,3 +406,9 @@ func (f *fakeService) LocateMemory(ctx context.Context, tenant engram.Namespace,
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: "u1"}
 	return n, f.record(ctx, "LocateMemory", engram.ScopeOf(n), id, nil)
 }
+
+// Tenants lists the tenant of within, if it names one, as holding nothing.
+func (f *fakeService) Tenants(ctx context.Context, within engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
+	err := f.record(ctx, "Tenants", engram.Scope{Org: within.Org, Project: within.Project}, "", limit)
+	return nil, err
+}

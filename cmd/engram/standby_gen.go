@@ -57,10 +57,10 @@ func (s *standby) DeleteEntity(ctx context.Context, a1 engram.Scope, a2 string) 
 	return svc.DeleteEntity(ctx, a1, a2)
 }
 
-func (s *standby) DeleteEpisode(ctx context.Context, a1 engram.Scope, a2 string) (err error) {
+func (s *standby) DeleteEpisode(ctx context.Context, a1 engram.Scope, a2 string) (r0 *engram.EpisodeDeleteResult, err error) {
 	svc, err := s.backend()
 	if err != nil {
-		return err
+		return r0, err
 	}
 	return svc.DeleteEpisode(ctx, a1, a2)
 }
@@ -391,6 +391,14 @@ func (s *standby) SupersedeMemory(ctx context.Context, a1 engram.Scope, a2 strin
 		return r0, err
 	}
 	return svc.SupersedeMemory(ctx, a1, a2, a3)
+}
+
+func (s *standby) Tenants(ctx context.Context, a1 engram.Namespace, a2 int) (r0 []engram.NamespaceCount, err error) {
+	svc, err := s.backend()
+	if err != nil {
+		return r0, err
+	}
+	return svc.Tenants(ctx, a1, a2)
 }
 
 func (s *standby) UnlinkIdentity(ctx context.Context, a1 engram.Scope, a2 string) (r0 *engram.Identity, err error) {
