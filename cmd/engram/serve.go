@@ -93,13 +93,20 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: r.level}))
+	logger := f.tf.logger(m.Stderr, r.level)
 	slog.SetDefault(logger) // for packages that log through the default logger
 	r.opts.Logger = logger
 	servePprof(m.Getenv("ENGRAM_PPROF"), logger)
+	met := f.instrument(r, logger)
 	if err := f.connectModels(cmd, r, logger); err != nil {
 		return err
 	}
+	f.observeEngine(r, met)
+	stop, err := serveMetrics(ctx, *f.tf.metricsAddr, met, logger)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if r.store != "" {
 		return servePostgres(ctx, r)
 	}
@@ -114,6 +121,7 @@ type serveCommandFlags struct {
 	lf                llmFlags
 	mf                mem0Flags
 	pf                proxyFlags
+	tf                telemetryFlags
 	level             *string
 	sweepEvery        *string
 	communityEvery    *string
@@ -130,6 +138,7 @@ func (f *serveCommandFlags) register(fs *flag.FlagSet, getenv func(string) strin
 	f.mf.register(fs, getenv)
 	f.pf.register(fs, getenv)
 	f.level = fs.String("log-level", envOr(getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
+	f.tf.register(fs, getenv)
 	f.sweepEvery = fs.String("sweep-every", envOr(getenv, "ENGRAM_SWEEP_EVERY", "1m"),
 		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
 	f.communityEvery = fs.String("community-refresh", envOr(getenv, "ENGRAM_COMMUNITY_REFRESH", "1m"),
@@ -156,6 +165,9 @@ func (f *serveCommandFlags) check(cmd *Command, getenv func(string) string) (*se
 	r := &serveRun{addr: *f.addr, data: *f.data, store: *f.store, ef: &f.ef, noAuth: *f.sf.noAuth}
 	if err := r.level.UnmarshalText([]byte(*f.level)); err != nil {
 		return nil, cmdUsageErrorf(cmd, "--log-level %q is not one of debug, info, warn, error", *f.level)
+	}
+	if err := f.tf.check(cmd); err != nil {
+		return nil, err
 	}
 	opts, err := f.sf.options(cmd)
 	if err != nil {
