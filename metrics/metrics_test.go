@@ -29,6 +29,7 @@ import (
 // stack is an engine over a fresh SQLite store served over HTTP, reporting
 // to one Metrics, with /metrics mounted as engram serve mounts it.
 type stack struct {
+	eng  *engine.Engine
 	m    *metrics.Metrics
 	srv  *httptest.Server
 	logs *syncbuf.Buffer
@@ -50,7 +51,7 @@ func newStack(t *testing.T, opts engine.Options) *stack {
 		Mounts: []engramhttp.Mount{{Pattern: "GET /metrics", Handler: m.Handler(), Role: engram.RoleAdmin}},
 	}))
 	t.Cleanup(srv.Close)
-	return &stack{m: m, srv: srv, logs: logs}
+	return &stack{eng: eng, m: m, srv: srv, logs: logs}
 }
 
 // call sends a JSON request and returns the status and body.
@@ -141,6 +142,7 @@ func TestScrape(t *testing.T) {
 		Workers: 1, JobPoll: 10 * time.Millisecond, JobBackoff: time.Hour})
 	obs.m = st.m
 	st.m.WatchBreaker(former)
+	st.m.WatchBacklog(st.eng.JobBacklog)
 
 	before, _ := st.scrape(t)
 	if before[`engram_http_requests_total{method="POST",route="/v1/search",status="200"}`] != 0 {
@@ -185,6 +187,9 @@ func TestScrape(t *testing.T) {
 		if got[series] < min {
 			t.Errorf("%s = %v, want at least %v", series, got[series], min)
 		}
+	}
+	if _, ok := got[`engram_jobs_open{kind="embed",state="queued"}`]; !ok || got[`engram_jobs_open{kind="embed",state="queued"}`] != 0 {
+		t.Errorf("engram_jobs_open{kind=embed,state=queued} = %v (present %v), want 0 once the embed job is done", got[`engram_jobs_open{kind="embed",state="queued"}`], ok)
 	}
 	if got[`engram_jobs_total{kind="form",state="done"}`] != 0 {
 		t.Errorf("a form job counted done although its model is down")

@@ -99,6 +99,7 @@ func Run(t *testing.T, open Opener) {
 		{"JobStates", testJobStates},
 		{"JobSkip", testJobSkip},
 		{"JobKinds", testJobKinds},
+		{"JobBacklog", testJobBacklog},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -157,6 +158,8 @@ type serveRun struct {
 	tune              func(*engine.Options)
 	// mounts gives the handlers served beside the API over the service.
 	mounts func(engram.Service) ([]engramhttp.Mount, error)
+	// engine is the engine serving now, for the metrics read at a scrape.
+	engine atomic.Pointer[engine.Engine]
 }
 
 // check validates the flags in the order their errors are reported and
@@ -269,6 +272,7 @@ func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 		return fmt.Errorf("open data directory %s: %w", r.data, err)
 	}
 	eng.StartSweeper(r.sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+	r.engine.Store(eng)
 	defer func() {
 		if cerr := closeEng(); err == nil && cerr != nil {
 			err = fmt.Errorf("close data directory: %w", cerr)
@@ -389,6 +393,7 @@ func (r *serveRun) postgresOpener(emb engram.Embedder) openFunc {
 		eng, closeEng, err := openEngineOn(ctx, r.store, eo)
 		if err == nil {
 			eng.StartSweeper(r.sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+			r.engine.Store(eng)
 		}
 		return eng, closeEng, err
 	}

@@ -67,7 +67,8 @@ func (f *serveCommandFlags) instrument(r *serveRun, logger *slog.Logger) *metric
 }
 
 // observeEngine makes r's engines report to m, and m read the LLM
-// former's breaker; call it after the models are connected.
+// former's breaker and the serving engine's job backlog; call it after the
+// models are connected.
 func (f *serveCommandFlags) observeEngine(r *serveRun, m *metrics.Metrics) {
 	tune := r.tune
 	r.tune = func(o *engine.Options) {
@@ -77,6 +78,12 @@ func (f *serveCommandFlags) observeEngine(r *serveRun, m *metrics.Metrics) {
 	if f.lf.breaker != nil {
 		m.WatchBreaker(f.lf.breaker)
 	}
+	m.WatchBacklog(func(ctx context.Context) ([]engram.JobBacklog, error) {
+		if eng := r.engine.Load(); eng != nil {
+			return eng.JobBacklog(ctx)
+		}
+		return nil, nil // no database reached yet
+	})
 }
 
 // serveMetrics serves m at GET /metrics on addr until ctx ends; "" serves
