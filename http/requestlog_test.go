@@ -113,3 +113,20 @@ func TestRequestLog(t *testing.T) {
 		t.Errorf("observer saw %s, want route patterns only", got)
 	}
 }
+
+// TestRequestIDCORS: a page of an allowed origin may send X-Request-ID and
+// read the one answered.
+func TestRequestIDCORS(t *testing.T) {
+	srv := httptest.NewServer(engramhttp.NewServer(&fakeService{}, engramhttp.ServerOptions{
+		Logger: discardLogger(), AllowedOrigins: []string{"https://app.example"},
+	}))
+	t.Cleanup(srv.Close)
+	pre := do(t, "OPTIONS", srv.URL+"/v1/search", "", "Origin", "https://app.example", "Access-Control-Request-Method", "POST")
+	if !strings.Contains(pre.Header.Get("Access-Control-Allow-Headers"), "X-Request-ID") {
+		t.Errorf("preflight allows headers %q, want X-Request-ID among them", pre.Header.Get("Access-Control-Allow-Headers"))
+	}
+	r := do(t, "GET", srv.URL+"/v1/memories?org=o&project=p", "", "Origin", "https://app.example", "X-Request-ID", "page-1")
+	if r.Header.Get("Access-Control-Expose-Headers") != "X-Request-ID" || r.Header.Get("X-Request-ID") != "page-1" {
+		t.Errorf("answer exposes %q with id %q, want X-Request-ID page-1", r.Header.Get("Access-Control-Expose-Headers"), r.Header.Get("X-Request-ID"))
+	}
+}
