@@ -297,3 +297,49 @@ func TestSeriesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestOperationTriggers: an update, a failed update and a delete through
+// the API and an import are counted by operation, trigger and result.
+func TestOperationTriggers(t *testing.T) {
+	st := newStack(t, engine.Options{})
+	code, body := st.call(t, "POST", "/v1/memories", `{"namespace":{"org":"acme","project":"demo","user":"ann"},"memories":[{"value":"Ann plays the cello."}]}`)
+	var added struct{ Memories []engram.Memory }
+	if code != 201 || json.Unmarshal([]byte(body), &added) != nil || len(added.Memories) != 1 {
+		t.Fatalf("add: %d %s", code, body)
+	}
+	id := added.Memories[0].ID
+	scope := "?org=acme&project=demo&user=ann"
+	if code, body := st.call(t, "PATCH", "/v1/memories/"+id+scope, `{"value":"Ann plays the viola."}`); code != 200 {
+		t.Fatalf("update: %d %s", code, body)
+	}
+	if code, _ := st.call(t, "PATCH", "/v1/memories/"+engram.NewID()+scope, `{"value":"x"}`); code != 404 {
+		t.Fatalf("update of no memory: %d, want 404", code)
+	}
+	if code, body := st.call(t, "DELETE", "/v1/memories/"+id+scope, ""); code != 204 && code != 200 {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("POST", st.srv.URL+"/v1/import?org=acme&project=other&user=bo", strings.NewReader(
+		`{"type":"memory","memory":{"id":"`+engram.NewID()+`","namespace":{"org":"acme","project":"other","user":"bo"},"kind":"semantic","value":"Bo sings.","status":"active","version":1,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z","valid_from":"2026-01-01T00:00:00Z"}}`+"\n"))
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("import: %d %s", resp.StatusCode, b)
+	}
+	got, _ := st.scrape(t)
+	for series, want := range map[string]float64{
+		`engram_memory_operations_total{former="none",op="ADD",result="ok",trigger="api"}`:        1,
+		`engram_memory_operations_total{former="none",op="UPDATE",result="ok",trigger="api"}`:     1,
+		`engram_memory_operations_total{former="none",op="UPDATE",result="failed",trigger="api"}`: 1,
+		`engram_memory_operations_total{former="none",op="DELETE",result="ok",trigger="api"}`:     1,
+		`engram_memory_operations_total{former="none",op="ADD",result="ok",trigger="import"}`:     1,
+	} {
+		if got[series] != want {
+			t.Errorf("%s = %v, want %v", series, got[series], want)
+		}
+	}
+}
