@@ -29,8 +29,8 @@ type Metrics struct {
 	requests     *prometheus.CounterVec
 	requestTime  *prometheus.HistogramVec
 	memoryOps    *prometheus.CounterVec
-	stageTime    *prometheus.HistogramVec
-	channelTime  *prometheus.HistogramVec
+	stageTime    *observers
+	channelTime  *observers
 	jobs         *prometheus.CounterVec
 	embedCalls   *prometheus.CounterVec
 	embedTexts   prometheus.Counter
@@ -52,8 +52,8 @@ func New(log *slog.Logger) *Metrics {
 	m.requests = m.counterVec("engram_http_requests_total", "HTTP requests answered, by route pattern, method and status.", "route", "method", "status")
 	m.requestTime = m.histogramVec("engram_http_request_duration_seconds", "Time to answer an HTTP request, by route pattern and method.", requestBuckets, "route", "method")
 	m.memoryOps = m.counterVec("engram_memory_operations_total", "Memory operations, by operation, former (rules, llm, other, none), trigger (api, former, job, import) and result (ok, failed).", "op", "former", "trigger", "result")
-	m.stageTime = m.histogramVec("engram_search_stage_duration_seconds", "Time of one stage of a search (analyze, gather, fuse, rerank, assemble, agentic).", stageBuckets, "stage")
-	m.channelTime = m.histogramVec("engram_search_channel_duration_seconds", "Time one retrieval channel took to gather its candidates.", stageBuckets, "channel")
+	m.stageTime = &observers{vec: m.histogramVec("engram_search_stage_duration_seconds", "Time of one stage of a search (analyze, gather, fuse, rerank, assemble, agentic).", stageBuckets, "stage")}
+	m.channelTime = &observers{vec: m.histogramVec("engram_search_channel_duration_seconds", "Time one retrieval channel took to gather its candidates.", stageBuckets, "channel")}
 	m.jobs = m.counterVec("engram_jobs_total", "Background jobs reaching a state (queued, done, retrying, deferred, failed, lost), by kind.", "kind", "state")
 	m.embedCalls = m.counterVec("engram_embedder_calls_total", "Calls to the embedder, by result (ok or an error code).", "result")
 	m.embedTexts = prometheus.NewCounter(prometheus.CounterOpts{Name: "engram_embedder_texts_total", Help: "Texts given to the embedder."})

@@ -4,7 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
@@ -65,12 +68,28 @@ func (m *Metrics) logOp(ctx context.Context, op engine.OpRecord, former string, 
 
 // SearchStage implements engine.Observer.
 func (m *Metrics) SearchStage(stage string, d time.Duration) {
-	m.stageTime.WithLabelValues(stage).Observe(d.Seconds())
+	m.stageTime.get(stage).Observe(d.Seconds())
 }
 
 // SearchChannel implements engine.Observer.
 func (m *Metrics) SearchChannel(channel string, d time.Duration) {
-	m.channelTime.WithLabelValues(channel).Observe(d.Seconds())
+	m.channelTime.get(channel).Observe(d.Seconds())
+}
+
+// observers keeps the histogram of each value of a histogram vector's one
+// label, so that a search, which observes ten of them, does not hash its
+// labels each time. Its values are bounded as the label's are.
+type observers struct {
+	vec *prometheus.HistogramVec
+	m   sync.Map // label value -> prometheus.Observer
+}
+
+func (o *observers) get(label string) prometheus.Observer {
+	if h, ok := o.m.Load(label); ok {
+		return h.(prometheus.Observer)
+	}
+	h, _ := o.m.LoadOrStore(label, o.vec.WithLabelValues(label))
+	return h.(prometheus.Observer)
 }
 
 // Job implements engine.Observer.
