@@ -70,6 +70,12 @@ the user's memories into the system message, forwards the request to the
 LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
 the turn. It needs a write key; see the README.
 
+GET /metrics serves Prometheus metrics: to an admin key where keys are
+required, to anyone on a loopback server without keys; --metrics-addr
+serves them on a second address without a key. Every request and every
+memory operation is logged at level info, as JSON lines with --log-format
+json; content, queries and keys never are.
+
 Episodes may carry media (images, audio, video stored as resources). With
 --llm-url, media that come without a caption or transcript are described
 in the background job that forms them: images by --llm-model (a chat
