@@ -522,7 +522,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	} else if done {
 		return
 	}
-	if s.keys != nil && !probe && !s.isStatic(r, pattern) {
+	if s.keys != nil && !probe && !(s.static[pattern] && readsOnly(r)) {
 		ar, err := s.authenticate(r)
 		if err != nil {
 			s.writeError(sw, r, err)
@@ -549,13 +549,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	s.mux.ServeHTTP(sw, r)
 }
 
-// isStatic reports whether r, routed to pattern, reads a Static mount's
-// files.
-func (s *Server) isStatic(r *http.Request, pattern string) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	return s.static[pattern]
+// readsOnly reports whether r is a GET or HEAD request, which a Static
+// mount serves without a key.
+func readsOnly(r *http.Request) bool {
+	return r.Method == http.MethodGet || r.Method == http.MethodHead
 }
 
 // serveUnrouted lets the mux decide between 404 and 405 (it knows which
