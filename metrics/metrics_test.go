@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,20 +58,29 @@ func newStack(t *testing.T, opts engine.Options) *stack {
 // call sends a JSON request and returns the status and body.
 func (s *stack) call(t *testing.T, method, path, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+	code, b, err := s.try(method, path, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return code, b
+}
+
+// try is call for any goroutine: it returns the transport's error.
+func (s *stack) try(method, path, body string) (int, string, error) {
+	req, err := http.NewRequest(method, s.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // scrape reads /metrics in the text format: each series ("name{labels}",
@@ -258,11 +268,11 @@ func TestSeriesBounded(t *testing.T) {
 	st := newStack(t, engine.Options{})
 	work := func(i int) {
 		ns := fmt.Sprintf(`{"org":"tenant%d","project":"proj%d","user":"user%d"}`, i, i, i)
-		if code, body := st.call(t, "POST", "/v1/episodes", `{"namespace":`+ns+`,"episodes":[{"role":"user","content":"My sister Vera`+strconv.Itoa(i)+` lives in Graz."}]}`); code != 201 {
-			t.Fatalf("tenant %d add: %d %s", i, code, body)
+		if code, body, err := st.try("POST", "/v1/episodes", `{"namespace":`+ns+`,"episodes":[{"role":"user","content":"My sister Vera`+strconv.Itoa(i)+` lives in Graz."}]}`); code != 201 {
+			t.Errorf("tenant %d add: %d %s %v", i, code, body, err)
 		}
-		if code, body := st.call(t, "POST", "/v1/search", `{"scope":`+ns+`,"query":"Where does my sister live?"}`); code != 200 {
-			t.Fatalf("tenant %d search: %d %s", i, code, body)
+		if code, body, err := st.try("POST", "/v1/search", `{"scope":`+ns+`,"query":"Where does my sister live?"}`); code != 200 {
+			t.Errorf("tenant %d search: %d %s %v", i, code, body, err)
 		}
 	}
 	count := func() (map[string]bool, string) {
@@ -279,9 +289,20 @@ func TestSeriesBounded(t *testing.T) {
 	work(0)
 	work(1)
 	one, _ := count()
-	for i := 2; i < 1000; i++ {
-		work(i)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 { // four clients at once, as a server sees them
+		wg.Go(func() {
+			for i := range next {
+				work(i)
+			}
+		})
 	}
+	for i := 2; i < 1000; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 	all, body := count()
 	for s := range all {
 		if !one[s] {
