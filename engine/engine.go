@@ -150,6 +150,10 @@ type Options struct {
 	// bring without one, in the background job that forms them (see
 	// engram.Media); nil: such media are stored and not formed.
 	Describer engram.MediaDescriber
+	// Observer is told of memory operations, search stages and channels,
+	// background jobs and embedder calls, for metrics and operation logs;
+	// nil observes nothing.
+	Observer Observer
 }
 
 // Engine implements engram.Service over an engram.Store. It is an
@@ -196,6 +200,8 @@ type core struct {
 	noGraph       bool  // keep no entity graph; set by tests only (export_test.go)
 	describer     engram.MediaDescriber
 	provisional   engram.Former // nil: asynchronous adds form nothing at once
+	obs           Observer      // never nil; nopObserver without Options.Observer
+	observed      bool          // Options.Observer was set
 
 	sweepMu sync.Mutex
 	sweeper *sweeper // nil until StartSweeper
@@ -229,8 +235,13 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if opts.CloseStore {
 		e.closer = store.Close
 	}
+	e.obs, e.observed = opts.Observer, opts.Observer != nil
+	if e.obs == nil {
+		e.obs = nopObserver{}
+	}
 	if opts.Embedder != nil {
 		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
+		e.vec.obs = e.obs
 	}
 	if e.log == nil {
 		e.log = slog.Default()

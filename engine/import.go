@@ -81,6 +81,7 @@ func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record
 	}
 	res := &engram.ImportResult{}
 	entry := e.audit(s.Namespace(), engram.ActorFrom(ctx), "import", nil, "", e.clock())
+	ctx, trail := e.withTrail(ctx, TriggerImport)
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		im := &importer{tx: tx, s: s, vb: vb, actor: entry.Actor, ids: map[string]string{}, a: e, now: entry.At}
 		if err := im.run(ctx, recs, resources); err != nil {
@@ -92,7 +93,9 @@ func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record
 			res.Episodes, res.Memories, res.Versions, res.Audit, res.Resources, res.IdentityRecords, res.Skipped, len(res.Renamed))
 		return tx.InsertAudit(ctx, entry)
 	})
-	if err := vb.done(err); err != nil {
+	err = vb.done(err)
+	e.report(ctx, trail, err)
+	if err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -400,6 +403,7 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 		}
 	}
 	im.res.Memories++
+	note(ctx, c.Namespace, engram.OpAdd, c.ID, "", im.actor)
 	if err := im.vb.stage(ctx, im.tx, c); err != nil {
 		return err
 	}

@@ -171,15 +171,21 @@ func (e *ingest) runJob(ctx context.Context, owner string, j *engram.Job) error 
 	jctx, cancel := context.WithTimeout(ctx, e.jobs.lease)
 	defer cancel()
 	var err error
+	kind := engram.JobForm
+	jctx, trail := e.withTrail(jctx, TriggerJob)
 	if j.Kind == engram.JobEmbed {
+		kind = engram.JobEmbed
 		err = e.embedJob(jctx, owner, j)
 	} else {
 		err = e.formJob(jctx, owner, j)
 	}
+	e.report(jctx, trail, err)
 	switch {
 	case err == nil:
+		e.obs.Job(kind, JobStateDone)
 		return nil
 	case engram.ErrorCode(err) == engram.ECONFLICT && errors.Is(err, errLeaseLost):
+		e.obs.Job(kind, JobStateLost)
 		e.log.Warn("background job taken over by another worker", "job", j.ID, "tenant", j.Namespace.Tenant())
 		return nil
 	}
@@ -198,6 +204,14 @@ func (e *ingest) runJob(ctx context.Context, owner string, j *engram.Job) error 
 		e.log.Info("background job put off: the model is held off", "job", j.ID, "tenant", j.Namespace.Tenant(), "until", at)
 	default:
 		e.log.Warn("background job failed", "job", j.ID, "tenant", j.Namespace.Tenant(), "attempt", j.Attempts, "retry", retry != nil, "err", err)
+	}
+	switch {
+	case deferred && ctx.Err() == nil:
+		e.obs.Job(kind, JobStateDeferred)
+	case retry != nil:
+		e.obs.Job(kind, JobStateRetrying)
+	default:
+		e.obs.Job(kind, JobStateFailed)
 	}
 	return e.settleFailed(ctx, owner, j, reason, retry, deferred && ctx.Err() == nil, now)
 }
@@ -363,6 +377,10 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 		return nil, err
 	}
 	vb.commit()
+	e.obs.Job(engram.JobForm, JobStateQueued)
+	if res.EmbedJob != nil {
+		e.obs.Job(engram.JobEmbed, JobStateQueued)
+	}
 	e.wake()
 	return res, nil
 }

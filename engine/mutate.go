@@ -30,7 +30,9 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 		out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, engram.ActorFrom(ctx), e.clock())
 		return err
 	})
-	return out, vb.done(err)
+	err = vb.done(err)
+	e.reportOne(ctx, s.Namespace(), engram.OpUpdate, id, err)
+	return out, err
 }
 
 // prepareUpdate embeds, before the write transaction, the texts patch p
@@ -262,7 +264,9 @@ func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id strin
 		out, err = e.supersede(ctx, tx, vb, s, id, req, engram.ActorFrom(ctx), e.clock())
 		return err
 	})
-	return out, vb.done(err)
+	err = vb.done(err)
+	e.reportOne(ctx, s.Namespace(), engram.OpSupersede, id, err)
+	return out, err
 }
 
 func (e *writer) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
@@ -352,6 +356,7 @@ func (e *memories) DeleteMemory(ctx context.Context, s engram.Scope, id string, 
 	if err = vb.done(err); err == nil && o.Hard {
 		e.afterPurge(ctx, purged, texts, false)
 	}
+	e.reportOne(ctx, s.Namespace(), engram.OpDelete, id, err)
 	return err
 }
 

@@ -61,15 +61,18 @@ func (e *searcher) Search(ctx context.Context, req engram.SearchRequest) (*engra
 		return nil, err
 	}
 	if req.Mode == engram.ModeAgentic {
+		defer e.stageDone(StageAgentic, time.Now())
 		return e.searchAgentic(ctx, s)
 	}
 	if err := e.rank(ctx, s); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	res, err := s.result()
 	if err != nil {
 		return nil, err
 	}
+	e.stageDone(StageAssemble, start)
 	e.recordHits(ctx, s, res)
 	return res, nil
 }
@@ -78,15 +81,23 @@ func (e *searcher) Search(ctx context.Context, req engram.SearchRequest) (*engra
 // analysed, the channels' candidates gathered, fused, reranked and spread
 // into s.cands, best first.
 func (e *searcher) rank(ctx context.Context, s *search) error {
+	start := time.Now()
 	s.query = retrieval.Analyze(s.req.Query, s.now)
 	e.weighLanguage(s)
+	e.stageDone(StageAnalyze, start)
+	start = time.Now()
 	if err := e.gather(ctx, s); err != nil {
 		return err
 	}
+	e.stageDone(StageGather, start)
+	start = time.Now()
 	retrieval.Fuse(s.cands, s.cfg)
+	e.stageDone(StageFuse, start)
+	start = time.Now()
 	retrieval.Rerank(s.query, s.cands, s.cfg, s.now)
 	retrieval.Spread(s.query, s.cands, s.cfg.SpreadPool, s.cfg.SpreadDepth, s.cfg.Spread)
 	retrieval.Current(s.query, s.cands, s.cfg)
+	e.stageDone(StageRerank, start)
 	return nil
 }
 
@@ -217,8 +228,12 @@ func (e *searcher) gather(ctx context.Context, s *search) error {
 			}
 		}
 		for _, c := range s.channels {
+			start := time.Now()
 			if err := c.Gather(ctx, g); err != nil {
 				return err
+			}
+			if e.observed {
+				e.obs.SearchChannel(c.Name(), time.Since(start))
 			}
 		}
 		s.cands = g.Candidates()
@@ -326,7 +341,7 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
 	if g.Config.Raw || len(views) == 0 {
 		views, parts = []string{g.Query.Text}, nil
 	}
-	vs, err := d.vec.emb.Embed(engram.WithEmbedPartition(ctx, g.Scope.Namespace()), append(slices.Clip(views), parts...))
+	vs, err := d.vec.embed(engram.WithEmbedPartition(ctx, g.Scope.Namespace()), append(slices.Clip(views), parts...))
 	if err != nil {
 		return fmt.Errorf("embed query: %w", err)
 	}

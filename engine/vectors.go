@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/vector"
@@ -93,6 +94,7 @@ func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) er
 // ever scans another user's vectors.
 type vectors struct {
 	emb      engram.Embedder
+	obs      Observer // told of every call to emb
 	store    engram.Store
 	newIndex func(dim int) vector.Index
 
@@ -129,7 +131,7 @@ func newVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vect
 	if newIndex == nil {
 		newIndex = func(dim int) vector.Index { return vector.NewAuto(dim, vector.AutoConfig{}) }
 	}
-	return &vectors{emb: emb, store: store, newIndex: newIndex, parts: map[partKey]*partition{}}
+	return &vectors{emb: emb, obs: nopObserver{}, store: store, newIndex: newIndex, parts: map[partKey]*partition{}}
 }
 
 // covers reports whether the embedder declares the language tag (see
@@ -209,7 +211,7 @@ func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
 		}
 	}
 	for _, p := range order {
-		vs, err := b.v.emb.Embed(engram.WithEmbedPartition(ctx, p), texts[p])
+		vs, err := b.v.embed(engram.WithEmbedPartition(ctx, p), texts[p])
 		if err != nil {
 			return fmt.Errorf("embed memories: %w", err)
 		}
@@ -249,7 +251,7 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 		}
 	}
 	if len(missing) > 0 {
-		vs, err := b.v.emb.Embed(engram.WithEmbedPartition(ctx, m.Namespace), missing)
+		vs, err := b.v.embed(engram.WithEmbedPartition(ctx, m.Namespace), missing)
 		if err != nil {
 			return fmt.Errorf("embed memory %s: %w", m.ID, err)
 		}
@@ -581,4 +583,12 @@ func (b *vecBatch) done(err error) error {
 		b.commit()
 	}
 	return err
+}
+
+// embed embeds texts with the embedder and tells the observer of the call.
+func (v *vectors) embed(ctx context.Context, texts []string) ([][]float32, error) {
+	start := time.Now()
+	vs, err := v.emb.Embed(ctx, texts)
+	v.obs.Embed(len(texts), time.Since(start), err)
+	return vs, err
 }

@@ -12,8 +12,17 @@ import (
 	"github.com/engramhq/engram/lang"
 )
 
-// AddEpisodes implements engram.Service.
+// AddEpisodes implements engram.Service. The operations formation
+// decides are reported to the engine's Observer once written.
 func (e *ingest) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
+	ctx, trail := e.withTrail(ctx, TriggerFormer)
+	res, err := e.addEpisodes(ctx, req)
+	e.report(ctx, trail, err)
+	return res, err
+}
+
+// addEpisodes is AddEpisodes.
+func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest) (*engram.AddEpisodesResult, error) {
 	if err := req.Namespace.Validate(); err != nil {
 		return nil, err
 	}
@@ -70,6 +79,7 @@ func (e *ingest) AddEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	vb.commit()
 	if res.EmbedJob != nil {
+		e.obs.Job(engram.JobEmbed, JobStateQueued)
 		e.wake()
 	}
 	e.coverage.note(req.Namespace, opMemories(f.ops))
@@ -311,11 +321,13 @@ func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	}
 	var out []engram.Memory
 	actor := engram.ActorFrom(ctx)
+	ctx, trail := e.withTrail(ctx, TriggerAPI)
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
 		out, err = e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now)
 		return err
 	})
+	e.report(ctx, trail, err)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +382,7 @@ func (e *writer) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 }
 
 // applyOp carries out one operation of the decision model and returns the
-// memories it added or changed.
+// memories it added or changed; the write's trail notes it.
 func (e *writer) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	if engram.IsProfile(&op.Memory) {
 		var err error
@@ -378,6 +390,15 @@ func (e *writer) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engr
 			return nil, err
 		}
 	}
+	ms, err := e.applyDecided(ctx, tx, vb, s, op, actor, now)
+	if err == nil {
+		noteOp(ctx, s.Namespace(), op, ms, actor)
+	}
+	return ms, err
+}
+
+// applyDecided carries out op, decided in scope s, as applyOp says.
+func (e *writer) applyDecided(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
 	switch op.Op {
 	case engram.OpAdd:
 		m := op.Memory

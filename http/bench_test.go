@@ -3,16 +3,30 @@ package http_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"testing"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/metrics"
+
 	engramhttp "github.com/engramhq/engram/http"
 )
 
 // BenchmarkTransport_GetMemory measures one call through client, HTTP and
 // server with a service that does no work: the cost the transport adds.
+//
+// With ENGRAM_BENCH_OBSERVE=1 the server logs each request as JSON (to
+// nowhere) and counts it in the metrics engram serve keeps, to measure
+// what they cost.
 func BenchmarkTransport_GetMemory(b *testing.B) {
-	_, c := newFakeServer(b, &fakeService{}, engramhttp.ServerOptions{})
+	var opts engramhttp.ServerOptions
+	if os.Getenv("ENGRAM_BENCH_OBSERVE") == "1" {
+		opts.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+		opts.Observer = metrics.New(opts.Logger)
+	}
+	_, c := newFakeServer(b, &fakeService{}, opts)
 	ctx := context.Background()
 	sc := engram.Scope{Org: "o", Project: "p", User: "u"}
 	id := engram.NewID()

@@ -30,7 +30,11 @@ func decodeJSON(r io.Reader, v any, what string) error { return decodeJSONFor(ni
 // decodeBody decodes the JSON body of a request into v as decodeJSON does,
 // and refuses namespaces outside the binding of the request's key.
 func decodeBody(r *http.Request, v any) error {
-	return decodeJSONFor(keyFrom(r.Context()), r.Body, v, "request body")
+	err := decodeJSONFor(keyFrom(r.Context()), r.Body, v, "request body")
+	if err == nil {
+		noteBodyTenant(r.Context(), v)
+	}
+	return err
 }
 
 // decodeJSONFor is decodeJSON checking the namespaces in v against the

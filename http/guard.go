@@ -24,7 +24,7 @@ var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
 // may use.
 const (
 	corsMethods = "GET, POST, PATCH, DELETE"
-	corsHeaders = "Authorization, Content-Type, " + ActorHeader
+	corsHeaders = "Authorization, Content-Type, " + ActorHeader + ", " + RequestIDHeader
 	corsMaxAge  = "600"
 )
 
@@ -104,6 +104,7 @@ func (s *Server) checkOrigin(w http.ResponseWriter, r *http.Request) (done bool,
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Expose-Headers", RequestIDHeader)
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", corsMethods)
 		h.Set("Access-Control-Allow-Headers", corsHeaders)

@@ -120,6 +120,10 @@ type ServerOptions struct {
 	// /v1/resources; default DefaultMaxResourceBytes. A tenant's quota is
 	// the service's (engine.Options.ResourceQuota).
 	MaxResourceBytes int64
+	// Observer, when set, is told of every request answered (see
+	// RequestObserver); Logger gets one line per request at level info
+	// either way (see requestlog.go).
+	Observer RequestObserver
 }
 
 // Mount is a handler served by a Server under a ServeMux pattern ("/mcp",
@@ -172,6 +176,7 @@ type Server struct {
 	keys            engram.KeyService
 	limiter         *limiter    // nil: no limits
 	tls             *tls.Config // nil: plain HTTP
+	observer        RequestObserver
 
 	mux    *http.ServeMux
 	routes []route
@@ -219,6 +224,7 @@ func NewServer(svc Backend, opts ServerOptions) *Server {
 		allowedOrigins:  opts.AllowedOrigins,
 		keys:            opts.Keys,
 		tls:             opts.TLS,
+		observer:        opts.Observer,
 		limiter:         newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxConcurrent),
 		mux:             http.NewServeMux(),
 	}
@@ -383,6 +389,7 @@ func (s *Server) endpoint(rt route) http.Handler {
 			return
 		}
 		q.key = keyFrom(r.Context())
+		noteTenant(r.Context(), engram.Namespace{Org: q.str("org"), Project: q.str("project")})
 		if r, err = withVault(r, q); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -485,17 +492,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
+	info := &requestInfo{id: requestIDOf(r)}
+	sw.Header().Set(RequestIDHeader, info.id)
+	r = r.WithContext(engram.WithRequestID(context.WithValue(r.Context(), requestInfoKey{}, info), info.id))
+	h, pattern := s.mux.Handler(r)
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
 				panic(v)
 			}
-			s.logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			s.logger.Error("panic serving request", "request_id", info.id, "route", routeOf(pattern), "method", methodOf(r), "panic", v)
 			if !sw.wrote {
 				s.writeError(sw, r, fmt.Errorf("panic: %v", v))
 			}
 		}
-		s.logger.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", sw.status, "duration", time.Since(start))
+		s.logRequest(r, info, pattern, sw.status, time.Since(start))
 	}()
 
 	probe := r.Method == http.MethodGet && (r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
@@ -511,13 +522,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 	} else if done {
 		return
 	}
-	if s.keys != nil && !probe && !s.isStatic(r) {
+	if s.keys != nil && !probe && !(s.static[pattern] && readsOnly(r)) {
 		ar, err := s.authenticate(r)
 		if err != nil {
 			s.writeError(sw, r, err)
 			return
 		}
 		r = ar
+		k := keyFrom(r.Context())
+		noteTenant(r.Context(), engram.Namespace{Org: k.Org, Project: k.Project})
 	}
 	if s.limiter != nil && !probe {
 		r = prefetchBody(sw, r, readDeadline(s.timeouts[1], start))
@@ -530,20 +543,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, bound string) {
 		}
 		defer release()
 	}
-	if h, pattern := s.mux.Handler(r); pattern == "" {
+	if pattern == "" {
 		s.serveUnrouted(sw, r, h)
 		return
 	}
 	s.mux.ServeHTTP(sw, r)
 }
 
-// isStatic reports whether r reads a Static mount's files.
-func (s *Server) isStatic(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	_, pattern := s.mux.Handler(r)
-	return s.static[pattern]
+// readsOnly reports whether r is a GET or HEAD request, which a Static
+// mount serves without a key.
+func readsOnly(r *http.Request) bool {
+	return r.Method == http.MethodGet || r.Method == http.MethodHead
 }
 
 // serveUnrouted lets the mux decide between 404 and 405 (it knows which

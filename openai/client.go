@@ -47,27 +47,39 @@ func (c *client) post(ctx context.Context, path string, in, out any) error {
 }
 
 // send posts body of the given content type to the API path and decodes a
-// 2xx JSON answer into out, retrying as the package comment describes.
+// 2xx JSON answer into out, retrying as the package comment describes, and
+// tells the configured CallObserver of the call.
 func (c *client) send(ctx context.Context, path, contentType string, body []byte, out any) error {
+	start := time.Now()
+	attempts, err := c.sendAttempts(ctx, path, contentType, body, out)
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.ObserveCall(strings.TrimPrefix(path, "/"), attempts, time.Since(start), err)
+	}
+	return err
+}
+
+// sendAttempts is send without the observer; it also returns how many
+// attempts it made.
+func (c *client) sendAttempts(ctx context.Context, path, contentType string, body []byte, out any) (int, error) {
 	endpoint := c.cfg.BaseURL + path
 	for attempt := 0; ; attempt++ {
 		f := c.attempt(ctx, endpoint, contentType, body, out)
 		if f == nil {
-			return nil
+			return attempt + 1, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("openai: POST %s: %w", endpoint, err)
+			return attempt + 1, fmt.Errorf("openai: POST %s: %w", endpoint, err)
 		}
 		if !f.retry {
-			return engram.Errorf(f.code, "openai: POST %s: %s", endpoint, f.reason)
+			return attempt + 1, engram.Errorf(f.code, "openai: POST %s: %s", endpoint, f.reason)
 		}
 		if attempt >= c.cfg.MaxRetries {
-			return engram.Errorf(engram.EUNAVAILABLE, "openai: POST %s failed after %d attempts: %s", endpoint, attempt+1, f.reason)
+			return attempt + 1, engram.Errorf(engram.EUNAVAILABLE, "openai: POST %s failed after %d attempts: %s", endpoint, attempt+1, f.reason)
 		}
 		wait := c.backoff(attempt)
 		if f.retryAfter >= 0 {
 			if f.retryAfter > c.cfg.MaxBackoff {
-				return engram.Errorf(engram.EUNAVAILABLE, "openai: POST %s: %s; the server asks to retry after %s, longer than MaxBackoff %s",
+				return attempt + 1, engram.Errorf(engram.EUNAVAILABLE, "openai: POST %s: %s; the server asks to retry after %s, longer than MaxBackoff %s",
 					endpoint, f.reason, f.retryAfter, c.cfg.MaxBackoff)
 			}
 			wait = f.retryAfter
@@ -77,7 +89,7 @@ func (c *client) send(ctx context.Context, path, contentType string, body []byte
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("openai: POST %s: %w", endpoint, ctx.Err())
+			return attempt + 1, fmt.Errorf("openai: POST %s: %w", endpoint, ctx.Err())
 		case <-t.C:
 		}
 	}

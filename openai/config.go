@@ -56,6 +56,16 @@ type Config struct {
 	HTTPClient *http.Client
 	// Logger receives a warning per retried attempt. Default slog.Default().
 	Logger *slog.Logger
+	// Observer, when set, is told of every call once it ends, for metrics.
+	Observer CallObserver
+}
+
+// CallObserver is told of each call a client makes: the API path without
+// its leading slash ("chat/completions", "embeddings",
+// "audio/transcriptions"), the attempts it took, its time with the
+// retries, and its error (nil when it succeeded). It must return quickly.
+type CallObserver interface {
+	ObserveCall(endpoint string, attempts int, d time.Duration, err error)
 }
 
 // withDefaults validates cfg and fills zero fields. It returns an EINVALID

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/engramhq/engram/internal/shareddata"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/embedcache"
 	"github.com/engramhq/engram/engine"
+	"github.com/engramhq/engram/metrics"
 	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/storeopen"
 	"github.com/engramhq/engram/uselite"
@@ -153,7 +155,12 @@ func benchSearchLoCoMo(b *testing.B, mode string, extra []retrieval.Channel, age
 		c.AnchorWeight = 0.8
 		agent = &c
 	}
-	e, err := storeopen.Engine(ctx, b.TempDir(), engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: agent, Channels: extra})
+	opts := engine.Options{Embedder: queryModel{model, cache, live}, Logger: slog.New(slog.DiscardHandler), AccessFlush: time.Hour, Agent: agent, Channels: extra}
+	if os.Getenv("ENGRAM_BENCH_OBSERVE") == "1" {
+		// Report to the metrics engram serve keeps, to measure their cost.
+		opts.Observer = metrics.New(slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	}
+	e, err := storeopen.Engine(ctx, b.TempDir(), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

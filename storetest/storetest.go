@@ -98,6 +98,7 @@ func Run(t *testing.T, open Opener) {
 		{"JobStates", testJobStates},
 		{"JobSkip", testJobSkip},
 		{"JobKinds", testJobKinds},
+		{"JobBacklog", testJobBacklog},
 		{"ContextCancel", testContextCancel},
 		{"Close", testClose},
 	}

@@ -46,6 +46,9 @@ type embedFlags struct {
 	// llm, when set (engram serve --llm-url), is the chat model agentic
 	// searches ask to choose their steps.
 	llm engine.Chat
+	// observer, when set (engram serve), is told of every call to an
+	// OpenAI-compatible embeddings endpoint.
+	observer openai.CallObserver
 }
 
 func (c *embedFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -92,7 +95,7 @@ func (c *embedFlags) open(ctx context.Context, cachePath string, logger *slog.Lo
 			}
 			dims = n
 		}
-		e, err := openai.NewEmbedder(openai.Config{BaseURL: c.url, APIKey: c.key, Model: c.model, Dimensions: dims, Logger: logger})
+		e, err := openai.NewEmbedder(openai.Config{BaseURL: c.url, APIKey: c.key, Model: c.model, Dimensions: dims, Logger: logger, Observer: c.observer})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -17,6 +17,10 @@ type llmFlags struct {
 	url, model, key string
 	transcription   string
 	timeout         string
+	// observer, when set (engram serve), is told of every model call.
+	observer openai.CallObserver
+	// breaker is the former's circuit breaker once former made one.
+	breaker engram.BreakerReporter
 }
 
 func (c *llmFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -41,7 +45,7 @@ func (c *llmFlags) describer(logger *slog.Logger) (engram.MediaDescriber, error)
 	if c.url == "" {
 		return nil, nil
 	}
-	return openai.NewDescriber(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger}, c.transcription)
+	return openai.NewDescriber(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger, Observer: c.observer}, c.transcription)
 }
 
 // former returns the LLM former the flags configure, nil without
@@ -62,11 +66,16 @@ func (c *llmFlags) former(logger *slog.Logger) (engram.Former, error) {
 	if err != nil {
 		return nil, err
 	}
-	return llmformer.New(llmformer.Config{LLM: chat, Logger: logger, CallTimeout: timeout})
+	f, err := llmformer.New(llmformer.Config{LLM: chat, Logger: logger, CallTimeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	c.breaker = f
+	return f, nil
 }
 
 // chat returns the chat client of --llm-url and --llm-model, which also
 // chooses the steps of agentic searches, or the client's EINVALID error.
 func (c *llmFlags) chat(logger *slog.Logger) (*openai.Chat, error) {
-	return openai.NewChat(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger})
+	return openai.NewChat(openai.Config{BaseURL: c.url, Model: c.model, APIKey: c.key, Logger: logger, Observer: c.observer})
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -69,6 +70,12 @@ LLM at --proxy-url (default --llm-url; unset, it answers 503) and stores
 the turn. It needs a write key; see
 docs/integrations.md#memory-proxy-for-openai-clients.
 
+GET /metrics serves Prometheus metrics: to an admin key where keys are
+required, to anyone on a loopback server without keys; --metrics-addr
+serves them on a second address without a key. Every request and every
+memory operation is logged at level info, as JSON lines with --log-format
+json; content, queries and keys never are.
+
 Episodes may carry media (images, audio, video stored as resources). With
 --llm-url, media that come without a caption or transcript are described
 in the background job that forms them: images by --llm-model (a chat
@@ -93,13 +100,20 @@ func runServe(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: r.level}))
+	logger := f.tf.logger(m.Stderr, r.level)
 	slog.SetDefault(logger) // for packages that log through the default logger
 	r.opts.Logger = logger
 	servePprof(m.Getenv("ENGRAM_PPROF"), logger)
+	met := f.instrument(r, logger)
 	if err := f.connectModels(cmd, r, logger); err != nil {
 		return err
 	}
+	f.observeEngine(r, met)
+	stop, err := serveMetrics(ctx, *f.tf.metricsAddr, met, logger)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if r.store != "" {
 		return servePostgres(ctx, r)
 	}
@@ -114,6 +128,7 @@ type serveCommandFlags struct {
 	lf                llmFlags
 	mf                mem0Flags
 	pf                proxyFlags
+	tf                telemetryFlags
 	level             *string
 	sweepEvery        *string
 	communityEvery    *string
@@ -130,6 +145,7 @@ func (f *serveCommandFlags) register(fs *flag.FlagSet, getenv func(string) strin
 	f.mf.register(fs, getenv)
 	f.pf.register(fs, getenv)
 	f.level = fs.String("log-level", envOr(getenv, "ENGRAM_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env ENGRAM_LOG_LEVEL)")
+	f.tf.register(fs, getenv)
 	f.sweepEvery = fs.String("sweep-every", envOr(getenv, "ENGRAM_SWEEP_EVERY", "1m"),
 		"how often memories past their expires_at are marked expired, in batches; 0 turns the sweeper off (`duration`, env ENGRAM_SWEEP_EVERY)")
 	f.communityEvery = fs.String("community-refresh", envOr(getenv, "ENGRAM_COMMUNITY_REFRESH", "1m"),
@@ -148,6 +164,8 @@ type serveRun struct {
 	tune              func(*engine.Options)
 	// mounts gives the handlers served beside the API over the service.
 	mounts func(engramhttp.Backend) ([]engramhttp.Mount, error)
+	// engine is the engine serving now, for the metrics read at a scrape.
+	engine atomic.Pointer[engine.Engine]
 }
 
 // check validates the flags in the order their errors are reported and
@@ -156,6 +174,9 @@ func (f *serveCommandFlags) check(cmd *Command, getenv func(string) string) (*se
 	r := &serveRun{addr: *f.addr, data: *f.data, store: *f.store, ef: &f.ef, noAuth: *f.sf.noAuth}
 	if err := r.level.UnmarshalText([]byte(*f.level)); err != nil {
 		return nil, cmdUsageErrorf(cmd, "--log-level %q is not one of debug, info, warn, error", *f.level)
+	}
+	if err := f.tf.check(cmd); err != nil {
+		return nil, err
 	}
 	opts, err := f.sf.options(cmd)
 	if err != nil {
@@ -258,6 +279,7 @@ func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 		return fmt.Errorf("open data directory %s: %w", r.data, err)
 	}
 	eng.StartSweeper(r.sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+	r.engine.Store(eng)
 	defer func() {
 		if cerr := closeEng(); err == nil && cerr != nil {
 			err = fmt.Errorf("close data directory: %w", cerr)
@@ -381,6 +403,7 @@ func (r *serveRun) postgresOpener(emb engram.Embedder) openFunc {
 		eng, closeEng, err := openEngineOn(ctx, r.store, eo)
 		if err == nil {
 			eng.StartSweeper(r.sweep, engine.DefaultSweepBatch) // stopped when the engine closes
+			r.engine.Store(eng)
 		}
 		return eng, closeEng, err
 	}

@@ -41,6 +41,7 @@ var layerDirs = map[string]layer{
 	"engine": engineL,
 
 	"http": serving, "mcp": serving, "mem0api": serving, "chatproxy": serving, "ui": serving,
+	"metrics": serving, // Prometheus metrics and the operation log over the engine's and the server's hooks
 
 	"eval": tools, "bench": tools, "finetune": tools, "cmd": tools, "vector/cmd": tools,
 	// storeopen puts a store backend and an engine together for the

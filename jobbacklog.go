@@ -1,0 +1,24 @@
+package engram
+
+import (
+	"context"
+	"time"
+)
+
+// JobBacklog counts the unfinished jobs of one kind in one state (queued,
+// retrying or running) across every tenant, and says when the oldest of
+// them was enqueued.
+type JobBacklog struct {
+	Kind   JobKind
+	State  JobState
+	Count  int
+	Oldest time.Time
+}
+
+// JobBacklogReader is the capability of a Reader whose store keeps a job
+// queue (both stores do) to count its unfinished jobs by kind and state.
+// It reads every tenant's jobs and serves an operator's metrics, never a
+// client.
+type JobBacklogReader interface {
+	JobBacklog(ctx context.Context) ([]JobBacklog, error)
+}
