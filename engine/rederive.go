@@ -52,10 +52,10 @@ func rederive(old *engram.Memory, p engram.MemoryPatch) engram.MemoryPatch {
 }
 
 // derivedAbstraction is old's abstraction for the new value: the value
-// itself where the abstraction was the value, the old value replaced where
-// the abstraction quoted it, else the first sentences of the new value
-// with the speaker, as the rules former abstracts a turn. An abstraction
-// that was empty stays so.
+// itself where the abstraction was the value, the old value (or the old
+// fact's value) replaced where the abstraction quoted it. An abstraction
+// that quotes neither is a summary of its own (a client's "Ann's
+// coffee"), and stays as it was, as does an empty one.
 func derivedAbstraction(old *engram.Memory, value string) string {
 	a := old.Abstraction
 	switch {
@@ -69,8 +69,7 @@ func derivedAbstraction(old *engram.Memory, value string) string {
 	if fv, ok := newFactValue(old, value); ok && strings.Contains(a, factValue(old)) {
 		return strings.ReplaceAll(a, factValue(old), fv)
 	}
-	speaker, _ := old.Metadata[engram.MetaSpeaker].(string)
-	return formation.Abstract(speaker, value, formation.MaxAbstraction)
+	return a
 }
 
 // derivedMetadata is old's metadata for the new value: the fact's value
