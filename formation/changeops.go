@@ -19,8 +19,7 @@ import (
 //   - a value the held one holds ("Munich" after "Schwabing, Munich")
 //     says it again, less exactly: it merges;
 //   - a new home (see place) refines the held one when it lies within it,
-//     supersedes it when the turn says it moved, and is added beside it
-//     when neither can be told;
+//     supersedes it otherwise (a move, said or not);
 //   - stopping something (see stopsOf) ends the held facts that name it.
 
 // change decides, before the plain rule, what fact f (memory m), stated
@@ -62,12 +61,14 @@ func (c *consolidation) change(ctx context.Context, e *engram.Episode, f fact, m
 //     Schwabing", "moved within Munich"): the new fact's value is the
 //     new place within the held one ("Schwabing, Munich"), which
 //     supersedes the held;
-//   - a contradiction: the turn says one moved (moved, relocated,
-//     gezogen, me mudé, déménagé, 搬) and relates nothing: the new place
-//     supersedes the latest held one and ends the others;
-//   - ambiguous (a bare "I live in Schwabing now"): the new fact is added
-//     and the held one stays active, for a true fact is not destroyed on
-//     a guess; the newer ranks first for a question about the present.
+//   - otherwise a change: the new place supersedes the latest held one
+//     and ends the others, whether the turn says one moved (moved,
+//     relocated, gezogen, me mudé, déménagé, 搬) or just where one lives
+//     now. A bare "Ich wohne jetzt in Schwabing" therefore replaces
+//     Munich: without a gazetteer, "I live in Madrid now" after Berlin is
+//     far likelier a move than a district, and a stale home left active
+//     is the error users meet most; saying the two together ("Schwabing,
+//     in Munich"), in this turn or before, keeps both.
 func (c *consolidation) place(ctx context.Context, e *engram.Episode, f fact, olds []engram.Memory) error {
 	old := olds[0]
 	ov := factValue(&old)
@@ -81,21 +82,17 @@ func (c *consolidation) place(ctx context.Context, e *engram.Episode, f fact, ol
 		f.value = f.value + ", " + ov
 		c.supersede(old, factMemory(e, f.tag, f), fmt.Sprintf("residence: %q refines %q, which it lies in", f.value, ov))
 		return nil
-	case moved.MatchString(said):
-		m := factMemory(e, f.tag, f)
-		c.supersede(old, m, fmt.Sprintf("residence: %q replaces %q", f.value, ov))
-		if err := c.stale(ctx, &old, termsOf(f), e.OccurredAt); err != nil {
+	}
+	m := factMemory(e, f.tag, f)
+	c.supersede(old, m, fmt.Sprintf("residence: %q replaces %q", f.value, ov))
+	if err := c.stale(ctx, &old, termsOf(f), e.OccurredAt); err != nil {
+		return err
+	}
+	for _, o := range olds[1:] {
+		if err := c.end(ctx, e, f.tag, o); err != nil {
 			return err
 		}
-		for _, o := range olds[1:] {
-			if err := c.end(ctx, e, f.tag, o); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
-	c.ops = append(c.ops, engram.MemoryOp{Op: engram.OpAdd, Memory: factMemory(e, f.tag, f),
-		Reason: fmt.Sprintf("residence: %q may lie within %q or replace it; both kept", f.value, ov)})
 	return nil
 }
 
@@ -145,9 +142,6 @@ func within(s, place, held string) bool {
 // makes it where one left: "from", "von", "aus", "desde", "de", "depuis",
 // "left", "verlassen", "从", "离开".
 var cameFrom = regexp.MustCompile(`(?i)(?:\b(?:from|left|leaving|von|aus|verlassen|desde|dejé|de|depuis|quitté)\s+|从|离开)$`)
-
-// moved finds a verb of moving house, in the languages the rules read.
-var moved = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:moved|moving|relocated|gezogen|umgezogen|mudé|mudado|mudamos|trasladé|trasladado|déménagé|déménageons)(?:[^\p{L}]|$)|搬`)
 
 // street finds a street in a place name: "Baker Street", "Leopoldstraße",
 // "calle de Alcalá", "rue de Rivoli", "南京路".

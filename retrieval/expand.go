@@ -55,7 +55,9 @@ func Turns(m *engram.Memory) []string {
 // repeats one. A candidate fit refuses (too long for what is left of a
 // budget) claims nothing: a shorter one with the same turn may take the
 // place. Collapse stops keeping at k places; the rest of the ranking is
-// still read for the candidates that collapse into those kept.
+// still read for the candidates that collapse into those kept. A fact
+// does not collapse into a fact of another subject or attribute formed
+// from the same turn: it is another statement, not a repeat.
 func Collapse(cs []*Candidate, k int, fit func(*Candidate) bool) []Place {
 	var places []Place
 	owner := map[string]int{} // turn -> index of the place that shows it
@@ -68,6 +70,13 @@ func Collapse(cs []*Candidate, k int, fit func(*Candidate) bool) []Place {
 			}
 		}
 		switch {
+		case into >= 0 && otherFact(places[into].Memory, c.Memory):
+			// Two facts of one turn about different things ("works as a
+			// developer", "works at Siemens") repeat nothing of each other:
+			// c takes a place, and the turn stays the first one's.
+			if len(places) < k && (fit == nil || fit(c)) {
+				places = append(places, Place{Candidate: c})
+			}
 		case into >= 0:
 			places[into].Collapsed = append(places[into].Collapsed, c.Memory.ID)
 		case len(places) < k && (fit == nil || fit(c)):
@@ -78,4 +87,17 @@ func Collapse(cs []*Candidate, k int, fit func(*Candidate) bool) []Place {
 		}
 	}
 	return places
+}
+
+// otherFact reports whether a and b are both facts (engram.MetaFactAttribute
+// set) of different subjects or attributes.
+func otherFact(a, b *engram.Memory) bool {
+	aa, _ := a.Metadata[engram.MetaFactAttribute].(string)
+	ba, _ := b.Metadata[engram.MetaFactAttribute].(string)
+	if aa == "" || ba == "" {
+		return false
+	}
+	as, _ := a.Metadata[engram.MetaFactSubject].(string)
+	bs, _ := b.Metadata[engram.MetaFactSubject].(string)
+	return aa != ba || as != bs
 }
