@@ -33,10 +33,22 @@ func containsFold(ss []string, s string) bool {
 	return false
 }
 
-// withRecurring returns the dated mentions and then the recurring ones, in
-// a new slice: the labels a turn's cues hold ("9 May 2024", "every
-// Friday").
+// withRecurring returns the dated mentions and then the recurring ones
+// that name a weekday, in a new slice: the labels a turn's cues hold ("9
+// May 2024", "every Friday"). A day of the week is what a schedule is
+// asked by ("what happens on Fridays?"); a recurring part of the day or
+// unit ("every morning", "every weekend") is how a habit is told, already
+// in the turn's own words, and as an English cue on a turn in another
+// language it only drew questions away from the turn's content.
 func withRecurring(dated, every []lang.Mention) []lang.Mention {
 	out := make([]lang.Mention, 0, len(dated)+len(every))
-	return append(append(out, dated...), every...)
+	out = append(out, dated...)
+	for _, m := range every {
+		if weekdays[strings.ToLower(m.Every)] {
+			out = append(out, m)
+		}
+	}
+	return out
 }
+
+var weekdays = map[string]bool{"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true}
