@@ -307,6 +307,7 @@ class Hit(Model):
     explain: Optional[List[ChannelHit]] = None
     factors: Optional[Dict[str, float]] = None
     tokens: Optional[int] = None
+    collapsed: Optional[List[str]] = None
 
 
 @dataclass
@@ -335,6 +336,7 @@ class SearchResult(Model):
     trace: Optional[List[AgentStep]] = None
     llm_calls: Optional[int] = None
     llm_tokens: Optional[int] = None
+    empty_scope: Optional[bool] = None
 
 
 @dataclass

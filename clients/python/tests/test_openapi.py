@@ -157,6 +157,8 @@ SCOPE_PARAMS = {"org", "project", "user", "agent", "session", "include_shared"}
 
 def operations():  # type: ignore[no-untyped-def]
     for path, ops in DOC["paths"].items():
+        if ops.get("x-engram-mount"):
+            continue  # served beside the API (MCP, Mem0, the proxy, the dashboard): other clients
         for method, op in ops.items():
             if isinstance(op, dict) and "operationId" in op:
                 yield path, method.upper(), op

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Redirects (302) to /ui/. */
+        get: operations["frontDoor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -686,6 +703,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenants with active memories, with counts and last activity, ordered by org and project. */
+        get: operations["listTenants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/observations": {
         parameters: {
             query?: never;
@@ -936,6 +970,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One MCP JSON-RPC message (stateless streamable HTTP). */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mem0/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Mem0 path such as v1/memories/search/. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        /** Mem0 reads (ping, get all, get, history, entities). */
+        get: operations["mem0Get"];
+        /** Mem0 update. */
+        put: operations["mem0Put"];
+        /** Mem0 add, search and get all. */
+        post: operations["mem0Post"];
+        /** Mem0 delete, delete all (a purge, admin key) and entity delete. */
+        delete: operations["mem0Delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OpenAI chat completion request, answered by the upstream with the user's memories. */
+        post: operations["chatCompletions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ui/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A file of the dashboard; empty for index.html. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        /** A file of the dashboard. */
+        get: operations["dashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1168,11 +1279,15 @@ export interface components {
             episodes: components["schemas"]["Episode"][];
             /** @description Cursor of the next page; absent on the last page. */
             next?: string;
+            /** @description Present (true) only when the answer is empty because the scope holds no episode and no current memory at all (a wrong org, project or user, or nothing added yet), as opposed to nothing matching. Judged within the scope asked about only. */
+            empty_scope?: boolean;
         };
         MemoryPage: {
             memories: components["schemas"]["Memory"][];
             /** @description Cursor of the next page; absent on the last page. */
             next?: string;
+            /** @description Present (true) only when the answer is empty because the scope holds no episode and no current memory at all (a wrong org, project or user, or nothing added yet), as opposed to nothing matching. Judged within the scope asked about only. */
+            empty_scope?: boolean;
         };
         /** @description One entry of a memory's history: its state before and after a change. old is absent for ADD. */
         Version: {
@@ -1256,6 +1371,8 @@ export interface components {
             };
             /** @description Size of the hit's line in context when the request set a budget. */
             tokens?: number;
+            /** @description Ids of the memories ranked below this hit that cite one of its source episodes (the turn's own memory, a window or scene over it, a fact formed from it), best first: they take no place among the hits nor a line of context. */
+            collapsed?: string[];
         };
         SearchResult: {
             hits: components["schemas"]["Hit"][];
@@ -1269,6 +1386,8 @@ export interface components {
             llm_calls?: number;
             /** @description Tokens an agentic search spent on the chat model. */
             llm_tokens?: number;
+            /** @description Present (true) only when the answer is empty because the scope holds no episode and no current memory at all (a wrong org, project or user, or nothing added yet), as opposed to nothing matching. Judged within the scope asked about only. */
+            empty_scope?: boolean;
         };
         AgentStep: {
             /** @enum {string} */
@@ -1286,6 +1405,14 @@ export interface components {
             by: "rules" | "llm";
             /** @description Why the action was chosen, or why the search stopped. */
             reason?: string;
+        };
+        EpisodeDeleteResult: {
+            /** @description The purged episode. */
+            episode: string;
+            /** @description Memories whose only source was the episode, purged with it. */
+            removed: string[];
+            /** @description Memories with other sources, formed again without the episode: it leaves their sources, its turn leaves their text, and their cues and metadata are derived again. */
+            reformed: string[];
         };
         PurgeCounts: {
             episodes: number;
@@ -1348,6 +1475,8 @@ export interface components {
         };
         HealthStatus: {
             status: string;
+            /** @description Whether every request but the probes and the dashboard's files needs an API key (false with --no-auth). It says nothing of any tenant. */
+            keys_required: boolean;
         };
         /** @description OpenAI's embeddings request. Unknown fields are rejected, as OpenAI does. */
         EmbeddingsRequest: {
@@ -1991,6 +2120,25 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    frontDoor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To /ui/. */
+            302: {
+                headers: {
+                    Location?: "/ui/";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -2228,12 +2376,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
+            /** @description The episode is purged; the memories whose only source it was are removed, those with other sources formed again without it. */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EpisodeDeleteResult"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
@@ -3917,6 +4067,34 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listTenants: {
+        parameters: {
+            query?: {
+                /** @description Page size; default 50, at most 1000. */
+                limit?: components["parameters"]["limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tenants: components["schemas"]["ScopeCount"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     addObservations: {
         parameters: {
             query?: never;
@@ -4493,6 +4671,180 @@ export interface operations {
             429: components["responses"]["TooMany"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer, as JSON or an event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    mem0Get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Mem0 path such as v1/memories/search/. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Mem0's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    mem0Put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Mem0 path such as v1/memories/search/. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Mem0's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    mem0Post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Mem0 path such as v1/memories/search/. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Mem0's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    mem0Delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A Mem0 path such as v1/memories/search/. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Mem0's answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    chatCompletions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The upstream's answer, as JSON or an event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    dashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A file of the dashboard; empty for index.html. */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
         };
     };
 }
