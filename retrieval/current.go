@@ -29,11 +29,11 @@ const SameFormAt = 0.6
 // order. The states of one thing are the memories of one subject and
 // attribute the question asks about (fact memories, engram.MetaFactSubject
 // and MetaFactAttribute, with the turn and window memories formed from the
-// same turns), the memories of the person the question names (or of the
-// user, for a question in the first person) that hold every word it asks
-// with (see wordGroups), and memories of the same form said at different
-// times (see SameFormAt). The members of a group take the places the group held, in
-// time order, each with the score of the place it takes; other
+// same turns), and memories of the same form said at different times
+// (see SameFormAt). (Grouping every memory of a person that holds the
+// question's words was tried and left out: on LongMemEval it moved newer
+// mentions of the same word ahead of an older count the question needs.)
+// The members of a group take the places the group held, in time order, each with the score of the place it takes; other
 // candidates keep theirs. Scores of moved hits are recorded as
 // FactorCurrent. A Current of 0 turns the step off.
 func Current(q *Query, cs []*Candidate, cfg Config) {
@@ -44,7 +44,7 @@ func Current(q *Query, cs []*Candidate, cfg Config) {
 	}
 	top := cs[:n]
 	askedFirst(q, top)
-	for _, g := range slices.Concat(factGroups(q, top, cfg.AsOf), wordGroups(q, top), formGroups(top)) {
+	for _, g := range slices.Concat(factGroups(q, top, cfg.AsOf), formGroups(top)) {
 		order(top, g, latest)
 	}
 }

@@ -185,33 +185,6 @@ func TestCurrentAskedFactFirst(t *testing.T) {
 	}
 }
 
-// The memories of the person a question names that hold its words are
-// the states of what it asks about, in English (inflected) and Chinese.
-func TestCurrentWordGroups(t *testing.T) {
-	for _, tt := range []struct {
-		q, old, other, cur string
-		want               []string
-	}{
-		{"What does Bob drink?", "Every morning I drink black coffee.", "I cycle to work.", "Now I drink green tea.", []string{"cur", "other", "old"}},
-		{"How many dogs does Bob have?", "I have one dog.", "The park was busy.", "Now we have three dogs.", []string{"cur", "other", "old"}},
-		{"Bob喝什么？", "我每天早上喝咖啡。", "周末我去跑步。", "我不再喝咖啡了，改喝绿茶。", []string{"cur", "other", "old"}},
-		{"Bob在哪里工作？", "我在华为工作。", "周末我去跑步。", "我现在在腾讯工作。", []string{"cur", "other", "old"}},
-	} {
-		cs := ranked(mem("old", tt.old, 0, "e1", "", ""), mem("other", tt.other, 5, "e2", "", ""), mem("cur", tt.cur, 90, "e3", "", ""))
-		Current(Analyze(tt.q, day0.AddDate(1, 0, 0)), cs, DefaultConfig())
-		if got := ids(cs); !slices.Equal(got, tt.want) {
-			t.Errorf("%q: order %v, want %v", tt.q, got, tt.want)
-		}
-	}
-	// Someone else's words are not the named person's states.
-	cs := ranked(mem("old", "I drink black coffee.", 0, "e1", "", ""), mem("cur", "I drink green tea.", 90, "e3", "", ""))
-	cs[1].Memory.Metadata[engram.MetaSpeaker] = "Ann"
-	Current(Analyze("What does Bob drink?", day0.AddDate(1, 0, 0)), cs, DefaultConfig())
-	if got := ids(cs); got[0] != "old" {
-		t.Errorf("another speaker's turn moved up: %v", got)
-	}
-}
-
 // A turn whose fact a newer one superseded (so no fact of it is among
 // the candidates) moves below the newer fact for the present.
 func TestCurrentStaleTurn(t *testing.T) {
