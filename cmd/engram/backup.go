@@ -175,11 +175,17 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
+	return writeNew(dst, in)
+}
+
+// writeNew writes what r holds into the new file dst (an existing one is
+// an error), synced to disk before it returns.
+func writeNew(dst string, r io.Reader) error {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, r); err != nil {
 		out.Close()
 		return err
 	}
