@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/engine"
 )
 
 // testDeleteEpisodeReforms: a person says, in one session, where she
@@ -31,19 +30,8 @@ func testDeleteEpisodeReforms(t *testing.T, open Open) {
 		{"zh", "我住在北京。", "姐姐送了我一把尤克里里作为生日礼物。", "我每天下班后都练习。", "尤克里里", false},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			emb := &BagEmbedder{}
-			st := open(t)
-			t.Cleanup(func() { st.Close() })
-			e, err := engine.New(ctx, st, engine.Options{Embedder: emb})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { e.Close() })
-			client, _ := overHTTP(t, e)
-			for _, via := range []struct {
-				name string
-				svc  engram.Service
-			}{{"library", e}, {"http", client}} {
+			st, emb, vias := bagBoth(t, open)
+			for _, via := range vias {
 				t.Run(via.name, func(t *testing.T) {
 					ns := nsA
 					ns.Session = "del-" + via.name

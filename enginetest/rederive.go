@@ -30,19 +30,8 @@ func testEditRederives(t *testing.T, open Open) {
 		{"zh", "我住在北京。", "昨天我和姐姐去爬山了。", "北京", "上海", false},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			emb := &BagEmbedder{}
-			st := open(t)
-			t.Cleanup(func() { st.Close() })
-			e, err := engine.New(ctx, st, engine.Options{Embedder: emb})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { e.Close() })
-			client, _ := overHTTP(t, e)
-			for _, via := range []struct {
-				name string
-				svc  engram.Service
-			}{{"library", e}, {"http", client}} {
+			st, emb, vias := bagBoth(t, open)
+			for _, via := range vias {
 				t.Run(via.name, func(t *testing.T) {
 					ns := nsA
 					ns.Session = "edit-" + via.name
@@ -170,7 +159,7 @@ func vectorOf(t *testing.T, st engram.Store, emb engram.Embedder, m *engram.Memo
 	t.Helper()
 	var out []float32
 	err := st.View(ctx, func(r engram.Reader) error {
-		recs, err := r.(engram.VectorReader).GetVectors(ctx, m.Namespace, emb.Name(), []string{m.ID})
+		recs, err := r.GetVectors(ctx, m.Namespace, emb.Name(), []string{m.ID})
 		for _, rec := range recs {
 			if rec.Field == field {
 				out = rec.Vec
@@ -182,4 +171,27 @@ func vectorOf(t *testing.T, st engram.Store, emb engram.Embedder, m *engram.Memo
 		t.Fatal(err)
 	}
 	return out
+}
+
+// via is one way the cases reach an engine: the library or HTTP.
+type via struct {
+	name string
+	svc  engram.Service
+}
+
+// bagBoth returns a fresh store, the BagEmbedder of an engine over it, and
+// the engine reached through the library and through a client of an HTTP
+// server over it; all closed when t ends.
+func bagBoth(t *testing.T, open Open) (engram.Store, *BagEmbedder, []via) {
+	t.Helper()
+	emb := &BagEmbedder{}
+	st := open(t)
+	t.Cleanup(func() { st.Close() })
+	e, err := engine.New(ctx, st, engine.Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	client, _ := overHTTP(t, e)
+	return st, emb, []via{{"library", e}, {"http", client}}
 }
