@@ -67,6 +67,7 @@ type Reader interface {
 	// What every store keeps beside the records, by concern. Each is a
 	// small interface of its own, for code that needs only it.
 	Locator
+	TenantLister
 	FullTextReader
 	MetaReader
 	VectorReader

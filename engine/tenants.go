@@ -9,17 +9,12 @@ import (
 var _ engram.TenantLister = (*Engine)(nil)
 
 // Tenants returns the tenants that hold active memories, with how many
-// (see engram.TenantLister). EINVALID for a bad within or limit or a store
-// that cannot list them.
+// (see engram.TenantLister). EINVALID for a bad within or limit.
 func (e *memories) Tenants(ctx context.Context, within engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	var out []engram.NamespaceCount
 	err := e.store.View(ctx, func(r engram.Reader) error {
-		l, ok := r.(engram.TenantLister)
-		if !ok {
-			return engram.Errorf(engram.EINVALID, "this store cannot list its tenants")
-		}
 		var err error
-		out, err = l.Tenants(ctx, within, limit)
+		out, err = r.Tenants(ctx, within, limit)
 		return err
 	})
 	return out, err

@@ -21,7 +21,7 @@ func testTenants(t *testing.T, open Opener) {
 	Put(t, st, m1, m2, other, gone)
 
 	view(t, st, func(r engram.Reader) error {
-		l := r.(engram.TenantLister)
+		l := r
 		all, err := l.Tenants(ctx, engram.Namespace{}, 0)
 		if err != nil {
 			t.Fatal(err)
