@@ -9,8 +9,15 @@
 // requests per second) too. With --store URL the server keeps its data in
 // that PostgreSQL database instead of a data directory.
 //
+// By default each client sends its next request when the last is
+// answered (closed loop). With --rates the requests arrive instead at a
+// set rate whatever the answers take (open loop, Poisson arrivals), one
+// step per rate, and it prints the highest rate whose p99 stayed under
+// 100 ms with no error.
+//
 //	go build -o bin/engram ./cmd/engram
 //	go run ./bench/load --engram bin/engram --clients 100 --duration 60s
+//	go run ./bench/load --engram bin/engram --add-share 0.1 --rates 50,100,150 --duration 5m
 //	bash scripts/pg.sh sh -c 'go run ./bench/load --engram bin/engram --store "$ENGRAM_TEST_POSTGRES_URL"'
 package main
 
@@ -30,6 +37,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,12 +49,18 @@ func main() {
 	embedder := flag.String("embedder", "use-lite", "the server's --embedder (use-lite or none)")
 	store := flag.String("store", "", "PostgreSQL `URL` for the server's --store; empty: SQLite in a fresh data directory")
 	fulltext := flag.String("fulltext", "on", "the store's full-text index (engram fulltext) during the run: on or off")
+	rates := flag.String("rates", "", "open loop: comma-separated `arrival rates` (requests a second, Poisson arrivals spread over the clients' keys), each run for --duration in turn on one server; empty: closed loop, each client sending its next request when the last is answered")
 	flag.Parse()
+	steps, err := parseRates(*rates)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load: --rates:", err)
+		os.Exit(2)
+	}
 	if *fulltext != "on" && *fulltext != "off" {
 		fmt.Fprintln(os.Stderr, "load: --fulltext is on or off, not", *fulltext)
 		os.Exit(2)
 	}
-	if err := run(*bin, *clients, *duration, *addShare, *embedder, *store, *fulltext); err != nil {
+	if err := run(*bin, *clients, *duration, *addShare, *embedder, *store, *fulltext, steps); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
@@ -57,6 +71,7 @@ var project = "bench"
 
 // result is what one client saw.
 type result struct {
+	mu     sync.Mutex
 	lat    map[string][]time.Duration
 	errors []string
 	acked  []string // episode ids the server acknowledged
@@ -64,7 +79,7 @@ type result struct {
 	secret string
 }
 
-func run(bin string, clients int, duration time.Duration, addShare float64, embedder, store, fulltext string) error {
+func run(bin string, clients int, duration time.Duration, addShare float64, embedder, store, fulltext string, rates []float64) error {
 	dir, err := os.MkdirTemp("", "engram-load-")
 	if err != nil {
 		return err
@@ -118,7 +133,14 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 		r.secret = key.Secret
 		res[i] = r
 	}
-	fmt.Printf("server %s (%s, full-text index %s, auth on, embedder %s); %d clients with their own keys for %v\n", addr, backend, fulltext, embedder, clients, duration)
+	mode := fmt.Sprintf("%d clients with their own keys, closed loop, for %v", clients, duration)
+	if len(rates) > 0 {
+		mode = fmt.Sprintf("open loop over %d clients' keys at %v requests/s, %v each", clients, rates, duration)
+	}
+	fmt.Printf("server %s (%s, full-text index %s, auth on, embedder %s); %s; %.0f%% adds\n", addr, backend, fulltext, embedder, mode, 100*addShare)
+	if len(rates) > 0 {
+		return runOpen(hc, base, res, rates, duration, addShare, srv.Process.Pid)
+	}
 
 	cpu0 := procCPU(srv.Process.Pid)
 	start := time.Now()
@@ -134,42 +156,68 @@ func run(bin string, clients int, duration time.Duration, addShare float64, embe
 	wg.Wait()
 	elapsed := time.Since(start)
 	cpu := procCPU(srv.Process.Pid) - cpu0
-	lost := verify(hc, base, res)
-	return report(res, lost, elapsed, cpu)
+	_, errs := summarize(res, elapsed, cpu)
+	return verdict(errs, verify(hc, base, res))
 }
 
-// drive sends requests for one client until deadline.
+// drive sends requests for one client until deadline, each as soon as
+// the one before is answered (closed loop).
 func drive(hc *http.Client, base string, r *result, i int, deadline time.Time, addShare float64) {
 	rng := rand.New(rand.NewPCG(uint64(i), 7))
-	topics := []string{"hiking in the Alps", "Spanish lessons", "a new espresso machine", "the trip to Shanghai", "Oma's birthday", "learning Go"}
 	for n := 0; time.Now().Before(deadline); n++ {
-		topic := topics[rng.IntN(len(topics))]
 		start := time.Now()
-		var err error
-		op := "search"
-		if rng.Float64() < addShare {
-			op = "add_episodes"
-			var ack struct {
-				Episodes []struct{ ID string }
-			}
-			body := map[string]any{
-				"namespace": map[string]string{"org": "load", "project": project, "user": r.user},
-				"episodes":  []map[string]any{{"role": "user", "content": fmt.Sprintf("Message %d of %s: I talked about %s today.", n, r.user, topic)}},
-			}
-			err = call(hc, base, r.secret, "POST", "/v1/episodes", body, &ack, http.StatusCreated)
-			if err == nil {
-				for _, e := range ack.Episodes {
-					r.acked = append(r.acked, e.ID)
-				}
-			}
-		} else {
-			body := map[string]any{"scope": map[string]string{"org": "load", "project": project, "user": r.user}, "query": "what about " + topic + "?", "k": 5}
-			err = call(hc, base, r.secret, "POST", "/v1/search", body, nil, http.StatusOK)
-		}
-		r.lat[op] = append(r.lat[op], time.Since(start))
-		if err != nil {
-			r.errors = append(r.errors, op+": "+err.Error())
-		}
+		op, id, err := one(hc, base, r, rng, n, addShare)
+		r.record(op, id, time.Since(start), err)
+	}
+}
+
+// topics are what the clients talk and ask about.
+var topics = []string{"hiking in the Alps", "Spanish lessons", "a new espresso machine", "the trip to Shanghai", "Oma's birthday", "learning Go"}
+
+// asked counts the questions of the whole run, which numbers each one so
+// that no two are the same, across clients and rate steps alike.
+var asked atomic.Int64
+
+// openers begin the clients' questions.
+var openers = []string{"what did I say about", "remind me of", "what do you know about", "did I mention", "anything new on", "what was the plan for"}
+
+// one sends client r's n-th request: an add of one episode with
+// probability addShare, else a search. It returns the operation, the
+// acknowledged episode's id (adds only) and the request's error.
+func one(hc *http.Client, base string, r *result, rng *rand.Rand, n int, addShare float64) (op, id string, err error) {
+	topic := topics[rng.IntN(len(topics))]
+	if rng.Float64() >= addShare {
+		// Every question differs, as real ones do, so none is answered
+		// from the embedder's cache.
+		q := fmt.Sprintf("%s %s, around question %d?", openers[rng.IntN(len(openers))], topic, asked.Add(1))
+		body := map[string]any{"scope": map[string]string{"org": "load", "project": project, "user": r.user}, "query": q, "k": 5}
+		return "search", "", call(hc, base, r.secret, "POST", "/v1/search", body, nil, http.StatusOK)
+	}
+	var ack struct {
+		Episodes []struct{ ID string }
+	}
+	body := map[string]any{
+		"namespace": map[string]string{"org": "load", "project": project, "user": r.user},
+		"episodes":  []map[string]any{{"role": "user", "content": fmt.Sprintf("Message %d of %s: I talked about %s today.", n, r.user, topic)}},
+	}
+	err = call(hc, base, r.secret, "POST", "/v1/episodes", body, &ack, http.StatusCreated)
+	if err == nil && len(ack.Episodes) == 1 {
+		id = ack.Episodes[0].ID
+	}
+	return "add_episodes", id, err
+}
+
+// record keeps one request's latency, acknowledged id and error; safe for
+// the concurrent requests of an open loop.
+func (r *result) record(op, id string, lat time.Duration, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lat[op] = append(r.lat[op], lat)
+	if id != "" {
+		r.acked = append(r.acked, id)
+	}
+	if err != nil {
+		r.errors = append(r.errors, op+": "+err.Error())
 	}
 }
 
@@ -196,10 +244,12 @@ func verify(hc *http.Client, base string, res []*result) int {
 	return lost
 }
 
-// report prints what the clients saw, and cpu, the server's processor
-// time during the run: per request it is a cost that other jobs on a
-// shared machine do not inflate, unlike the throughput.
-func report(res []*result, lost int, elapsed, cpu time.Duration) error {
+// summarize prints what the clients saw: per operation the latency
+// percentiles, the throughput and cpu, the server's processor time during
+// the run (per request it is a cost that other jobs on a shared machine
+// do not inflate, unlike the throughput), and the first errors. It
+// returns the highest p99 of the operations and the number of errors.
+func summarize(res []*result, elapsed, cpu time.Duration) (worstP99 time.Duration, errCount int) {
 	all := map[string][]time.Duration{}
 	var errs []string
 	acked := 0
@@ -216,6 +266,7 @@ func report(res []*result, lost int, elapsed, cpu time.Duration) error {
 		if len(l) == 0 {
 			continue
 		}
+		worstP99 = max(worstP99, pct(l, 99))
 		fmt.Printf("%-13s n=%6d  p50=%8v  p95=%8v  p99=%8v  max=%8v\n", op, len(l), pct(l, 50), pct(l, 95), pct(l, 99), l[len(l)-1])
 	}
 	n := len(all["add_episodes"]) + len(all["search"])
@@ -223,7 +274,7 @@ func report(res []*result, lost int, elapsed, cpu time.Duration) error {
 	if cpu > 0 && n > 0 {
 		fmt.Printf("server cpu=%v (%.2f ms per request, %.0f%% of one core)\n", cpu.Round(10*time.Millisecond), float64(cpu.Microseconds())/1000/float64(n), 100*cpu.Seconds()/elapsed.Seconds())
 	}
-	fmt.Printf("errors=%d  acknowledged episodes=%d  lost writes=%d\n", len(errs), acked, lost)
+	fmt.Printf("errors=%d  acknowledged episodes=%d\n", len(errs), acked)
 	for i, e := range errs {
 		if i == 10 {
 			fmt.Printf("... and %d more errors\n", len(errs)-10)
@@ -231,8 +282,15 @@ func report(res []*result, lost int, elapsed, cpu time.Duration) error {
 		}
 		fmt.Println("error:", e)
 	}
-	if len(errs) > 0 || lost > 0 {
-		return fmt.Errorf("%d errors, %d lost writes", len(errs), lost)
+	return worstP99, len(errs)
+}
+
+// verdict prints the lost writes and fails when there were errors or lost
+// writes.
+func verdict(errs, lost int) error {
+	fmt.Printf("lost writes=%d\n", lost)
+	if errs > 0 || lost > 0 {
+		return fmt.Errorf("%d errors, %d lost writes", errs, lost)
 	}
 	return nil
 }
