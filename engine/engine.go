@@ -303,7 +303,7 @@ func (e *core) warnNoTextIndex(ctx context.Context) {
 	on := true
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		var err error
-		on, err = storeIndexed(ctx, r)
+		on, err = r.FullTextIndexed(ctx)
 		return err
 	})
 	if err == nil && !on {
