@@ -15,10 +15,9 @@ type JobBacklog struct {
 	Oldest time.Time
 }
 
-// JobBacklogReader is the capability of a Reader whose store keeps a job
-// queue (both stores do) to count its unfinished jobs by kind and state.
-// It reads every tenant's jobs and serves an operator's metrics, never a
-// client.
+// JobBacklogReader is the capability of a Reader to count the unfinished
+// jobs of its store's queue by kind and state. It reads every tenant's
+// jobs and serves an operator's metrics, never a client.
 type JobBacklogReader interface {
 	JobBacklog(ctx context.Context) ([]JobBacklog, error)
 }

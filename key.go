@@ -161,8 +161,8 @@ type KeyService interface {
 	RevokeKey(ctx context.Context, org, project, id string) error
 }
 
-// Keys is the KeyService over a Store with the KeyReader and KeyWriter
-// capabilities.
+// Keys is the KeyService over a Store, through its transactions'
+// KeyReader and KeyWriter.
 type Keys struct {
 	Store Store
 }
@@ -176,11 +176,8 @@ func (ks Keys) Authenticate(ctx context.Context, secret string) (*APIKey, error)
 	}
 	var k *APIKey
 	err := ReadFresh(ctx, ks.Store, func(r Reader) error { // one read
-		kr, err := Need[KeyReader](r, "authentication with API keys")
-		if err != nil {
-			return err
-		}
-		k, err = kr.GetKey(ctx, id)
+		var err error
+		k, err = r.GetKey(ctx, id)
 		return err
 	})
 	switch {
@@ -201,11 +198,7 @@ func (ks Keys) CreateKey(ctx context.Context, spec KeySpec) (*APIKey, string, er
 		return nil, "", err
 	}
 	err = ks.Store.Update(ctx, func(tx Tx) error {
-		kw, err := Need[KeyWriter](tx, "creating API keys")
-		if err != nil {
-			return err
-		}
-		return kw.InsertKey(ctx, k)
+		return tx.InsertKey(ctx, k)
 	})
 	if err != nil {
 		return nil, "", err
@@ -217,11 +210,8 @@ func (ks Keys) CreateKey(ctx context.Context, spec KeySpec) (*APIKey, string, er
 func (ks Keys) ListKeys(ctx context.Context, org, project string) ([]APIKey, error) {
 	var out []APIKey
 	err := ks.Store.View(ctx, func(r Reader) error {
-		kr, err := Need[KeyReader](r, "listing API keys")
-		if err != nil {
-			return err
-		}
-		out, err = kr.ListKeys(ctx, org, project)
+		var err error
+		out, err = r.ListKeys(ctx, org, project)
 		return err
 	})
 	return out, err
@@ -230,21 +220,13 @@ func (ks Keys) ListKeys(ctx context.Context, org, project string) ([]APIKey, err
 // RevokeKey implements KeyService.
 func (ks Keys) RevokeKey(ctx context.Context, org, project, id string) error {
 	return ks.Store.Update(ctx, func(tx Tx) error {
-		kw, err := Need[KeyWriter](tx, "revoking API keys")
-		if err != nil {
-			return err
-		}
-		kr, err := Need[KeyReader](tx, "revoking API keys")
-		if err != nil {
-			return err
-		}
-		k, err := kr.GetKey(ctx, id)
+		k, err := tx.GetKey(ctx, id)
 		if err != nil {
 			return err
 		}
 		if org != "" && (k.Org != org || k.Project != project) {
 			return Errorf(ENOTFOUND, "no API key %q in %s/%s", id, org, project)
 		}
-		return kw.RevokeKey(ctx, id, time.Now().UTC().Truncate(time.Microsecond))
+		return tx.RevokeKey(ctx, id, time.Now().UTC().Truncate(time.Microsecond))
 	})
 }

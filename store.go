@@ -85,6 +85,7 @@ type Reader interface {
 	ResourceDumper
 	UploadSweeper
 	JobReader
+	JobBacklogReader
 	KeyReader
 	VaultKeyReader
 }

@@ -33,16 +33,6 @@ const (
 	refreshOwners = 100
 )
 
-// communityStore returns the community capabilities of tx, or EUNAVAILABLE.
-func communityStore(tx engram.Reader) (engram.CommunityReader, engram.GraphReader, error) {
-	cr, ok := tx.(engram.CommunityReader)
-	if !ok {
-		return nil, nil, engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no communities")
-	}
-	g, err := graphOf(tx)
-	return cr, g, err
-}
-
 // RefreshCommunities implements engram.CommunityService. The scope names
 // the user (agent and session are refused: communities span them). The
 // communities are written in one transaction; with Options.LLM each new
@@ -79,23 +69,15 @@ func (e *graphs) refreshCommunities(ctx context.Context, owner engram.Namespace,
 // refreshTx recomputes, in tx, the communities of owner that a dirty
 // entity touches (every one when full) and empties the dirty set.
 func (e *graphs) refreshTx(ctx context.Context, tx engram.Tx, owner engram.Namespace, full bool) (*engram.RefreshResult, []engram.Community, error) {
-	cr, gr, err := communityStore(tx)
+	edges, err := tx.GraphEdges(ctx, owner)
 	if err != nil {
 		return nil, nil, err
 	}
-	cw, ok := tx.(engram.CommunityWriter)
-	if !ok {
-		return nil, nil, engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no communities")
-	}
-	edges, err := cr.GraphEdges(ctx, owner)
+	old, err := tx.Communities(ctx, engram.ScopeOf(owner))
 	if err != nil {
 		return nil, nil, err
 	}
-	old, err := cr.Communities(ctx, engram.ScopeOf(owner))
-	if err != nil {
-		return nil, nil, err
-	}
-	dirtyIDs, err := cr.DirtyEntities(ctx, owner)
+	dirtyIDs, err := tx.DirtyEntities(ctx, owner)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,7 +100,7 @@ func (e *graphs) refreshTx(ctx context.Context, tx engram.Tx, owner engram.Names
 	kept := 0
 	for _, c := range old {
 		if full || slices.ContainsFunc(c.Members, func(id string) bool { return stale[id] }) {
-			if err := cw.DeleteCommunity(ctx, owner, c.ID); err != nil {
+			if err := tx.DeleteCommunity(ctx, owner, c.ID); err != nil {
 				return nil, nil, err
 			}
 			res.Deleted++
@@ -130,30 +112,30 @@ func (e *graphs) refreshTx(ctx context.Context, tx engram.Tx, owner engram.Names
 	now := e.clock()
 	for _, comp := range redo {
 		for _, members := range g.Detect(comp, engram.MaxCommunitySize) {
-			c, err := summarizeCommunity(ctx, tx, gr, g, owner, members, now)
+			c, err := summarizeCommunity(ctx, tx, g, owner, members, now)
 			if err != nil {
 				return nil, nil, err
 			}
-			if err := cw.PutCommunity(ctx, c); err != nil {
+			if err := tx.PutCommunity(ctx, c); err != nil {
 				return nil, nil, err
 			}
 			written = append(written, *c)
 		}
 	}
 	res.Written, res.Total = len(written), kept+len(written)
-	return res, written, cw.ClearDirty(ctx, owner)
+	return res, written, tx.ClearDirty(ctx, owner)
 }
 
 // summarizeCommunity returns the community of owner with members, its
 // names and extractive summary read from the members' entities and
 // memories.
-func summarizeCommunity(ctx context.Context, r engram.Reader, gr engram.GraphReader, g *community.Graph, owner engram.Namespace, members []string, now time.Time) (*engram.Community, error) {
+func summarizeCommunity(ctx context.Context, r engram.Reader, g *community.Graph, owner engram.Namespace, members []string, now time.Time) (*engram.Community, error) {
 	sc := engram.ScopeOf(owner)
 	in := make(map[string]bool, len(members))
 	for _, id := range members {
 		in[id] = true
 	}
-	ents, err := entitiesOf(ctx, gr, sc, members)
+	ents, err := entitiesOf(ctx, r, sc, members)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +144,7 @@ func summarizeCommunity(ctx context.Context, r engram.Reader, gr engram.GraphRea
 		ms[i] = community.Member{ID: en.ID, Name: en.Name, Keys: en.Keys(), Degree: g.Degree(en.ID, in), Mentions: en.Mentions}
 	}
 	community.Central(ms)
-	srcs, err := communitySources(ctx, r, gr, sc, members)
+	srcs, err := communitySources(ctx, r, sc, members)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +159,8 @@ func summarizeCommunity(ctx context.Context, r engram.Reader, gr engram.GraphRea
 // communitySources returns the active memories that mention the most of
 // members (among their newest communityMentions mentions), with how many
 // each mentions.
-func communitySources(ctx context.Context, r engram.Reader, gr engram.GraphReader, sc engram.Scope, members []string) ([]community.Source, error) {
-	mns, err := gr.EntityMentions(ctx, sc, members, communityMentions)
+func communitySources(ctx context.Context, r engram.Reader, sc engram.Scope, members []string) ([]community.Source, error) {
+	mns, err := r.EntityMentions(ctx, sc, members, communityMentions)
 	if err != nil {
 		return nil, err
 	}
@@ -264,18 +246,14 @@ func (e *graphs) abstracts(ctx context.Context, cs []engram.Community) {
 			abstract = strings.ToValidUTF8(abstract[:maxAbstractBytes], "")
 		}
 		err = e.store.Update(ctx, func(tx engram.Tx) error {
-			cr, _, err := communityStore(tx)
-			if err != nil {
-				return err
-			}
-			cur, err := cr.GetCommunity(ctx, engram.ScopeOf(c.Namespace), c.ID)
+			cur, err := tx.GetCommunity(ctx, engram.ScopeOf(c.Namespace), c.ID)
 			if engram.IsNotFound(err) || err == nil && cur.Summary != c.Summary {
 				return nil // changed since: the next refresh asks again
 			} else if err != nil {
 				return err
 			}
 			cur.Abstract = abstract
-			return tx.(engram.CommunityWriter).PutCommunity(ctx, cur)
+			return tx.PutCommunity(ctx, cur)
 		})
 		if err != nil {
 			e.log.Warn("store community abstract", "community", c.ID, "err", err)
@@ -294,16 +272,12 @@ func (e *graphs) ListCommunities(ctx context.Context, s engram.Scope) (*engram.C
 	}
 	out := &engram.CommunityList{Communities: []engram.Community{}}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		cr, g, err := communityStore(r)
-		if err != nil {
-			return err
-		}
-		cs, err := cr.Communities(ctx, engram.EntityScope(s))
+		cs, err := r.Communities(ctx, engram.EntityScope(s))
 		if err != nil {
 			return err
 		}
 		for _, c := range cs {
-			ok, err := narrowCommunity(ctx, r, g, s, &c)
+			ok, err := narrowCommunity(ctx, r, s, &c)
 			if err != nil {
 				return err
 			}
@@ -328,24 +302,20 @@ func (e *graphs) GetCommunity(ctx context.Context, s engram.Scope, id string) (*
 	}
 	d := &engram.CommunityDetail{}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		cr, g, err := communityStore(r)
-		if err != nil {
-			return err
-		}
 		es := engram.EntityScope(s)
-		c, err := cr.GetCommunity(ctx, es, id)
+		c, err := r.GetCommunity(ctx, es, id)
 		if err != nil {
 			return err
 		}
-		if ok, err := narrowCommunity(ctx, r, g, s, c); err != nil || !ok {
+		if ok, err := narrowCommunity(ctx, r, s, c); err != nil || !ok {
 			return cmp.Or[error](err, engram.Errorf(engram.ENOTFOUND, "community %s not found", id))
 		}
 		d.Community = *c
-		ents, err := entitiesOf(ctx, g, es, c.Members)
+		ents, err := entitiesOf(ctx, r, es, c.Members)
 		if err != nil {
 			return err
 		}
-		d.Entities, err = visibleEntities(ctx, r, g, s, ents)
+		d.Entities, err = visibleEntities(ctx, r, s, ents)
 		return err
 	})
 	if err != nil {
@@ -358,13 +328,13 @@ func (e *graphs) GetCommunity(ctx context.Context, s engram.Scope, id string) (*
 // clears what may quote other memories (names and sources become empty,
 // not nil: they are arrays on the wire); it reports whether s sees any
 // member.
-func narrowCommunity(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, c *engram.Community) (bool, error) {
+func narrowCommunity(ctx context.Context, r engram.Reader, s engram.Scope, c *engram.Community) (bool, error) {
 	if !narrowed(s) {
 		return true, nil
 	}
 	var keep []string
 	for _, id := range c.Members {
-		ok, err := entityVisible(ctx, r, g, s, id)
+		ok, err := entityVisible(ctx, r, s, id)
 		if err != nil {
 			return false, err
 		}
@@ -377,17 +347,16 @@ func narrowCommunity(ctx context.Context, r engram.Reader, g engram.GraphReader,
 }
 
 // tagCommunities sets the Community of each of nodes that belongs to one.
-// A store without communities leaves them unset.
+// It fails with the store's error.
 func tagCommunities(ctx context.Context, r engram.Reader, es engram.Scope, nodes []engram.Entity) error {
-	cr, ok := r.(engram.CommunityReader)
-	if !ok || len(nodes) == 0 {
+	if len(nodes) == 0 {
 		return nil
 	}
 	ids := make([]string, len(nodes))
 	for i := range nodes {
 		ids[i] = nodes[i].ID
 	}
-	of, err := cr.EntityCommunities(ctx, es, ids)
+	of, err := r.EntityCommunities(ctx, es, ids)
 	if err != nil {
 		return err
 	}
@@ -399,16 +368,13 @@ func tagCommunities(ctx context.Context, r engram.Reader, es engram.Scope, nodes
 
 // RefreshDirtyCommunities refreshes the communities of every user (in any
 // tenant) with a dirty entity, up to refreshOwners of them, and says how
-// many it refreshed. A store without communities refreshes none.
+// many it refreshed. It stops at the first refresh that fails, with its
+// error and how many it refreshed before.
 func (e *graphs) RefreshDirtyCommunities(ctx context.Context) (int, error) {
 	var owners []engram.Namespace
 	err := e.store.View(ctx, func(r engram.Reader) error {
-		cr, ok := r.(engram.CommunityReader)
-		if !ok {
-			return nil
-		}
 		var err error
-		owners, err = cr.DirtyOwners(ctx, refreshOwners)
+		owners, err = r.DirtyOwners(ctx, refreshOwners)
 		return err
 	})
 	if err != nil {

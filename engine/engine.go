@@ -192,7 +192,6 @@ type core struct {
 	text           *texts              // nil when the store's full-text index serves
 	access         *accessRecorder
 	jobs           *jobRunner
-	hasJobs        bool // the store keeps a job queue
 	embedLater     bool // adds of episodes leave embedding to embed jobs
 	once           sync.Once
 
@@ -284,12 +283,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		flush = time.Second
 	}
 	e.access = newAccessRecorder(store, flush, e.log, e.text.touched)
-	if err := e.setUpJobs(ctx, opts); err != nil {
-		e.access.stop()
-		e.vec.close()
-		e.text.close()
-		return nil, err
-	}
+	e.setUpJobs(opts)
 	e.StartCommunityRefresher(opts.CommunityRefresh)
 	return e, nil
 }
@@ -303,7 +297,7 @@ func (e *core) warnNoTextIndex(ctx context.Context) {
 	on := true
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		var err error
-		on, err = storeIndexed(ctx, r)
+		on, err = r.FullTextIndexed(ctx)
 		return err
 	})
 	if err == nil && !on {
@@ -311,30 +305,15 @@ func (e *core) warnNoTextIndex(ctx context.Context) {
 	}
 }
 
-// setUpJobs learns, when opts has a use for jobs (workers, asynchronous
-// adds, media to describe), whether the store keeps
-// a job queue, and starts the workers opts asks for. It fails when the
-// store cannot be read.
-func (e *Engine) setUpJobs(ctx context.Context, opts Options) error {
+// setUpJobs makes the engine's job runner and starts the workers opts
+// asks for; an engine with workers and an embedder leaves embedding to
+// embed jobs unless opts.EmbedInline.
+func (e *Engine) setUpJobs(opts Options) {
 	e.jobs = newJobRunner(opts)
-	if opts.Workers <= 0 && !opts.AsyncByDefault && opts.Describer == nil {
-		return nil
-	}
-	err := e.store.View(ctx, func(r engram.Reader) error {
-		_, e.hasJobs = r.(engram.JobReader)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	switch {
-	case opts.Workers > 0 && e.hasJobs:
+	if opts.Workers > 0 {
 		e.embedLater = e.vec != nil && !opts.EmbedInline
 		e.startWorkers(opts.Workers)
-	case opts.Workers > 0:
-		e.log.Warn("the store keeps no job queue; background workers not started")
 	}
-	return nil
 }
 
 // register sets up the retrieval channels: dense first (the full-text

@@ -10,24 +10,15 @@ import (
 
 var _ engram.GraphEditor = (*Engine)(nil)
 
-// editGraph runs fn in one write transaction with the store's graph
-// capabilities, for the owner-scoped edits of an entity (merge, split):
-// EINVALID for a scope narrowed to an agent or session, EUNAVAILABLE
-// without a graph.
-func (e *graphs) editGraph(ctx context.Context, s engram.Scope, id string, fn func(tx engram.Tx, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope) error) error {
+// editGraph runs fn in one write transaction with the entity scope of s,
+// for the owner-scoped edits of an entity (merge, split): EINVALID for a
+// scope narrowed to an agent or session, else fn's or the store's error.
+func (e *graphs) editGraph(ctx context.Context, s engram.Scope, id string, fn func(tx engram.Tx, es engram.Scope) error) error {
 	if narrowed(s) {
 		return engram.Errorf(engram.EINVALID, "an entity belongs to a user across agents and sessions: edit it with a scope that names neither")
 	}
 	return e.store.Update(ctx, func(tx engram.Tx) error {
-		g, err := graphOf(tx)
-		if err != nil {
-			return err
-		}
-		gw, ok := tx.(engram.GraphWriter)
-		if !ok {
-			return engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no entity graph")
-		}
-		return fn(tx, g, gw, engram.EntityScope(s))
+		return fn(tx, engram.EntityScope(s))
 	})
 }
 
@@ -46,36 +37,36 @@ func (e *graphs) MergeEntities(ctx context.Context, s engram.Scope, id string, f
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.Entity
-	err = e.editGraph(ctx, s, id, func(tx engram.Tx, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope) error {
-		target, err := g.GetEntity(ctx, es, id)
+	err = e.editGraph(ctx, s, id, func(tx engram.Tx, es engram.Scope) error {
+		target, err := tx.GetEntity(ctx, es, id)
 		if err != nil {
 			return err
 		}
 		merged := make([]*engram.Entity, len(from))
 		for i, fid := range from {
-			if merged[i], err = g.GetEntity(ctx, es, fid); err != nil {
+			if merged[i], err = tx.GetEntity(ctx, es, fid); err != nil {
 				return err
 			}
 		}
-		if err := moveMentions(ctx, g, gw, es, target, from); err != nil {
+		if err := moveMentions(ctx, tx, es, target, from); err != nil {
 			return err
 		}
-		if err := repointRelations(ctx, g, gw, es, target.ID, from); err != nil {
+		if err := repointRelations(ctx, tx, es, target.ID, from); err != nil {
 			return err
 		}
 		absorbNames(target, merged)
 		target.UpdatedAt = now
 		mctx := engram.WithEntityChange(ctx, engram.EntityChange{Op: engram.EntityMerge, Related: from})
-		if err := gw.PutEntity(mctx, target); err != nil {
+		if err := tx.PutEntity(mctx, target); err != nil {
 			return err
 		}
 		for _, fid := range from {
 			dctx := engram.WithEntityChange(ctx, engram.EntityChange{Op: engram.EntityMerged, Related: []string{target.ID}, At: now})
-			if err := gw.DeleteEntity(dctx, target.Namespace, fid); err != nil {
+			if err := tx.DeleteEntity(dctx, target.Namespace, fid); err != nil {
 				return err
 			}
 		}
-		if out, err = g.GetEntity(ctx, es, id); err != nil {
+		if out, err = tx.GetEntity(ctx, es, id); err != nil {
 			return err
 		}
 		return tx.InsertAudit(ctx, e.audit(target.Namespace, actor, "entity.merge", append([]string{id}, from...), "", now))
@@ -88,12 +79,12 @@ func (e *graphs) MergeEntities(ctx context.Context, s engram.Scope, id string, f
 
 // moveMentions links the target to every memory that mentions one of
 // from, keeping the earliest time of a memory it already mentions.
-func moveMentions(ctx context.Context, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope, target *engram.Entity, from []string) error {
-	ms, err := g.EntityMentions(ctx, es, from, 0)
+func moveMentions(ctx context.Context, tx engram.Tx, es engram.Scope, target *engram.Entity, from []string) error {
+	ms, err := tx.EntityMentions(ctx, es, from, 0)
 	if err != nil {
 		return err
 	}
-	has, err := g.EntityMentions(ctx, es, []string{target.ID}, 0)
+	has, err := tx.EntityMentions(ctx, es, []string{target.ID}, 0)
 	if err != nil {
 		return err
 	}
@@ -106,7 +97,7 @@ func moveMentions(ctx context.Context, g engram.GraphReader, gw engram.GraphWrit
 			continue
 		}
 		at[m.MemoryID] = m.At
-		if err := gw.PutMention(ctx, engram.Mention{EntityID: target.ID, MemoryID: m.MemoryID, Namespace: target.Namespace, At: m.At}); err != nil {
+		if err := tx.PutMention(ctx, engram.Mention{EntityID: target.ID, MemoryID: m.MemoryID, Namespace: target.Namespace, At: m.At}); err != nil {
 			return err
 		}
 	}
@@ -127,13 +118,13 @@ func relationKey(r *engram.Relation) [3]string {
 // repointRelations moves every relation with an end among from to target:
 // one between two of them (or one of them and target) is dropped, and one
 // that duplicates a current relation of the target joins its evidence.
-func repointRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope, target string, from []string) error {
+func repointRelations(ctx context.Context, tx engram.Tx, es engram.Scope, target string, from []string) error {
 	all := engram.RelationFilter{All: true, Limit: engram.MaxEntityLimit}
-	moving, err := g.Relations(ctx, es, from, all)
+	moving, err := tx.Relations(ctx, es, from, all)
 	if err != nil {
 		return err
 	}
-	kept, err := g.Relations(ctx, es, []string{target}, all)
+	kept, err := tx.Relations(ctx, es, []string{target}, all)
 	if err != nil {
 		return err
 	}
@@ -160,12 +151,12 @@ func repointRelations(ctx context.Context, g engram.GraphReader, gw engram.Graph
 		}
 		if d := current[relationKey(r)]; d != nil && r.Current() {
 			joinRelation(d, r)
-			if err := gw.PutRelation(ctx, d); err != nil {
+			if err := tx.PutRelation(ctx, d); err != nil {
 				return err
 			}
 			continue // r goes with the merged entity
 		}
-		if err := gw.PutRelation(ctx, r); err != nil {
+		if err := tx.PutRelation(ctx, r); err != nil {
 			return err
 		}
 		if r.Current() {
@@ -233,12 +224,12 @@ func (e *graphs) SplitEntity(ctx context.Context, s engram.Scope, id string, req
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.Entity
-	err = e.editGraph(ctx, s, id, func(tx engram.Tx, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope) error {
-		src, err := g.GetEntity(ctx, es, id)
+	err = e.editGraph(ctx, s, id, func(tx engram.Tx, es engram.Scope) error {
+		src, err := tx.GetEntity(ctx, es, id)
 		if err != nil {
 			return err
 		}
-		ms, err := g.EntityMentions(ctx, es, []string{id}, 0)
+		ms, err := tx.EntityMentions(ctx, es, []string{id}, 0)
 		if err != nil {
 			return err
 		}
@@ -256,25 +247,25 @@ func (e *graphs) SplitEntity(ctx context.Context, s engram.Scope, id string, req
 		if err := ent.Validate(); err != nil {
 			return err
 		}
-		if err := gw.PutEntity(engram.WithEntityChange(ctx, engram.EntityChange{Op: engram.EntitySplit, Related: []string{id}}), ent); err != nil {
+		if err := tx.PutEntity(engram.WithEntityChange(ctx, engram.EntityChange{Op: engram.EntitySplit, Related: []string{id}}), ent); err != nil {
 			return err
 		}
 		for _, m := range moved {
-			if err := gw.PutMention(ctx, engram.Mention{EntityID: ent.ID, MemoryID: m.MemoryID, Namespace: ent.Namespace, At: m.At}); err != nil {
+			if err := tx.PutMention(ctx, engram.Mention{EntityID: ent.ID, MemoryID: m.MemoryID, Namespace: ent.Namespace, At: m.At}); err != nil {
 				return err
 			}
-			if err := gw.DeleteMention(ctx, src.Namespace, id, m.MemoryID); err != nil {
+			if err := tx.DeleteMention(ctx, src.Namespace, id, m.MemoryID); err != nil {
 				return err
 			}
 		}
-		if err := divideRelations(ctx, g, gw, es, id, ent, req.Memories, now); err != nil {
+		if err := divideRelations(ctx, tx, es, id, ent, req.Memories, now); err != nil {
 			return err
 		}
 		src.UpdatedAt = now
-		if err := gw.PutEntity(engram.WithEntityChange(ctx, engram.EntityChange{Op: engram.EntitySplit, Related: []string{ent.ID}}), src); err != nil {
+		if err := tx.PutEntity(engram.WithEntityChange(ctx, engram.EntityChange{Op: engram.EntitySplit, Related: []string{ent.ID}}), src); err != nil {
 			return err
 		}
-		if out, err = g.GetEntity(ctx, es, ent.ID); err != nil {
+		if out, err = tx.GetEntity(ctx, es, ent.ID); err != nil {
 			return err
 		}
 		return tx.InsertAudit(ctx, e.audit(src.Namespace, actor, "entity.split", []string{id, ent.ID}, "", now))
@@ -307,8 +298,8 @@ func splitMentions(id string, ms []engram.Mention, ids []string) ([]engram.Menti
 // relations of the entity id. EINVALID when the entity has more relations
 // than one read returns: the rest would keep the moved memories'
 // evidence.
-func divideRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphWriter, es engram.Scope, id string, ent *engram.Entity, ids []string, now time.Time) error {
-	rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: engram.MaxEntityLimit})
+func divideRelations(ctx context.Context, tx engram.Tx, es engram.Scope, id string, ent *engram.Entity, ids []string, now time.Time) error {
+	rs, err := tx.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: engram.MaxEntityLimit})
 	if err != nil {
 		return err
 	}
@@ -337,13 +328,13 @@ func divideRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphW
 		}
 		if len(rest) == 0 { // every memory behind it moved: so does it
 			r.Source, r.Target = swap(r.Source), swap(r.Target)
-			if err := gw.PutRelation(ctx, r); err != nil {
+			if err := tx.PutRelation(ctx, r); err != nil {
 				return err
 			}
 			continue
 		}
 		r.Evidence = rest
-		if err := gw.PutRelation(ctx, r); err != nil {
+		if err := tx.PutRelation(ctx, r); err != nil {
 			return err
 		}
 		n := &engram.Relation{
@@ -356,7 +347,7 @@ func divideRelations(ctx context.Context, g engram.GraphReader, gw engram.GraphW
 		} else if n.Current() {
 			made[relationKey(n)] = n
 		}
-		if err := gw.PutRelation(ctx, n); err != nil {
+		if err := tx.PutRelation(ctx, n); err != nil {
 			return err
 		}
 	}
@@ -373,22 +364,19 @@ func (e *graphs) EntityHistory(ctx context.Context, s engram.Scope, id string) (
 	}
 	var out []engram.EntityVersion
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		g, err := graphOf(r)
-		if err != nil {
-			return err
-		}
+		var err error
 		es := engram.EntityScope(s)
 		if out, err = r.EntityHistory(ctx, es, id); err != nil {
 			return err
 		}
-		_, gerr := g.GetEntity(ctx, es, id)
+		_, gerr := r.GetEntity(ctx, es, id)
 		switch {
 		case gerr != nil && !engram.IsNotFound(gerr):
 			return gerr
 		case gerr != nil && len(out) == 0:
 			return gerr
 		case gerr == nil:
-			ok, err := entityVisible(ctx, r, g, s, id)
+			ok, err := entityVisible(ctx, r, s, id)
 			if err != nil || !ok {
 				return cmpOr(err, engram.Errorf(engram.ENOTFOUND, "entity %s not found", id))
 			}

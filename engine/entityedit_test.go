@@ -37,17 +37,16 @@ func TestSplitTooManyRelations(t *testing.T) {
 	// word.
 	now := time.Now().UTC()
 	err = e.Store().Update(ctx, func(tx engram.Tx) error {
-		gw := tx.(engram.GraphWriter)
 		for i := range engram.MaxEntityLimit + 1 {
 			name := fmt.Sprintf("Person %d", i)
 			other := &engram.Entity{ID: engram.NewID(), Namespace: ns, Name: name, Norm: engram.NormalizeName(name),
 				Type: engram.EntityPerson, Status: engram.EntityActive, CreatedAt: now, UpdatedAt: now}
-			if err := gw.PutEntity(ctx, other); err != nil {
+			if err := tx.PutEntity(ctx, other); err != nil {
 				return err
 			}
 			r := &engram.Relation{ID: engram.NewID(), Namespace: ns, Source: mel, Target: other.ID, Label: "knows",
 				CreatedAt: now, Evidence: []engram.Evidence{{MemoryID: ms[1].ID, Weight: 1}}}
-			if err := gw.PutRelation(ctx, r); err != nil {
+			if err := tx.PutRelation(ctx, r); err != nil {
 				return err
 			}
 		}

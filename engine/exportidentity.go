@@ -18,8 +18,8 @@ import (
 // user of the tenant holds is renamed like any other record's, and the
 // references to it follow.
 
-// exportIdentities gives fn every identity record of s. A store that keeps
-// no identities, or a scope narrower than a user, exports none.
+// exportIdentities gives fn every identity record of s; a scope narrower
+// than a user exports none. It fails with fn's or the store's error.
 func (e *media) exportIdentities(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	if s.Agent != "" || s.Session != "" {
 		return nil
@@ -27,8 +27,8 @@ func (e *media) exportIdentities(ctx context.Context, s engram.Scope, fn func(en
 	s = engram.IdentityScope(s)
 	for _, kind := range engram.IdentityRecords {
 		for after := ""; ; {
-			page, next, kept, err := e.identityPage(ctx, s, kind, after)
-			if err != nil || !kept {
+			page, next, err := e.identityPage(ctx, s, kind, after)
+			if err != nil {
 				return err
 			}
 			for _, r := range page {
@@ -46,24 +46,19 @@ func (e *media) exportIdentities(ctx context.Context, s engram.Scope, fn func(en
 }
 
 // identityPage reads one page of exportIdentities in its own read
-// transaction; kept is false when the store keeps no identities.
-func (e *media) identityPage(ctx context.Context, s engram.Scope, kind, after string) (page []engram.Record, next string, kept bool, err error) {
+// transaction. It fails with the store's error, naming the kind.
+func (e *media) identityPage(ctx context.Context, s engram.Scope, kind, after string) (page []engram.Record, next string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, exportPageTimeout)
 	defer cancel()
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		x, ok := r.(engram.IdentityExporter)
-		if !ok {
-			return nil
-		}
-		kept = true
 		var err error
-		page, next, err = x.IdentityExportPage(ctx, s, kind, after, exportPage)
+		page, next, err = r.IdentityExportPage(ctx, s, kind, after, exportPage)
 		return err
 	})
 	if err != nil {
-		return nil, "", false, fmt.Errorf("export %ss: %w", kind, err)
+		return nil, "", fmt.Errorf("export %ss: %w", kind, err)
 	}
-	return page, next, kept, nil
+	return page, next, nil
 }
 
 // checkIdentityRecord validates an imported identity record and normalises
@@ -256,19 +251,15 @@ func (im *importer) person(ctx context.Context, x *idImport, p *engram.Person) e
 // with one of its names (the graph is rebuilt on import, under new ids),
 // else none.
 func (im *importer) personEntity(ctx context.Context, p *engram.Person) (string, error) {
-	gr, ok := im.tx.(engram.GraphReader)
-	if !ok {
-		return "", nil
-	}
 	es := engram.EntityScope(im.s)
 	if p.EntityID != "" {
-		if _, err := gr.GetEntity(ctx, es, p.EntityID); err == nil {
+		if _, err := im.tx.GetEntity(ctx, es, p.EntityID); err == nil {
 			return p.EntityID, nil
 		} else if !engram.IsNotFound(err) {
 			return "", err
 		}
 	}
-	found, err := gr.FindEntities(ctx, es, p.Names())
+	found, err := im.tx.FindEntities(ctx, es, p.Names())
 	if err != nil || len(found) == 0 {
 		return "", err
 	}
@@ -404,13 +395,9 @@ func (im *importer) identityEvent(ctx context.Context, x *idImport, ev *engram.I
 // id. There is no lookup by id, so the first call reads the scope's events.
 func (im *importer) heldEvent(ctx context.Context, x *idImport, id string) (bool, error) {
 	if x.events == nil {
-		ex, ok := im.tx.(engram.IdentityExporter)
-		if !ok {
-			return false, nil
-		}
 		x.events = map[string]bool{}
 		for after := ""; ; {
-			page, next, err := ex.IdentityExportPage(ctx, x.owner, engram.RecordIdentityEvent, after, engram.MaxLimit)
+			page, next, err := im.tx.IdentityExportPage(ctx, x.owner, engram.RecordIdentityEvent, after, engram.MaxLimit)
 			if err != nil {
 				return false, err
 			}

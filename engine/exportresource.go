@@ -19,31 +19,22 @@ import (
 // stores anything, and stores the content chunk by chunk.
 
 // exportResources gives fn every completed resource of s with its chunks,
-// a page of resources or one chunk per read transaction. A store that
-// keeps no resources exports none.
+// a page of resources or one chunk per read transaction. It fails with
+// fn's or the store's error.
 func (e *media) exportResources(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
 	f := engram.ResourceFilter{Limit: engram.MaxLimit}
 	for {
 		var (
 			page []engram.Resource
 			next string
-			kept = true
 		)
 		err := e.store.View(ctx, func(r engram.Reader) error {
-			rr, ok := r.(engram.ResourceReader)
-			if !ok {
-				kept = false
-				return nil
-			}
 			var err error
-			page, next, err = rr.ListResources(ctx, s, f)
+			page, next, err = r.ListResources(ctx, s, f)
 			return err
 		})
 		if err != nil {
 			return fmt.Errorf("export resources: %w", err)
-		}
-		if !kept {
-			return nil
 		}
 		for i := range page {
 			if err := e.exportResource(ctx, &page[i], fn); err != nil {
@@ -66,7 +57,7 @@ func (e *media) exportResource(ctx context.Context, res *engram.Resource, fn fun
 		var data []byte
 		err := e.store.View(ctx, func(r engram.Reader) error {
 			var err error
-			data, err = r.(engram.ResourceReader).ResourceChunk(ctx, res.Namespace, res.ID, seq)
+			data, err = r.ResourceChunk(ctx, res.Namespace, res.ID, seq)
 			return err
 		})
 		switch {
@@ -155,7 +146,7 @@ func (im *importer) claimResources(ctx context.Context, recs []engram.Record, rs
 	}
 	for _, ir := range rs {
 		r := recs[ir.rec].Resource
-		if err := im.resource(ctx, im.tx, r, recs, ir.chunks); err != nil {
+		if err := im.resource(ctx, r, recs, ir.chunks); err != nil {
 			return prefixed(fmt.Sprintf("record %d", ir.rec+1), err)
 		}
 	}
@@ -164,18 +155,18 @@ func (im *importer) claimResources(ctx context.Context, recs []engram.Record, rs
 
 // resource stores one resource under its id, or a fresh one when another
 // scope has the id, unless the scope holds it (then it must be the same).
-func (im *importer) resource(ctx context.Context, w engram.ResourceWriter, r *engram.Resource, recs []engram.Record, chunks []int) error {
+func (im *importer) resource(ctx context.Context, r *engram.Resource, recs []engram.Record, chunks []int) error {
 	c := *r
 	id, held, err := place(r.ID, r.Namespace, func(id string) error {
 		c.ID = id
-		if err := w.InsertResource(ctx, &c); err != nil {
+		if err := im.tx.InsertResource(ctx, &c); err != nil {
 			return err
 		}
 		// The new resource has no content yet, so the tenant's bytes
 		// are what it stored before.
 		return im.a.media.checkQuotaTx(ctx, im.tx, r.Namespace, r.Size)
 	}, func(id string) (bool, error) {
-		old, err := im.tx.(engram.ResourceReader).GetResource(ctx, im.s, id)
+		old, err := im.tx.GetResource(ctx, im.s, id)
 		if err == nil {
 			return true, skipIfSame(old, &c, "resource", id, &im.res)
 		}
@@ -188,12 +179,12 @@ func (im *importer) resource(ctx context.Context, w engram.ResourceWriter, r *en
 		im.resources[r.ID] = id
 	}
 	for _, j := range chunks {
-		if err := w.PutResourceChunk(ctx, r.Namespace, id, recs[j].Chunk.Seq, recs[j].Chunk.Data); err != nil {
+		if err := im.tx.PutResourceChunk(ctx, r.Namespace, id, recs[j].Chunk.Seq, recs[j].Chunk.Data); err != nil {
 			return err
 		}
 	}
 	im.res.Resources++
-	return w.CompleteResource(ctx, r.Namespace, id, r.SHA256, r.Memories)
+	return im.tx.CompleteResource(ctx, r.Namespace, id, r.SHA256, r.Memories)
 }
 
 // checkQuotaTx is checkQuota inside a transaction: ETOOLARGE when storing
@@ -202,7 +193,7 @@ func (e *media) checkQuotaTx(ctx context.Context, tx engram.Tx, n engram.Namespa
 	if e.resourceQuota <= 0 {
 		return nil
 	}
-	used, err := tx.(engram.ResourceReader).ResourceBytes(ctx, n)
+	used, err := tx.ResourceBytes(ctx, n)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,7 @@ import (
 // memory inserted or replaced has its entities extracted and resolved
 // (package entity; with those the LLM former read in it), its mentions
 // replaced, the co-occurrence relations it supports brought up to date,
-// and the former's labelled relations given it as evidence. A store without engram.GraphWriter
-// keeps no graph; nothing else changes.
+// and the former's labelled relations given it as evidence.
 
 // maxRelationEntities bounds the entities of one memory that relations are
 // made between: n of them make n(n-1)/2 pairs.
@@ -48,15 +47,10 @@ func (e *writer) stageGraph(ctx context.Context, tx engram.Tx, old, m *engram.Me
 // and the relations it supports, read first unless fresh (m is new and
 // has none). It fails with the store's error.
 func (e *writer) reconcileGraph(ctx context.Context, tx engram.Tx, m *engram.Memory, fresh bool, now time.Time) error {
-	gw, ok := tx.(engram.GraphWriter)
-	if !ok || e.noGraph {
+	if e.noGraph {
 		return nil
 	}
-	gr, ok := tx.(engram.GraphReader)
-	if !ok {
-		return nil
-	}
-	g := graphTx{r: gr, w: gw, owner: engram.EntityOwner(m.Namespace), now: now}
+	g := graphTx{tx: tx, owner: engram.EntityOwner(m.Namespace), now: now}
 	g.scope = engram.ScopeOf(g.owner)
 	live := m.Status == engram.StatusActive && m.Kind != engram.KindVault
 	var (
@@ -148,7 +142,7 @@ func (g *graphTx) wanted(ctx context.Context, m *engram.Memory, ids []string) (m
 	if len(ids) == 0 || !engram.ValidID(prev) {
 		return want, nil
 	}
-	ms, err := g.r.MemoryMentions(ctx, g.scope, []string{prev})
+	ms, err := g.tx.MemoryMentions(ctx, g.scope, []string{prev})
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +186,7 @@ func eventTime(m *engram.Memory) time.Time {
 
 // graphTx is the graph of one owner within one transaction.
 type graphTx struct {
-	r     engram.GraphReader
-	w     engram.GraphWriter
+	tx    engram.Tx
 	owner engram.Namespace
 	scope engram.Scope
 	now   time.Time
@@ -211,7 +204,7 @@ func (g *graphTx) known(ctx context.Context, text string) (map[string]bool, erro
 	for _, w := range words {
 		toks = append(toks, entity.Tokens(entity.Candidate{Name: w})...)
 	}
-	pool, err := g.r.EntitiesByToken(ctx, g.scope, toks, candidatePool)
+	pool, err := g.tx.EntitiesByToken(ctx, g.scope, toks, candidatePool)
 	if err != nil || len(pool) == 0 {
 		return nil, err
 	}
@@ -238,11 +231,11 @@ func (g *graphTx) resolveAll(ctx context.Context, cands []entity.Candidate) ([]s
 		keys = append(keys, engram.NormalizeName(c.Name))
 		toks = append(toks, entity.Tokens(c)...)
 	}
-	pool, err := g.r.FindEntities(ctx, g.scope, keys)
+	pool, err := g.tx.FindEntities(ctx, g.scope, keys)
 	if err != nil {
 		return nil, nil, err
 	}
-	fuzzy, err := g.r.EntitiesByToken(ctx, g.scope, toks, candidatePool)
+	fuzzy, err := g.tx.EntitiesByToken(ctx, g.scope, toks, candidatePool)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,7 +274,7 @@ func (g *graphTx) resolve(ctx context.Context, c entity.Candidate, pool *[]engra
 		}
 		if changed {
 			ent.UpdatedAt = g.now
-			if err := g.w.PutEntity(ctx, ent); err != nil {
+			if err := g.tx.PutEntity(ctx, ent); err != nil {
 				return nil, err
 			}
 		}
@@ -291,7 +284,7 @@ func (g *graphTx) resolve(ctx context.Context, c entity.Candidate, pool *[]engra
 		ID: engram.NewID(), Namespace: g.owner, Name: c.Name, Norm: engram.NormalizeName(c.Name), Type: c.Type,
 		Status: engram.EntityActive, CreatedAt: g.now, UpdatedAt: g.now,
 	}
-	if err := g.w.PutEntity(ctx, &ent); err != nil {
+	if err := g.tx.PutEntity(ctx, &ent); err != nil {
 		return nil, err
 	}
 	*pool = append(*pool, ent)
@@ -303,13 +296,13 @@ func (g *graphTx) mention(ctx context.Context, m *engram.Memory, ids []string, f
 	var had []engram.Mention
 	if !fresh { // a new memory has none
 		var err error
-		if had, err = g.r.MemoryMentions(ctx, g.scope, []string{m.ID}); err != nil {
+		if had, err = g.tx.MemoryMentions(ctx, g.scope, []string{m.ID}); err != nil {
 			return err
 		}
 	}
 	for _, h := range had {
 		if !slices.Contains(ids, h.EntityID) {
-			if err := g.w.DeleteMention(ctx, g.owner, h.EntityID, m.ID); err != nil {
+			if err := g.tx.DeleteMention(ctx, g.owner, h.EntityID, m.ID); err != nil {
 				return err
 			}
 		}
@@ -319,7 +312,7 @@ func (g *graphTx) mention(ctx context.Context, m *engram.Memory, ids []string, f
 		if i := slices.IndexFunc(had, func(h engram.Mention) bool { return h.EntityID == id }); i >= 0 && had[i].At.Equal(at) {
 			continue
 		}
-		if err := g.w.PutMention(ctx, engram.Mention{EntityID: id, MemoryID: m.ID, Namespace: g.owner, At: at}); err != nil {
+		if err := g.tx.PutMention(ctx, engram.Mention{EntityID: id, MemoryID: m.ID, Namespace: g.owner, At: at}); err != nil {
 			return err
 		}
 	}
@@ -337,7 +330,7 @@ func (g *graphTx) relate(ctx context.Context, m *engram.Memory, want map[[2]stri
 	var cur []engram.Relation
 	if !fresh { // a new memory supports none
 		var err error
-		cur, err = g.r.Relations(ctx, g.scope, nil, engram.RelationFilter{Memory: m.ID, Label: engram.RelationCoOccurs, Limit: engram.MaxEntityLimit})
+		cur, err = g.tx.Relations(ctx, g.scope, nil, engram.RelationFilter{Memory: m.ID, Label: engram.RelationCoOccurs, Limit: engram.MaxEntityLimit})
 		if err != nil {
 			return err
 		}
@@ -379,7 +372,7 @@ func (g *graphTx) withdraw(ctx context.Context, r *engram.Relation, m *engram.Me
 		}
 		r.InvalidAt, r.ExpiredAt = &end, &g.now
 	}
-	return g.w.PutRelation(ctx, r)
+	return g.tx.PutRelation(ctx, r)
 }
 
 // supportAll adds m as evidence of the current relation of every pair of
@@ -397,7 +390,7 @@ func (g *graphTx) supportAll(ctx context.Context, want map[[2]string]float64, co
 	if len(ids) < 2 {
 		return nil
 	}
-	rs, err := g.r.Relations(ctx, g.scope, ids, engram.RelationFilter{Within: true, Label: engram.RelationCoOccurs, NoEvidence: true, Limit: engram.MaxEntityLimit})
+	rs, err := g.tx.Relations(ctx, g.scope, ids, engram.RelationFilter{Within: true, Label: engram.RelationCoOccurs, NoEvidence: true, Limit: engram.MaxEntityLimit})
 	if err != nil {
 		return err
 	}
@@ -434,10 +427,10 @@ func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, 
 			return nil, nil // enough evidence; the weight saturates
 		}
 		if r.ValidAt != nil && !at.Before(*r.ValidAt) {
-			return nil, g.w.AddEvidence(ctx, g.owner, r.ID, ev)
+			return nil, g.tx.AddEvidence(ctx, g.owner, r.ID, ev)
 		}
 		// An earlier event time: the relation is rewritten, read whole.
-		full, err := g.r.Relations(ctx, g.scope, []string{p[0]}, engram.RelationFilter{With: p[1], Label: engram.RelationCoOccurs, Limit: 1})
+		full, err := g.tx.Relations(ctx, g.scope, []string{p[0]}, engram.RelationFilter{With: p[1], Label: engram.RelationCoOccurs, Limit: 1})
 		if err != nil || len(full) == 0 {
 			return nil, err
 		}
@@ -453,19 +446,10 @@ func (g *graphTx) support(ctx context.Context, p [2]string, r *engram.Relation, 
 	return r, nil
 }
 
-// putRelations stores rs, in one call when the store can
-// (engram.RelationsWriter).
+// putRelations stores rs in one call. It fails with the store's error.
 func (g *graphTx) putRelations(ctx context.Context, rs []*engram.Relation) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	if bw, ok := g.w.(engram.RelationsWriter); ok {
-		return bw.PutRelations(ctx, rs)
-	}
-	for _, r := range rs {
-		if err := g.w.PutRelation(ctx, r); err != nil {
-			return err
-		}
-	}
-	return nil
+	return g.tx.PutRelations(ctx, rs)
 }

@@ -24,7 +24,7 @@ func (g *graphTx) labelled(ctx context.Context, m *engram.Memory, src, tgt strin
 		return nil
 	}
 	ev := engram.Evidence{MemoryID: m.ID, Weight: weightSameMemory}
-	rs, err := g.r.Relations(ctx, g.scope, []string{src}, engram.RelationFilter{With: tgt, Label: l.Label, Limit: engram.MaxEntityLimit})
+	rs, err := g.tx.Relations(ctx, g.scope, []string{src}, engram.RelationFilter{With: tgt, Label: l.Label, Limit: engram.MaxEntityLimit})
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (g *graphTx) labelled(ctx context.Context, m *engram.Memory, src, tgt strin
 			continue
 		}
 		if l.InvalidAt == nil || r.InvalidAt != nil {
-			return g.w.AddEvidence(ctx, g.owner, r.ID, ev)
+			return g.tx.AddEvidence(ctx, g.owner, r.ID, ev)
 		}
 		r.InvalidAt = l.InvalidAt
 		if r.ValidAt != nil && r.InvalidAt.Before(*r.ValidAt) {
@@ -43,7 +43,7 @@ func (g *graphTx) labelled(ctx context.Context, m *engram.Memory, src, tgt strin
 		if !containsEvidence(r.Evidence, m.ID) && len(r.Evidence) < engram.MaxSources {
 			r.Evidence = append(r.Evidence, ev)
 		}
-		return g.w.PutRelation(ctx, r)
+		return g.tx.PutRelation(ctx, r)
 	}
 	valid := l.ValidAt
 	if valid == nil {
@@ -53,7 +53,7 @@ func (g *graphTx) labelled(ctx context.Context, m *engram.Memory, src, tgt strin
 			valid = nil
 		}
 	}
-	return g.w.PutRelation(ctx, &engram.Relation{
+	return g.tx.PutRelation(ctx, &engram.Relation{
 		ID: engram.NewID(), Namespace: g.owner, Source: src, Target: tgt, Label: l.Label,
 		ValidAt: valid, InvalidAt: l.InvalidAt, CreatedAt: g.now, Evidence: []engram.Evidence{ev},
 	})

@@ -14,16 +14,6 @@ var _ engram.GraphService = (*Engine)(nil)
 // lists.
 const maxEntityMemories = 200
 
-// graphOf returns r's graph capability, or EUNAVAILABLE when the store
-// keeps no graph.
-func graphOf(r engram.Reader) (engram.GraphReader, error) {
-	g, ok := r.(engram.GraphReader)
-	if !ok {
-		return nil, engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no entity graph")
-	}
-	return g, nil
-}
-
 // ListEntities implements engram.GraphService. A bad filter is EINVALID
 // naming the field (see engram.EntityFilter.Validate).
 func (e *graphs) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) (*engram.EntityPage, error) {
@@ -36,15 +26,12 @@ func (e *graphs) ListEntities(ctx context.Context, s engram.Scope, f engram.Enti
 	}
 	page := &engram.EntityPage{Entities: []engram.Entity{}}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		g, err := graphOf(r)
-		if err != nil {
-			return err
-		}
+		var err error
 		if narrowed(s) {
-			page.Entities, page.Next, err = listVisible(ctx, r, g, s, f)
-			return err
+			page.Entities, page.Next, err = listVisible(ctx, r, s, f)
+		} else {
+			page.Entities, page.Next, err = r.ListEntities(ctx, engram.EntityScope(s), f)
 		}
-		page.Entities, page.Next, err = g.ListEntities(ctx, engram.EntityScope(s), f)
 		return err
 	})
 	if err != nil {
@@ -63,28 +50,24 @@ func (e *graphs) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 	}
 	d := &engram.EntityDetail{Memories: []engram.Memory{}, Relations: []engram.Relation{}, Timeline: []engram.TimelineEntry{}}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		g, err := graphOf(r)
-		if err != nil {
-			return err
-		}
 		es := engram.EntityScope(s)
-		ent, err := g.GetEntity(ctx, es, id)
+		ent, err := r.GetEntity(ctx, es, id)
 		if err != nil {
 			return err
 		}
-		vis, err := visibleEntities(ctx, r, g, s, []engram.Entity{*ent})
+		vis, err := visibleEntities(ctx, r, s, []engram.Entity{*ent})
 		if err != nil || len(vis) == 0 {
 			return cmp.Or(err, errNoEntity(id))
 		}
 		d.Entity = vis[0]
-		if err := entityMemories(ctx, r, g, s, id, d); err != nil {
+		if err := entityMemories(ctx, r, s, id, d); err != nil {
 			return err
 		}
-		rs, err := g.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: relationFetch(s, engram.DefaultGraphLimit)})
+		rs, err := r.Relations(ctx, es, []string{id}, engram.RelationFilter{All: true, Limit: relationFetch(s, engram.DefaultGraphLimit)})
 		if err != nil {
 			return err
 		}
-		rs, err = visibleRelations(ctx, r, g, s, rs)
+		rs, err = visibleRelations(ctx, r, s, rs)
 		d.Relations = rs[:min(len(rs), engram.DefaultGraphLimit)]
 		return err
 	})
@@ -96,8 +79,8 @@ func (e *graphs) GetEntity(ctx context.Context, s engram.Scope, id string) (*eng
 
 // entityMemories fills d's memories (active, newest first) and timeline
 // (every status, oldest first) from the entity's mentions that s sees.
-func entityMemories(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string, d *engram.EntityDetail) error {
-	ms, err := g.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
+func entityMemories(ctx context.Context, r engram.Reader, s engram.Scope, id string, d *engram.EntityDetail) error {
+	ms, err := r.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
 	if err != nil {
 		return err
 	}
@@ -148,22 +131,19 @@ func (e *graphs) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 	}
 	out := &engram.Graph{Nodes: []engram.Entity{}, Edges: []engram.Relation{}}
 	err = e.store.View(ctx, func(r engram.Reader) error {
-		g, err := graphOf(r)
-		if err != nil {
-			return err
-		}
+		var err error
 		es := engram.EntityScope(s)
-		keep := func(rs []engram.Relation) ([]engram.Relation, error) { return visibleRelations(ctx, r, g, s, rs) }
+		keep := func(rs []engram.Relation) ([]engram.Relation, error) { return visibleRelations(ctx, r, s, rs) }
 		var seen []string
 		if req.Entity == "" {
-			out.Edges, err = g.Relations(ctx, es, nil, engram.RelationFilter{Limit: relationFetch(s, limit)})
+			out.Edges, err = r.Relations(ctx, es, nil, engram.RelationFilter{Limit: relationFetch(s, limit)})
 			if err == nil {
 				out.Edges, err = keep(out.Edges)
 				out.Edges = out.Edges[:min(len(out.Edges), limit)]
 			}
 		} else {
 			seen = []string{req.Entity}
-			out.Edges, err = around(ctx, r, g, s, req.Entity, hops, limit, keep)
+			out.Edges, err = around(ctx, r, s, req.Entity, hops, limit, keep)
 		}
 		if err != nil {
 			return err
@@ -175,10 +155,10 @@ func (e *graphs) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 				}
 			}
 		}
-		if out.Nodes, err = entitiesOf(ctx, g, es, seen); err != nil {
+		if out.Nodes, err = entitiesOf(ctx, r, es, seen); err != nil {
 			return err
 		}
-		if out.Nodes, err = visibleEntities(ctx, r, g, s, out.Nodes); err != nil {
+		if out.Nodes, err = visibleEntities(ctx, r, s, out.Nodes); err != nil {
 			return err
 		}
 		return tagCommunities(ctx, r, es, out.Nodes)
@@ -195,12 +175,12 @@ func (e *graphs) Graph(ctx context.Context, s engram.Scope, req engram.GraphRequ
 // around returns the current relations within hops of id that keep
 // keeps, at most limit, walking only those; ENOTFOUND when s does not see
 // the entity id, as for one that never existed.
-func around(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string, hops, limit int, keep func([]engram.Relation) ([]engram.Relation, error)) ([]engram.Relation, error) {
+func around(ctx context.Context, r engram.Reader, s engram.Scope, id string, hops, limit int, keep func([]engram.Relation) ([]engram.Relation, error)) ([]engram.Relation, error) {
 	es := engram.EntityScope(s)
-	if _, err := g.GetEntity(ctx, es, id); err != nil {
+	if _, err := r.GetEntity(ctx, es, id); err != nil {
 		return nil, err
 	}
-	if ok, err := entityVisible(ctx, r, g, s, id); err != nil || !ok {
+	if ok, err := entityVisible(ctx, r, s, id); err != nil || !ok {
 		return nil, cmp.Or(err, errNoEntity(id))
 	}
 	var edges []engram.Relation
@@ -210,7 +190,7 @@ func around(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram
 		if len(frontier) == 0 || len(edges) >= limit {
 			break
 		}
-		rs, err := g.Relations(ctx, es, frontier, engram.RelationFilter{Limit: relationFetch(s, limit-len(edges))})
+		rs, err := r.Relations(ctx, es, frontier, engram.RelationFilter{Limit: relationFetch(s, limit-len(edges))})
 		if err == nil {
 			rs, err = keep(rs)
 		}
@@ -266,20 +246,12 @@ func (e *graphs) DeleteEntity(ctx context.Context, s engram.Scope, id string) er
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var owner engram.Namespace
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		g, err := graphOf(tx)
-		if err != nil {
-			return err
-		}
-		gw, ok := tx.(engram.GraphWriter)
-		if !ok {
-			return engram.Errorf(engram.EUNAVAILABLE, "this server's store keeps no entity graph")
-		}
-		ent, err := g.GetEntity(ctx, engram.EntityScope(s), id)
+		ent, err := tx.GetEntity(ctx, engram.EntityScope(s), id)
 		if err != nil {
 			return err
 		}
 		owner = ent.Namespace
-		if err := gw.DeleteEntity(ctx, owner, id); err != nil {
+		if err := tx.DeleteEntity(ctx, owner, id); err != nil {
 			return err
 		}
 		return tx.InsertAudit(ctx, e.audit(owner, actor, "entity.delete", []string{id}, "", now))

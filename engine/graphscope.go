@@ -20,8 +20,8 @@ func narrowed(s engram.Scope) bool { return s.Agent != "" || s.Session != "" }
 // visibleMentions returns how many of the first maxEntityMemories
 // mentions of the entity id are of memories s reads. It fails with the
 // store's error.
-func visibleMentions(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) (int, error) {
-	ms, err := g.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
+func visibleMentions(ctx context.Context, r engram.Reader, s engram.Scope, id string) (int, error) {
+	ms, err := r.EntityMentions(ctx, engram.EntityScope(s), []string{id}, maxEntityMemories)
 	if err != nil || len(ms) == 0 {
 		return 0, err
 	}
@@ -36,11 +36,11 @@ func visibleMentions(ctx context.Context, r engram.Reader, g engram.GraphReader,
 // entityVisible reports whether s sees the entity id: always in a scope
 // that is not narrowed, else when one of its first maxEntityMemories
 // mentions is of a memory s reads. It fails with the store's error.
-func entityVisible(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, id string) (bool, error) {
+func entityVisible(ctx context.Context, r engram.Reader, s engram.Scope, id string) (bool, error) {
 	if !narrowed(s) {
 		return true, nil
 	}
-	n, err := visibleMentions(ctx, r, g, s, id)
+	n, err := visibleMentions(ctx, r, s, id)
 	return n > 0, err
 }
 
@@ -51,11 +51,11 @@ func errNoEntity(id string) error { return engram.Errorf(engram.ENOTFOUND, "enti
 // visibleEntities returns the entities of es that s sees, never nil; in a
 // narrowed scope their Mentions count only the memories s reads. It fails
 // with the store's error.
-func visibleEntities(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, es []engram.Entity) ([]engram.Entity, error) {
+func visibleEntities(ctx context.Context, r engram.Reader, s engram.Scope, es []engram.Entity) ([]engram.Entity, error) {
 	out := make([]engram.Entity, 0, len(es))
 	for _, en := range es {
 		if narrowed(s) {
-			n, err := visibleMentions(ctx, r, g, s, en.ID)
+			n, err := visibleMentions(ctx, r, s, en.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -85,7 +85,7 @@ func relationFetch(s engram.Scope, limit int) int {
 // of whose ends s sees and that a memory s reads supports, each with only
 // that evidence and its weight, heaviest first. It fails with the store's
 // error.
-func visibleRelations(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, rs []engram.Relation) ([]engram.Relation, error) {
+func visibleRelations(ctx context.Context, r engram.Reader, s engram.Scope, rs []engram.Relation) ([]engram.Relation, error) {
 	if !narrowed(s) {
 		return append(make([]engram.Relation, 0, len(rs)), rs...), nil
 	}
@@ -100,7 +100,7 @@ func visibleRelations(ctx context.Context, r engram.Reader, g engram.GraphReader
 		for _, id := range []string{rel.Source, rel.Target} {
 			ok, done := seen[id]
 			if !done {
-				if ok, err = entityVisible(ctx, r, g, s, id); err != nil {
+				if ok, err = entityVisible(ctx, r, s, id); err != nil {
 					return nil, err
 				}
 				seen[id] = ok
@@ -147,24 +147,24 @@ func readableEvidence(ctx context.Context, r engram.Reader, s engram.Scope, rs [
 // Pages of the store are read until the page is full, so that neither the
 // cursor nor the page's length tells anything of the entities s does not
 // see. It fails with the store's error, EINVALID for a bad filter.
-func listVisible(ctx context.Context, r engram.Reader, g engram.GraphReader, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
+func listVisible(ctx context.Context, r engram.Reader, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
 	es, limit := engram.EntityScope(s), cmp.Or(f.Limit, engram.DefaultEntityLimit)
 	out := []engram.Entity{}
 	var lastFrom string // the store cursor of the page holding out's last
 	var lastAt int      // its place on that page
 	for {
-		page, next, err := g.ListEntities(ctx, es, f)
+		page, next, err := r.ListEntities(ctx, es, f)
 		if err != nil {
 			return nil, "", err
 		}
-		vis, err := visibleEntities(ctx, r, g, s, page)
+		vis, err := visibleEntities(ctx, r, s, page)
 		if err != nil {
 			return nil, "", err
 		}
 		for _, en := range vis {
 			if len(out) == limit { // s sees one more: the next page starts after out's last
 				f.Cursor, f.Limit = lastFrom, lastAt+1
-				_, after, err := g.ListEntities(ctx, es, f)
+				_, after, err := r.ListEntities(ctx, es, f)
 				return out, after, err
 			}
 			out = append(out, en)

@@ -28,7 +28,7 @@ type idTx struct {
 }
 
 // identityUpdate runs fn in one write transaction of the identities of s's
-// user; EINVALID when the store does not keep identities or s is bad.
+// user; EINVALID when s is bad, else fn's or the store's error.
 func (e *media) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *idTx) error) error {
 	s, err := writeScope(engram.IdentityScope(s))
 	if err != nil {
@@ -332,11 +332,7 @@ func (t *idTx) name(p *engram.Person, name string) error {
 	if p.EntityID != "" {
 		return nil
 	}
-	gr, ok := t.tx.(engram.GraphReader)
-	if !ok {
-		return nil
-	}
-	es, err := gr.FindEntities(t.ctx, engram.EntityScope(t.s), p.Names())
+	es, err := t.tx.FindEntities(t.ctx, engram.EntityScope(t.s), p.Names())
 	if err != nil {
 		return err
 	}

@@ -110,10 +110,9 @@ func (e *ingest) work(ctx context.Context, owner string) {
 
 // RunJobs runs, one after another, every background job that may run now
 // (in any tenant), and says how many it ran; a job that fails is queued
-// again or marked failed and counts too. It returns the store's error, or
-// an EINVALID error when the store keeps no job queue. Engines with
-// Options.Workers run jobs on their own; RunJobs is for the others (tests,
-// a one-shot maintenance run).
+// again or marked failed and counts too. It returns the store's error.
+// Engines with Options.Workers run jobs on their own; RunJobs is for the
+// others (tests, a one-shot maintenance run).
 func (e *ingest) RunJobs(ctx context.Context) (int, error) {
 	return e.runJobs(ctx, e.jobs.owner+"/run")
 }
@@ -386,8 +385,8 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 }
 
 // isAsync says whether an add runs formation in the background: as the
-// request asks, else as the engine's default when its store keeps a job
-// queue. It refuses async with form false, which leaves nothing to run.
+// request asks, else as the engine's default. It refuses async with form
+// false, which leaves nothing to run.
 func (e *ingest) isAsync(req engram.AddEpisodesRequest) (bool, error) {
 	form := req.Form == nil || *req.Form
 	switch {
@@ -396,7 +395,7 @@ func (e *ingest) isAsync(req engram.AddEpisodesRequest) (bool, error) {
 	case req.Async != nil:
 		return *req.Async, nil
 	}
-	return form && e.jobs.async && e.hasJobs, nil
+	return form && e.jobs.async, nil
 }
 
 // GetJob implements engram.Service.

@@ -8,19 +8,15 @@ import (
 
 // LocateMemory returns the namespace of the memory id in tenant's org and
 // project (see engram.Locator). ENOTFOUND when there is none, EINVALID for
-// a bad tenant or id or a store without the capability.
+// a bad tenant or id.
 func (e *memories) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
 	if err := engram.CheckID("memory", id); err != nil {
 		return engram.Namespace{}, err
 	}
 	var n engram.Namespace
 	err := e.store.View(ctx, func(r engram.Reader) error {
-		l, ok := r.(engram.Locator)
-		if !ok {
-			return errNoLocator
-		}
 		var err error
-		n, err = l.LocateMemory(ctx, tenant.Normalize(), id)
+		n, err = r.LocateMemory(ctx, tenant.Normalize(), id)
 		return err
 	})
 	return n, err
@@ -28,19 +24,13 @@ func (e *memories) LocateMemory(ctx context.Context, tenant engram.Namespace, id
 
 // Namespaces returns the namespaces of tenant's org and project that hold
 // active memories, with how many (see engram.Locator). EINVALID for a bad
-// tenant or limit or a store without the capability.
+// tenant or limit.
 func (e *memories) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	var out []engram.NamespaceCount
 	err := e.store.View(ctx, func(r engram.Reader) error {
-		l, ok := r.(engram.Locator)
-		if !ok {
-			return errNoLocator
-		}
 		var err error
-		out, err = l.Namespaces(ctx, tenant.Normalize(), limit)
+		out, err = r.Namespaces(ctx, tenant.Normalize(), limit)
 		return err
 	})
 	return out, err
 }
-
-var errNoLocator = engram.Errorf(engram.EINVALID, "this store cannot find a memory by id alone or list its namespaces")

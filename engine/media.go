@@ -62,17 +62,14 @@ func undescribed(eps []engram.Episode) []string {
 }
 
 // unformedNotes says, for an add that forms memories, which media stay
-// without memories and why; nil when the background job will describe
-// them or none needs it.
-func (e *ingest) unformedNotes(eps []engram.Episode, async bool) []string {
+// without memories and why; nil when a describer will describe them in
+// the add's background job or none needs it.
+func (e *ingest) unformedNotes(eps []engram.Episode) []string {
 	items := undescribed(eps)
-	if len(items) == 0 || (async && e.describer != nil) {
+	if len(items) == 0 || e.describer != nil {
 		return nil
 	}
-	why := "no caption or transcript came with it and no model endpoint is configured to make one (engram serve --llm-url); stored, not formed"
-	if e.describer != nil {
-		why = "no caption or transcript came with it and the store keeps no job queue to ask the model endpoint in the background; stored, not formed"
-	}
+	const why = "no caption or transcript came with it and no model endpoint is configured to make one (engram serve --llm-url); stored, not formed"
 	for i := range items {
 		items[i] += ": " + why
 	}

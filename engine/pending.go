@@ -34,14 +34,10 @@ const maxPendingKept = 8 * MaxPendingEmbeds
 
 // seedPending records as pending in p, which was just loaded, the
 // memories that the open embed jobs of partition k name: the change log
-// tells only of later changes. A store without a job queue has none.
+// tells only of later changes. It fails with the store's error.
 func seedPending(ctx context.Context, r engram.Reader, k partKey, p *partition) error {
-	jr, err := engram.Need[engram.JobReader](r, "embedding later")
-	if err != nil {
-		return nil
-	}
 	s := engram.Scope{Org: k.org, Project: k.project, User: k.user}
-	jobs, _, err := jr.ListJobs(ctx, s, engram.JobFilter{States: []engram.JobState{engram.JobQueued, engram.JobRunning, engram.JobRetrying}, Limit: engram.MaxLimit})
+	jobs, _, err := r.ListJobs(ctx, s, engram.JobFilter{States: []engram.JobState{engram.JobQueued, engram.JobRunning, engram.JobRetrying}, Limit: engram.MaxLimit})
 	if err != nil {
 		return err
 	}

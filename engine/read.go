@@ -161,18 +161,17 @@ func (e *memories) History(ctx context.Context, s engram.Scope, id string) ([]en
 	return out, e.reveal(ctx, s, "history", ms...)
 }
 
-// Export implements engram.Service. Over a store whose Reader is an
-// engram.ExportPager it reads exportPage records at a time, each page in its
-// own short read transaction that ends before fn sees the page, so a caller
+// Export implements engram.Service. It reads exportPage records at a
+// time (engram.ExportPager), each page in its own short read transaction that ends before fn sees the page, so a caller
 // that stops consuming (a client that stops reading) holds no store
 // connection; each page's read is bounded by exportPageTimeout.
 //
-// It is then not one snapshot: a record that exists throughout the export
+// It is not one snapshot: a record that exists throughout the export
 // comes exactly once, in its state when its page was read; one added,
 // changed or removed meanwhile may or may not come, and at most once.
 // Versions stop at the last memory the export gave, so a memory added after
 // the memories were read never comes as versions alone (which an import
-// refuses). Other stores export in one read transaction.
+// refuses).
 //
 // It writes every record as stored, a memory past its TTL too (its
 // expires_at says so), so an import restores the scope exactly. The
@@ -199,20 +198,9 @@ func (e *admin) Export(ctx context.Context, s engram.Scope, fn func(engram.Recor
 	return audit(err)
 }
 
-// exportPaged is Export after the scope check: page by page over an
-// engram.ExportPager, else in one read transaction.
+// exportPaged is Export's records after the scope check, page by page.
+// It fails with fn's or the store's error.
 func (e *admin) exportPaged(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
-	paged := true
-	err := e.store.View(ctx, func(r engram.Reader) error {
-		if _, ok := r.(engram.ExportPager); ok {
-			return nil
-		}
-		paged = false
-		return r.Export(ctx, s, fn)
-	})
-	if err != nil || !paged {
-		return err
-	}
 	lastMemory := ""
 	for _, kind := range []string{engram.RecordEpisode, engram.RecordMemory, engram.RecordVersion, engram.RecordAudit} {
 		if err := e.exportKind(ctx, s, kind, &lastMemory, fn); err != nil {
@@ -265,7 +253,7 @@ func (e *admin) exportPage(ctx context.Context, s engram.Scope, kind, after stri
 	)
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		var err error
-		page, next, err = r.(engram.ExportPager).ExportPage(ctx, s, kind, after, exportPage)
+		page, next, err = r.ExportPage(ctx, s, kind, after, exportPage)
 		return err
 	})
 	if err != nil {

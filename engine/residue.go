@@ -63,6 +63,9 @@ func (e *core) afterPurge(ctx context.Context, n engram.Namespace, texts []strin
 			e.log.WarnContext(ctx, "engine: removing the saved text index after a delete failed", "tenant", n.Tenant(), "err", err)
 		}
 	}
+	// Scrubbing is upkeep, optional on the Store: both stores scrub, a
+	// Store without it (a wrapper, another backend) leaves the deleted
+	// bytes to its database's own reuse of free space.
 	if sc, ok := e.store.(engram.Scrubber); ok {
 		if err := sc.Scrub(ctx); err != nil {
 			e.log.WarnContext(ctx, "engine: scrubbing the store after a delete failed", "tenant", n.Tenant(), "err", err)

@@ -86,16 +86,12 @@ func (e *media) fillResource(ctx context.Context, r *engram.Resource, body io.Re
 }
 
 // findDuplicate returns the completed resource of r's namespace with r's
-// content, nil when there is none or the store cannot search by content.
+// content, nil when there is none. It fails with the store's error.
 func (e *media) findDuplicate(ctx context.Context, r *engram.Resource) (*engram.Resource, error) {
 	var dup *engram.Resource
 	err := e.store.View(ctx, func(tx engram.Reader) error {
-		f, ok := tx.(engram.ResourceFinder)
-		if !ok {
-			return nil
-		}
 		var err error
-		dup, err = f.FindResource(ctx, r.Namespace, r.SHA256, r.Size)
+		dup, err = tx.FindResource(ctx, r.Namespace, r.SHA256, r.Size)
 		if engram.ErrorCode(err) == engram.ENOTFOUND {
 			dup, err = nil, nil
 		}
@@ -417,17 +413,13 @@ const UploadTimeout = time.Hour
 
 // SweepUploads removes, across tenants, uploads that started more than
 // UploadTimeout ago and never completed (their server stopped mid-way),
-// with their chunks, and says how many. A store that keeps no resources
-// has none; the store's error is returned as is.
+// with their chunks, and says how many. The store's error is returned as
+// is.
 func (e *media) SweepUploads(ctx context.Context) (int, error) {
 	var stale []engram.Resource
 	err := e.store.View(ctx, func(tx engram.Reader) error {
-		sw, ok := tx.(engram.UploadSweeper)
-		if !ok {
-			return nil
-		}
 		var err error
-		stale, err = sw.AbandonedUploads(ctx, e.clock().Add(-UploadTimeout), DefaultSweepBatch)
+		stale, err = tx.AbandonedUploads(ctx, e.clock().Add(-UploadTimeout), DefaultSweepBatch)
 		return err
 	})
 	if err != nil {

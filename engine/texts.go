@@ -198,7 +198,7 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch
 	defer p.mu.Unlock()
 	if p.loaded && p.tooLarge {
 		// Until a restart the store's index serves, unless it was dropped.
-		if on, err := storeIndexed(ctx, r); err != nil || on {
+		if on, err := r.FullTextIndexed(ctx); err != nil || on {
 			return p, nil, 0, err
 		}
 		p.loaded = false
@@ -217,8 +217,7 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch
 // load reads partition k's saved file (see loadFile) or else every memory
 // of its scope, in any status (the statistics count them all, as the
 // stores' indexes do), into a new index, which is then saved in the
-// background. A store without a change log could not keep it fresh: its
-// own index serves. The caller holds p.mu.
+// background. The caller holds p.mu.
 func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey, epoch int64) error {
 	t.dropRows(p)
 	p.unbounded = false
@@ -235,13 +234,8 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKe
 	var seq int64
 	tooLarge := false
 	err := func() error {
-		cl, ok := r.(engram.ChangeLog)
-		if !ok {
-			tooLarge = true
-			return nil
-		}
 		var err error
-		if _, seq, err = cl.Changes(ctx, scope, -1); err != nil {
+		if _, seq, err = r.Changes(ctx, scope, -1); err != nil {
 			return err
 		}
 		f := engram.MemoryFilter{Statuses: allStatuses, Limit: engram.MaxLimit}
@@ -435,30 +429,20 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 
 // tooMany reports whether p's index, of n memories, should give way to
 // the store's own full-text index: n is over the limit and the store has
-// an index (see storeIndexed). Once the store was found without one, p
-// keeps its in-memory index whatever its size until it is loaded again.
+// an index (engram.FullTextReader). Once the store was found without
+// one, p keeps its in-memory index whatever its size until it is loaded
+// again.
 // It fails with the store's error. The caller holds p.mu.
 func (t *texts) tooMany(ctx context.Context, r engram.Reader, p *textPart, n int) (bool, error) {
 	if n <= t.limit || p.unbounded {
 		return false, nil
 	}
-	on, err := storeIndexed(ctx, r)
+	on, err := r.FullTextIndexed(ctx)
 	if err != nil || on {
 		return on, err
 	}
 	p.unbounded = true
 	return false, nil
-}
-
-// storeIndexed reports whether the store of r has a full-text index of
-// memories (engram.FullTextReader); a store that cannot say is taken to
-// have one. It fails with the store's error.
-func storeIndexed(ctx context.Context, r engram.Reader) (bool, error) {
-	fr, ok := r.(engram.FullTextReader)
-	if !ok {
-		return true, nil
-	}
-	return fr.FullTextIndexed(ctx)
 }
 
 // textView is the text index of one search's scope: the partitions of its

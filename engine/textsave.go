@@ -151,8 +151,7 @@ func (t *texts) saveOne(ctx context.Context, r engram.Reader, k partKey, p *text
 // change log can no longer bring up to date; such a file is logged and
 // removed. It fails only with the store's error. The caller holds p.mu.
 func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k partKey) (bool, error) {
-	cl, ok := r.(engram.ChangeLog)
-	if t.files == nil || !ok {
+	if t.files == nil {
 		return false, nil
 	}
 	idx, seq, names, err := t.readFile(k, p)
@@ -164,7 +163,7 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 		return false, nil
 	}
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
-	_, now, err := cl.Changes(ctx, scope, -1)
+	_, now, err := r.Changes(ctx, scope, -1)
 	if err != nil {
 		return false, err
 	}

@@ -26,19 +26,13 @@ type EmbedderInfo struct {
 }
 
 // StoredEmbedder returns the embedder recorded in the store, or nil if the
-// store has none recorded yet or keeps no store-wide settings (its
-// transactions do not implement engram.MetaReader, so it cannot have
-// vectors either). It fails if the store cannot be read or the record is
-// not valid JSON.
+// store has none recorded yet. It fails if the store cannot be read or the
+// record is not valid JSON.
 func StoredEmbedder(ctx context.Context, st engram.Store) (*EmbedderInfo, error) {
 	var raw string
 	err := st.View(ctx, func(r engram.Reader) error {
-		mr, ok := r.(engram.MetaReader)
-		if !ok {
-			return nil
-		}
 		var err error
-		raw, err = mr.Meta(ctx, MetaEmbedder)
+		raw, err = r.Meta(ctx, MetaEmbedder)
 		return err
 	})
 	if err != nil || raw == "" {

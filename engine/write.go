@@ -39,13 +39,13 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		return nil, err
 	}
 	form := req.Form == nil || *req.Form
-	if form && e.describer != nil && e.hasJobs && len(undescribed(eps)) > 0 {
+	if form && e.describer != nil && len(undescribed(eps)) > 0 {
 		async = true // the model is asked in the background job, never in the request
 	}
 	if async {
 		res, err := e.addAsync(ctx, req.Namespace, eps, now)
 		if res != nil {
-			res.Unformed = e.unformedNotes(eps, true)
+			res.Unformed = e.unformedNotes(eps)
 		}
 		return res, err
 	}
@@ -85,7 +85,7 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	e.coverage.note(req.Namespace, opMemories(f.ops))
 	res.Decisions = decisions(decided)
 	if form {
-		res.Unformed = e.unformedNotes(eps, false)
+		res.Unformed = e.unformedNotes(eps)
 	}
 	return res, nil
 }

@@ -151,7 +151,7 @@ func storedVector(t *testing.T, st engram.Store, emb engram.Embedder, id, field 
 	t.Helper()
 	var out []float32
 	err := st.View(ctx, func(r engram.Reader) error {
-		recs, err := r.(engram.VectorReader).GetVectors(ctx, nsA, emb.Name(), []string{id})
+		recs, err := r.GetVectors(ctx, nsA, emb.Name(), []string{id})
 		for _, rec := range recs {
 			if rec.Field == field {
 				out = rec.Vec

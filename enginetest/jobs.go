@@ -250,7 +250,7 @@ func testJobIdempotent(t *testing.T, open Open) {
 		t.Errorf("%d memories after running the episodes' job again, want %d", after, before)
 	}
 	err = e.Store().Update(ctx, func(tx engram.Tx) error {
-		return tx.(engram.JobQueue).CompleteJob(ctx, nsA, again.ID, "dead-worker", c.now())
+		return tx.CompleteJob(ctx, nsA, again.ID, "dead-worker", c.now())
 	})
 	if code(err) != engram.ECONFLICT {
 		t.Errorf("the dead worker completes the job: %v, want ECONFLICT", err)

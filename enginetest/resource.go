@@ -101,7 +101,7 @@ func testResourceLifecycle(t *testing.T, open Open) {
 		t.Errorf("search after delete: %+v %v", res, err)
 	}
 	if err := e.Store().View(ctx, func(r engram.Reader) error {
-		_, err := r.(engram.ResourceReader).ResourceChunk(ctx, nsA, doc.ID, 0)
+		_, err := r.ResourceChunk(ctx, nsA, doc.ID, 0)
 		return err
 	}); code(err) != engram.ENOTFOUND {
 		t.Errorf("the deleted resource's content: %v, want ENOTFOUND", err)
@@ -169,7 +169,7 @@ func checkNothingPending(t *testing.T, e *engine.Engine, n engram.Namespace, wan
 	t.Helper()
 	var got int64
 	if err := e.Store().View(ctx, func(r engram.Reader) (err error) {
-		got, err = r.(engram.ResourceReader).ResourceBytes(ctx, n)
+		got, err = r.ResourceBytes(ctx, n)
 		return err
 	}); err != nil || got != want {
 		t.Errorf("the tenant stores %d bytes of resources (%v), want %d", got, err, want)
@@ -257,11 +257,10 @@ func testResourceAbandoned(t *testing.T, open Open) {
 	pending := func(age time.Duration) string {
 		r := &engram.Resource{ID: engram.NewID(), Namespace: ns, Name: "half", MIMEType: "text/plain", CreatedAt: now.Add(-age)}
 		err := e.Store().Update(ctx, func(tx engram.Tx) error {
-			w := tx.(engram.ResourceWriter)
-			if err := w.InsertResource(ctx, r); err != nil {
+			if err := tx.InsertResource(ctx, r); err != nil {
 				return err
 			}
-			return w.PutResourceChunk(ctx, ns, r.ID, 0, []byte("halb"))
+			return tx.PutResourceChunk(ctx, ns, r.ID, 0, []byte("halb"))
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -275,7 +274,7 @@ func testResourceAbandoned(t *testing.T, open Open) {
 	}
 	for id, want := range map[string]string{old: engram.ENOTFOUND, recent: ""} {
 		err := e.Store().View(ctx, func(r engram.Reader) error {
-			_, err := r.(engram.ResourceReader).ResourceChunk(ctx, ns, id, 0)
+			_, err := r.ResourceChunk(ctx, ns, id, 0)
 			return err
 		})
 		if code(err) != want {
@@ -308,7 +307,7 @@ func testResourceDedupe(t *testing.T, open Open) {
 		var n int64
 		if err := e.Store().View(ctx, func(r engram.Reader) error {
 			var err error
-			n, err = r.(engram.ResourceReader).ResourceBytes(ctx, nsA)
+			n, err = r.ResourceBytes(ctx, nsA)
 			return err
 		}); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,7 @@ func testChanges(t *testing.T, open Opener) {
 		var last int64
 		err := st.View(ctx, func(r engram.Reader) error {
 			var err error
-			ids, last, err = r.(engram.ChangeLog).Changes(ctx, s, after)
+			ids, last, err = r.Changes(ctx, s, after)
 			return err
 		})
 		if err != nil {
@@ -67,7 +67,7 @@ func testChanges(t *testing.T, open Opener) {
 			return tx.ReplaceMemory(ctx, &m)
 		}},
 		{"vectors", func(ctx context.Context, tx engram.Tx) error {
-			return tx.(engram.VectorWriter).PutVectors(ctx, nsU1, m1.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{1, 0}}})
+			return tx.PutVectors(ctx, nsU1, m1.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{1, 0}}})
 		}},
 		{"purge", func(ctx context.Context, tx engram.Tx) error { return tx.PurgeMemory(ctx, nsU1, m1.ID) }},
 	}
@@ -112,18 +112,18 @@ func testGetVectors(t *testing.T, open Opener) {
 	vec := []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{0.6, 0.8}}}
 	if err := st.Update(ctx, func(tx engram.Tx) error {
 		for _, m := range []*engram.Memory{active, deleted, foreign} {
-			if err := tx.(engram.VectorWriter).PutVectors(ctx, m.Namespace, m.ID, "e", vec); err != nil {
+			if err := tx.PutVectors(ctx, m.Namespace, m.ID, "e", vec); err != nil {
 				return err
 			}
 		}
-		return tx.(engram.VectorWriter).PutVectors(ctx, nsU1, active.ID, "other", vec)
+		return tx.PutVectors(ctx, nsU1, active.ID, "other", vec)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	var recs []engram.VectorRecord
 	err := st.View(ctx, func(r engram.Reader) error {
 		var err error
-		recs, err = r.(engram.VectorReader).GetVectors(ctx, nsU1, "e", []string{active.ID, deleted.ID, foreign.ID, engram.NewID(), active.ID})
+		recs, err = r.GetVectors(ctx, nsU1, "e", []string{active.ID, deleted.ID, foreign.ID, engram.NewID(), active.ID})
 		return err
 	})
 	if err != nil {

@@ -96,7 +96,7 @@ func testCommunities(t *testing.T, open Opener) {
 		t.Errorf("dirty after ClearDirty = %v", got)
 	}
 	update(t, st, func(tx engram.Tx) error {
-		return tx.(engram.GraphWriter).AddEvidence(ctx, owner, hm.ID, engram.Evidence{MemoryID: m2.ID, Weight: 1})
+		return tx.AddEvidence(ctx, owner, hm.ID, engram.Evidence{MemoryID: m2.ID, Weight: 1})
 	})
 	if got, want := dirty(t, st, owner), sorted(hans.ID, munich.ID); !slices.Equal(got, want) {
 		t.Errorf("dirty after AddEvidence = %v, want %v", got, want)
@@ -106,7 +106,7 @@ func testCommunities(t *testing.T, open Opener) {
 	hm.Evidence = append(hm.Evidence, engram.Evidence{MemoryID: m2.ID, Weight: 1})
 	PutGraph(t, st, hm)
 	update(t, st, func(tx engram.Tx) error {
-		return tx.(engram.GraphWriter).AddEvidence(ctx, owner, hm.ID, engram.Evidence{MemoryID: m2.ID, Weight: 0.5})
+		return tx.AddEvidence(ctx, owner, hm.ID, engram.Evidence{MemoryID: m2.ID, Weight: 0.5})
 	})
 	clearDirty(t, st, owner)
 
@@ -154,7 +154,7 @@ func testCommunities(t *testing.T, open Opener) {
 		"another user's source":   {&engram.Community{ID: engram.NewID(), Namespace: owner, Members: sorted(grete.ID, hans.ID), Sources: []string{m3.ID}}, engram.ENOTFOUND},
 		"an id of another user's": {&engram.Community{ID: c1.ID, Namespace: other, Members: sorted(theirs.ID, engram.NewID())}, engram.ECONFLICT},
 	} {
-		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.CommunityWriter).PutCommunity(ctx, c.c) })
+		err := st.Update(ctx, func(tx engram.Tx) error { return tx.PutCommunity(ctx, c.c) })
 		wantCode(t, "community with "+what, err, c.code)
 	}
 
@@ -172,7 +172,7 @@ func testCommunities(t *testing.T, open Opener) {
 	communityUpdate(t, st, func(w engram.CommunityWriter) error { return w.DeleteCommunity(ctx, owner, c1.ID) })
 	communityUpdate(t, st, func(w engram.CommunityWriter) error { return w.PutCommunity(ctx, c1) })
 	clearDirty(t, st, owner)
-	update(t, st, func(tx engram.Tx) error { return tx.(engram.GraphWriter).DeleteEntity(ctx, owner, munich.ID) })
+	update(t, st, func(tx engram.Tx) error { return tx.DeleteEntity(ctx, owner, munich.ID) })
 	communityView(t, st, func(c engram.CommunityReader) error {
 		cs, err := c.Communities(ctx, scU1)
 		if err == nil && (len(cs) != 1 || cs[0].ID != c1.ID) {
@@ -219,7 +219,7 @@ func compareEdge(a, b engram.Edge) int {
 // on an error.
 func DeleteEntity(t testing.TB, st engram.Store, n engram.Namespace, id string) {
 	t.Helper()
-	update(t, st, func(tx engram.Tx) error { return tx.(engram.GraphWriter).DeleteEntity(ctx, n, id) })
+	update(t, st, func(tx engram.Tx) error { return tx.DeleteEntity(ctx, n, id) })
 }
 
 // Purge hard-deletes m, failing the test on an error.

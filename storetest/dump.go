@@ -44,7 +44,7 @@ func dumpAll(t testing.TB, st engram.Store) []engram.DumpRecord {
 	t.Helper()
 	var out []engram.DumpRecord
 	view(t, st, func(r engram.Reader) error {
-		return r.(engram.Dumper).Dump(ctx, func(d engram.DumpRecord) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
 			out = append(out, d)
 			return nil
 		})
@@ -76,9 +76,9 @@ func copyDump(t testing.TB, st engram.Store, recs []engram.DumpRecord) {
 					i++
 					fvs = append(fvs, engram.FieldVector{Field: recs[i].Vector.Field, Vec: recs[i].Vector.Vec})
 				}
-				err = tx.(engram.VectorWriter).PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
+				err = tx.PutVectors(ctx, v.Namespace, v.MemoryID, v.Embedder, fvs)
 			case engram.RecordMeta:
-				err = tx.(engram.MetaWriter).SetMeta(ctx, r.Meta.Key, r.Meta.Value)
+				err = tx.SetMeta(ctx, r.Meta.Key, r.Meta.Value)
 			}
 			if err != nil {
 				return err
@@ -156,7 +156,7 @@ func testDump(t *testing.T, open Opener) {
 	metas := []engram.MetaEntry{{Key: "embedder", Value: embA}, {Key: "Zeta ✓", Value: "ünï\n"}}
 	update(t, st, func(tx engram.Tx) error {
 		for _, m := range metas {
-			if err := tx.(engram.MetaWriter).SetMeta(ctx, m.Key, m.Value); err != nil {
+			if err := tx.SetMeta(ctx, m.Key, m.Value); err != nil {
 				return err
 			}
 		}
@@ -219,7 +219,7 @@ func testDump(t *testing.T, open Opener) {
 	// An error from fn stops the dump and comes back as is.
 	calls := 0
 	err := st.View(ctx, func(r engram.Reader) error {
-		return r.(engram.Dumper).Dump(ctx, func(engram.DumpRecord) error { calls++; return errBoom })
+		return r.Dump(ctx, func(engram.DumpRecord) error { calls++; return errBoom })
 	})
 	if !errors.Is(err, errBoom) || calls != 1 {
 		t.Errorf("Dump with a failing fn = %v after %d calls, want errBoom after 1", err, calls)

@@ -58,7 +58,7 @@ func testReadFresh(t *testing.T, open Opener) {
 		if _, err := r.GetMemory(ctx, scU1, other.ID); !engram.IsNotFound(err) {
 			t.Errorf("another user's memory through a fresh read: %v, want ENOTFOUND", err)
 		}
-		ids, _, err := r.(engram.ChangeLog).Changes(ctx, scU1, 0)
+		ids, _, err := r.Changes(ctx, scU1, 0)
 		if err != nil || len(ids) != 2 {
 			t.Errorf("Changes through a fresh read = %v, %v; want the user's 2 memories", ids, err)
 		}

@@ -79,7 +79,7 @@ func indexed(t *testing.T, st engram.Store) bool {
 	var on bool
 	view(t, st, func(r engram.Reader) error {
 		var err error
-		on, err = r.(engram.FullTextReader).FullTextIndexed(ctx)
+		on, err = r.FullTextIndexed(ctx)
 		return err
 	})
 	return on

@@ -177,12 +177,12 @@ func testGraphEntities(t *testing.T, open Opener) {
 		{ID: "bad id", Namespace: engram.EntityOwner(nsU1), Name: "x", Norm: "x", Status: engram.EntityActive},
 	}
 	for i, e := range bad {
-		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.GraphWriter).PutEntity(ctx, e) })
+		err := st.Update(ctx, func(tx engram.Tx) error { return tx.PutEntity(ctx, e) })
 		wantCode(t, "bad entity "+string(rune('0'+i)), err, engram.EINVALID)
 	}
 	theirs := *grete
 	theirs.Namespace = engram.EntityOwner(nsU2)
-	err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.GraphWriter).PutEntity(ctx, &theirs) })
+	err := st.Update(ctx, func(tx engram.Tx) error { return tx.PutEntity(ctx, &theirs) })
 	wantCode(t, "entity id of another user", err, engram.ECONFLICT)
 }
 
@@ -255,12 +255,12 @@ func testGraphMentions(t *testing.T, open Opener) {
 
 	// A memory of another user, or none, cannot be linked.
 	for what, m := range map[string]*engram.Memory{"another user's memory": m3, "an unknown memory": Memory(nsU1, "never stored")} {
-		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.GraphWriter).PutMention(ctx, mention(grete, m, At(0))) })
+		err := st.Update(ctx, func(tx engram.Tx) error { return tx.PutMention(ctx, mention(grete, m, At(0))) })
 		wantCode(t, "mention of "+what, err, engram.ENOTFOUND)
 	}
 
 	update(t, st, func(tx engram.Tx) error {
-		return tx.(engram.GraphWriter).DeleteMention(ctx, grete.Namespace, grete.ID, m1.ID)
+		return tx.DeleteMention(ctx, grete.Namespace, grete.ID, m1.ID)
 	})
 	graphView(t, st, func(g engram.GraphReader) error {
 		ms, err := g.EntityMentions(ctx, scU1, []string{grete.ID}, 0)
@@ -358,12 +358,12 @@ func testGraphRelations(t *testing.T, open Opener) {
 		"no evidence":              {Relation(grete, hans), engram.EINVALID},
 		"a loop":                   {Relation(grete, grete, m1.ID), engram.EINVALID},
 	} {
-		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.GraphWriter).PutRelation(ctx, c.r) })
+		err := st.Update(ctx, func(tx engram.Tx) error { return tx.PutRelation(ctx, c.r) })
 		wantCode(t, "relation with "+what, err, c.code)
 	}
 
 	// Deleting an entity removes the relations it is an end of.
-	update(t, st, func(tx engram.Tx) error { return tx.(engram.GraphWriter).DeleteEntity(ctx, hans.Namespace, hans.ID) })
+	update(t, st, func(tx engram.Tx) error { return tx.DeleteEntity(ctx, hans.Namespace, hans.ID) })
 	graphView(t, st, func(g engram.GraphReader) error {
 		rs, err := g.Relations(ctx, scU1, nil, engram.RelationFilter{All: true})
 		if err == nil && !sameSet(relationIDs(rs), []string{old.ID}) {
@@ -445,7 +445,7 @@ func testGraphScope(t *testing.T, open Opener) {
 	})
 	// Writes name the owner: another user's namespace deletes nothing.
 	update(t, st, func(tx engram.Tx) error {
-		return tx.(engram.GraphWriter).DeleteEntity(ctx, engram.EntityOwner(nsU2), grete.ID)
+		return tx.DeleteEntity(ctx, engram.EntityOwner(nsU2), grete.ID)
 	})
 	graphView(t, st, func(g engram.GraphReader) error {
 		_, err := g.GetEntity(ctx, scU1, grete.ID)

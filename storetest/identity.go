@@ -9,11 +9,11 @@ import (
 )
 
 func idUpdate(st engram.Store, fn func(w engram.IdentityWriter) error) error {
-	return st.Update(ctx, func(tx engram.Tx) error { return fn(tx.(engram.IdentityWriter)) })
+	return st.Update(ctx, func(tx engram.Tx) error { return fn(tx) })
 }
 
 func idView(st engram.Store, fn func(r engram.IdentityReader) error) error {
-	return st.View(ctx, func(r engram.Reader) error { return fn(r.(engram.IdentityReader)) })
+	return st.View(ctx, func(r engram.Reader) error { return fn(r) })
 }
 
 // testIdentities: modalities, identities, observations, persons and the

@@ -31,7 +31,7 @@ func jobIDs(t *testing.T, st engram.Store, ns engram.Namespace, states ...engram
 	t.Helper()
 	var ids []string
 	view(t, st, func(r engram.Reader) error {
-		js, _, err := r.(engram.JobReader).ListJobs(ctx, engram.ScopeOf(ns), engram.JobFilter{States: states})
+		js, _, err := r.ListJobs(ctx, engram.ScopeOf(ns), engram.JobFilter{States: states})
 		for _, j := range js {
 			ids = append(ids, j.ID)
 		}
@@ -44,9 +44,6 @@ func jobIDs(t *testing.T, st engram.Store, ns engram.Namespace, states ...engram
 // however old, and takes them once it is not.
 func testJobSkip(t *testing.T, open Opener) {
 	st := open(t)
-	if !hasJobs(t, st) {
-		t.Skip("the store keeps no job queue")
-	}
 	older := &engram.Job{ID: engram.NewID(), Namespace: nsU1, Episodes: []string{engram.NewID()}, State: engram.JobQueued,
 		RunAfter: At(0), CreatedAt: At(0), UpdatedAt: At(0)}
 	newer := *older
@@ -70,21 +67,12 @@ func testJobSkip(t *testing.T, open Opener) {
 	}
 }
 
-func hasJobs(t *testing.T, st engram.Store) bool {
-	var ok bool
-	view(t, st, func(r engram.Reader) error { _, ok = r.(engram.JobReader); return nil })
-	return ok
-}
-
 // testJobStates: a failed attempt leaves its job retrying with the error
 // and the time of its next run, which a claim keeps to, as it keeps later
 // jobs of the namespace waiting; a deferred run gives its attempt back;
 // the retrying state is stored and filtered like the others.
 func testJobStates(t *testing.T, open Opener) {
 	st := open(t)
-	if !hasJobs(t, st) {
-		t.Skip("the store keeps no job queue")
-	}
 	newJob := func(ns engram.Namespace) *engram.Job {
 		return &engram.Job{ID: engram.NewID(), Namespace: ns, Episodes: []string{engram.NewID()}, State: engram.JobQueued,
 			RunAfter: At(0), CreatedAt: At(0), UpdatedAt: At(0)}
@@ -134,7 +122,7 @@ func testJobStates(t *testing.T, open Opener) {
 		t.Fatalf("after a deferral: %+v, want retrying at +2m, the attempt given back", j)
 	}
 	err := st.Update(ctx, func(tx engram.Tx) error {
-		return tx.(engram.JobQueue).DeferJob(ctx, nsU1, first.ID, "w1", "again", At(3*time.Minute), At(time.Minute))
+		return tx.DeferJob(ctx, nsU1, first.ID, "w1", "again", At(3*time.Minute), At(time.Minute))
 	})
 	if engram.ErrorCode(err) != engram.ECONFLICT {
 		t.Errorf("deferring a job that is not running: %v, want ECONFLICT", err)
@@ -152,7 +140,7 @@ func getJob(t *testing.T, st engram.Store, ns engram.Namespace, id string) *engr
 	t.Helper()
 	var j *engram.Job
 	view(t, st, func(r engram.Reader) (err error) {
-		j, err = r.(engram.JobReader).GetJob(ctx, engram.ScopeOf(ns), id)
+		j, err = r.GetJob(ctx, engram.ScopeOf(ns), id)
 		return err
 	})
 	return j
@@ -198,7 +186,7 @@ func testJobKinds(t *testing.T, open Opener) {
 		withOps(engram.JobForm, engram.OpUpdate),
 		withOps(engram.JobEmbed, engram.OpDelete),
 	} {
-		err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.JobQueue).EnqueueJob(ctx, bad) })
+		err := st.Update(ctx, func(tx engram.Tx) error { return tx.EnqueueJob(ctx, bad) })
 		if engram.ErrorCode(err) != engram.EINVALID {
 			t.Errorf("enqueue kind %q, episodes %v, memories %v: %v, want EINVALID", bad.Kind, bad.Episodes, bad.Memories, err)
 		}
@@ -225,18 +213,17 @@ func testJobKinds(t *testing.T, open Opener) {
 		}
 	}
 	view(t, st, func(r engram.Reader) error {
-		jr := r.(engram.JobReader)
 		for _, w := range []struct {
 			j    *engram.Job
 			kind engram.JobKind
 		}{{form, engram.JobForm}, {embed, engram.JobEmbed}} {
-			got, err := jr.GetJob(ctx, engram.ScopeOf(nsU1), w.j.ID)
+			got, err := r.GetJob(ctx, engram.ScopeOf(nsU1), w.j.ID)
 			if err != nil {
 				return err
 			}
 			check("GetJob", got, w.j, w.kind)
 		}
-		js, _, err := jr.ListJobs(ctx, engram.ScopeOf(nsU1), engram.JobFilter{})
+		js, _, err := r.ListJobs(ctx, engram.ScopeOf(nsU1), engram.JobFilter{})
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ func getKey(st engram.Store, id string) (*engram.APIKey, error) {
 	var k *engram.APIKey
 	err := st.View(ctx, func(r engram.Reader) error {
 		var err error
-		k, err = r.(engram.KeyReader).GetKey(ctx, id)
+		k, err = r.GetKey(ctx, id)
 		return err
 	})
 	return k, err
@@ -32,7 +32,7 @@ func listKeys(t testing.TB, st engram.Store, org, project string) []string {
 	t.Helper()
 	var ids []string
 	err := st.View(ctx, func(r engram.Reader) error {
-		ks, err := r.(engram.KeyReader).ListKeys(ctx, org, project)
+		ks, err := r.ListKeys(ctx, org, project)
 		for _, k := range ks {
 			ids = append(ids, k.ID)
 		}
@@ -45,11 +45,11 @@ func listKeys(t testing.TB, st engram.Store, org, project string) []string {
 }
 
 func insertKey(st engram.Store, k *engram.APIKey) error {
-	return st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.KeyWriter).InsertKey(ctx, k) })
+	return st.Update(ctx, func(tx engram.Tx) error { return tx.InsertKey(ctx, k) })
 }
 
 func revokeKey(st engram.Store, id string, at time.Time) error {
-	return st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.KeyWriter).RevokeKey(ctx, id, at) })
+	return st.Update(ctx, func(tx engram.Tx) error { return tx.RevokeKey(ctx, id, at) })
 }
 
 // testKeys: keys round-trip with their binding, list per tenant in id

@@ -25,27 +25,26 @@ func testLocate(t *testing.T, open Opener) {
 	var ns engram.Namespace
 	var counts []engram.NamespaceCount
 	view(t, st, func(r engram.Reader) error {
-		l := r.(engram.Locator)
 		for _, c := range []struct {
 			id   string
 			want engram.Namespace
 		}{{m1.ID, nsU1}, {m3.ID, agent}, {gone.ID, nsU2}} {
-			if ns, err = l.LocateMemory(ctx, tenant, c.id); err != nil || ns != c.want {
+			if ns, err = r.LocateMemory(ctx, tenant, c.id); err != nil || ns != c.want {
 				t.Errorf("LocateMemory(%s) = %+v, %v; want %+v", c.id, ns, err, c.want)
 			}
 		}
-		_, err = l.LocateMemory(ctx, tenant, other.ID)
+		_, err = r.LocateMemory(ctx, tenant, other.ID)
 		wantCode(t, "another tenant's memory", err, engram.ENOTFOUND)
-		_, err = l.LocateMemory(ctx, tenant, "not-an-id")
+		_, err = r.LocateMemory(ctx, tenant, "not-an-id")
 		wantCode(t, "a malformed id", err, engram.EINVALID)
-		_, err = l.LocateMemory(ctx, engram.Namespace{Org: "acme"}, m1.ID)
+		_, err = r.LocateMemory(ctx, engram.Namespace{Org: "acme"}, m1.ID)
 		wantCode(t, "no project", err, engram.EINVALID)
-		if counts, err = l.Namespaces(ctx, tenant, 0); err != nil {
+		if counts, err = r.Namespaces(ctx, tenant, 0); err != nil {
 			t.Fatal(err)
 		}
-		_, err = l.Namespaces(ctx, tenant, engram.MaxLimit+1)
+		_, err = r.Namespaces(ctx, tenant, engram.MaxLimit+1)
 		wantCode(t, "a limit above the maximum", err, engram.EINVALID)
-		one, err := l.Namespaces(ctx, tenant, 1)
+		one, err := r.Namespaces(ctx, tenant, 1)
 		if err != nil || len(one) != 1 {
 			t.Errorf("Namespaces with limit 1 = %v, %v", one, err)
 		}

@@ -14,7 +14,7 @@ func meta(t testing.TB, st engram.Store, key string) string {
 	var v string
 	view(t, st, func(r engram.Reader) error {
 		var err error
-		v, err = r.(engram.MetaReader).Meta(ctx, key)
+		v, err = r.Meta(ctx, key)
 		return err
 	})
 	return v
@@ -26,11 +26,11 @@ func testMeta(t *testing.T, open Opener) {
 		t.Errorf("Meta of a key never set = %q, want \"\"", got)
 	}
 	update(t, st, func(tx engram.Tx) error {
-		if err := tx.(engram.MetaWriter).SetMeta(ctx, "embedder", "use-lite"); err != nil {
+		if err := tx.SetMeta(ctx, "embedder", "use-lite"); err != nil {
 			return err
 		}
 		// The transaction sees its own write.
-		if got, err := tx.(engram.MetaReader).Meta(ctx, "embedder"); err != nil || got != "use-lite" {
+		if got, err := tx.Meta(ctx, "embedder"); err != nil || got != "use-lite" {
 			t.Errorf("Meta inside the transaction = %q, %v; want use-lite", got, err)
 		}
 		return nil
@@ -40,10 +40,10 @@ func testMeta(t *testing.T, open Opener) {
 	}
 	odd := "ünïcödé 中文 🙂\n\"quoted\" ' ; -- \x01 and a tail "
 	update(t, st, func(tx engram.Tx) error {
-		if err := tx.(engram.MetaWriter).SetMeta(ctx, "embedder", "openai:text-embedding-3-small"); err != nil {
+		if err := tx.SetMeta(ctx, "embedder", "openai:text-embedding-3-small"); err != nil {
 			return err
 		}
-		return tx.(engram.MetaWriter).SetMeta(ctx, "odd key ✓", odd)
+		return tx.SetMeta(ctx, "odd key ✓", odd)
 	})
 	if got := meta(t, st, "embedder"); got != "openai:text-embedding-3-small" {
 		t.Errorf("Meta after overwriting = %q", got)
@@ -56,10 +56,10 @@ func testMeta(t *testing.T, open Opener) {
 	}
 	// An empty value deletes; deleting a missing key is not an error.
 	update(t, st, func(tx engram.Tx) error {
-		if err := tx.(engram.MetaWriter).SetMeta(ctx, "embedder", ""); err != nil {
+		if err := tx.SetMeta(ctx, "embedder", ""); err != nil {
 			return err
 		}
-		return tx.(engram.MetaWriter).SetMeta(ctx, "never set", "")
+		return tx.SetMeta(ctx, "never set", "")
 	})
 	if got := meta(t, st, "embedder"); got != "" {
 		t.Errorf("Meta after deleting = %q, want \"\"", got)
@@ -67,10 +67,10 @@ func testMeta(t *testing.T, open Opener) {
 	if got := meta(t, st, "odd key ✓"); got != odd {
 		t.Errorf("deleting one key changed another: %q", got)
 	}
-	err := st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, "", "x") })
+	err := st.Update(ctx, func(tx engram.Tx) error { return tx.SetMeta(ctx, "", "x") })
 	wantCode(t, "SetMeta with an empty key", err, engram.EINVALID)
 	err = st.View(ctx, func(r engram.Reader) error {
-		_, err := r.(engram.MetaReader).Meta(ctx, "")
+		_, err := r.Meta(ctx, "")
 		return err
 	})
 	wantCode(t, "Meta with an empty key", err, engram.EINVALID)
@@ -90,7 +90,7 @@ func scanMemories(t testing.TB, st engram.Store, after engram.MemoryKey, limit i
 	var out []engram.Memory
 	view(t, st, func(r engram.Reader) error {
 		var err error
-		out, err = r.(engram.Dumper).ScanMemories(ctx, after, limit)
+		out, err = r.ScanMemories(ctx, after, limit)
 		return err
 	})
 	return out
@@ -189,7 +189,7 @@ func testScanMemories(t *testing.T, open Opener) {
 	}
 	for _, limit := range []int{0, -1} {
 		err := st.View(ctx, func(r engram.Reader) error {
-			_, err := r.(engram.Dumper).ScanMemories(ctx, engram.MemoryKey{}, limit)
+			_, err := r.ScanMemories(ctx, engram.MemoryKey{}, limit)
 			return err
 		})
 		wantCode(t, fmt.Sprintf("ScanMemories with limit %d", limit), err, engram.EINVALID)

@@ -10,11 +10,11 @@ import (
 )
 
 func resUpdate(st engram.Store, fn func(w engram.ResourceWriter) error) error {
-	return st.Update(ctx, func(tx engram.Tx) error { return fn(tx.(engram.ResourceWriter)) })
+	return st.Update(ctx, func(tx engram.Tx) error { return fn(tx) })
 }
 
 func resView(st engram.Store, fn func(r engram.ResourceReader) error) error {
-	return st.View(ctx, func(r engram.Reader) error { return fn(r.(engram.ResourceReader)) })
+	return st.View(ctx, func(r engram.Reader) error { return fn(r) })
 }
 
 // putResource stores a complete resource in n with content in chunks.
@@ -230,7 +230,7 @@ func testResourcesDump(t *testing.T, open Opener) {
 	var got []engram.Resource
 	last := ""
 	err := st.View(ctx, func(r engram.Reader) error {
-		return r.(engram.ResourceDumper).DumpResources(ctx, func(res engram.Resource) error {
+		return r.DumpResources(ctx, func(res engram.Resource) error {
 			if k := key(&res); k < last {
 				t.Errorf("DumpResources gave %q after %q", k, last)
 			} else {

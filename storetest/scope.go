@@ -104,10 +104,10 @@ func putScopeFixtures(t *testing.T, st engram.Store) []scopeFixture {
 	Put(t, st, recs...)
 	update(t, st, func(tx engram.Tx) error {
 		for i, f := range fs {
-			if err := tx.(engram.VectorWriter).PutVectors(ctx, f.ns, f.memory.ID, embA, f.vectors); err != nil {
+			if err := tx.PutVectors(ctx, f.ns, f.memory.ID, embA, f.vectors); err != nil {
 				return err
 			}
-			if err := tx.(engram.VectorWriter).PutVectors(ctx, f.ns, f.memory.ID, embB, []engram.FieldVector{{Field: engram.FieldValue, Vec: vec(i, 2)}}); err != nil {
+			if err := tx.PutVectors(ctx, f.ns, f.memory.ID, embB, []engram.FieldVector{{Field: engram.FieldValue, Vec: vec(i, 2)}}); err != nil {
 				return err
 			}
 		}
@@ -282,7 +282,7 @@ func testScopePurge(t *testing.T, open Opener) {
 			var n int
 			update(t, st, func(tx engram.Tx) error {
 				var err error
-				n, err = tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, "none")
+				n, err = tx.DeleteVectorsExcept(ctx, "none")
 				return err
 			})
 			if want := scopeFixtureVectors * len(kept); n != want {

@@ -231,7 +231,7 @@ func testNotFoundAndInvalid(t *testing.T, open Opener) {
 			wantCode(t, "Export with a bad scope", err, engram.EINVALID)
 			_, err = r.GetMemories(ctx, s, []string{missing})
 			wantCode(t, "GetMemories with a bad scope", err, engram.EINVALID)
-			err = r.(engram.VectorReader).ScanVectors(ctx, s, embA, func(engram.VectorRecord) error { return nil })
+			err = r.ScanVectors(ctx, s, embA, func(engram.VectorRecord) error { return nil })
 			wantCode(t, "ScanVectors with a bad scope", err, engram.EINVALID)
 		}
 		return nil

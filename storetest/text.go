@@ -400,13 +400,6 @@ func testSearchOtherNamespaces(t *testing.T, open Opener) {
 // bad kinds, limits and cursors are EINVALID.
 func testExportPages(t *testing.T, open Opener) {
 	st := open(t)
-	pager := func(r engram.Reader) engram.ExportPager {
-		p, ok := r.(engram.ExportPager)
-		if !ok {
-			t.Skipf("the store's Reader (%T) is not an ExportPager", r)
-		}
-		return p
-	}
 	e1, e2, e3 := Episode(nsU1, "eins"), Episode(nsU1, "dos"), Episode(nsU1, "三")
 	e1.OccurredAt, e2.OccurredAt, e3.OccurredAt = At(time.Hour), At(time.Hour), T0
 	m1, m2, m3 := Memory(nsU1, "m1"), Memory(nsU1, "m2"), Memory(nsU1, "m3")
@@ -423,7 +416,7 @@ func testExportPages(t *testing.T, open Opener) {
 			)
 			view(t, st, func(r engram.Reader) error {
 				var err error
-				page, next, err = pager(r).ExportPage(ctx, scU1, kind, after, 2)
+				page, next, err = r.ExportPage(ctx, scU1, kind, after, 2)
 				return err
 			})
 			if len(page) > 2 || (next != "" && len(page) != 2) {
@@ -443,7 +436,7 @@ func testExportPages(t *testing.T, open Opener) {
 
 	var memCursor string
 	view(t, st, func(r engram.Reader) error {
-		_, memCursor, _ = pager(r).ExportPage(ctx, scU1, engram.RecordMemory, "", 1)
+		_, memCursor, _ = r.ExportPage(ctx, scU1, engram.RecordMemory, "", 1)
 		return nil
 	})
 	for _, c := range []struct {
@@ -456,7 +449,7 @@ func testExportPages(t *testing.T, open Opener) {
 		{"garbage cursor", engram.RecordVersion, "%%%", 2},
 	} {
 		view(t, st, func(r engram.Reader) error {
-			_, _, err := pager(r).ExportPage(ctx, scU1, c.kind, c.after, c.limit)
+			_, _, err := r.ExportPage(ctx, scU1, c.kind, c.after, c.limit)
 			wantCode(t, c.what, err, engram.EINVALID)
 			return nil
 		})

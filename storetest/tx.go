@@ -80,7 +80,7 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 	Put(t, st, kept, Version(kept, 1, engram.OpAdd))
 	keptVec := engram.FieldVector{Field: engram.FieldValue, Vec: vec(1, 3)}
 	putVectors(t, st, nsU1, kept.ID, embA, keptVec)
-	update(t, st, func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, "walrus", "before") })
+	update(t, st, func(tx engram.Tx) error { return tx.SetMeta(ctx, "walrus", "before") })
 
 	e := Episode(nsU1, "lost narwhal episode")
 	m := Memory(nsU1, "lost narwhal memory")
@@ -99,19 +99,19 @@ func testUpdateAtomicity(t *testing.T, open Opener) {
 		if err := tx.Touch(ctx, nsU1, []string{kept.ID}, At(time.Hour)); err != nil {
 			return err
 		}
-		if err := tx.(engram.VectorWriter).PutVectors(ctx, nsU1, kept.ID, embA, []engram.FieldVector{{Field: engram.FieldAbstraction, Vec: vec(2, 3)}}); err != nil {
+		if err := tx.PutVectors(ctx, nsU1, kept.ID, embA, []engram.FieldVector{{Field: engram.FieldAbstraction, Vec: vec(2, 3)}}); err != nil {
 			return err
 		}
-		if err := tx.(engram.VectorWriter).PutVectors(ctx, nsU1, m.ID, embB, []engram.FieldVector{keptVec}); err != nil {
+		if err := tx.PutVectors(ctx, nsU1, m.ID, embB, []engram.FieldVector{keptVec}); err != nil {
 			return err
 		}
-		if err := tx.(engram.MetaWriter).SetMeta(ctx, "walrus", "after"); err != nil {
+		if err := tx.SetMeta(ctx, "walrus", "after"); err != nil {
 			return err
 		}
-		if err := tx.(engram.MetaWriter).SetMeta(ctx, "narwhal", "new"); err != nil {
+		if err := tx.SetMeta(ctx, "narwhal", "new"); err != nil {
 			return err
 		}
-		if _, err := tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, embB); err != nil {
+		if _, err := tx.DeleteVectorsExcept(ctx, embB); err != nil {
 			return err
 		}
 		// Inside the transaction the writes are visible.

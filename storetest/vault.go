@@ -11,7 +11,7 @@ func vaultKey(st engram.Store, org, project string) (*engram.VaultKey, error) {
 	var k *engram.VaultKey
 	err := st.View(ctx, func(r engram.Reader) error {
 		var err error
-		k, err = r.(engram.VaultKeyReader).VaultKey(ctx, org, project)
+		k, err = r.VaultKey(ctx, org, project)
 		return err
 	})
 	return k, err
@@ -29,10 +29,10 @@ func testVaultKeys(t *testing.T, open Opener) {
 	a := &engram.VaultKey{Org: "acme", Project: "app", Wrapped: []byte{0, 1, 2, 255}, CreatedAt: At(0)}
 	g := &engram.VaultKey{Org: "globex", Project: "app", Wrapped: []byte("globex key"), CreatedAt: At(1)}
 	insert := func(k *engram.VaultKey) error {
-		return st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.VaultKeyWriter).InsertVaultKey(ctx, k) })
+		return st.Update(ctx, func(tx engram.Tx) error { return tx.InsertVaultKey(ctx, k) })
 	}
 	replace := func(k *engram.VaultKey) error {
-		return st.Update(ctx, func(tx engram.Tx) error { return tx.(engram.VaultKeyWriter).ReplaceVaultKey(ctx, k) })
+		return st.Update(ctx, func(tx engram.Tx) error { return tx.ReplaceVaultKey(ctx, k) })
 	}
 	for _, k := range []*engram.VaultKey{g, a} {
 		if err := insert(k); err != nil {
@@ -68,7 +68,7 @@ func testVaultKeys(t *testing.T, open Opener) {
 	var all []engram.VaultKey
 	err = st.View(ctx, func(r engram.Reader) error {
 		var err error
-		all, err = r.(engram.VaultKeyReader).VaultKeys(ctx)
+		all, err = r.VaultKeys(ctx)
 		return err
 	})
 	if err != nil || len(all) != 2 || all[0].Org != "acme" || all[1].Org != "globex" {

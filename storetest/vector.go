@@ -37,14 +37,14 @@ var oddFloats = []float32{
 
 func putVectors(t testing.TB, st engram.Store, n engram.Namespace, id, embedder string, vecs ...engram.FieldVector) {
 	t.Helper()
-	update(t, st, func(tx engram.Tx) error { return tx.(engram.VectorWriter).PutVectors(ctx, n, id, embedder, vecs) })
+	update(t, st, func(tx engram.Tx) error { return tx.PutVectors(ctx, n, id, embedder, vecs) })
 }
 
 func scanVectors(t testing.TB, st engram.Store, s engram.Scope, embedder string) []engram.VectorRecord {
 	t.Helper()
 	var out []engram.VectorRecord
 	view(t, st, func(r engram.Reader) error {
-		return r.(engram.VectorReader).ScanVectors(ctx, s, embedder, func(v engram.VectorRecord) error {
+		return r.ScanVectors(ctx, s, embedder, func(v engram.VectorRecord) error {
 			out = append(out, v)
 			return nil
 		})
@@ -139,7 +139,7 @@ func testScanVectors(t *testing.T, open Opener) {
 		engram.FieldVector{Field: engram.FieldValue, Vec: vec(4, 2)})
 	calls := 0
 	err := st.View(ctx, func(r engram.Reader) error {
-		return r.(engram.VectorReader).ScanVectors(ctx, scU1, embA, func(engram.VectorRecord) error {
+		return r.ScanVectors(ctx, scU1, embA, func(engram.VectorRecord) error {
 			calls++
 			return errBoom
 		})
@@ -148,7 +148,7 @@ func testScanVectors(t *testing.T, open Opener) {
 		t.Errorf("ScanVectors with a failing fn: %v after %d calls, want fn's error after 1", err, calls)
 	}
 	err = st.View(ctx, func(r engram.Reader) error {
-		return r.(engram.VectorReader).ScanVectors(ctx, scU1, "", func(engram.VectorRecord) error { return nil })
+		return r.ScanVectors(ctx, scU1, "", func(engram.VectorRecord) error { return nil })
 	})
 	wantCode(t, "ScanVectors with no embedder", err, engram.EINVALID)
 }
@@ -197,7 +197,7 @@ func testPutVectors(t *testing.T, open Opener) {
 	} {
 		var err error
 		update(t, st, func(tx engram.Tx) error {
-			err = tx.(engram.VectorWriter).PutVectors(ctx, c.n, c.id, c.emb, c.vecs)
+			err = tx.PutVectors(ctx, c.n, c.id, c.emb, c.vecs)
 			return nil
 		})
 		wantCode(t, "PutVectors with "+c.name, err, c.wantCode)
@@ -239,7 +239,7 @@ func testDeleteVectorsExcept(t *testing.T, open Opener) {
 		var n int
 		err := st.Update(ctx, func(tx engram.Tx) error {
 			var err error
-			n, err = tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, embedder)
+			n, err = tx.DeleteVectorsExcept(ctx, embedder)
 			return err
 		})
 		return n, err
@@ -307,7 +307,7 @@ func testPurgeVectors(t *testing.T, open Opener) {
 	var n int
 	update(t, st, func(tx engram.Tx) error {
 		var err error
-		n, err = tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, "none")
+		n, err = tx.DeleteVectorsExcept(ctx, "none")
 		return err
 	})
 	if n != 3 {
