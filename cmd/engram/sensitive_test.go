@@ -36,7 +36,7 @@ func TestSensitiveAndScan(t *testing.T) {
 		t.Errorf("sensitive --set printed %q", out)
 	}
 	c.json(&rep, "scan", "--apply", "--user", "ann")
-	if engram.SummarizeSensitive(rep.Treated) != "redacted password x1" {
+	if engram.SummarizeSensitive(rep.Treated) != "redacted password x2" { // the episode and the memory formed from it
 		t.Errorf("scan --apply treated %+v", rep.Treated)
 	}
 	var eps engram.EpisodePage
