@@ -162,6 +162,10 @@ type AddEpisodesResult struct {
 	// caption or transcript and no model endpoint is configured to make
 	// one (e.g. "episodes[0].media[1]: no caption; ..."); absent when none.
 	Unformed []string `json:"unformed,omitempty"`
+	// Sensitive counts, by kind, the secrets and personal data found in
+	// the episodes that were sealed or redacted as the tenant's policy
+	// says (see Treatment); absent when none. It never holds a value.
+	Sensitive []SensitiveCount `json:"sensitive,omitempty"`
 }
 
 // AddMemoriesRequest adds memories to one namespace, without formation.
@@ -249,6 +253,10 @@ type ImportResult struct {
 	// its own was taken outside the import scope, to that fresh id.
 	// Always present, empty when nothing was renamed.
 	Renamed map[string]string `json:"renamed"`
+	// Sensitive counts, by kind, the secrets and personal data found in
+	// the records' texts that were sealed or redacted as the tenant's
+	// policy says; absent when none. It never holds a value.
+	Sensitive []SensitiveCount `json:"sensitive,omitempty"`
 }
 
 // SearchRequest asks for the memories that best answer a query.

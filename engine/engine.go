@@ -65,6 +65,12 @@ type Options struct {
 	// Without it, adding a vault memory is EUNAVAILABLE. New checks that
 	// its master key opens every data key the store holds.
 	Vault *vault.Vault
+	// Sensitive is the server's default treatment of the secrets and
+	// personal data found in what is written (see engram.Treatment);
+	// groups it leaves empty take engram.DefaultSensitivePolicy's. A
+	// tenant's administrator may set its own (SetSensitivePolicy). Seal
+	// without a Vault is done as redact, logged and said in the answer.
+	Sensitive engram.SensitivePolicy
 	// IndexDir keeps each (tenant, user)'s in-memory full-text index
 	// and, with an Embedder, its approximate vector index in files under
 	// IndexDir/<store id>/, so
@@ -184,6 +190,7 @@ type core struct {
 	vec            *vectors     // nil without an embedder
 	coverage       *coverage    // nil unless the embedder declares its languages
 	vault          *vault.Vault // nil: vault memories cannot be written or read
+	redact         *redactor    // treats secrets and personal data at the write entry
 	retrieval      retrieval.Config
 	chat           Chat        // nil: agentic searches follow rules
 	agentCfg       AgentConfig // weighs agentic searches
@@ -224,6 +231,9 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if err := checkEmbedder(ctx, store, opts.Embedder); err != nil {
 		return nil, err
 	}
+	if err := opts.Sensitive.Validate(); err != nil {
+		return nil, err
+	}
 	if opts.Vault != nil {
 		if err := opts.Vault.Check(ctx, store); err != nil {
 			return nil, err
@@ -245,6 +255,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if e.log == nil {
 		e.log = slog.Default()
 	}
+	e.redact = newRedactor(opts.Sensitive, store, opts.Vault != nil, e.log)
 	if e.vec != nil && opts.IndexDir != "" {
 		if err := e.vec.setUpIndexFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/engramhq/engram"
@@ -69,6 +70,11 @@ func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record
 	if err != nil {
 		return nil, err
 	}
+	recs = slices.Clone(recs)
+	sc, err := e.treatImport(ctx, s.Namespace(), recs)
+	if err != nil {
+		return nil, err
+	}
 	vb := e.vec.batch()
 	var active []engram.Memory
 	for _, r := range recs {
@@ -87,8 +93,12 @@ func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record
 		if err := im.run(ctx, recs, resources); err != nil {
 			return err
 		}
+		if err := e.storeSeals(ctx, tx, vb, s.Namespace(), im.stored(sc), entry.Actor, entry.At); err != nil {
+			return err
+		}
 		*res = im.res
 		res.Renamed = im.ids
+		res.Sensitive = sc.report()
 		entry.Detail = fmt.Sprintf("imported %d episodes, %d memories, %d versions, %d audit entries, %d resources, %d identity records; skipped %d; renamed %d",
 			res.Episodes, res.Memories, res.Versions, res.Audit, res.Resources, res.IdentityRecords, res.Skipped, len(res.Renamed))
 		return tx.InsertAudit(ctx, entry)
@@ -225,6 +235,7 @@ type importer struct {
 	held                              map[string]bool // ids of the scope's audit entries, loaded on first need
 	imported                          map[string]bool // ids of the memories among the records
 	idx                               *idImport       // the identity records' state, when there are any
+	kept                              map[string]bool // ids (as given) of the episodes and memories stored
 	a                                 *admin          // for the entity graph and quota of imported records
 	now                               time.Time
 }
@@ -346,6 +357,7 @@ func (im *importer) episode(ctx context.Context, ep *engram.Episode) error {
 	}
 	if !held && err == nil {
 		im.res.Episodes++
+		im.keep(ep.ID)
 	}
 	return err
 }
@@ -403,6 +415,7 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 		}
 	}
 	im.res.Memories++
+	im.keep(m.ID)
 	note(ctx, c.Namespace, engram.OpAdd, c.ID, "", im.actor)
 	if err := im.vb.stage(ctx, im.tx, c); err != nil {
 		return err

@@ -344,7 +344,7 @@ func (e *ingest) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episo
 // transaction, and wakes a worker. With a provisional former it also
 // stores that former's memories of eps (see provisional.go), embedded as
 // a synchronous add's are.
-func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, now time.Time) (*engram.AddEpisodesResult, error) {
+func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, sc *treated, now time.Time) (*engram.AddEpisodesResult, error) {
 	ids := make([]string, len(eps))
 	for i := range eps {
 		ids[i] = eps[i].ID
@@ -361,7 +361,7 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		mems, err := e.storeEpisodes(ctx, tx, vb, ns, eps, f, now)
+		mems, err := e.storeEpisodes(ctx, tx, vb, ns, eps, f, sc, now)
 		if err != nil {
 			return err
 		}

@@ -18,6 +18,10 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 	if err != nil {
 		return nil, err
 	}
+	p, sc, err := e.treatPatch(ctx, s.Namespace(), id, p)
+	if err != nil {
+		return nil, err
+	}
 	var out *engram.Memory
 	vb := e.vec.batch()
 	e.prepareUpdate(ctx, vb, s, id, p)
@@ -27,8 +31,11 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 			p = rederive(old, p)
 		}
 		var err error
-		out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, engram.ActorFrom(ctx), e.clock())
-		return err
+		actor, now := engram.ActorFrom(ctx), e.clock()
+		if out, err = e.update(ctx, tx, vb, s, id, p, engram.OpUpdate, actor, now); err != nil {
+			return err
+		}
+		return e.storeSeals(ctx, tx, vb, out.Namespace, sc, actor, now)
 	})
 	err = vb.done(err)
 	e.reportOne(ctx, s.Namespace(), engram.OpUpdate, id, err)
@@ -254,6 +261,12 @@ func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id strin
 	if err != nil {
 		return nil, err
 	}
+	ops := []engram.MemoryOp{{Op: engram.OpSupersede, Memory: req.New}}
+	sc, err := e.treatMemories(ctx, s.Namespace(), ops)
+	if err != nil {
+		return nil, err
+	}
+	req.New = ops[0].Memory
 	var out *engram.SupersedeResult
 	vb := e.vec.batch()
 	if err := vb.prepare(ctx, []engram.Memory{req.New}); err != nil {
@@ -261,8 +274,11 @@ func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id strin
 	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.supersede(ctx, tx, vb, s, id, req, engram.ActorFrom(ctx), e.clock())
-		return err
+		actor, now := engram.ActorFrom(ctx), e.clock()
+		if out, err = e.supersede(ctx, tx, vb, s, id, req, actor, now); err != nil {
+			return err
+		}
+		return e.storeSeals(ctx, tx, vb, out.New.Namespace, sc, actor, now)
 	})
 	err = vb.done(err)
 	e.reportOne(ctx, s.Namespace(), engram.OpSupersede, id, err)

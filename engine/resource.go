@@ -205,16 +205,23 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 	for i, m := range ms {
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
 	}
+	sc, err := e.treatMemories(ctx, r.Namespace, ops)
+	if err != nil {
+		return err
+	}
 	vb := e.vec.batch()
-	if err := vb.prepare(ctx, ms); err != nil {
+	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
-	err := e.store.Update(ctx, func(tx engram.Tx) error {
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		if len(ops) > 0 {
 			if _, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(r.Namespace), ops, actor, now); err != nil {
 				return err
 			}
+		}
+		if err := e.storeSeals(ctx, tx, vb, r.Namespace, sc, actor, now); err != nil {
+			return err
 		}
 		if err := tx.CompleteResource(ctx, r.Namespace, r.ID, r.SHA256, len(ms)); err != nil {
 			return err
@@ -225,7 +232,7 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.add", []string{r.ID}, detail, now))
 	})
 	if err = vb.done(err); err == nil {
-		e.coverage.note(r.Namespace, ms)
+		e.coverage.note(r.Namespace, opMemories(ops))
 	}
 	return err
 }
@@ -289,7 +296,7 @@ func (e *media) OpenResource(ctx context.Context, s engram.Scope, id string) (*e
 
 // DeleteResource implements engram.ResourceService: the resource, its
 // content, and every memory made from it (with their versions and
-// vectors) are purged in one transaction, then the store is scrubbed.
+// vectors) are purged in one transaction, then the store is treated.
 func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
 	s, err := writeTarget(s, "resource", id)
 	if err != nil {

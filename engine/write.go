@@ -34,6 +34,10 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	if err != nil {
 		return nil, err
 	}
+	sc, err := e.treatEpisodes(ctx, req.Namespace, eps)
+	if err != nil {
+		return nil, err
+	}
 	async, err := e.isAsync(req)
 	if err != nil {
 		return nil, err
@@ -43,9 +47,10 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 		async = true // the model is asked in the background job, never in the request
 	}
 	if async {
-		res, err := e.addAsync(ctx, req.Namespace, eps, now)
+		res, err := e.addAsync(ctx, req.Namespace, eps, sc, now)
 		if res != nil {
 			res.Unformed = e.unformedNotes(eps)
+			res.Sensitive = sc.report()
 		}
 		return res, err
 	}
@@ -66,7 +71,7 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		mems, err := e.storeEpisodes(ctx, tx, vb, req.Namespace, eps, f, now)
+		mems, err := e.storeEpisodes(ctx, tx, vb, req.Namespace, eps, f, sc, now)
 		if err != nil {
 			return err
 		}
@@ -84,6 +89,7 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	e.coverage.note(req.Namespace, opMemories(f.ops))
 	res.Decisions = decisions(decided)
+	res.Sensitive = sc.report()
 	if form {
 		res.Unformed = e.unformedNotes(eps)
 	}
@@ -243,10 +249,11 @@ func (v viewScope) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) (ep
 	return eps, next, err
 }
 
-// storeEpisodes writes the episodes, their audit entry and the memories
-// formed from them in tx, and returns the memories. An update of the turn
-// before is dropped when that memory changed since it was read.
-func (e *ingest) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, now time.Time) ([]engram.Memory, error) {
+// storeEpisodes writes the episodes, their audit entry, the spans sc
+// sealed and the memories formed from them in tx, and returns the
+// memories. An update of the turn before is dropped when that memory
+// changed since it was read.
+func (e *ingest) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, eps []engram.Episode, f formed, sc *treated, now time.Time) ([]engram.Memory, error) {
 	if err := checkMediaResources(ctx, tx, eps); err != nil {
 		return nil, err
 	}
@@ -259,6 +266,9 @@ func (e *ingest) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, 
 	}
 	actor := engram.ActorFrom(ctx)
 	if err := tx.InsertAudit(ctx, e.audit(ns, actor, "episode.add", ids, "", now)); err != nil {
+		return nil, err
+	}
+	if err := e.storeSeals(ctx, tx, vb, ns, sc, actor, now); err != nil {
 		return nil, err
 	}
 	apply := f.ops
@@ -312,6 +322,10 @@ func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 		}
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
 	}
+	sc, err := e.treatMemories(ctx, req.Namespace, ops)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.prepareVault(ctx, req.Namespace, opMemories(ops)); err != nil {
 		return nil, err
 	}
@@ -322,10 +336,12 @@ func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	var out []engram.Memory
 	actor := engram.ActorFrom(ctx)
 	ctx, trail := e.withTrail(ctx, TriggerAPI)
-	err := e.store.Update(ctx, func(tx engram.Tx) error {
+	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		out, err = e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now)
-		return err
+		if out, err = e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now); err != nil {
+			return err
+		}
+		return e.storeSeals(ctx, tx, vb, req.Namespace, sc, actor, now)
 	})
 	e.report(ctx, trail, err)
 	if err != nil {

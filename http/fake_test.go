@@ -407,6 +407,18 @@ func (f *fakeService) LocateMemory(ctx context.Context, tenant engram.Namespace,
 	return n, f.record(ctx, "LocateMemory", engram.ScopeOf(n), id, nil)
 }
 
+// SensitivePolicy answers the server's default policy, nothing set.
+func (f *fakeService) SensitivePolicy(ctx context.Context, n engram.Namespace) (*engram.TenantPolicy, error) {
+	err := f.record(ctx, "SensitivePolicy", engram.Scope{Org: n.Org, Project: n.Project}, "", nil)
+	return &engram.TenantPolicy{Org: n.Org, Project: n.Project, Applied: engram.DefaultSensitivePolicy()}, err
+}
+
+// SetSensitivePolicy answers p over the server's default.
+func (f *fakeService) SetSensitivePolicy(ctx context.Context, n engram.Namespace, p engram.SensitivePolicy) (*engram.TenantPolicy, error) {
+	err := f.record(ctx, "SetSensitivePolicy", engram.Scope{Org: n.Org, Project: n.Project}, "", p)
+	return &engram.TenantPolicy{Org: n.Org, Project: n.Project, Set: p, Applied: p.Over(engram.DefaultSensitivePolicy())}, err
+}
+
 // Tenants lists the tenant of within, if it names one, as holding nothing.
 func (f *fakeService) Tenants(ctx context.Context, within engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	err := f.record(ctx, "Tenants", engram.Scope{Org: within.Org, Project: within.Project}, "", limit)

@@ -310,6 +310,9 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"JobPage":                reflect.TypeFor[engram.JobPage](),
 		"BreakerStatus":          reflect.TypeFor[engram.BreakerStatus](),
 		"TranscriptSegment":      reflect.TypeFor[engram.TranscriptSegment](),
+		"SensitiveCount":         reflect.TypeFor[engram.SensitiveCount](),
+		"SensitivePolicy":        reflect.TypeFor[engram.SensitivePolicy](),
+		"TenantPolicy":           reflect.TypeFor[engram.TenantPolicy](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

@@ -49,3 +49,27 @@ func TestResidue(t *testing.T) {
 	}
 	enginetest.RunResidue(t, db, files)
 }
+
+// TestSensitiveResidue: after sealed writes no file of the cluster's data
+// directory, the write-ahead log included (a sealed span never reaches the
+// database), holds a sealed span. Like TestResidue it needs scripts/pg.sh.
+func TestSensitiveResidue(t *testing.T) {
+	data, adminURL := os.Getenv("ENGRAM_TEST_POSTGRES_DATA"), os.Getenv("ENGRAM_TEST_POSTGRES_ADMIN_URL")
+	if data == "" || adminURL == "" {
+		t.Skip("ENGRAM_TEST_POSTGRES_DATA and ENGRAM_TEST_POSTGRES_ADMIN_URL are not set; run through scripts/pg.sh")
+	}
+	db := openAt(t, schemaURL(t), postgres.Options{})
+	files := func(t *testing.T) []string {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, adminURL)
+		if err != nil {
+			t.Fatalf("connect as superuser: %v", err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+			t.Fatalf("checkpoint: %v", err)
+		}
+		return enginetest.DirFiles(t, data)
+	}
+	enginetest.RunSensitiveResidue(t, db, files)
+}

@@ -21,6 +21,15 @@ func TestResidue(t *testing.T) {
 	enginetest.RunResidue(t, db, func(t *testing.T) []string { return enginetest.DirFiles(t, dir) })
 }
 
+// TestSensitiveResidue: after sealed writes no file of the data directory
+// (database, -wal, -shm) nor of the embedding cache and saved indexes
+// holds a sealed span.
+func TestSensitiveResidue(t *testing.T) {
+	db := openDB(t)
+	dir := filepath.Dir(db.Path())
+	enginetest.RunSensitiveResidue(t, db, func(t *testing.T) []string { return enginetest.DirFiles(t, dir) })
+}
+
 // TestScrubWithReader: a reader holding an old snapshot makes Scrub give up
 // quickly with EUNAVAILABLE instead of holding the writer; once it is gone
 // Scrub empties the write-ahead log.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
 )
 
@@ -127,6 +128,20 @@ func (c *storeFlags) open(ctx context.Context, cmd *Command, m *Main, mode openM
 		client := engramhttp.NewClient(c.server, engramhttp.ClientOptions{Key: c.key})
 		return client, func() error { return nil }, nil
 	}
+	eng, closeFn, err := c.openLocal(ctx, cmd, m, mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, closeFn, nil
+}
+
+// openLocal opens the engine of the data directory (or of the PostgreSQL
+// store of --store) in this process, as open does in local mode, with the
+// default sensitive policy of ENGRAM_SENSITIVE (as engram serve
+// --sensitive reads it; a bad one is a usage error); tune, if given,
+// changes the engine's options before it opens.
+func (c *storeFlags) openLocal(ctx context.Context, cmd *Command, m *Main, mode openMode, tune ...func(*engine.Options)) (*engine.Engine, func() error, error) {
+	var err error
 	if c.data == "" {
 		return nil, nil, cmdUsageErrorf(cmd, "--data is empty")
 	}
@@ -142,7 +157,12 @@ func (c *storeFlags) open(ctx context.Context, cmd *Command, m *Main, mode openM
 	if c.embed.vault, err = openVault(m.Getenv("ENGRAM_VAULT_KEY"), m.Getenv(envVaultKeyFile)); err != nil {
 		return nil, nil, err
 	}
-	eng, closeFn, err := openEngineAt(ctx, c.data, c.store, "", &c.embed, logger)
+	def, err := engram.ParseSensitivePolicy(m.Getenv("ENGRAM_SENSITIVE"))
+	if err != nil {
+		return nil, nil, cmdUsageErrorf(cmd, "ENGRAM_SENSITIVE: %s", engram.ErrorMessage(err))
+	}
+	tune = append([]func(*engine.Options){func(o *engine.Options) { o.Sensitive = def }}, tune...)
+	eng, closeFn, err := openEngineAt(ctx, c.data, c.store, "", &c.embed, logger, tune...)
 	if err != nil && c.store != "" {
 		return nil, nil, fmt.Errorf("open the PostgreSQL store: %w", err)
 	} else if err != nil {

@@ -91,6 +91,8 @@ func init() {
 		entitiesCommand,
 		communitiesCommand,
 		vaultCommand,
+		sensitiveCommand,
+		scanCommand,
 		resourcesCommand,
 		identitiesCommand,
 		evalCommand,

@@ -456,6 +456,10 @@ func exerciseMounts(c *routeClient) {
 	}
 	c.call("GET", "/ui/", "", nil, nil)
 	c.call("GET", "/v1/tenants", "", nil, count("tenants"))
+	c.json("PUT", "/v1/tenants/acme/app/sensitive", map[string]string{"contact": "redact"}, nil, nil)
+	if got := c.call("GET", "/v1/tenants/acme/app/sensitive", "", nil, nil); !bytes.Contains(got, []byte(`"contact":"redact"`)) {
+		c.t.Errorf("GET the sensitive policy after setting contact=redact = %s", got)
+	}
 	if got := c.call("GET", "/metrics", "", nil, nil); !bytes.Contains(got, []byte("engram_http_requests_total")) {
 		c.t.Errorf("GET /metrics holds no request counter:\n%.500s", got)
 	}

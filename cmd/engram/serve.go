@@ -288,6 +288,7 @@ func serveDataDir(ctx context.Context, r *serveRun) (err error) {
 
 	r.opts.Ready, r.opts.Embedder = eng.Ready, eng.Embedder()
 	r.opts.Mounts = append(r.opts.Mounts, tenantsMount(eng))
+	r.opts.Mounts = append(r.opts.Mounts, sensitiveMounts(eng)...)
 	keys := engram.Keys{Store: eng.Store()}
 	srv, err := r.server(ctx, eng, keys, "--data "+r.data)
 	if err != nil {
@@ -373,6 +374,7 @@ func servePostgres(ctx context.Context, r *serveRun) (err error) {
 
 	r.opts.Ready, r.opts.Embedder = sb.Ready, emb
 	r.opts.Mounts = append(r.opts.Mounts, tenantsMount(sb))
+	r.opts.Mounts = append(r.opts.Mounts, sensitiveMounts(sb)...)
 	where := ""
 	if connected {
 		where = "--store URL"

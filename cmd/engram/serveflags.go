@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
 	engramhttp "github.com/engramhq/engram/http"
 )
@@ -34,6 +35,8 @@ type serveFlags struct {
 	jobLease                     *string
 	embedInline                  *bool
 	vaultKeyFile                 *string
+	sensitive                    *string
+	sensitivePolicy              engram.SensitivePolicy // sensitive as read by options
 	mcp                          mcpFlags
 	indexDir                     *string
 	indexPath                    string // indexDir resolved by resolveIndexDir
@@ -83,6 +86,8 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 		"an add of episodes embeds its memories before it answers; by default it answers once they are stored and found by full text, and background workers embed them for the dense channel (env ENGRAM_EMBED_INLINE=1)")
 	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
 		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
+	f.sensitive = fs.String("sensitive", getenv("ENGRAM_SENSITIVE"),
+		"default `policy` for secrets and personal data found in writes: group=treatment pairs of secret, payment, id, contact and seal, redact, keep, or one treatment for all; groups left out: secret=seal,payment=seal,id=seal,contact=keep; a tenant's admin may set its own (env ENGRAM_SENSITIVE)")
 	f.indexDir = fs.String("index-dir", getenv("ENGRAM_INDEX_DIR"),
 		"`directory` where each user's vector and full-text indexes are saved, so a restart loads them instead of building them; default DATA/ann, with --store the user's cache directory; off to save none (env ENGRAM_INDEX_DIR)")
 	f.textIndexMB = fs.Int64("text-index-mb", envInt64(getenv, "ENGRAM_TEXT_INDEX_MB", engine.DefaultTextIndexBytes>>20),
@@ -162,6 +167,9 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	if err := f.search.check(cmd); err != nil {
 		return engramhttp.ServerOptions{}, err
 	}
+	if err := f.checkSensitive(cmd); err != nil {
+		return engramhttp.ServerOptions{}, err
+	}
 	var tlsConfig *tls.Config
 	if *f.tlsCert != "" {
 		cert, err := loadCertificate(*f.tlsCert, *f.tlsKey)
@@ -184,6 +192,17 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	}, nil
 }
 
+// checkSensitive reads --sensitive into sensitivePolicy; a bad policy is
+// a usage error naming the flag.
+func (f *serveFlags) checkSensitive(cmd *Command) error {
+	p, err := engram.ParseSensitivePolicy(*f.sensitive)
+	if err != nil {
+		return cmdUsageErrorf(cmd, "--sensitive (env ENGRAM_SENSITIVE): %s", engram.ErrorMessage(err))
+	}
+	f.sensitivePolicy = p
+	return nil
+}
+
 // tuneEngine sets the engine options the flags give: its background
 // workers and their lease, its saved indexes, its resource quota, the
 // bounds of its text indexes, and the search channels and agentic rules
@@ -194,6 +213,7 @@ func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.JobsPerTenant = int(*f.jobsPerTenant)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 	o.EmbedInline = *f.embedInline
+	o.Sensitive = f.sensitivePolicy
 	o.IndexDir = f.indexPath
 	o.ResourceQuota = *f.resourceQuota
 	o.TextIndexBytes = *f.textIndexMB << 20

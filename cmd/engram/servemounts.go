@@ -56,6 +56,16 @@ func (f *serveFlags) mounts(svc engram.Service) []engramhttp.Mount {
 	}
 }
 
+// sensitiveMounts serve GET and PUT /v1/tenants/{org}/{project}/sensitive
+// (admin only) over p: the tenant's treatment of secrets and personal data.
+func sensitiveMounts(p engram.SensitivePolicies) []engramhttp.Mount {
+	h := engramhttp.SensitivePolicyHandler(p)
+	return []engramhttp.Mount{
+		{Pattern: engramhttp.SensitivePolicyPattern, Handler: h, Role: engram.RoleAdmin},
+		{Pattern: engramhttp.SetSensitivePolicyPattern, Handler: h, Role: engram.RoleAdmin},
+	}
+}
+
 // tenantsMount serves GET /v1/tenants (admin only) over l, the listing the
 // dashboard of a server without keys opens on.
 func tenantsMount(l engram.TenantLister) engramhttp.Mount {

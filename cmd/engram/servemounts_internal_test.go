@@ -45,6 +45,7 @@ func TestServeMountsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms = append(ms, tenantsMount(eng))
+	ms = append(ms, sensitiveMounts(eng)...)
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}

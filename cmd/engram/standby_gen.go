@@ -369,6 +369,22 @@ func (s *standby) Search(ctx context.Context, a1 engram.SearchRequest) (r0 *engr
 	return svc.Search(ctx, a1)
 }
 
+func (s *standby) SensitivePolicy(ctx context.Context, a1 engram.Namespace) (r0 *engram.TenantPolicy, err error) {
+	svc, err := s.backend()
+	if err != nil {
+		return r0, err
+	}
+	return svc.SensitivePolicy(ctx, a1)
+}
+
+func (s *standby) SetSensitivePolicy(ctx context.Context, a1 engram.Namespace, a2 engram.SensitivePolicy) (r0 *engram.TenantPolicy, err error) {
+	svc, err := s.backend()
+	if err != nil {
+		return r0, err
+	}
+	return svc.SetSensitivePolicy(ctx, a1, a2)
+}
+
 func (s *standby) SplitEntity(ctx context.Context, a1 engram.Scope, a2 string, a3 engram.SplitRequest) (r0 *engram.Entity, err error) {
 	svc, err := s.backend()
 	if err != nil {

@@ -53,6 +53,7 @@ from .models import (
     STATUS_EXPIRED,
     STATUS_SUPERSEDED,
     AddEpisodesResult,
+    SensitiveCount,
     AddObservationsResult,
     APIKey,
     AuditEntry,

@@ -240,6 +240,18 @@ class Job(Model):
 
 
 @dataclass
+class SensitiveCount(Model):
+    """How many secrets or personal data of one kind a write sealed or
+    redacted (never the values); requested is the policy's treatment when
+    it could not be done (seal without a vault key is done as redact)."""
+
+    kind: str
+    treatment: str
+    count: int
+    requested: Optional[str] = None
+
+
+@dataclass
 class AddEpisodesResult(Model):
     """The stored episodes and the memories formation added or changed;
     with an asynchronous add, job instead of memories; embed_job when the
@@ -251,6 +263,7 @@ class AddEpisodesResult(Model):
     job: Optional[Job] = None
     embed_job: Optional[Job] = None
     unformed: Optional[List[str]] = None
+    sensitive: Optional[List[SensitiveCount]] = None
 
 
 @dataclass
@@ -441,6 +454,7 @@ class ImportResult(Model):
     renamed: Dict[str, str]
     resources: Optional[int] = None
     identity_records: Optional[int] = None
+    sensitive: Optional[List[SensitiveCount]] = None
 
 
 @dataclass

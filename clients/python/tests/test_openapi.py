@@ -101,6 +101,7 @@ MODELS = {
     "PurgeCounts": ec.PurgeCounts,
     "Record": ec.Record,
     "ImportResult": ec.ImportResult,
+    "SensitiveCount": ec.SensitiveCount,
     "EmbeddingsResponse": ec.EmbeddingsResponse,
     "Embedding": ec.Embedding,
     "EmbeddingsUsage": ec.EmbeddingsUsage,

@@ -720,6 +720,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{org}/{project}/sensitive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        /** The tenant's policy: what is set and what writes apply. */
+        get: operations["getSensitivePolicy"];
+        /** Replace the tenant's setting; {} returns it to the server's default. */
+        put: operations["setSensitivePolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/observations": {
         parameters: {
             query?: never;
@@ -1141,6 +1162,8 @@ export interface components {
             embed_job?: components["schemas"]["Job"];
             /** @description Media stored without memories, each named by its field (episodes[i].media[j]) with the reason: no caption or transcript came with it and no model endpoint can make one. Absent when none. */
             unformed?: string[];
+            /** @description The secrets and personal data found in the episodes that were sealed or redacted as the tenant's policy says, by kind; absent when none. */
+            sensitive?: components["schemas"]["SensitiveCount"][];
         };
         /** @description What engram remembers. On input (POST /v1/memories, supersede) only value is required and server-managed fields (status, times of record, version, access counts) are ignored or must be left zero. */
         Memory: {
@@ -1463,6 +1486,8 @@ export interface components {
             renamed: {
                 [key: string]: components["schemas"]["ID"];
             };
+            /** @description The secrets and personal data found in the records' texts that were sealed or redacted as the tenant's policy says, by kind; absent when none. */
+            sensitive?: components["schemas"]["SensitiveCount"][];
         };
         /** @description The body of every error response. */
         Error: {
@@ -1987,6 +2012,53 @@ export interface components {
         RefreshRequest: {
             /** @description Recompute every community of the user, not only those that changed. */
             full?: boolean;
+        };
+        /** @description How many secrets or personal data of one kind a write sealed or redacted; never the values. */
+        SensitiveCount: {
+            /** @description api_key, private_key, password, connection_string, card, iban, national_id, email or phone. */
+            kind: string;
+            /**
+             * @description What was done.
+             * @enum {string}
+             */
+            treatment: "seal" | "redact";
+            count: number;
+            /**
+             * @description The policy's treatment when it could not be done: seal on a server without a vault key is done as redact. Absent otherwise.
+             * @enum {string}
+             */
+            requested?: "seal";
+        };
+        /** @description What writes do with each group of findings: seal (a placeholder such as [secret:api_key#1] in the text, the value encrypted into the vault), redact (the placeholder only) or keep. A group left out takes the policy beneath (a tenant's setting over the server's default). */
+        SensitivePolicy: {
+            /**
+             * @description API keys, private keys, passwords, connection strings.
+             * @enum {string}
+             */
+            secret?: "seal" | "redact" | "keep";
+            /**
+             * @description Card numbers, IBANs.
+             * @enum {string}
+             */
+            payment?: "seal" | "redact" | "keep";
+            /**
+             * @description Government ids.
+             * @enum {string}
+             */
+            id?: "seal" | "redact" | "keep";
+            /**
+             * @description Email addresses, phone numbers.
+             * @enum {string}
+             */
+            contact?: "seal" | "redact" | "keep";
+        };
+        TenantPolicy: {
+            org: string;
+            project: string;
+            /** @description What the tenant's administrator set; groups left out take the server's default. */
+            set: components["schemas"]["SensitivePolicy"];
+            /** @description What writes of the tenant apply, every group set. */
+            applied: components["schemas"]["SensitivePolicy"];
         };
     };
     responses: {
@@ -4088,6 +4160,62 @@ export interface operations {
                     "application/json": {
                         tenants: components["schemas"]["ScopeCount"][];
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getSensitivePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's policy, as set and as applied. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    setSensitivePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SensitivePolicy"];
+            };
+        };
+        responses: {
+            /** @description The tenant's policy, as set and as applied. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPolicy"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/engramhq/engram"
+)
+
+var scanCommand = &Command{
+	Name:     "scan",
+	Synopsis: "find secrets and personal data in stored records, and treat them",
+	Usage: `
+Usage: engram scan [--apply] [flags]
+
+Reads every episode and memory of the scope of --org, --project, --user,
+--agent and --session (memories in any status, with their versions) and
+reports the secrets and personal data in their texts: by kind, how many
+and in which records (ids, never the values). Writes treat what they
+bring as the tenant's policy says (see engram sensitive); records stored
+before, or under another policy, are treated by --apply: each record
+holding a finding the policy does not keep is rewritten with typed
+placeholders, its spans sealed into the vault (ENGRAM_VAULT_KEY) or
+redacted, its full-text entries and vectors made anew from the new text,
+and the old text forgotten by the embedding cache and scrubbed from the
+store's files as after a hard delete. Each record is rewritten in a
+transaction of its own.
+
+scan works on a data directory (--data) or a PostgreSQL store (--store),
+not through a server. In local mode the server's default policy is that
+of ENGRAM_SENSITIVE.`,
+	Run: runScan,
+}
+
+func runScan(ctx context.Context, m *Main, cmd *Command, args []string) error {
+	fs := m.flagSet(cmd)
+	var sf storeFlags
+	sf.register(fs, m)
+	apply := fs.Bool("apply", false, "treat the findings as the tenant's policy says, rewriting the records that hold them")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := m.parse(cmd, fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return cmdUsageErrorf(cmd, "scan takes no arguments, got %q", pos[0])
+	}
+	if remote, err := sf.useServer(cmd); err != nil || remote {
+		if err == nil {
+			err = cmdUsageErrorf(cmd, "scan works on a data directory or --store, not through --server")
+		}
+		return err
+	}
+	eng, closeFn, err := sf.openLocal(ctx, cmd, m, openRead)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	rep, err := eng.ScanSensitive(sf.context(ctx), sf.scope(), *apply)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(m.Stdout, rep)
+	}
+	printScan(m, rep)
+	return nil
+}
+
+func printScan(m *Main, rep *engram.SensitiveScan) {
+	fmt.Fprintf(m.Stdout, "scanned %d episodes and %d memories\n", rep.Episodes, rep.Memories)
+	if len(rep.Found) == 0 {
+		fmt.Fprintln(m.Stdout, "found nothing")
+	}
+	for _, f := range rep.Found {
+		fmt.Fprintf(m.Stdout, "%-18s %4d in %s\n", f.Kind, f.Count, strings.Join(f.Records, " "))
+	}
+	if len(rep.Treated) > 0 {
+		fmt.Fprintf(m.Stdout, "treated: %s\n", engram.SummarizeSensitive(rep.Treated))
+	}
+}
