@@ -336,7 +336,8 @@ type IdentityWriter interface {
 	// DeleteIdentity removes an identity of n's tenant and user with its
 	// observations; nothing to delete is not an error.
 	DeleteIdentity(ctx context.Context, n Namespace, id string) error
-	// InsertObservation stores o; ECONFLICT if its id exists.
+	// InsertObservation stores o; ECONFLICT if its user has an observation
+	// with its id in the tenant (another user's is no conflict).
 	InsertObservation(ctx context.Context, o *Observation) error
 	// MoveObservations gives the listed observations of n's tenant and
 	// user the identity identityID; unknown ids are skipped.

@@ -38,7 +38,9 @@ type Store interface {
 
 // Reader is the read side of a Store transaction.
 type Reader interface {
-	// GetEpisode returns the episode or an ENOTFOUND error.
+	// GetEpisode returns the episode or an ENOTFOUND error. When s includes
+	// shared records and both the user and the project hold the id, it
+	// returns the user's own.
 	GetEpisode(ctx context.Context, s Scope, id string) (*Episode, error)
 	// GetMemory returns the memory in any status or an ENOTFOUND error.
 	GetMemory(ctx context.Context, s Scope, id string) (*Memory, error)
@@ -186,9 +188,10 @@ type Dumper interface {
 	// episodes, memories, versions, audit entries, vectors of every
 	// embedder, then store-wide meta values (except a backend's own
 	// bookkeeping, such as change-log positions). Within a kind records come
-	// in byte order of their key: (org, project, id) for episodes, memories
-	// and audit, (org, project, memory id, version) for versions, (org,
-	// project, memory id, embedder, field) for vectors, and key for meta.
+	// in byte order of their key: (org, project, id, user) for episodes and
+	// audit, (org, project, id) for memories, (org, project, memory id,
+	// version) for versions, (org, project, memory id, embedder, field) for
+	// vectors, and key for meta.
 	// An error from fn stops it and is returned as is.
 	Dump(ctx context.Context, fn func(DumpRecord) error) error
 }
@@ -340,7 +343,10 @@ type TextHit struct {
 // Tx is a read-write Store transaction. It sees its own writes.
 type Tx interface {
 	Reader
-	// InsertEpisode stores a new episode; ECONFLICT if its id exists.
+	// InsertEpisode stores a new episode; ECONFLICT if its user has an
+	// episode with its id in the tenant. Episode ids are unique per user, so
+	// another user's episode with the same id is no conflict, and tells
+	// nothing about it.
 	InsertEpisode(ctx context.Context, e *Episode) error
 	// InsertMemory stores a new memory and indexes its text; ECONFLICT if
 	// its id exists.
@@ -351,7 +357,9 @@ type Tx interface {
 	// InsertVersion appends a history entry; ECONFLICT if that version
 	// number exists for the memory.
 	InsertVersion(ctx context.Context, v *Version) error
-	// InsertAudit appends an audit entry.
+	// InsertAudit appends an audit entry; ECONFLICT if its user has an
+	// entry with its id in the tenant (audit ids are unique per user, like
+	// episode ids).
 	InsertAudit(ctx context.Context, a *AuditEntry) error
 	// PurgeMemory removes a memory with its versions, text index entries and
 	// vectors, and clears the detail of its user's audit entries that name
@@ -360,7 +368,7 @@ type Tx interface {
 	// its user left with none. It is not an error if there is nothing to
 	// remove.
 	PurgeMemory(ctx context.Context, n Namespace, id string) error
-	// PurgeEpisode removes an episode and its text index entries.
+	// PurgeEpisode removes the episode with n's tenant, user and id.
 	PurgeEpisode(ctx context.Context, n Namespace, id string) error
 	// PurgeScope removes every episode, memory, version, index entry and
 	// vector in the scope and says how many of each; a store that keeps the

@@ -61,6 +61,8 @@ func Run(t *testing.T, open Open) {
 		{"ImportConflictStoresNothing", testImportConflict},
 		{"ImportForeignVersions", testImportForeignVersions},
 		{"ImportForeignIDs", testImportForeignIDs},
+		{"EpisodeIDsOfOthers", testEpisodeIDsOfOthers},
+		{"ObservationIDsOfOthers", testObservationIDsOfOthers},
 		{"ExportImportResources", testExportImportResources},
 		{"ImportResourcesElsewhere", testImportResourcesElsewhere},
 		{"ImportTamperedChunk", testImportTamperedChunk},

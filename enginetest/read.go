@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -440,8 +441,10 @@ func testImportForeignVersions(t *testing.T, open Open) {
 }
 
 // testImportForeignIDs: an import whose ids are taken in another user's
-// scope answers as if they were free, stores alice's records under fresh
-// ids with the references among them rewritten, and leaves bob's alone.
+// scope answers as if they were free and leaves bob's records alone.
+// Episode and audit ids are unique per user, so alice's episode and audit
+// entry keep their ids; her memory, whose id is unique per tenant, is
+// stored under a fresh id with the references to it rewritten.
 func testImportForeignIDs(t *testing.T, open Open) {
 	src := newEngine(t, open, engine.Options{})
 	mine := mustAddEpisodes(t, src, nsA, "Alice drinks tea in Lisbon.")
@@ -485,16 +488,27 @@ func testImportForeignIDs(t *testing.T, open Open) {
 	if bobAfter, _ := exportJSONL(t, e, scB); !bytes.Equal(bobAfter, bobBefore) {
 		t.Errorf("bob's records changed:\nbefore:\n%s\nafter:\n%s", bobBefore, bobAfter)
 	}
-	epID, memID := taken.Renamed[theirs.Episodes[0].ID], taken.Renamed[theirs.Memories[0].ID]
-	if epID == "" || memID == "" || taken.Renamed[bp.Entries[0].ID] == "" {
-		t.Fatalf("renamed = %v, want the episode, the memory and the audit entry", taken.Renamed)
+	epID, memID := theirs.Episodes[0].ID, taken.Renamed[theirs.Memories[0].ID]
+	if len(taken.Renamed) != 1 || memID == "" {
+		t.Fatalf("renamed = %v, want the memory only, not the episode or the audit entry", taken.Renamed)
+	}
+	for _, c := range []struct {
+		s    engram.Scope
+		want string
+	}{{scA, mine.Episodes[0].Content}, {scB, theirs.Episodes[0].Content}} {
+		if ep, err := e.GetEpisode(ctx, c.s, epID); err != nil || ep.Content != c.want {
+			t.Errorf("episode %s in %+v = %+v, %v; want %q", epID, c.s, ep, err, c.want)
+		}
+	}
+	if p, err := e.Audit(ctx, scA, engram.AuditFilter{}); err != nil || !slices.ContainsFunc(p.Entries, func(a engram.AuditEntry) bool { return a.ID == bp.Entries[0].ID }) {
+		t.Errorf("alice's audit = %+v, %v; want the imported entry under its id %s", p, err, bp.Entries[0].ID)
 	}
 	m, err := e.GetMemory(ctx, scA, memID)
 	if err != nil {
 		t.Fatalf("alice's renamed memory: %v", err)
 	}
 	if len(m.Sources) != 1 || m.Sources[0] != epID || m.Value != mine.Memories[0].Value {
-		t.Errorf("alice's renamed memory = %+v, want its source renamed to %s", m, epID)
+		t.Errorf("alice's renamed memory = %+v, want its source %s", m, epID)
 	}
 	if vs, err := e.History(ctx, scA, memID); err != nil || len(vs) == 0 || vs[0].MemoryID != memID || vs[0].New.ID != memID {
 		t.Errorf("history of the renamed memory = %+v, %v", vs, err)

@@ -52,7 +52,8 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 }
 
 // InsertAudit appends a to the audit log. EINVALID for a bad namespace or
-// id or an empty op; ECONFLICT if the tenant has an entry with that id.
+// id or an empty op; ECONFLICT if its user has an entry with that id in
+// the tenant (another user's entry with the id is no conflict).
 func (t *adminTx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
 		return err

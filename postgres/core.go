@@ -16,7 +16,9 @@ import (
 type coreTx struct{ *base }
 
 // GetEpisode returns the episode with id in s; ENOTFOUND if there is none
-// in s, EINVALID for a malformed scope or id.
+// in s, EINVALID for a malformed scope or id. Ids are unique per user, so
+// only a scope that includes shared records can hold two: the user's own
+// is returned.
 func (t *coreTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -27,7 +29,7 @@ func (t *coreTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 	q := &query{}
 	q.scope("e.", s)
 	q.where("e.id = " + q.arg(id))
-	e, err := scanEpisode(t.ptx.QueryRow(ctx, "SELECT "+episodeCols+" FROM episodes e WHERE "+q.String(), q.args...))
+	e, err := scanEpisode(t.ptx.QueryRow(ctx, "SELECT "+episodeCols+" FROM episodes e WHERE "+q.String()+" ORDER BY e.user_id = '' LIMIT 1", q.args...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engram.Errorf(engram.ENOTFOUND, "episode %s not found", id)
 	} else if err != nil {

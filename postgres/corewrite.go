@@ -12,7 +12,8 @@ import (
 )
 
 // InsertEpisode stores e. EINVALID if e fails Validate, has no id or holds
-// text PostgreSQL cannot store; ECONFLICT if its tenant already has that id.
+// text PostgreSQL cannot store; ECONFLICT if its user already has that id
+// in the tenant (another user's episode with the id is no conflict).
 func (t *coreTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
 		return err

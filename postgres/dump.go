@@ -30,11 +30,11 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 		q    string
 		emit func(pgx.Row) error
 	}{
-		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C"`, storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
+		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C", e.user_id COLLATE "C"`, storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
 		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C"`, storeutil.DumpRow(func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) }, storeutil.MemoryRecord, fn)},
 		{"SELECT " + versionCols + ` FROM memory_versions v
 			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.version`, storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
-		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C"`, storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
+		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C", a.user_id COLLATE "C"`, storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
 		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
 			FROM memory_vectors v JOIN memories m ON m.tenant = v.tenant AND m.id = v.memory_id
 			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`,

@@ -296,7 +296,8 @@ func (t *identityTx) DeleteIdentity(ctx context.Context, n engram.Namespace, id 
 	return t.mapErr(ctx, "delete identity", err)
 }
 
-// InsertObservation stores an observation; ECONFLICT if its id exists.
+// InsertObservation stores an observation; ECONFLICT if its user has one
+// with its id in the tenant (another user's is no conflict).
 func (t *identityTx) InsertObservation(ctx context.Context, o *engram.Observation) error {
 	if err := t.writable(); err != nil {
 		return err

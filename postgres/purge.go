@@ -46,8 +46,8 @@ func (t *adminTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string
 	return nil
 }
 
-// PurgeEpisode deletes the episode with n's tenant and id. Nothing to
-// delete is not an error; EINVALID for a bad namespace or id.
+// PurgeEpisode deletes the episode with n's tenant, user and id. Nothing
+// to delete is not an error; EINVALID for a bad namespace or id.
 func (t *adminTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -58,7 +58,7 @@ func (t *adminTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id strin
 	if !engram.ValidID(id) {
 		return invalidID("episode", id)
 	}
-	_, err := t.ptx.Exec(ctx, "DELETE FROM episodes WHERE tenant = $1 AND id = $2", n.Tenant(), id)
+	_, err := t.ptx.Exec(ctx, "DELETE FROM episodes WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id)
 	return t.mapErr(ctx, "purge episode", err)
 }
 

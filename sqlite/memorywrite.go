@@ -10,8 +10,9 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-// InsertEpisode stores e and indexes its content. EINVALID if e fails
-// Validate or has no id, ECONFLICT if its tenant already has that id.
+// InsertEpisode stores e. EINVALID if e fails Validate or has no id,
+// ECONFLICT if its user already has that id in the tenant (another user's
+// episode with the id is no conflict).
 func (t *memoryTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -237,9 +238,8 @@ func (t *memoryTx) PurgeMemory(ctx context.Context, n engram.Namespace, id strin
 	return nil
 }
 
-// PurgeEpisode deletes the episode with n's tenant and id and its text
-// index row. Nothing to delete is not an error; EINVALID for a bad
-// namespace or id.
+// PurgeEpisode deletes the episode with n's tenant, user and id. Nothing
+// to delete is not an error; EINVALID for a bad namespace or id.
 func (t *memoryTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -250,7 +250,7 @@ func (t *memoryTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id stri
 	if !engram.ValidID(id) {
 		return invalidID("episode", id)
 	}
-	_, err := t.exec(ctx, deleteEpisodeSQL, n.Org, n.Project, id)
+	_, err := t.exec(ctx, deleteEpisodeSQL, n.Org, n.Project, n.User, id)
 	return mapErr(ctx, "purge episode", err)
 }
 

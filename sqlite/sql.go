@@ -32,7 +32,7 @@ const (
 	insertEpisodeSQL = `INSERT INTO episodes (org, project, user_id, agent, session, id, role, speaker,
 		content, modality, occurred_at, received_at, metadata, media)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	deleteEpisodeSQL = `DELETE FROM episodes WHERE org = ? AND project = ? AND id = ?`
+	deleteEpisodeSQL = `DELETE FROM episodes WHERE org = ? AND project = ? AND user_id = ? AND id = ?`
 
 	insertMemorySQL = `INSERT INTO memories (org, project, user_id, agent, session, id, kind,
 		abstraction, cues, value, language, confidence, importance, status, valid_from, valid_to,
@@ -96,9 +96,12 @@ var bm25Expr = "bm25(memories_fts, " + strconv.FormatFloat(weightValue, 'f', -1,
 	strconv.FormatFloat(weightAbstraction, 'f', -1, 64) + ", " +
 	strconv.FormatFloat(weightCues, 'f', -1, 64) + ", 0)"
 
+// getEpisodeSQL selects the episode of s with an id. Ids are unique per
+// user, so only a scope that includes shared records can hold two: the
+// user's own comes first.
 func getEpisodeSQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("e.", s)
-	return "SELECT " + episodeCols + " FROM episodes e WHERE " + w + " AND e.id = ?", args
+	return "SELECT " + episodeCols + " FROM episodes e WHERE " + w + " AND e.id = ? ORDER BY e.user_id = '' LIMIT 1", args
 }
 
 func getMemorySQL(s engram.Scope) (string, []any) {

@@ -22,14 +22,16 @@ func dumpKey(t testing.TB, r engram.DumpRecord) []string {
 	t.Helper()
 	switch {
 	case r.Type == engram.RecordEpisode && r.Episode != nil:
-		return []string{r.Episode.Namespace.Org, r.Episode.Namespace.Project, r.Episode.ID}
+		n := r.Episode.Namespace
+		return []string{n.Org, n.Project, r.Episode.ID, n.User}
 	case r.Type == engram.RecordMemory && r.Memory != nil:
 		return []string{r.Memory.Namespace.Org, r.Memory.Namespace.Project, r.Memory.ID}
 	case r.Type == engram.RecordVersion && r.Version != nil:
 		v := r.Version
 		return []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, fmt.Sprintf("%010d", v.Version)}
 	case r.Type == engram.RecordAudit && r.Audit != nil:
-		return []string{r.Audit.Namespace.Org, r.Audit.Namespace.Project, r.Audit.ID}
+		n := r.Audit.Namespace
+		return []string{n.Org, n.Project, r.Audit.ID, n.User}
 	case r.Type == engram.RecordVector && r.Vector != nil:
 		v := r.Vector
 		return []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, v.Embedder, v.Field}
@@ -121,10 +123,10 @@ func testDump(t *testing.T, open Opener) {
 			v := Version(m, 1, engram.OpAdd)
 			a := Audit(ns, "add", m.ID)
 			recs = append(recs, e, m, v, a)
-			want[keyOf(engram.RecordEpisode, []string{ns.Org, ns.Project, e.ID})] = e
+			want[keyOf(engram.RecordEpisode, []string{ns.Org, ns.Project, e.ID, ns.User})] = e
 			want[keyOf(engram.RecordMemory, []string{ns.Org, ns.Project, m.ID})] = m
 			want[keyOf(engram.RecordVersion, []string{ns.Org, ns.Project, m.ID, "0000000001"})] = v
-			want[keyOf(engram.RecordAudit, []string{ns.Org, ns.Project, a.ID})] = a
+			want[keyOf(engram.RecordAudit, []string{ns.Org, ns.Project, a.ID, ns.User})] = a
 			vecs = append(vecs,
 				engram.StoredVector{Embedder: embA, VectorRecord: engram.VectorRecord{MemoryID: m.ID, Namespace: ns, Field: engram.FieldValue, Vec: vec(i*4+j, len(oddFloats))}},
 				engram.StoredVector{Embedder: embA, VectorRecord: engram.VectorRecord{MemoryID: m.ID, Namespace: ns, Field: engram.FieldAbstraction, Vec: oddFloats}},

@@ -30,6 +30,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditRoundTrip", testAuditRoundTrip},
 		{"DuplicateIDs", testDuplicateIDs},
 		{"IDsArePerTenant", testIDsArePerTenant},
+		{"IDsPerUser", testIDsPerUser},
 		{"NotFoundAndInvalid", testNotFoundAndInvalid},
 		{"InvalidRecordsAreRefused", testInvalidRecords},
 		{"ScopeReads", testScopeReads},
@@ -133,16 +134,15 @@ func testDuplicateIDs(t *testing.T, open Opener) {
 	a := Audit(nsU1, "episode.add", e.ID)
 	Put(t, st, e, m, v, a)
 
-	// A duplicate in another namespace of the same tenant conflicts too.
-	e2, m2, a2 := *e, *m, *a
-	e2.Namespace, m2.Namespace, a2.Namespace = nsU2, nsU2, nsU2
-	e2.Content, m2.Value = "twice", "twice"
+	// A memory duplicate in another namespace of the same tenant conflicts
+	// too; episode and audit ids are unique per user only (testIDsPerUser).
+	m2 := *m
+	m2.Namespace, m2.Value = nsU2, "twice"
 	v2 := *v
 	for _, c := range []struct {
 		name string
 		rec  any
-	}{{"episode", e}, {"episode other user", &e2}, {"memory", m}, {"memory other user", &m2},
-		{"version", &v2}, {"audit", a}, {"audit other user", &a2}} {
+	}{{"episode", e}, {"memory", m}, {"memory other user", &m2}, {"version", &v2}, {"audit", a}} {
 		err := st.Update(ctx, func(tx engram.Tx) error { return insert(ctx, tx, c.rec) })
 		wantCode(t, c.name, err, engram.ECONFLICT)
 	}
