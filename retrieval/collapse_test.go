@@ -103,3 +103,42 @@ func TestCollapseFit(t *testing.T) {
 		t.Errorf("context = %q (%d tokens), want the two turns once each", ctx, n)
 	}
 }
+
+// TestCollapseQuotedNeighbour checks that a turn's memory that carries
+// its neighbour's words as context collapses into the neighbour's memory
+// kept above it (one turn, one place), and that it keeps its place when it
+// ranks first, when its context quotes another turn, or when the memory
+// above is no neighbour of it.
+func TestCollapseQuotedNeighbour(t *testing.T) {
+	turn := func(id, speaker, value, context string, meta map[string]any) *retrieval.Candidate {
+		c := mem(id, engram.KindEpisodic, "ep-"+id)
+		c.Memory.Value = value
+		c.Memory.Abstraction = speaker + ": " + value
+		if context != "" {
+			c.Memory.Abstraction += "\n" + context
+		}
+		c.Memory.Metadata = map[string]any{engram.MetaSpeaker: speaker}
+		for k, v := range meta {
+			c.Memory.Metadata[k] = v
+		}
+		c.Memory.ID = id
+		return c
+	}
+	news := turn("news", "Mel", "We had a baby girl last week, her name is Ava!", "", map[string]any{engram.MetaNext: "reply"})
+	reply := turn("reply", "Ann", "Congratulations, how wonderful!", "Mel: We had a baby girl last week, her…", map[string]any{engram.MetaPrev: "news"})
+	other := turn("other", "Ann", "Congratulations!", "Mel: We adopted a dog.", map[string]any{engram.MetaPrev: "dog"})
+	stranger := turn("stranger", "Ann", "Nice.", "Mel: We had a baby girl last week, her…", nil)
+	for _, tt := range []struct {
+		name string
+		cs   []*retrieval.Candidate
+		want string
+	}{
+		{"quoted above", []*retrieval.Candidate{news, other, reply}, "news[reply],other"},
+		{"quoting first", []*retrieval.Candidate{reply, news}, "reply,news"},
+		{"no neighbour", []*retrieval.Candidate{news, stranger}, "news,stranger"},
+	} {
+		if got := placesOf(retrieval.Collapse(tt.cs, 10, nil)); got != tt.want {
+			t.Errorf("%s: Collapse = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

@@ -390,19 +390,25 @@ func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
 	apply(FactorTime, cfg.Time, q.Temporal && m.Dated())
 	apply(FactorPeriod, cfg.Period, InPeriod(q, m))
 	apply(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
-	apply(FactorStale, cfg.Stale, asksStale(q, m, cfg.AsOf))
+	// A question about an earlier state asks for what was replaced.
+	apply(FactorStale, cfg.Stale, q.Tense != TensePast && asksStale(q, m, cfg.AsOf))
 	return s
 }
 
 // asksStale reports whether the query has a word of a fact that m states
-// and a newer memory replaced, by event time at when it is not nil.
+// and a newer memory replaced, by event time at when it is not nil: the
+// word itself or another form of it, by the stem of the query's language,
+// else of m's ("wohnte" asks what "wohnt" does, "vivía" what "vive"
+// does).
 func asksStale(q *Query, m *engram.Memory, at *time.Time) bool {
 	terms := m.StaleTermsAt(at)
 	if len(terms) == 0 {
 		return false
 	}
+	tag := cmp.Or(q.Lang, m.Language) // a short question's language may be undecided
 	for _, w := range lang.Words(strings.ToLower(q.Text)) {
-		if slices.Contains(terms, w) {
+		stem := lang.Stem(tag, w)
+		if slices.ContainsFunc(terms, func(t string) bool { return t == w || lang.Stem(tag, t) == stem }) {
 			return true
 		}
 	}
