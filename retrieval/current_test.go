@@ -240,9 +240,12 @@ func TestStaleForms(t *testing.T) {
 	}{
 		{"Wo wohnte Bob?", turn("de", "wohnt", "wohnen"), true, true},
 		{"Wo wohnte Bob früher?", turn("de", "wohnt", "wohnen"), true, false},
+		{"Wo hat Bob gewohnt?", turn("de", "wohnt", "wohnen"), true, true},
 		{"Où habitait Bob ?", turn("fr", "habite", "vit"), true, true},
 		{"Où habitait Bob avant ?", turn("fr", "habite", "vit"), true, false},
+		{"Où Bob habitait-il ?", turn("fr", "habite", "vit"), true, true},
 		{"¿Dónde vivía Bob?", turn("es", "vive", "vivir"), true, true},
+		{"Où habitait Bob ?", turn("", "habite", "vit"), true, true},
 		{"Where did Bob work?", turn("en", "live", "lives"), false, false},
 		{"Wo arbeitet Bob?", turn("de", "wohnt", "wohnen"), false, false},
 	} {
