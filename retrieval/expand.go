@@ -3,7 +3,6 @@ package retrieval
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/engramhq/engram"
 )
@@ -58,10 +57,7 @@ func Turns(m *engram.Memory) []string {
 // place. Collapse stops keeping at k places; the rest of the ranking is
 // still read for the candidates that collapse into those kept. A fact
 // does not collapse into a fact of another subject or attribute formed
-// from the same turn: it is another statement, not a repeat. A turn's
-// memory that carries a neighbour's words as context (see quotes) repeats
-// that neighbour's turn too when its memory holds a place above: it
-// collapses into it, as a window over the two would.
+// from the same turn: it is another statement, not a repeat.
 func Collapse(cs []*Candidate, k int, fit func(*Candidate) bool) []Place {
 	var places []Place
 	owner := map[string]int{} // turn -> index of the place that shows it
@@ -72,9 +68,6 @@ func Collapse(cs []*Candidate, k int, fit func(*Candidate) bool) []Place {
 			if i, ok := owner[t]; ok && (into < 0 || i < into) {
 				into = i
 			}
-		}
-		if into < 0 {
-			into = quotedPlace(places, c.Memory)
 		}
 		switch {
 		case into >= 0 && otherFact(places[into].Memory, c.Memory):
@@ -107,37 +100,4 @@ func otherFact(a, b *engram.Memory) bool {
 	as, _ := a.Metadata[engram.MetaFactSubject].(string)
 	bs, _ := b.Metadata[engram.MetaFactSubject].(string)
 	return aa != ba || as != bs
-}
-
-// quotedPlace returns the index of the first of places whose memory m
-// quotes (see quotes), else -1.
-func quotedPlace(places []Place, m *engram.Memory) int {
-	ns := m.Neighbours()
-	if len(ns) == 0 || !strings.Contains(m.Abstraction, "\n") {
-		return -1
-	}
-	for i := range places {
-		if slices.Contains(ns, places[i].Memory.ID) && quotes(m, places[i].Memory) {
-			return i
-		}
-	}
-	return -1
-}
-
-// quotes reports whether a line of m's abstraction after its first (the
-// context the former adds from the turn before or after, see
-// formation.Former.Context) is the start of what n, m's neighbour, says:
-// "Mel: We had a baby girl!" in the memory of the reply to it.
-func quotes(m, n *engram.Memory) bool {
-	said := strings.Join(strings.Fields(n.Value), " ")
-	if sp := n.Speaker(); sp != "" {
-		said = sp + ": " + said
-	}
-	lines := strings.Split(m.Abstraction, "\n")
-	for _, l := range lines[1:] {
-		if p := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(l), "…")); p != "" && strings.HasPrefix(said, p) {
-			return true
-		}
-	}
-	return false
 }
