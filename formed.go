@@ -35,6 +35,10 @@ const (
 	MetaFactSubject   = "fact_subject"
 	MetaFactAttribute = "fact_attribute"
 	MetaFactValue     = "fact_value"
+	// MetaFactTerms lists the words of a question about a fact's attribute
+	// in every language the rules read ("live", "wohnt", "vive"), so a
+	// question meets a fact said in another language.
+	MetaFactTerms = "fact_terms"
 	// MetaStaleTerms lists words of a question about a fact that this
 	// memory states and a newer memory replaced ("live", "wohnt"):
 	// retrieval ranks the memory lower for a query with one of them.
@@ -61,9 +65,17 @@ const (
 func (m *Memory) Provisional() bool { return m.Metadata[MetaProvisional] == true }
 
 // StaleTerms returns the words under MetaStaleTerms, lower case.
-func (m *Memory) StaleTerms() []string {
+func (m *Memory) StaleTerms() []string { return m.metaStrings(MetaStaleTerms) }
+
+// FactTerms returns the question words of a fact memory's attribute
+// (MetaFactTerms), nil when it has none.
+func (m *Memory) FactTerms() []string { return m.metaStrings(MetaFactTerms) }
+
+// metaStrings returns the list of strings under key, as stored or as read
+// back from JSON.
+func (m *Memory) metaStrings(key string) []string {
 	var out []string
-	switch v := m.Metadata[MetaStaleTerms].(type) {
+	switch v := m.Metadata[key].(type) {
 	case []string:
 		out = v
 	case []any:

@@ -454,13 +454,17 @@ type Continuer interface {
 
 // Consolidator is a Former that compares what it forms with what the scope
 // already holds (to merge, update or supersede rather than add): the engine
-// calls FormIn instead of Form, with read access to the scope of the
-// episodes' namespace and nothing beyond it. Its reads happen before the
+// calls FormIn instead of Form, with read access to what the episodes
+// may change and nothing beyond it: the memories of their user and agent
+// in every session (a change said in one session ends a fact of another),
+// or, for a namespace without a user, of the namespace's own scope. The
+// memories its operations target must lie there too; what it adds is
+// stored in the episodes' namespace. Its reads happen before the
 // write transaction; an operation on a memory that changed or went away
 // in between fails the write as a conflict, and nothing is stored.
 type Consolidator interface {
 	Former
-	// FormIn is Form with r, a read view of the episodes' scope. It fails
+	// FormIn is Form with r, the read view above. It fails
 	// with r's errors or when ctx is done.
 	FormIn(ctx context.Context, r ScopeReader, eps []Episode) ([]MemoryOp, error)
 }

@@ -188,7 +188,7 @@ func (e *ingest) applyHeld(ctx context.Context, tx engram.Tx, vb *vecBatch, j *e
 	if len(ops) == 0 {
 		return nil, nil
 	}
-	ms, err := e.applyOps(ctx, tx, vb, s, ops, formerActor(e.former, engram.ActorFrom(ctx)), e.clock())
+	ms, err := e.applyOps(ctx, tx, vb, formScope(j.Namespace), ops, formerActor(e.former, engram.ActorFrom(ctx)), e.clock())
 	updated := map[string]bool{}
 	for _, m := range ms {
 		updated[m.ID] = true

@@ -312,7 +312,7 @@ func (e *ingest) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 		}
 	}
 	actor := formerActor(e.former, engram.ActorFrom(ctx))
-	if _, err := e.applyOps(ctx, tx, vb, s, apply, actor, now); err != nil {
+	if _, err := e.applyOps(ctx, tx, vb, formScope(j.Namespace), apply, actor, now); err != nil {
 		return nil, err
 	}
 	if err := e.retireProvisional(ctx, tx, vb, s, j.Episodes, actor, now); err != nil {

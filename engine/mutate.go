@@ -285,12 +285,25 @@ func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id strin
 	return out, err
 }
 
+// supersede replaces the active memory id of s by req.New, stored in the
+// old memory's namespace (see replace).
 func (e *writer) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, id string, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
 	if err := checkReason(req.Reason); err != nil {
 		return nil, err
 	}
 	old, err := getActive(ctx, tx, s, id, "a supersede")
 	if err != nil {
+		return nil, err
+	}
+	return e.replace(ctx, tx, vb, old, old.Namespace, req, actor, now)
+}
+
+// replace stores req.New in namespace home and marks old, an active
+// memory, superseded by it from req.At (now when nil). It fails with
+// EINVALID for a vault memory, a time before old's valid_from or a new
+// memory that does not validate.
+func (e *writer) replace(ctx context.Context, tx engram.Tx, vb *vecBatch, old *engram.Memory, home engram.Namespace, req engram.SupersedeRequest, actor string, now time.Time) (*engram.SupersedeResult, error) {
+	if err := checkReason(req.Reason); err != nil {
 		return nil, err
 	}
 	if req.New.Kind == engram.KindVault {
@@ -305,7 +318,7 @@ func (e *writer) supersede(ctx context.Context, tx engram.Tx, vb *vecBatch, s en
 			at.Format(time.RFC3339), old.ValidFrom.Format(time.RFC3339))
 	}
 	nm := req.New
-	nm.Namespace = old.Namespace
+	nm.Namespace = home
 	if nm.Kind == "" {
 		nm.Kind = old.Kind
 	}

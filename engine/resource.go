@@ -216,7 +216,7 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		if len(ops) > 0 {
-			if _, err := e.applyOps(ctx, tx, vb, engram.ScopeOf(r.Namespace), ops, actor, now); err != nil {
+			if _, err := e.applyOps(ctx, tx, vb, inNamespace(r.Namespace), ops, actor, now); err != nil {
 				return err
 			}
 		}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -190,52 +189,59 @@ func (e *ingest) form(ctx context.Context, ns engram.Namespace, eps []engram.Epi
 	return f, err
 }
 
-// formView is a former's view of ns's scope: vault memories left out, and
-// each read in its own short read transaction, so a former that takes
-// seconds between reads (a model call) holds no store connection or
-// snapshot meanwhile.
+// formView is a former's view of what turns said in ns may change
+// (formScope): vault memories left out, and each read in its own short
+// read transaction, so a former that takes seconds between reads (a
+// model call) holds no store connection or snapshot meanwhile.
 func (e *ingest) formView(ns engram.Namespace) engram.ScopeReader {
-	return withoutVault{viewScope{e.store, engram.ScopeOf(ns)}}
+	return withoutVault{viewScope{e.store, formScope(ns)}}
 }
 
 // viewScope is an engram.ScopeReader (and EpisodeLister) over a store whose
-// every call runs in a read transaction of its own.
+// every call runs in a read transaction of its own and returns only what
+// o holds. The store reads o.reach(), which for a namespace without an
+// agent holds the user's agents' memories too: those are dropped after
+// the read, so a read with a limit may return fewer than it could.
 type viewScope struct {
 	st engram.Store
-	s  engram.Scope
+	o  opScope
 }
 
-func (v viewScope) Scope() engram.Scope { return v.s }
+func (v viewScope) Scope() engram.Scope { return v.o.reach() }
 
+// GetMemory fails with ENOTFOUND for a memory the view does not hold.
 func (v viewScope) GetMemory(ctx context.Context, id string) (m *engram.Memory, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
-		m, err = r.GetMemory(ctx, v.s, id)
+		m, err = r.GetMemory(ctx, v.o.reach(), id)
 		return err
 	})
+	if err == nil && !v.o.holds(m.Namespace) {
+		return nil, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
+	}
 	return m, err
 }
 
 func (v viewScope) ListMemories(ctx context.Context, f engram.MemoryFilter) (ms []engram.Memory, next string, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
-		ms, next, err = r.ListMemories(ctx, v.s, f)
+		ms, next, err = r.ListMemories(ctx, v.o.reach(), f)
 		return err
 	})
-	return ms, next, err
+	return v.o.keep(ms), next, err
 }
 
 func (v viewScope) SearchText(ctx context.Context, query string, f engram.MemoryFilter, limit int) (hs []engram.TextHit, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
-		hs, err = r.SearchText(ctx, v.s, query, f, limit)
+		hs, err = r.SearchText(ctx, v.o.reach(), query, f, limit)
 		return err
 	})
-	return hs, err
+	return slices.DeleteFunc(hs, func(h engram.TextHit) bool { return !v.o.holds(h.Memory.Namespace) }), err
 }
 
 // CurrentProfile implements engram.ProfileFinder: the profile of the
 // view's user, read in its own transaction.
 func (v viewScope) CurrentProfile(ctx context.Context) (m *engram.Memory, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
-		m, err = userProfile(ctx, r, v.s)
+		m, err = userProfile(ctx, r, engram.ScopeOf(v.o.home))
 		return err
 	})
 	return m, err
@@ -243,10 +249,10 @@ func (v viewScope) CurrentProfile(ctx context.Context) (m *engram.Memory, err er
 
 func (v viewScope) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) (eps []engram.Episode, next string, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
-		eps, next, err = r.ListEpisodes(ctx, v.s, f)
+		eps, next, err = r.ListEpisodes(ctx, v.o.reach(), f)
 		return err
 	})
-	return eps, next, err
+	return slices.DeleteFunc(eps, func(ep engram.Episode) bool { return !v.o.holds(ep.Namespace) }), next, err
 }
 
 // storeEpisodes writes the episodes, their audit entry, the spans sc
@@ -282,7 +288,7 @@ func (e *ingest) storeEpisodes(ctx context.Context, tx engram.Tx, vb *vecBatch, 
 	if by == nil {
 		by = e.former
 	}
-	return e.applyOps(ctx, tx, vb, engram.ScopeOf(ns), apply, formerActor(by, actor), now)
+	return e.applyOps(ctx, tx, vb, formScope(ns), apply, formerActor(by, actor), now)
 }
 
 // dropStale returns ops without those on read's memory when that memory
@@ -338,7 +344,7 @@ func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	ctx, trail := e.withTrail(ctx, TriggerAPI)
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
-		if out, err = e.applyOps(ctx, tx, vb, engram.ScopeOf(req.Namespace), ops, actor, now); err != nil {
+		if out, err = e.applyOps(ctx, tx, vb, inNamespace(req.Namespace), ops, actor, now); err != nil {
 			return err
 		}
 		return e.storeSeals(ctx, tx, vb, req.Namespace, sc, actor, now)
@@ -372,139 +378,6 @@ func checkBatch(what string, n int) error {
 		return engram.Errorf(engram.ETOOLARGE, "%d %s in one request, more than the limit of %d", n, what, engram.MaxBatch)
 	}
 	return nil
-}
-
-// applyOps carries out memory operations inside tx, in scope s, and returns
-// the memories added or changed.
-func (e *writer) applyOps(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, ops []engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
-	var out []engram.Memory
-	var added []string
-	for i, op := range ops {
-		ms, err := e.applyOp(ctx, tx, vb, s, op, actor, now)
-		if err != nil {
-			return nil, prefixed(fmt.Sprintf("memories[%d]", i), err)
-		}
-		if op.Op == engram.OpAdd {
-			added = append(added, ms[0].ID)
-		}
-		out = append(out, ms...)
-	}
-	if len(added) > 0 {
-		if err := tx.InsertAudit(ctx, e.audit(s.Namespace(), actor, "memory.add", added, "", now)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// applyOp carries out one operation of the decision model and returns the
-// memories it added or changed; the write's trail notes it.
-func (e *writer) applyOp(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
-	if engram.IsProfile(&op.Memory) {
-		var err error
-		if s, op, err = profileOp(ctx, tx, s, op); err != nil {
-			return nil, err
-		}
-	}
-	ms, err := e.applyDecided(ctx, tx, vb, s, op, actor, now)
-	if err == nil {
-		noteOp(ctx, s.Namespace(), op, ms, actor)
-	}
-	return ms, err
-}
-
-// applyDecided carries out op, decided in scope s, as applyOp says.
-func (e *writer) applyDecided(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
-	switch op.Op {
-	case engram.OpAdd:
-		m := op.Memory
-		m.Namespace = s.Namespace()
-		if err := prepareNew(&m, now); err != nil {
-			return nil, err
-		}
-		return []engram.Memory{m}, e.insertNew(ctx, tx, vb, &m, actor, op.Reason, now)
-	case engram.OpUpdate, engram.OpMerge:
-		m, err := e.update(ctx, tx, vb, s, op.TargetID, contentPatch(op.Memory, op.Reason), op.Op, actor, now)
-		if err != nil {
-			return nil, err
-		}
-		return []engram.Memory{*m}, nil
-	case engram.OpSupersede:
-		r, err := e.supersede(ctx, tx, vb, s, op.TargetID, engram.SupersedeRequest{New: op.Memory, At: op.Memory.ValidFrom, Reason: op.Reason}, actor, now)
-		if err != nil {
-			return nil, err
-		}
-		return []engram.Memory{r.Old, r.New}, nil
-	case engram.OpDelete:
-		m, err := e.softDelete(ctx, tx, vb, s, op.TargetID, op.Reason, actor, now)
-		if err != nil {
-			return nil, err
-		}
-		return []engram.Memory{*m}, nil
-	case engram.OpConflict:
-		return e.conflict(ctx, tx, vb, s, op, actor, now)
-	case "", engram.OpNoop:
-		return nil, nil
-	}
-	return nil, engram.Errorf(engram.EINTERNAL, "unknown memory operation %q", op.Op)
-}
-
-// profileOp moves an ADD or UPDATE of a profile memory to the profile
-// scope of s's user (engram.ProfileScope), so a user keeps one profile
-// whatever session or agent the turns come in: an ADD when the user has a
-// profile already becomes an UPDATE of it, and an UPDATE must target that
-// profile. Other operations stay in s. It fails with ENOTFOUND when an
-// UPDATE targets anything but the user's profile, and with the store's
-// errors.
-func profileOp(ctx context.Context, tx engram.Tx, s engram.Scope, op engram.MemoryOp) (engram.Scope, engram.MemoryOp, error) {
-	if op.Op != engram.OpAdd && op.Op != engram.OpUpdate {
-		return s, op, nil
-	}
-	ps := engram.ProfileScope(s)
-	cur, err := userProfile(ctx, tx, s)
-	switch {
-	case err != nil:
-		return s, op, err
-	case op.Op == engram.OpAdd && cur != nil:
-		op.Op, op.TargetID = engram.OpUpdate, cur.ID
-	case op.Op == engram.OpUpdate && (cur == nil || cur.ID != op.TargetID):
-		return s, op, engram.Errorf(engram.ENOTFOUND, "target_id: %s is not the profile of this user", op.TargetID)
-	}
-	return ps, op, nil
-}
-
-// conflict adds op's memory and marks it and op.TargetID, which must be
-// active, as the two sides of a new open conflict named after the new
-// memory.
-func (e *writer) conflict(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scope, op engram.MemoryOp, actor string, now time.Time) ([]engram.Memory, error) {
-	old, err := getActive(ctx, tx, s, op.TargetID, "a conflict")
-	if err != nil {
-		return nil, err
-	}
-	m := op.Memory
-	m.Namespace = s.Namespace()
-	m.Metadata = maps.Clone(m.Metadata)
-	if err := prepareNew(&m, now); err != nil {
-		return nil, err
-	}
-	mark := func(md map[string]any) map[string]any {
-		if md == nil {
-			md = map[string]any{}
-		}
-		md[engram.MetaConflict], md[engram.MetaConflictState] = m.ID, engram.ConflictOpen
-		return md
-	}
-	m.Metadata = mark(m.Metadata)
-	if err := e.insertNew(ctx, tx, vb, &m, actor, op.Reason, now); err != nil {
-		return nil, err
-	}
-	o := clone(old)
-	o.Metadata = mark(o.Metadata)
-	o.Version, o.UpdatedAt = old.Version+1, now
-	if err := e.writeVersion(ctx, tx, vb, old, o, engram.OpConflict, actor, op.Reason, now); err != nil {
-		return nil, err
-	}
-	return []engram.Memory{*o, m}, nil
 }
 
 // prepareNew fills the defaults of a new memory and validates it.

@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -41,18 +42,31 @@ type changeAsk struct{ question, want string }
 // checked active and superseded, and questions about the present find
 // the current value, through the library and over HTTP.
 func testChanges(t *testing.T, open Open) {
+	runChanges(t, open, func(int) string { return nsA.Session })
+}
+
+// testChangesAcrossSessions is testChanges with every sitting a session
+// of its own (and the others' turns a fourth): what Bob says in one
+// session ends, replaces or refines the facts of another.
+func testChangesAcrossSessions(t *testing.T, open Open) {
+	runChanges(t, open, func(i int) string { return fmt.Sprintf("s%d", i+1) })
+}
+
+// runChanges runs changeCases with sitting i said in session sessionOf(i)
+// of Alice's, the others' turns in sessionOf(3).
+func runChanges(t *testing.T, open Open, sessionOf func(int) string) {
 	for _, tc := range changeCases {
 		t.Run(tc.lang, func(t *testing.T) {
 			e := newEngine(t, open, engine.Options{})
 			for i, sitting := range tc.sittings {
 				at := t0.Add(time.Duration(i*30*24) * time.Hour)
 				for j, text := range sitting {
-					say(t, e, at.Add(time.Duration(j)*time.Minute), "Bob", text)
+					sayAs(t, e, sessionOf(i), at.Add(time.Duration(j)*time.Minute), "Bob", text)
 				}
 				if i == 0 {
 					before := activeFacts(t, e)
 					for j, text := range tc.others {
-						say(t, e, at.Add(time.Duration(15*24)*time.Hour+time.Duration(j)*time.Minute), "Bob", text)
+						sayAs(t, e, sessionOf(3), at.Add(time.Duration(15*24)*time.Hour+time.Duration(j)*time.Minute), "Bob", text)
 					}
 					if after := activeFacts(t, e); !slices.Equal(before, after) {
 						t.Errorf("others' stops, conditions and questions changed the facts: %q, then %q", before, after)

@@ -36,26 +36,23 @@ var nameX = strings.Replace(name, "(?P<v>", "(?:", 1)
 
 // jobRules returns the rules of a job stated as title and employer: for
 // each phrasing pre+title+mid+employer, one rule whose value is the title
-// (occupation) and one whose value is the employer (workplace).
-func jobRules(need string, phrasings ...[2]string) []factRule {
+// (occupation) and one whose value is the employer (workplace), labelled
+// in the language of the turn (labels: occupation's, workplace's), so a
+// question in that language meets the fact's own words ("Wo arbeitet
+// Bob?", "Bob arbeitet bei Siemens").
+func jobRules(labels [2]string, need string, phrasings ...[2]string) []factRule {
 	var out []factRule
 	for _, p := range phrasings {
-		out = append(out, rules("occupation", occupationLabel, need, p[0]+titleV+p[1]+nameX)...)
-		out = append(out, rules("workplace", workplaceLabel, need, p[0]+titleX+p[1]+name)...)
+		out = append(out, rules("occupation", labels[0], need, p[0]+titleV+p[1]+nameX)...)
+		out = append(out, rules("workplace", labels[1], need, p[0]+titleX+p[1]+name)...)
 	}
 	return out
 }
 
-// The labels of a job's two facts, as the English rules say them.
-const (
-	occupationLabel = "works as"
-	workplaceLabel  = "works at"
-)
-
 // changeRules are the phrasings of this file, per language.
 var changeRules = map[string][]factRule{
 	lang.English: join(
-		jobRules("as",
+		jobRules([2]string{"works as", "works at"}, "as",
 			[2]string{`(?i:\bI(?:'m|’m| am)? (?:now |currently |still )?(?:work|working) as (?:an? )?)`, `(?i: (?:at|for|with) )`},
 			[2]string{`(?i:\bI(?:'ve|’ve| have)? (?:just |recently |now )?(?:(?:[\p{L}'’]+ ){1,4}?and (?:then )?)?(?:started|begun|began|got|took|accepted|landed) (?:a |my |the )?(?:new )?(?:job|position|role|post) as (?:an? )?)`, `(?i: (?:at|for|with) )`}),
 		rules("drink", "drinks", "drink",
@@ -64,7 +61,7 @@ var changeRules = map[string][]factRule{
 			`(?i:\bI(?:'m|’m| am)? (?:now |currently )?(?:live|living) (?:now )?(?:at|on|in) )(?P<v>(?:\d+ )?\p{Lu}[\p{L}'’-]* (?:Street|St|Road|Rd|Avenue|Ave|Lane|Boulevard|Drive|Way|Place|Square))\b`),
 	),
 	lang.German: join(
-		jobRules("als",
+		jobRules([2]string{"arbeitet als", "arbeitet bei"}, "als",
 			[2]string{`(?i:\b(?:ich|und) arbeite (?:jetzt |nun |inzwischen |seit (?:\S+ ){1,2})?als )`, `(?i: (?:bei|für) )`},
 			[2]string{`(?i:\bich (?:habe |hab )?(?:\S+ ){0,4}?(?:eine[nr]? )?(?:neue[nr]? )?(?:stelle|job|position|arbeit) als )`, `(?i: (?:bei|für) )`}),
 		rules("drink", "trinkt", "trinke",
@@ -73,7 +70,7 @@ var changeRules = map[string][]factRule{
 			`(?i:\b(?:ich|und) (?:wohne|lebe) (?:jetzt |nun |inzwischen |mittlerweile )?(?:in der |im |am )?)(?P<v>\p{Lu}\p{L}*(?:straße|strasse|str\.|weg|gasse|allee|platz|ring|damm))`),
 	),
 	lang.Spanish: join(
-		jobRules("como",
+		jobRules([2]string{"trabaja como", "trabaja en"}, "como",
 			[2]string{`(?i:\b(?:yo )?trabajo (?:ahora |actualmente )?(?:de |como )(?:una? )?)`, `(?i: (?:en|para) )`},
 			[2]string{`(?i:\b(?:empecé|comencé|he empezado|he comenzado) (?:a trabajar|un (?:nuevo )?trabajo|un trabajo nuevo) (?:de |como )(?:una? )?)`, `(?i: (?:en|para) )`}),
 		rules("drink", "bebe", "bebo",
@@ -82,7 +79,7 @@ var changeRules = map[string][]factRule{
 			`(?i:\bvivo (?:ahora )?en (?:la )?)(?P<v>(?:calle|avenida|plaza|paseo) (?:de (?:la )?)?\p{Lu}[\p{L}'’-]*)`),
 	),
 	lang.French: join(
-		jobRules("comme tant",
+		jobRules([2]string{"travaille comme", "travaille chez"}, "comme tant",
 			[2]string{`(?i:\bje travaille (?:maintenant |actuellement |désormais )?(?:comme|en tant que) )`, `(?i: (?:chez|pour|à) )`},
 			[2]string{`(?i:\b(?:j'|j’)ai (?:commencé|trouvé|pris|accepté) un (?:nouveau )?(?:travail|poste|emploi|job) (?:comme |de |d['’]|en tant que ))`, `(?i: (?:chez|pour|à) )`}),
 		rules("drink", "boit", "bois",

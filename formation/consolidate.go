@@ -84,7 +84,8 @@ func factMemory(e *engram.Episode, tag string, f fact) engram.Memory {
 	at := e.OccurredAt
 	subj := subjectOf(e)
 	text := subj + " " + f.label + " " + f.value
-	md := map[string]any{engram.MetaFactSubject: subj, engram.MetaFactAttribute: f.attr, engram.MetaFactValue: f.value}
+	md := map[string]any{engram.MetaFactSubject: subj, engram.MetaFactAttribute: f.attr, engram.MetaFactValue: f.value,
+		engram.MetaFactTerms: termsOf(f)}
 	if e.Speaker != "" {
 		md[engram.MetaSpeaker] = e.Speaker
 	}

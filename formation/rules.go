@@ -15,10 +15,12 @@ import (
 )
 
 // Rules is the default former: Former's memory of every turn, consolidated
-// by rules, without a language model, against what the scope holds:
+// by rules, without a language model, against what the engine's view
+// holds (the user's memories in every session, see engram.Consolidator):
 //
-//   - a turn that repeats a memory of the same party (similarity at least
-//     MergeAt) merges into it: the memory gains the turn as a source;
+//   - a turn that repeats a memory of the same party in the same session
+//     (similarity at least MergeAt) merges into it: the memory gains the
+//     turn as a source;
 //   - a first-person statement of an attribute (where one lives or works,
 //     a diet, a favourite, a relationship status, how many of something
 //     one has or has done, the time of an event one names ("our meeting
@@ -235,7 +237,9 @@ func (c *consolidation) repeated(m *engram.Memory, cands []*engram.Memory, at fl
 	bestSim := 0.0
 	mt := c.textOf(m)
 	for _, o := range cands {
-		if o.Metadata[engram.MetaGranularity] != nil || o.Metadata[engram.MetaFactAttribute] != nil || partyOf(o) != partyOf(m) {
+		// A turn is an event of its session: it merges into a memory of
+		// the same session only, which reads of that session find.
+		if o.Namespace != m.Namespace || o.Metadata[engram.MetaGranularity] != nil || o.Metadata[engram.MetaFactAttribute] != nil || partyOf(o) != partyOf(m) {
 			continue
 		}
 		if s := mt.similarity(c.textOf(o), at); s >= at && s > bestSim {

@@ -244,7 +244,8 @@ func queryWords(q *Query) []string {
 
 // asksFact reports whether the question's words meet a word of the fact m
 // states other than its subject ("live" meets "Bob lives in Berlin"; see
-// sameWord).
+// sameWord), or a question word of its attribute (engram.MetaFactTerms:
+// "live" meets "Bob wohnt in München").
 func asksFact(tag string, words []string, m *engram.Memory) bool {
 	tag = cmp.Or(tag, m.Language) // a short question's language may be undecided
 	subj, _ := m.Metadata[engram.MetaFactSubject].(string)
@@ -252,7 +253,7 @@ func asksFact(tag string, words []string, m *engram.Memory) bool {
 	for _, w := range lang.Words(strings.ToLower(subj)) {
 		skip[w] = true
 	}
-	for _, f := range lang.Words(strings.ToLower(m.Value)) {
+	for _, f := range slices.Concat(lang.Words(strings.ToLower(m.Value)), m.FactTerms()) {
 		if skip[f] {
 			continue
 		}

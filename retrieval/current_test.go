@@ -201,3 +201,62 @@ func TestCurrentStaleTurn(t *testing.T) {
 		t.Errorf("now: order %v, want the new fact first", got)
 	}
 }
+
+// TestTenseUndecided checks that a question too short for its language
+// to be decided reads the markers of every language: "avant" still asks
+// about the past, "jetzt" about the present.
+func TestTenseUndecided(t *testing.T) {
+	now := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct{ q, want string }{
+		{"Où habitait Bob avant ?", TensePast},
+		{"Wo wohnte Bob vorher?", TensePast},
+		{"Où travaille Bob ?", TenseNow},
+		{"Wo arbeitet Bob jetzt?", TenseNow},
+	} {
+		q := Analyze(tt.q, now)
+		if q.Lang != "" {
+			t.Errorf("Analyze(%q).Lang = %q: the case no longer tests an undecided language", tt.q, q.Lang)
+		}
+		if q.Tense != tt.want {
+			t.Errorf("Analyze(%q).Tense = %q, want %q", tt.q, q.Tense, tt.want)
+		}
+	}
+}
+
+// TestStaleForms checks that a turn whose fact was replaced is asked
+// about by any form of its attribute's words, in the question's language
+// or, when that is undecided, the turn's ("wohnte", "habitait", "vivía"),
+// and that a question about the past does not rank it lower.
+func TestStaleForms(t *testing.T) {
+	now := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
+	turn := func(tag string, terms ...string) *engram.Memory {
+		return &engram.Memory{Language: tag, Confidence: 1, Importance: 0.5, Metadata: map[string]any{engram.MetaStaleTerms: terms}}
+	}
+	for _, tt := range []struct {
+		q     string
+		m     *engram.Memory
+		asks  bool
+		stale bool // ranked lower
+	}{
+		{"Wo wohnte Bob?", turn("de", "wohnt", "wohnen"), true, true},
+		{"Wo wohnte Bob früher?", turn("de", "wohnt", "wohnen"), true, false},
+		{"Wo hat Bob gewohnt?", turn("de", "wohnt", "wohnen"), true, true},
+		{"Où habitait Bob ?", turn("fr", "habite", "vit"), true, true},
+		{"Où habitait Bob avant ?", turn("fr", "habite", "vit"), true, false},
+		{"Où Bob habitait-il ?", turn("fr", "habite", "vit"), true, true},
+		{"¿Dónde vivía Bob?", turn("es", "vive", "vivir"), true, true},
+		{"Où habitait Bob ?", turn("", "habite", "vit"), true, true},
+		{"Where did Bob work?", turn("en", "live", "lives"), false, false},
+		{"Wo arbeitet Bob?", turn("de", "wohnt", "wohnen"), false, false},
+	} {
+		q := Analyze(tt.q, now)
+		if got := asksStale(q, tt.m, nil); got != tt.asks {
+			t.Errorf("asksStale(%q, %v) = %v, want %v", tt.q, tt.m.Metadata[engram.MetaStaleTerms], got, tt.asks)
+		}
+		c := &Candidate{Memory: tt.m, Fused: 1, Factors: map[string]float64{}}
+		boost(q, nil, c, DefaultConfig())
+		if _, got := c.Factors[FactorStale]; got != tt.stale {
+			t.Errorf("%q ranks %v lower: %v, want %v", tt.q, tt.m.Metadata[engram.MetaStaleTerms], got, tt.stale)
+		}
+	}
+}

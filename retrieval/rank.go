@@ -390,24 +390,49 @@ func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
 	apply(FactorTime, cfg.Time, q.Temporal && m.Dated())
 	apply(FactorPeriod, cfg.Period, InPeriod(q, m))
 	apply(FactorAnswer, cfg.Answer, q.Answer != "" && holdsAnswer(q.Answer, m, speaker))
-	apply(FactorStale, cfg.Stale, asksStale(q, m, cfg.AsOf))
+	// A question about an earlier state asks for what was replaced.
+	apply(FactorStale, cfg.Stale, q.Tense != TensePast && asksStale(q, m, cfg.AsOf))
 	return s
 }
 
 // asksStale reports whether the query has a word of a fact that m states
-// and a newer memory replaced, by event time at when it is not nil.
+// and a newer memory replaced, by event time at when it is not nil: the
+// word itself or another form of it, by the stem of the query's language,
+// else of m's, else of any of stemLangs ("wohnte" asks what "wohnt" does,
+// "vivía" what "vive" does).
 func asksStale(q *Query, m *engram.Memory, at *time.Time) bool {
 	terms := m.StaleTermsAt(at)
 	if len(terms) == 0 {
 		return false
 	}
-	for _, w := range lang.Words(strings.ToLower(q.Text)) {
-		if slices.Contains(terms, w) {
-			return true
+	tags := []string{cmp.Or(q.Lang, m.Language)} // a short question's language may be undecided
+	if tags[0] == "" {
+		tags = stemLangs // and so may a short turn's
+	}
+	// The query's terms split what its words join ("habitait-elle").
+	for _, w := range slices.Concat(lang.Words(strings.ToLower(q.Text)), q.Terms) {
+		for _, tag := range tags {
+			if slices.ContainsFunc(terms, func(t string) bool { return formOf(tag, w, t) }) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// formOf reports whether w is t or another form of it in language tag:
+// the same stem, or in German the same but for the ge- of a participle
+// ("gewohnt", "wohnt").
+func formOf(tag, w, t string) bool {
+	if w == t || lang.Stem(tag, w) == lang.Stem(tag, t) {
+		return true
+	}
+	return tag == lang.German && strings.HasPrefix(w, "ge") && lang.Stem(tag, w[2:]) == lang.Stem(tag, t)
+}
+
+// stemLangs are the languages whose stems asksStale tries when neither
+// the question's nor the turn's language is decided.
+var stemLangs = []string{lang.English, lang.German, lang.Spanish, lang.French}
 
 // miras returns the weighted sum of the MIRaS signals of m (see Config),
 // recording each in f.

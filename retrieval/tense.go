@@ -52,9 +52,20 @@ var pastTense = regexp.MustCompile(`(?i)\b(did|was|were|had|used)\b`)
 var perfect = regexp.MustCompile(`(?i)\b(has|have|'ve|’ve|hasn't|haven't)\s+(?:\S+\s+){0,2}?(\w+(?:ed|en|wn)|been|read|made|done|seen|met|had|got|run|won|left|lost|built|bought|taught|brought|found|kept|heard|sung|swum|begun|drunk|flown|gone|known|shown|spent|sent|sold|told|worn)\b`)
 
 // tenseOf returns the state of a changing fact that q asks about, from its
-// words in language tag and the periods it names (see TenseNow).
+// words in language tag and the periods it names (see TenseNow). A short
+// question's language is often undecided ("Où habitait Bob avant ?"):
+// then the markers of every language are read, the past's before the
+// present's.
 func tenseOf(tag, text string, periods []lang.Mention) string {
 	markers := func(set map[string]*regexp.Regexp) bool {
+		if tag == "" {
+			for _, re := range set {
+				if re.MatchString(text) {
+					return true
+				}
+			}
+			return false
+		}
 		re, ok := set[tag]
 		if !ok {
 			re = set[lang.English]
