@@ -33,8 +33,11 @@ func testDeleteEpisodeReforms(t *testing.T, open Open) {
 			st, emb, vias := bagBoth(t, open)
 			for _, via := range vias {
 				t.Run(via.name, func(t *testing.T) {
+					// Each way in speaks for a user of its own: formation
+					// reaches across a user's sessions, so a session
+					// apart would share the first way's facts.
 					ns := nsA
-					ns.Session = "del-" + via.name
+					ns.User, ns.Session = nsA.User+"-"+via.name, "del"
 					s := engram.ScopeOf(ns)
 					in := make([]engram.EpisodeInput, 3)
 					for i, text := range []string{tc.live, tc.gift, tc.habit} {

@@ -133,7 +133,12 @@ func TestProfile_PerUserWithKeys(t *testing.T) {
 	}
 	fake.QueueChat(fact("Alice wohnt in Berlin."), `{"traits": ["Wohnt in Berlin"], "states": []}`)
 	turn("s1", "Ich wohne in Berlin.")
-	fake.QueueChat(fact("Alice wohnt jetzt in München."), `{"traits": ["Wohnt in München"], "states": []}`)
+	// The second session's former sees the first's fact (formation reaches
+	// across a user's sessions) and asks the model what the new one does
+	// to it.
+	fake.QueueChat(fact("Alice wohnt jetzt in München."),
+		`{"decision": "SUPERSEDE", "target": 1, "reason": "moved", "abstraction": "", "value": "", "cues": []}`,
+		`{"traits": ["Wohnt in München"], "states": []}`)
 	turn("s2", "Ich bin nach München gezogen.")
 
 	var p engram.Profile

@@ -50,7 +50,7 @@ func serveSensitivePolicy(w http.ResponseWriter, r *http.Request, p engram.Sensi
 	switch r.Method {
 	case http.MethodPut:
 		var set engram.SensitivePolicy
-		if err := decodeJSON(r.Body, &set, "request body"); err != nil {
+		if err := decodeBody(r, &set); err != nil {
 			return err
 		}
 		out, err = p.SetSensitivePolicy(r.Context(), n, set)
