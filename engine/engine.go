@@ -71,6 +71,13 @@ type Options struct {
 	// tenant's administrator may set its own (SetSensitivePolicy). Seal
 	// without a Vault is done as redact, logged and said in the answer.
 	Sensitive engram.SensitivePolicy
+	// DetectOff (SensitiveOff in flags) turns the scan of writes for secrets and personal data
+	// off: every text is stored as sent, whatever Sensitive and the
+	// tenants' own policies say, and no answer or audit entry reports a
+	// finding. ScanSensitive (engram scan) still finds what is stored. It is for deployments that scrub what they send upstream,
+	// and for measuring what detection costs (engram serve and engram
+	// eval --sensitive off).
+	DetectOff bool
 	// IndexDir keeps each (tenant, user)'s in-memory full-text index
 	// and, with an Embedder, its approximate vector index in files under
 	// IndexDir/<store id>/, so
@@ -256,6 +263,9 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.log = slog.Default()
 	}
 	e.redact = newRedactor(opts.Sensitive, store, opts.Vault != nil, e.log)
+	if opts.DetectOff {
+		e.redact.detector = detectNothing
+	}
 	if e.vec != nil && opts.IndexDir != "" {
 		if err := e.vec.setUpIndexFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/sensitive"
 )
 
 // WaitRowWarming waits until the row caches e began to warm in the
@@ -34,10 +33,3 @@ func CachedRows(e *Engine, n engram.Namespace) (int, int64) {
 // engram.GraphWriter, so benchmarks can show what the graph costs a write
 // with every other capability of the store in use.
 func KeepNoGraph(e *Engine) { e.noGraph = true }
-
-// DetectNothing makes e's write entry find no secrets or personal data,
-// as if detection were off, so benchmarks can show what detection costs a
-// write with everything else the same.
-func DetectNothing(e *Engine) {
-	e.redact.detector = func(string) []sensitive.Finding { return nil }
-}

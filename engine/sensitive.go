@@ -70,6 +70,28 @@ func detect(text string) []sensitive.Finding {
 	})
 }
 
+// SensitiveOff is the word engram serve's and engram eval's --sensitive
+// (and ENGRAM_SENSITIVE) take for Options.DetectOff.
+const SensitiveOff = "off"
+
+// SensitiveTune returns what a --sensitive value sets in Options:
+// SensitiveOff turns detection off; anything else is read as a policy
+// (engram.ParseSensitivePolicy) and set as the default one, with
+// detection on. It fails with the policy's EINVALID error.
+func SensitiveTune(value string) (func(*Options), error) {
+	if strings.TrimSpace(value) == SensitiveOff {
+		return func(o *Options) { o.DetectOff = true }, nil
+	}
+	p, err := engram.ParseSensitivePolicy(value)
+	if err != nil {
+		return nil, err
+	}
+	return func(o *Options) { o.Sensitive, o.DetectOff = p, false }, nil
+}
+
+// detectNothing is the detector of an engine with Options.DetectOff.
+func detectNothing(string) []sensitive.Finding { return nil }
+
 // groupOf returns the policy group of kind k.
 func groupOf(k sensitive.Kind) string {
 	switch sensitive.ClassOf(k) {

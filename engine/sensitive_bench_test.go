@@ -18,7 +18,7 @@ import (
 // AddEpisodes per session, into a fresh SQLite engine without an embedder
 // (so detection is not lost in the model's time), with detection on (the
 // default policy; LoCoMo's turns hold almost no findings, so this is the
-// cost of looking) and off (engine.DetectNothing), and reports
+// cost of looking) and off (Options.DetectOff), and reports
 // microseconds per turn. The ratio of the two is what detection costs the
 // write path. "secrets" is detection on over the same turns each with an
 // API key and a card number appended, all sealed into the vault.
@@ -56,12 +56,9 @@ func addSensitive(b *testing.B, sessions [][]engram.EpisodeInput, detect bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e, err := engine.New(ctx, db, engine.Options{Vault: benchVault(b)})
+		e, err := engine.New(ctx, db, engine.Options{Vault: benchVault(b), DetectOff: !detect})
 		if err != nil {
 			b.Fatal(err)
-		}
-		if !detect {
-			engine.DetectNothing(e)
 		}
 		ns := engram.Namespace{Org: "o", Project: "p", User: fmt.Sprintf("u%d", i)}
 		b.StartTimer()

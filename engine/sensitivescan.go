@@ -94,7 +94,7 @@ func (e *admin) scanEpisodes(ctx context.Context, s engram.Scope, apply bool, sc
 		}
 		for i := range page {
 			sc.out.Episodes++
-			fs := e.redact.detector(page[i].Content)
+			fs := detect(page[i].Content)
 			sc.note(page[i].ID, fs)
 			if apply && len(fs) > 0 {
 				if err := e.rewriteEpisode(ctx, page[i], sc); err != nil {
@@ -195,7 +195,7 @@ func (e *admin) memoryFindings(ctx context.Context, s engram.Scope, m *engram.Me
 			continue
 		}
 		seen[t] = true
-		fs = append(fs, e.redact.detector(t)...)
+		fs = append(fs, detect(t)...)
 	}
 	return fs, nil
 }

@@ -117,6 +117,7 @@ type mainFlags struct {
 	former      string
 	agent       string
 	wn          WordNetConfig
+	sensitive   string
 }
 
 // newMainFlags defines the flags of engram eval on fs.
@@ -150,6 +151,7 @@ func newMainFlags(fs *flag.FlagSet) *mainFlags {
 	fs.IntVar(&wn.Limits.Broad, "wordnet-broad", DefaultWordNet.Limits.Broad, "the most more specific senses a sense may have and still be followed down (0: no limit)")
 	fs.IntVar(&wn.Limits.Max, "wordnet-max", DefaultWordNet.Limits.Max, "the most related words the WordNet channel adds for one word (0: no limit)")
 	fs.BoolVar(&wn.WithQuery, "wordnet-with-query", false, "the WordNet channel searches the related words together with the query's own")
+	fs.StringVar(&f.sensitive, "sensitive", "", "the engine's policy for secrets and personal data, as engram serve's --sensitive; off: no detection (default: the server's default)")
 	fs.BoolVar(&cfg.TurnAtATime, "turn-at-a-time", false, "add each turn in its own call, as a chat client does (default: a session per call)")
 	return f
 }
@@ -202,7 +204,8 @@ func (f *mainFlags) check() error {
 }
 
 // engine is the factory of the engine under test: c's, changed by the
-// tunings of --graph, --agent and --wordnet when any is given.
+// tunings of --graph, --agent, --wordnet and --sensitive when any is
+// given.
 func (c Command) engine(f *mainFlags) (EngineFactory, error) {
 	var tunes []func(*engine.Options)
 	if f.graph != "" {
@@ -221,6 +224,13 @@ func (c Command) engine(f *mainFlags) (EngineFactory, error) {
 	}
 	if f.wn.On {
 		tunes = append(tunes, WordNetTune(f.wn))
+	}
+	if f.sensitive != "" {
+		t, err := engine.SensitiveTune(f.sensitive)
+		if err != nil {
+			return nil, fmt.Errorf("--sensitive: %v", engram.ErrorMessage(err))
+		}
+		tunes = append(tunes, t)
 	}
 	if len(tunes) == 0 {
 		return c.NewEngine, nil

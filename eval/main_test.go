@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine"
 	"github.com/engramhq/engram/eval"
 )
 
@@ -71,6 +73,7 @@ func TestMainUsage(t *testing.T) {
 		{"only not a number", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "a"}, 2, "--only"},
 		{"only and limit", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "1", "--limit", "2"}, 2, "give one"},
 		{"only past the end", []string{"longmemeval", "--data", "testdata/longmemeval_mini.json", "--only", "2-9"}, 2, "holds 4 records"},
+		{"bad sensitive policy", []string{"locomo", "--data", "testdata/locomo_mini.json", "--sensitive", "secret=hide"}, 2, "--sensitive"},
 		{"bad graph walk", []string{"locomo", "--data", "testdata/locomo_mini.json", "--graph", "dijkstra"}, 2, "--graph"},
 		{"help", []string{"locomo", "-h"}, 0, "usage"},
 	}
@@ -97,5 +100,28 @@ func TestMainWordNetMissing(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "recall@10") {
 		t.Errorf("stdout lacks the report:\n%s", stdout.String())
+	}
+}
+
+// TestSensitiveTune: (eval's and serve's) --sensitive off turns the engine's detection off, a
+// policy sets its default policy, a bad one fails.
+func TestSensitiveTune(t *testing.T) {
+	var o engine.Options
+	tune, err := engine.SensitiveTune("off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tune(&o); !o.DetectOff {
+		t.Error("--sensitive off left detection on")
+	}
+	o = engine.Options{}
+	if tune, err = engine.SensitiveTune("payment=keep"); err != nil {
+		t.Fatal(err)
+	}
+	if tune(&o); o.DetectOff || o.Sensitive.Payment != engram.TreatKeep {
+		t.Errorf("--sensitive payment=keep: DetectOff %v, policy %+v", o.DetectOff, o.Sensitive)
+	}
+	if _, err := engine.SensitiveTune("all=seal"); err == nil {
+		t.Error("a policy with an unknown group was taken")
 	}
 }

@@ -157,11 +157,11 @@ func (c *storeFlags) openLocal(ctx context.Context, cmd *Command, m *Main, mode 
 	if c.embed.vault, err = openVault(m.Getenv("ENGRAM_VAULT_KEY"), m.Getenv(envVaultKeyFile)); err != nil {
 		return nil, nil, err
 	}
-	def, err := engram.ParseSensitivePolicy(m.Getenv("ENGRAM_SENSITIVE"))
+	def, err := engine.SensitiveTune(m.Getenv("ENGRAM_SENSITIVE"))
 	if err != nil {
 		return nil, nil, cmdUsageErrorf(cmd, "ENGRAM_SENSITIVE: %s", engram.ErrorMessage(err))
 	}
-	tune = append([]func(*engine.Options){func(o *engine.Options) { o.Sensitive = def }}, tune...)
+	tune = append([]func(*engine.Options){def}, tune...)
 	eng, closeFn, err := openEngineAt(ctx, c.data, c.store, "", &c.embed, logger, tune...)
 	if err != nil && c.store != "" {
 		return nil, nil, fmt.Errorf("open the PostgreSQL store: %w", err)

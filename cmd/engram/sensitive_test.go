@@ -56,3 +56,22 @@ func TestSensitiveAndScan(t *testing.T) {
 		t.Errorf("a bad ENGRAM_SENSITIVE: %q", e)
 	}
 }
+
+// TestSensitiveOff: with ENGRAM_SENSITIVE=off a local add stores a card
+// number as sent and reports nothing, and engram scan still finds it.
+func TestSensitiveOff(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	c := &cli{t: t, env: append(baseEnv(t), "ENGRAM_SENSITIVE=off"), extra: []string{"--data", dir, "--org", "acme", "--project", "app"}}
+	const said = "Mi tarjeta es 4111 1111 1111 1111, caduca en mayo."
+	var res engram.AddEpisodesResult
+	c.json(&res, "add", "--user", "eva", said)
+	if res.Episodes[0].Content != said || res.Sensitive != nil {
+		t.Fatalf("with detection off the add stored %+v", res)
+	}
+	var rep engram.SensitiveScan
+	c.json(&rep, "scan", "--user", "eva")
+	if len(rep.Found) != 1 || rep.Found[0].Kind != "card" {
+		t.Errorf("scan with detection off = %+v, want the card", rep)
+	}
+}

@@ -36,7 +36,7 @@ type serveFlags struct {
 	embedInline                  *bool
 	vaultKeyFile                 *string
 	sensitive                    *string
-	sensitivePolicy              engram.SensitivePolicy // sensitive as read by options
+	sensitiveTune                func(*engine.Options) // sensitive as read by options
 	mcp                          mcpFlags
 	indexDir                     *string
 	indexPath                    string // indexDir resolved by resolveIndexDir
@@ -87,7 +87,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	f.vaultKeyFile = fs.String("vault-key-file", getenv(envVaultKeyFile),
 		"`file` holding the vault's master key, 32 bytes as hex, base64 or raw; or set ENGRAM_VAULT_KEY (env "+envVaultKeyFile+")")
 	f.sensitive = fs.String("sensitive", getenv("ENGRAM_SENSITIVE"),
-		"default `policy` for secrets and personal data found in writes: group=treatment pairs of secret, payment, id, contact and seal, redact, keep, or one treatment for all; groups left out: secret=seal,payment=seal,id=seal,contact=keep; a tenant's admin may set its own (env ENGRAM_SENSITIVE)")
+		"default `policy` for secrets and personal data found in writes: group=treatment pairs of secret, payment, id, contact and seal, redact, keep, or one treatment for all; groups left out: secret=seal,payment=seal,id=seal,contact=keep; a tenant's admin may set its own; off: no detection at all, every text stored as sent whatever a tenant set (env ENGRAM_SENSITIVE)")
 	f.indexDir = fs.String("index-dir", getenv("ENGRAM_INDEX_DIR"),
 		"`directory` where each user's vector and full-text indexes are saved, so a restart loads them instead of building them; default DATA/ann, with --store the user's cache directory; off to save none (env ENGRAM_INDEX_DIR)")
 	f.textIndexMB = fs.Int64("text-index-mb", envInt64(getenv, "ENGRAM_TEXT_INDEX_MB", engine.DefaultTextIndexBytes>>20),
@@ -192,14 +192,14 @@ func (f *serveFlags) options(cmd *Command) (engramhttp.ServerOptions, error) {
 	}, nil
 }
 
-// checkSensitive reads --sensitive into sensitivePolicy; a bad policy is
+// checkSensitive reads --sensitive into sensitiveTune; a bad policy is
 // a usage error naming the flag.
 func (f *serveFlags) checkSensitive(cmd *Command) error {
-	p, err := engram.ParseSensitivePolicy(*f.sensitive)
+	t, err := engine.SensitiveTune(*f.sensitive)
 	if err != nil {
 		return cmdUsageErrorf(cmd, "--sensitive (env ENGRAM_SENSITIVE): %s", engram.ErrorMessage(err))
 	}
-	f.sensitivePolicy = p
+	f.sensitiveTune = t
 	return nil
 }
 
@@ -213,7 +213,9 @@ func (f *serveFlags) tuneEngine(o *engine.Options) {
 	o.JobsPerTenant = int(*f.jobsPerTenant)
 	o.JobLease, _ = time.ParseDuration(*f.jobLease)
 	o.EmbedInline = *f.embedInline
-	o.Sensitive = f.sensitivePolicy
+	if f.sensitiveTune != nil {
+		f.sensitiveTune(o)
+	}
 	o.IndexDir = f.indexPath
 	o.ResourceQuota = *f.resourceQuota
 	o.TextIndexBytes = *f.textIndexMB << 20

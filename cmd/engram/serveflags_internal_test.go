@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"io"
+	"strings"
 	"testing"
 
+	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/engine"
 )
 
@@ -36,6 +38,47 @@ func TestServeTextIndexFlags(t *testing.T) {
 		if o.TextIndexBytes != c.bytes || o.TextIndexLimit != c.limit || o.RowCacheBytes != c.rows {
 			t.Errorf("%v %v: TextIndexBytes %d, TextIndexLimit %d, RowCacheBytes %d; want %d, %d, %d", c.env, c.args,
 				o.TextIndexBytes, o.TextIndexLimit, o.RowCacheBytes, c.bytes, c.limit, c.rows)
+		}
+	}
+}
+
+// TestServeSensitiveFlag: --sensitive off turns detection off in the
+// engine's options; a policy sets the default policy with detection on;
+// a bad one is a usage error naming the flag.
+func TestServeSensitiveFlag(t *testing.T) {
+	for _, c := range []struct {
+		arg    string
+		off    bool
+		secret engram.Treatment
+		bad    bool
+	}{
+		{"off", true, "", false},
+		{" off ", true, "", false},
+		{"keep", false, engram.TreatKeep, false},
+		{"secret=redact", false, engram.TreatRedact, false},
+		{"of", false, "", true},
+	} {
+		var f serveFlags
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f.register(fs, func(string) string { return "" })
+		if err := fs.Parse([]string{"--sensitive", c.arg}); err != nil {
+			t.Fatal(err)
+		}
+		err := f.checkSensitive(&Command{Name: "serve"})
+		if c.bad {
+			if err == nil || !strings.Contains(err.Error(), "--sensitive") {
+				t.Errorf("--sensitive %q: err %v, want a usage error naming the flag", c.arg, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("--sensitive %q: %v", c.arg, err)
+		}
+		var o engine.Options
+		f.tuneEngine(&o)
+		if o.DetectOff != c.off || o.Sensitive.Secret != c.secret {
+			t.Errorf("--sensitive %q: DetectOff %v, secret %q; want %v, %q", c.arg, o.DetectOff, o.Sensitive.Secret, c.off, c.secret)
 		}
 	}
 }
