@@ -199,8 +199,8 @@ type TenantPolicy struct {
 }
 
 // SensitivePolicies reads and sets the sensitive policy of a tenant (org
-// and project; a namespace's other fields are ignored). Only an
-// administrator of the tenant may call it.
+// and project; a namespace's other fields are ignored), and scans what the
+// tenant stores. Only an administrator of the tenant may call it.
 type SensitivePolicies interface {
 	// SensitivePolicy returns tenant n's policy. EINVALID for a bad
 	// namespace; the store's error when it cannot be read.
@@ -211,6 +211,14 @@ type SensitivePolicies interface {
 	// stays (engram scan treats it). EINVALID naming the field for a bad
 	// namespace or treatment.
 	SetSensitivePolicy(ctx context.Context, n Namespace, p SensitivePolicy) (*TenantPolicy, error)
+	// ScanSensitive reads the records of scope s (episodes, memories with
+	// their versions, and the string values of their metadata) and
+	// reports the findings by kind and record, never a value; with apply
+	// it treats each finding the tenant's policy does not keep, as a
+	// write would have. EINVALID for a bad scope; the store's, the
+	// vault's or the embedder's error otherwise (records treated before
+	// a failure stay treated).
+	ScanSensitive(ctx context.Context, s Scope, apply bool) (*SensitiveScan, error)
 }
 
 // MetaSensitivePolicy returns the store-wide meta key under which tenant

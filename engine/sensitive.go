@@ -196,6 +196,16 @@ type record struct {
 	fields  []recordField
 	past    bool                // a past version's copy: redacted, neither sealed nor counted
 	seed    map[string]seedSpan // spans placed before, replaced wherever they appear
+	after   func()              // run once the fields are treated: writes metadata's back
+}
+
+// withMeta adds the string values of the metadata *md to rec's fields
+// (see metaFields; *md becomes a copy) and returns rec.
+func (rec record) withMeta(md *map[string]any) record {
+	fs, put := metaFields(md)
+	rec.fields = append(rec.fields, fs...)
+	rec.after = put
+	return rec
 }
 
 type recordField struct {
@@ -234,6 +244,9 @@ func (w *treatWrite) treat(rec record) (map[string]seedSpan, error) {
 	}
 	for i, f := range rec.fields {
 		*f.text = w.replace(p, rec, f.name, *f.text, spans.within(*f.text, found[i]), spans)
+	}
+	if rec.after != nil {
+		rec.after()
 	}
 	if spans.placed > len(rec.seed) && !rec.past && !slices.Contains(w.out.ids, rec.id) {
 		w.out.ids = append(w.out.ids, rec.id)
@@ -368,7 +381,7 @@ func (e *writer) treatEpisodes(ctx context.Context, ns engram.Namespace, eps []e
 	for i := range eps {
 		ep := &eps[i]
 		rec := record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID}, fields: []recordField{{"content", &ep.Content}}}
-		if _, err := w.treat(rec); err != nil {
+		if _, err := w.treat(rec.withMeta(&ep.Metadata)); err != nil {
 			return nil, err
 		}
 		if err := engram.CheckText(fmt.Sprintf("episodes[%d].content", i), ep.Content, engram.MaxContentBytes); err != nil {
@@ -401,15 +414,16 @@ func (e *writer) treatMemories(ctx context.Context, ns engram.Namespace, ops []e
 	return sc, e.prepareVault(ctx, ns, sc.seals)
 }
 
-// memoryRecord is the record of memory m's texts: its value, abstraction
-// and cues (the slice is copied, so a caller's cues stay as given).
+// memoryRecord is the record of memory m's texts: its value, abstraction,
+// cues and metadata's string values (the cues and metadata are copied, so
+// a caller's stay as given).
 func memoryRecord(m *engram.Memory, past bool) record {
 	rec := record{id: m.ID, ns: m.Namespace, past: past, fields: []recordField{{"value", &m.Value}, {"abstraction", &m.Abstraction}}}
 	m.Cues = slices.Clone(m.Cues)
 	for j := range m.Cues {
 		rec.fields = append(rec.fields, recordField{"cues", &m.Cues[j]})
 	}
-	return rec
+	return rec.withMeta(&m.Metadata)
 }
 
 // treatPatch returns p with the findings in the texts it sets for memory
@@ -434,6 +448,9 @@ func (e *writer) treatPatch(ctx context.Context, ns engram.Namespace, id string,
 		for j := range cs {
 			rec.fields = append(rec.fields, recordField{"cues", &cs[j]})
 		}
+	}
+	if p.Metadata != nil {
+		rec = rec.withMeta(&p.Metadata)
 	}
 	if _, err := w.treat(rec); err != nil {
 		return p, nil, err
@@ -519,7 +536,7 @@ func (e *writer) treatImport(ctx context.Context, n engram.Namespace, recs []eng
 		case r.Type == engram.RecordEpisode && r.Episode != nil:
 			ep := *r.Episode
 			r.Episode = &ep
-			rec = append(rec, record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID}, fields: []recordField{{"content", &r.Episode.Content}}})
+			rec = append(rec, record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID}, fields: []recordField{{"content", &r.Episode.Content}}}.withMeta(&r.Episode.Metadata))
 		case r.Type == engram.RecordMemory && r.Memory != nil:
 			m := *r.Memory
 			r.Memory = &m

@@ -94,7 +94,10 @@ func (e *admin) scanEpisodes(ctx context.Context, s engram.Scope, apply bool, sc
 		}
 		for i := range page {
 			sc.out.Episodes++
-			fs := detect(page[i].Content)
+			var fs []sensitive.Finding
+			for _, t := range append([]string{page[i].Content}, metaStrings(page[i].Metadata)...) {
+				fs = append(fs, detect(t)...)
+			}
 			sc.note(page[i].ID, fs)
 			if apply && len(fs) > 0 {
 				if err := e.rewriteEpisode(ctx, page[i], sc); err != nil {
@@ -202,7 +205,7 @@ func (e *admin) memoryFindings(ctx context.Context, s engram.Scope, m *engram.Me
 
 // memoryTexts returns the texts of m a write treats.
 func memoryTexts(m *engram.Memory) []string {
-	return append([]string{m.Value, m.Abstraction}, m.Cues...)
+	return append(append([]string{m.Value, m.Abstraction}, m.Cues...), metaStrings(m.Metadata)...)
 }
 
 // rewriteMemory stores memory id of scope s anew with its findings treated,

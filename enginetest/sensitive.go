@@ -156,7 +156,7 @@ func spanIn(t *testing.T, svc engram.Service, s engram.Scope, span string) []str
 		t.Fatal(err)
 	}
 	for _, ep := range eps.Episodes {
-		if strings.Contains(ep.Content, span) {
+		if b, _ := json.Marshal(ep); strings.Contains(string(b), jsonText(span)) {
 			where = append(where, "episode "+ep.ID)
 		}
 	}

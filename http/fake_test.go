@@ -419,6 +419,12 @@ func (f *fakeService) SetSensitivePolicy(ctx context.Context, n engram.Namespace
 	return &engram.TenantPolicy{Org: n.Org, Project: n.Project, Set: p, Applied: p.Over(engram.DefaultSensitivePolicy())}, err
 }
 
+// ScanSensitive answers that it scanned nothing and found nothing.
+func (f *fakeService) ScanSensitive(ctx context.Context, s engram.Scope, apply bool) (*engram.SensitiveScan, error) {
+	err := f.record(ctx, "ScanSensitive", s, "", apply)
+	return &engram.SensitiveScan{Found: []engram.SensitiveFound{}}, err
+}
+
 // Tenants lists the tenant of within, if it names one, as holding nothing.
 func (f *fakeService) Tenants(ctx context.Context, within engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	err := f.record(ctx, "Tenants", engram.Scope{Org: within.Org, Project: within.Project}, "", limit)

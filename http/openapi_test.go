@@ -313,6 +313,8 @@ func TestOpenAPI_SchemasMatchTypes(t *testing.T) {
 		"SensitiveCount":         reflect.TypeFor[engram.SensitiveCount](),
 		"SensitivePolicy":        reflect.TypeFor[engram.SensitivePolicy](),
 		"TenantPolicy":           reflect.TypeFor[engram.TenantPolicy](),
+		"SensitiveScan":          reflect.TypeFor[engram.SensitiveScan](),
+		"SensitiveFound":         reflect.TypeFor[engram.SensitiveFound](),
 	} {
 		sch, ok := doc.Components.Schemas[name]
 		if !ok {

@@ -460,6 +460,9 @@ func exerciseMounts(c *routeClient) {
 	if got := c.call("GET", "/v1/tenants/acme/app/sensitive", "", nil, nil); !bytes.Contains(got, []byte(`"contact":"redact"`)) {
 		c.t.Errorf("GET the sensitive policy after setting contact=redact = %s", got)
 	}
+	if got := c.call("POST", "/v1/tenants/acme/app/sensitive/scan?user=ann", "", nil, nil); !bytes.Contains(got, []byte(`"found":`)) {
+		c.t.Errorf("POST the sensitive scan = %s", got)
+	}
 	if got := c.call("GET", "/metrics", "", nil, nil); !bytes.Contains(got, []byte("engram_http_requests_total")) {
 		c.t.Errorf("GET /metrics holds no request counter:\n%.500s", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/engramhq/engram"
+	engramhttp "github.com/engramhq/engram/http"
 )
 
 var scanCommand = &Command{
@@ -27,9 +28,12 @@ and the old text forgotten by the embedding cache and scrubbed from the
 store's files as after a hard delete. Each record is rewritten in a
 transaction of its own.
 
-scan works on a data directory (--data) or a PostgreSQL store (--store),
-not through a server. In local mode the server's default policy is that
-of ENGRAM_SENSITIVE.`,
+scan works on a data directory (--data), a PostgreSQL store (--store) or
+through a running server (--server, with an admin key of the whole tenant
+in --key or ENGRAM_API_KEY where the server requires keys): the server
+scans and treats, and answers kinds, counts and record ids, never a
+value. In local mode the server's default policy is that of
+ENGRAM_SENSITIVE; through a server, the server's.`,
 	Run: runScan,
 }
 
@@ -46,18 +50,12 @@ func runScan(ctx context.Context, m *Main, cmd *Command, args []string) error {
 	if len(pos) > 0 {
 		return cmdUsageErrorf(cmd, "scan takes no arguments, got %q", pos[0])
 	}
-	if remote, err := sf.useServer(cmd); err != nil || remote {
-		if err == nil {
-			err = cmdUsageErrorf(cmd, "scan works on a data directory or --store, not through --server")
-		}
-		return err
-	}
-	eng, closeFn, err := sf.openLocal(ctx, cmd, m, openRead)
+	scanner, closeFn, err := sf.scanner(ctx, cmd, m)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	rep, err := eng.ScanSensitive(sf.context(ctx), sf.scope(), *apply)
+	rep, err := scanner.ScanSensitive(sf.context(ctx), sf.scope(), *apply)
 	if err != nil {
 		return err
 	}
@@ -79,4 +77,18 @@ func printScan(m *Main, rep *engram.SensitiveScan) {
 	if len(rep.Treated) > 0 {
 		fmt.Fprintf(m.Stdout, "treated: %s\n", engram.SummarizeSensitive(rep.Treated))
 	}
+}
+
+// scanner returns what scans the tenant's records: the server's with
+// --server, else the local engine's (read only unless it must write). The
+// returned function releases it.
+func (c *storeFlags) scanner(ctx context.Context, cmd *Command, m *Main) (engram.SensitivePolicies, func() error, error) {
+	remote, err := c.useServer(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if remote {
+		return engramhttp.NewClient(c.server, engramhttp.ClientOptions{Key: c.key}), func() error { return nil }, nil
+	}
+	return c.openLocal(ctx, cmd, m, openRead)
 }

@@ -57,12 +57,14 @@ func (f *serveFlags) mounts(svc engram.Service) []engramhttp.Mount {
 }
 
 // sensitiveMounts serve GET and PUT /v1/tenants/{org}/{project}/sensitive
-// (admin only) over p: the tenant's treatment of secrets and personal data.
+// and POST .../sensitive/scan (admin only) over p: the tenant's treatment
+// of secrets and personal data, and the scan of what it stores.
 func sensitiveMounts(p engram.SensitivePolicies) []engramhttp.Mount {
 	h := engramhttp.SensitivePolicyHandler(p)
 	return []engramhttp.Mount{
 		{Pattern: engramhttp.SensitivePolicyPattern, Handler: h, Role: engram.RoleAdmin},
 		{Pattern: engramhttp.SetSensitivePolicyPattern, Handler: h, Role: engram.RoleAdmin},
+		{Pattern: engramhttp.SensitiveScanPattern, Handler: engramhttp.SensitiveScanHandler(p), Role: engram.RoleAdmin},
 	}
 }
 

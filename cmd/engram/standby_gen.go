@@ -361,6 +361,14 @@ func (s *standby) Rollback(ctx context.Context, a1 engram.Scope, a2 string, a3 i
 	return svc.Rollback(ctx, a1, a2, a3, a4)
 }
 
+func (s *standby) ScanSensitive(ctx context.Context, a1 engram.Scope, a2 bool) (r0 *engram.SensitiveScan, err error) {
+	svc, err := s.backend()
+	if err != nil {
+		return r0, err
+	}
+	return svc.ScanSensitive(ctx, a1, a2)
+}
+
 func (s *standby) Search(ctx context.Context, a1 engram.SearchRequest) (r0 *engram.SearchResult, err error) {
 	svc, err := s.backend()
 	if err != nil {

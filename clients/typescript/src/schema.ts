@@ -741,6 +741,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{org}/{project}/sensitive/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report the findings in the scope's records; with apply=true, treat them as the tenant's policy says. */
+        post: operations["scanSensitive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/observations": {
         parameters: {
             query?: never;
@@ -2051,6 +2071,23 @@ export interface components {
              * @enum {string}
              */
             contact?: "seal" | "redact" | "keep";
+        };
+        /** @description What a scan of a scope's stored records read and found (kinds, counts and record ids, never a value) and, with apply, what it treated. */
+        SensitiveScan: {
+            /** @description Episodes read. */
+            episodes: number;
+            /** @description Memories read (vault memories left out). */
+            memories: number;
+            found: components["schemas"]["SensitiveFound"][];
+            /** @description With apply: what was sealed or redacted, by kind. Absent otherwise. */
+            treated?: components["schemas"]["SensitiveCount"][];
+        };
+        /** @description The findings of one kind a scan found, and the ids of the episodes and memories holding them. */
+        SensitiveFound: {
+            /** @description api_key, private_key, password, connection_string, card, iban, national_id, email or phone. */
+            kind: string;
+            count: number;
+            records: string[];
         };
         TenantPolicy: {
             org: string;
@@ -4216,6 +4253,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    scanSensitive: {
+        parameters: {
+            query?: {
+                /** @description User of the scope; empty means records of no user. */
+                user?: components["parameters"]["user"];
+                /** @description Agent of the scope; empty matches any agent. */
+                agent?: components["parameters"]["agent"];
+                /** @description Session of the scope; empty matches any session. */
+                session?: components["parameters"]["session"];
+                /** @description Treat the findings as the tenant's policy says, rewriting the records that hold them. */
+                apply?: boolean;
+            };
+            header?: never;
+            path: {
+                org: string;
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the scan read and found, and with apply what it treated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SensitiveScan"];
                 };
             };
             400: components["responses"]["BadRequest"];
