@@ -12,10 +12,13 @@ import (
 // that user's namespaces), so this is not a read of records: it returns
 // namespaces, never content.
 type Locator interface {
-	// LocateMemory returns the namespace of the memory id in the tenant of
-	// tenant (its org and project; the other fields are ignored).
-	// ENOTFOUND when the tenant has no such memory, EINVALID for a bad
-	// tenant or id.
+	// LocateMemory returns the namespace of the memory id of tenant's
+	// user in its org and project (agent and session are ignored). Memory
+	// ids are unique per user, so a caller bound to a user names it and
+	// finds only its own; with no user, the tenant's one memory with the
+	// id is found, and ECONFLICT says that several users hold it (the
+	// caller names the user then). ENOTFOUND when there is no such memory,
+	// EINVALID for a bad tenant or id.
 	LocateMemory(ctx context.Context, tenant Namespace, id string) (Namespace, error)
 	// Namespaces returns the namespaces of the tenant that hold at least
 	// one active memory, with how many, ordered by user, agent and

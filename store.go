@@ -101,9 +101,9 @@ type VectorReader interface {
 	// returned; an empty embedder or a bad scope is EINVALID.
 	ScanVectors(ctx context.Context, s Scope, embedder string, fn func(VectorRecord) error) error
 	// GetVectors returns the vectors made by embedder of the listed memories
-	// of the tenant that are active (any user, agent or session: callers
-	// check the namespace in each record). Unknown ids are skipped; an
-	// empty embedder is EINVALID.
+	// of the tenant's user that are active (any agent or session: callers
+	// check the namespace in each record). Unknown ids, and ids only other
+	// users hold, are skipped; an empty embedder is EINVALID.
 	GetVectors(ctx context.Context, tenant Namespace, embedder string, ids []string) ([]VectorRecord, error)
 }
 
@@ -111,8 +111,8 @@ type VectorReader interface {
 // of memories.
 type VectorWriter interface {
 	// PutVectors replaces the vectors that embedder made for one memory of
-	// the tenant with vecs (one per field); ENOTFOUND if there is no such
-	// memory, EINVALID for an unknown field or an empty vector.
+	// the tenant's user with vecs (one per field); ENOTFOUND if the user
+	// has no such memory, EINVALID for an unknown field or an empty vector.
 	PutVectors(ctx context.Context, tenant Namespace, memoryID, embedder string, vecs []FieldVector) error
 	// DeleteVectorsExcept removes every stored vector not made by embedder
 	// and says how many it removed (used when a re-embedding completes); an
@@ -181,16 +181,16 @@ type MetaWriter interface {
 // never for serving a client.
 type Dumper interface {
 	// ScanMemories returns up to limit memories of every tenant, in any
-	// status, ordered by (org, project, id) after the key after (the zero
+	// status, ordered by (org, project, user, id) after the key after (the zero
 	// key starts at the beginning). A limit below 1 is EINVALID.
 	ScanMemories(ctx context.Context, after MemoryKey, limit int) ([]Memory, error)
 	// Dump calls fn for every record of every tenant, in this order:
 	// episodes, memories, versions, audit entries, vectors of every
 	// embedder, then store-wide meta values (except a backend's own
 	// bookkeeping, such as change-log positions). Within a kind records come
-	// in byte order of their key: (org, project, id, user) for episodes and
-	// audit, (org, project, id) for memories, (org, project, memory id,
-	// version) for versions, (org, project, memory id, embedder, field) for
+	// in byte order of their key: (org, project, id, user) for episodes,
+	// memories and audit, (org, project, memory id, user, version) for
+	// versions, (org, project, memory id, user, embedder, field) for
 	// vectors, and key for meta.
 	// An error from fn stops it and is returned as is.
 	Dump(ctx context.Context, fn func(DumpRecord) error) error
@@ -308,9 +308,13 @@ const (
 	RecordMeta   = "meta"
 )
 
-// MemoryKey orders memories across tenants for maintenance scans.
+// MemoryKey orders memories across tenants for maintenance scans. A
+// memory's id is unique per user of a tenant, so the user is part of the
+// key.
 type MemoryKey struct {
-	Org, Project, ID string
+	Org, Project string
+	User         string `json:",omitempty"`
+	ID           string
 }
 
 // VectorRecord is one stored embedding of a memory's field.
@@ -349,10 +353,13 @@ type Tx interface {
 	// nothing about it.
 	InsertEpisode(ctx context.Context, e *Episode) error
 	// InsertMemory stores a new memory and indexes its text; ECONFLICT if
-	// its id exists.
+	// its user has a memory with its id in the tenant. Memory ids are unique
+	// per user, like episode ids, so another user's memory with the same id
+	// is no conflict, and tells nothing about it.
 	InsertMemory(ctx context.Context, m *Memory) error
-	// ReplaceMemory overwrites the stored memory with the same namespace
-	// tenant and id, re-indexing its text; ENOTFOUND if there is none.
+	// ReplaceMemory overwrites the stored memory with the same tenant, user
+	// and id (its agent and session may change), re-indexing its text;
+	// ENOTFOUND if the user has none.
 	ReplaceMemory(ctx context.Context, m *Memory) error
 	// InsertVersion appends a history entry; ECONFLICT if that version
 	// number exists for the memory.
@@ -367,6 +374,7 @@ type Tx interface {
 	// mentions and relation evidence, and the entities and relations of
 	// its user left with none. It is not an error if there is nothing to
 	// remove.
+	// Only n's user's memory with the id is removed.
 	PurgeMemory(ctx context.Context, n Namespace, id string) error
 	// PurgeEpisode removes the episode with n's tenant, user and id.
 	PurgeEpisode(ctx context.Context, n Namespace, id string) error
@@ -376,9 +384,10 @@ type Tx interface {
 	// user that its memories alone supported. Its audit entries stay
 	// as tombstones: op, actor, time and ids, with the detail cleared.
 	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
-	// Touch records accesses to memories: access_count grows by the number
-	// of times the id is listed in ids, and last_accessed = at. Unknown ids
-	// are ignored.
+	// Touch records accesses to memories of the tenant's user:
+	// access_count grows by the number of times the id is listed in ids,
+	// and last_accessed = at. Unknown ids, and other users' memories, are
+	// ignored.
 	Touch(ctx context.Context, tenant Namespace, ids []string, at time.Time) error
 
 	// The writing side of what every store keeps beside the records, by

@@ -492,13 +492,14 @@ func newAccessRecorder(store engram.Store, every time.Duration, log *slog.Logger
 	return a
 }
 
-// record counts one access at time at of each of ids, in n's tenant,
-// unless ctx was made by engram.WithoutAccess.
+// record counts one access at time at of each of ids, memories of n's
+// tenant and user, unless ctx was made by engram.WithoutAccess.
 func (a *accessRecorder) record(ctx context.Context, n engram.Namespace, at time.Time, ids ...string) {
 	if len(ids) == 0 || !engram.AccessCounted(ctx) {
 		return
 	}
-	t := engram.Namespace{Org: n.Org, Project: n.Project}
+	// Memory ids are unique per user, so accesses are kept per user.
+	t := engram.Namespace{Org: n.Org, Project: n.Project, User: n.User}
 	a.mu.Lock()
 	m := a.pending[t]
 	if m == nil {
@@ -510,6 +511,19 @@ func (a *accessRecorder) record(ctx context.Context, n engram.Namespace, at time
 		m[id] = access{n: min(c.n+1, maxAccessesPerFlush), at: at}
 	}
 	a.mu.Unlock()
+}
+
+// recordHits records an access to each hit's memory under its own user: a
+// scope that includes shared records finds the project's memories too.
+func (a *accessRecorder) recordHits(ctx context.Context, at time.Time, hits []engram.Hit) {
+	byUser := map[engram.Namespace][]string{}
+	for i := range hits {
+		n := hits[i].Memory.Namespace
+		byUser[n] = append(byUser[n], hits[i].Memory.ID)
+	}
+	for n, ids := range byUser {
+		a.record(ctx, n, at, ids...)
+	}
 }
 
 func (a *accessRecorder) loop(every time.Duration) {
@@ -543,8 +557,8 @@ func (a *accessRecorder) flush(ctx context.Context) error {
 	}
 	err := a.store.Update(ctx, func(tx engram.Tx) error {
 		for tenant, ids := range pending {
-			// One Touch per tenant: an id read n times is listed n times,
-			// and every id takes the time of the tenant's latest read in
+			// One Touch per user: an id read n times is listed n times,
+			// and every id takes the time of the user's latest read in
 			// this flush, so last_accessed is exact to the flush interval.
 			// A statement per distinct time cost one UPDATE per search.
 			var list []string

@@ -19,18 +19,18 @@ const MaxImport = 100_000
 
 // Import implements engram.Service.
 //
-// Episode, audit entry and observation ids are unique per user of a
-// tenant, the other records' ids within a tenant, but a caller sees only
+// Episode, memory, audit entry and observation ids are unique per user of
+// a tenant, the other records' ids within a tenant, but a caller sees only
 // its own scope, so an import must not let one user's records touch
 // another's, nor tell the caller which ids other users hold:
 //
 //   - A record whose id the import scope holds is compared with the stored
 //     one: identical is skipped, different is ECONFLICT.
 //   - A record whose id is free is stored under that id; so is an episode,
-//     audit entry or observation whose id another user holds. A record
-//     whose id is taken outside the import scope otherwise (a memory's
-//     anywhere in the tenant, an episode's in another session of the user)
-//     is stored under a fresh id instead, with the references to it inside
+//     memory, audit entry or observation whose id another user holds. A
+//     record whose id is taken outside the import scope otherwise (an
+//     episode's or a memory's in another session of the user) is stored
+//     under a fresh id instead, with the references to it inside
 //     the import (versions, sources, superseded_by, the prev and next
 //     metadata links, audit ids) rewritten; Renamed maps the old id to the
 //     new one. Either way it is

@@ -6,9 +6,10 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// LocateMemory returns the namespace of the memory id in tenant's org and
-// project (see engram.Locator). ENOTFOUND when there is none, EINVALID for
-// a bad tenant or id.
+// LocateMemory returns the namespace of the memory id of tenant's user in
+// its org and project (see engram.Locator). ENOTFOUND when there is none,
+// ECONFLICT when tenant names no user and several users hold the id,
+// EINVALID for a bad tenant or id.
 func (e *memories) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
 	if err := engram.CheckID("memory", id); err != nil {
 		return engram.Namespace{}, err

@@ -134,7 +134,7 @@ func reembedBatch(ctx context.Context, st engram.Store, vb *vecBatch, ms []engra
 	}
 	last := ms[len(ms)-1]
 	next := *state
-	next.After = engram.MemoryKey{Org: last.Namespace.Org, Project: last.Namespace.Project, ID: last.ID}
+	next.After = engram.MemoryKey{Org: last.Namespace.Org, Project: last.Namespace.Project, User: last.Namespace.User, ID: last.ID}
 	next.Done += len(ms)
 	b, _ := json.Marshal(next)
 	if err := st.Update(ctx, func(tx engram.Tx) error {

@@ -104,11 +104,7 @@ func (e *searcher) rank(ctx context.Context, s *search) error {
 // recordHits counts every hit of a search's result as an access, unless
 // ctx was made by engram.WithoutAccess.
 func (e *searcher) recordHits(ctx context.Context, s *search, res *engram.SearchResult) {
-	ids := make([]string, len(res.Hits))
-	for i := range res.Hits {
-		ids[i] = res.Hits[i].Memory.ID
-	}
-	e.access.record(ctx, s.scope.Namespace(), e.clock(), ids...)
+	e.access.recordHits(ctx, e.clock(), res.Hits)
 }
 
 // plan checks a request and settles what the search will do: its scope,

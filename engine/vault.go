@@ -207,7 +207,7 @@ func (e *searcher) searchVault(ctx context.Context, req engram.SearchRequest) (*
 	if err := e.auditVault(ctx, s.scope, "search", ids); err != nil {
 		return nil, err
 	}
-	e.access.record(ctx, s.scope.Namespace(), e.clock(), ids...)
+	e.access.recordHits(ctx, e.clock(), hits)
 	return &engram.SearchResult{Hits: hits}, nil
 }
 

@@ -67,6 +67,7 @@ func Run(t *testing.T, open Open) {
 		{"ImportForeignIDs", testImportForeignIDs},
 		{"EpisodeIDsOfOthers", testEpisodeIDsOfOthers},
 		{"ObservationIDsOfOthers", testObservationIDsOfOthers},
+		{"MemoryIDsOfOthers", testMemoryIDsOfOthers},
 		{"ExportImportResources", testExportImportResources},
 		{"ImportResourcesElsewhere", testImportResourcesElsewhere},
 		{"ImportTamperedChunk", testImportTamperedChunk},

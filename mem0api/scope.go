@@ -45,12 +45,22 @@ func renamed(err error) error {
 	return engram.Errorf(engram.ErrorCode(err), "%s", msg)
 }
 
-// locate returns the scope that holds the memory id. A memory outside the
-// key's binding is not found, exactly like one that does not exist.
+// locate returns the scope that holds the memory id. Memory ids are unique
+// per user, so a key bound to a user looks among that user's memories
+// only: another user's memory with the id is not found, exactly like one
+// that does not exist, and the key's own is found even when others hold
+// the id too. The query's user_id names the user instead (an id several
+// users hold is ECONFLICT for a key bound to no user without it); a key
+// bound to another user then finds nothing.
 func (h *Handler) locate(r *http.Request, id string) (engram.Scope, error) {
-	ns, err := h.svc.LocateMemory(r.Context(), h.tenant(r), id)
+	tenant := h.tenant(r)
+	tenant.User = r.URL.Query().Get("user_id")
+	if tenant.User == "" {
+		tenant.User = boundUser(r)
+	}
+	ns, err := h.svc.LocateMemory(r.Context(), tenant.Normalize(), id)
 	if err != nil {
-		return engram.Scope{}, err
+		return engram.Scope{}, renamed(err)
 	}
 	if engramhttp.CheckBinding(engramhttp.KeyFrom(r.Context()), ns) != nil {
 		return engram.Scope{}, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)

@@ -209,8 +209,8 @@ func (t *graphTx) PutCommunity(ctx context.Context, c *engram.Community) error {
 	if int(tag.RowsAffected()) != len(c.Members) {
 		return engram.Errorf(engram.ENOTFOUND, "community %s: a member entity was not found", c.ID)
 	}
-	tag, err = t.ptx.Exec(ctx, `INSERT INTO community_sources (tenant, memory_id, community_id)
-		SELECT $1, m.id, $3 FROM memories m WHERE m.tenant = $1 AND m.user_id = $2 AND m.id = ANY($4)`,
+	tag, err = t.ptx.Exec(ctx, `INSERT INTO community_sources (tenant, user_id, memory_id, community_id)
+		SELECT $1, $2, m.id, $3 FROM memories m WHERE m.tenant = $1 AND m.user_id = $2 AND m.id = ANY($4)`,
 		n.Tenant(), n.User, c.ID, c.Sources)
 	if err != nil {
 		return t.mapErr(ctx, "put community", err)

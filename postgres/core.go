@@ -52,7 +52,9 @@ func (t *coreTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 	q := &query{}
 	q.scope("m.", s)
 	q.where("m.id = " + q.arg(id))
-	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String()
+	// Ids are unique per user, so only a scope that includes shared
+	// records can hold two: the user's own comes first.
+	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.user_id = '' LIMIT 1"
 	if !t.readOnly {
 		sql += " FOR NO KEY UPDATE"
 	}
@@ -79,7 +81,11 @@ func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) 
 	// The scope is checked here, by its reference rule (see
 	// getMemoriesSQL).
 	var out []engram.Memory
-	err := t.each(ctx, "get memories", getMemoriesSQL, []any{s.Tenant(), want},
+	users := []string{s.User}
+	if s.IncludeShared && s.User != "" {
+		users = append(users, "")
+	}
+	err := t.each(ctx, "get memories", getMemoriesSQL, []any{s.Tenant(), want, users},
 		func(row pgx.Row) error {
 			m, err := scanMemory(row)
 			if err == nil && s.Contains(m.Namespace) {
@@ -90,7 +96,7 @@ func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) 
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return storeutil.OwnMemories(s, out), nil
 }
 
 // ListEpisodes returns a page of the episodes in s matching f, by
@@ -238,6 +244,7 @@ func (t *coreTx) Versions(ctx context.Context, s engram.Scope, id string) ([]eng
 	if err != nil {
 		return nil, err
 	}
+	out = storeutil.OwnVersions(s, out)
 	if len(out) == 0 {
 		mq := &query{}
 		mq.scope("m.", s)

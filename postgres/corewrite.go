@@ -88,8 +88,9 @@ func (t *coreTx) writeArgs(m *engram.Memory, head ...any) ([]any, error) {
 }
 
 // InsertMemory stores and indexes m. EINVALID if m fails Validate, has no
-// id or holds text PostgreSQL cannot store; ECONFLICT if its tenant
-// already has that id.
+// id or holds text PostgreSQL cannot store; ECONFLICT if its user already
+// has that id in the tenant (another user's memory with the id is no
+// conflict).
 func (t *coreTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	n := m.Namespace
 	args, err := t.writeArgs(m, n.Tenant(), n.Org, n.Project, n.User, n.Agent, n.Session, m.ID)
@@ -112,37 +113,33 @@ func (t *coreTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	return nil
 }
 
-// ReplaceMemory overwrites every field of the memory with m's tenant and
-// id, namespace included, and re-indexes its text. ENOTFOUND if the tenant
-// has no such memory; EINVALID if m fails Validate or holds text
-// PostgreSQL cannot store.
+// ReplaceMemory overwrites every field of the memory with m's tenant, user
+// and id, its agent and session included, and re-indexes its text.
+// ENOTFOUND if the user has no such memory; EINVALID if m fails Validate
+// or holds text PostgreSQL cannot store.
 func (t *coreTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	n := m.Namespace
 	args, err := t.writeArgs(m, n.Tenant(), m.ID, n.User, n.Agent, n.Session)
 	if err != nil {
 		return err
 	}
-	// The CTE locks the row and reads the user it had, whose cached index
-	// must drop the memory when the replacement moves it to another user.
+	// The CTE locks the row.
 	var oldUser string
 	err = t.ptx.QueryRow(ctx, `WITH old AS (
-			SELECT id, user_id FROM memories WHERE tenant = $1 AND id = $2 FOR NO KEY UPDATE)
-		UPDATE memories m SET user_id = $3, agent = $4, session = $5, kind = $6, abstraction = $7,
+			SELECT id, user_id FROM memories WHERE tenant = $1 AND user_id = $3 AND id = $2 FOR NO KEY UPDATE)
+		UPDATE memories m SET agent = $4, session = $5, kind = $6, abstraction = $7,
 			cues = $8, value = $9, language = $10, confidence = $11, importance = $12, status = $13,
 			valid_from = $14, valid_to = $15, created_at = $16, updated_at = $17, expired_at = $18,
 			expires_at = $19, sources = $20, superseded_by = $21, metadata = $22, version = $23,
 			access_count = $24, last_accessed = $25, search_abstraction = $26, search_cues = $27,
 			search_value = $28
-		FROM old WHERE m.tenant = $1 AND m.id = old.id RETURNING old.user_id`, args...).Scan(&oldUser)
+		FROM old WHERE m.tenant = $1 AND m.user_id = old.user_id AND m.id = old.id RETURNING old.user_id`, args...).Scan(&oldUser)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", m.ID)
 	} else if err != nil {
 		return t.mapErr(ctx, "replace memory", err)
 	}
 	t.changed(n.Tenant(), n.User, m.ID)
-	if oldUser != n.User {
-		t.changed(n.Tenant(), oldUser, m.ID)
-	}
 	return nil
 }
 
@@ -184,8 +181,8 @@ func (t *coreTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	return nil
 }
 
-// Touch adds to access_count the number of times each memory of the tenant
-// is listed in ids, and sets last_accessed to at; unknown ids are ignored.
+// Touch adds to access_count the number of times each memory of the
+// tenant's user is listed in ids, and sets last_accessed to at; unknown ids are ignored.
 // EINVALID for a bad namespace or a malformed id.
 func (t *coreTx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {
@@ -204,6 +201,6 @@ func (t *coreTx) Touch(ctx context.Context, tenant engram.Namespace, ids []strin
 	}
 	_, err := t.ptx.Exec(ctx, `UPDATE memories m SET access_count = m.access_count + c.n, last_accessed = $1
 		FROM (SELECT u.id, count(*) AS n FROM unnest($3::text[]) AS u(id) GROUP BY u.id) c
-		WHERE m.tenant = $2 AND m.id = c.id`, at, tenant.Tenant(), ids)
+		WHERE m.tenant = $2 AND m.user_id = $4 AND m.id = c.id`, at, tenant.Tenant(), ids, tenant.User)
 	return t.mapErr(ctx, "touch", err)
 }

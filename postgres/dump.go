@@ -31,13 +31,13 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 		emit func(pgx.Row) error
 	}{
 		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C", e.user_id COLLATE "C"`, storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
-		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C"`, storeutil.DumpRow(func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) }, storeutil.MemoryRecord, fn)},
+		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C", m.user_id COLLATE "C"`, storeutil.DumpRow(func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) }, storeutil.MemoryRecord, fn)},
 		{"SELECT " + versionCols + ` FROM memory_versions v
-			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.version`, storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
+			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.user_id COLLATE "C", v.version`, storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
 		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C", a.user_id COLLATE "C"`, storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
 		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
-			FROM memory_vectors v JOIN memories m ON m.tenant = v.tenant AND m.id = v.memory_id
-			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`,
+			FROM memory_vectors v JOIN memories m ON m.tenant = v.tenant AND m.user_id = v.user_id AND m.id = v.memory_id
+			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.user_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`,
 			func(row pgx.Row) error {
 				var (
 					r   engram.StoredVector
@@ -78,14 +78,14 @@ func (t *adminTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limi
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
 	}
-	for _, s := range []string{after.Org, after.Project, after.ID} {
+	for _, s := range []string{after.Org, after.Project, after.User, after.ID} {
 		if err := storable("scan key", s); err != nil {
 			return nil, err
 		}
 	}
 	return memoryRows(ctx, t.base, "scan memories", "SELECT "+memoryCols+` FROM memories m
-		WHERE (m.org, m.project, m.id) > ($1, $2, $3) ORDER BY m.org, m.project, m.id LIMIT $4`,
-		[]any{after.Org, after.Project, after.ID, limit})
+		WHERE (m.org, m.project, m.user_id, m.id) > ($1, $2, $3, $4) ORDER BY m.org, m.project, m.user_id, m.id LIMIT $5`,
+		[]any{after.Org, after.Project, after.User, after.ID, limit})
 }
 
 // memoryRows returns the memories sql selects (its columns memoryCols),

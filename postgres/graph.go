@@ -268,7 +268,7 @@ func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []str
 		}
 	}
 	if f.Memory != "" {
-		q.where("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.tenant = r.tenant AND ev.memory_id = " + q.arg(f.Memory) + ")")
+		q.where("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.tenant = r.tenant AND ev.user_id = r.user_id AND ev.memory_id = " + q.arg(f.Memory) + ")")
 	}
 	if f.Label != "" {
 		q.where("r.label = " + q.arg(f.Label))
@@ -491,8 +491,8 @@ func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	for i, ev := range r.Evidence {
 		ids[i], weights[i] = ev.MemoryID, ev.Weight
 	}
-	tag, err := t.ptx.Exec(ctx, `INSERT INTO relation_evidence (tenant, relation_id, memory_id, weight)
-		SELECT $1, $2, ev.id, ev.w FROM unnest($3::text[], $4::float8[]) AS ev(id, w)
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO relation_evidence (tenant, user_id, relation_id, memory_id, weight)
+		SELECT $1, $5, $2, ev.id, ev.w FROM unnest($3::text[], $4::float8[]) AS ev(id, w)
 		WHERE EXISTS (SELECT 1 FROM memories m WHERE m.tenant = $1 AND m.id = ev.id AND m.user_id = $5)
 		ON CONFLICT (tenant, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`,
 		n.Tenant(), r.ID, ids, weights, n.User)
@@ -530,8 +530,8 @@ func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationI
 	if ev.Weight <= 0 || ev.Weight > 1 {
 		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
 	}
-	tag, err := t.ptx.Exec(ctx, `INSERT INTO relation_evidence (tenant, relation_id, memory_id, weight)
-		SELECT $1, $2, $3, $4
+	tag, err := t.ptx.Exec(ctx, `INSERT INTO relation_evidence (tenant, user_id, relation_id, memory_id, weight)
+		SELECT $1, $5, $2, $3, $4
 		WHERE EXISTS (SELECT 1 FROM relations WHERE tenant = $1 AND id = $2 AND user_id = $5)
 		AND EXISTS (SELECT 1 FROM memories WHERE tenant = $1 AND id = $3 AND user_id = $5)
 		ON CONFLICT (tenant, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`,

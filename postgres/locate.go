@@ -2,31 +2,39 @@ package postgres
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
-// LocateMemory implements engram.Locator: the (org, project, id) key is
-// unique, so one indexed row answers.
+// LocateMemory implements engram.Locator: the (tenant, user, id) key is
+// unique, so one indexed row answers for a user, at most two tell that
+// several users of the tenant hold the id.
 func (t *coreTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
-	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
+	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: tenant.User}
 	if err := n.Validate(); err != nil {
 		return n, err
 	}
 	if !engram.ValidID(id) {
 		return n, invalidID("memory", id)
 	}
-	err := t.ptx.QueryRow(ctx, "SELECT user_id, agent, session FROM memories WHERE tenant = $1 AND id = $2",
-		n.Tenant(), id).Scan(&n.User, &n.Agent, &n.Session)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return engram.Namespace{}, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
-	} else if err != nil {
-		return engram.Namespace{}, t.mapErr(ctx, "locate memory", err)
+	q, args := "SELECT user_id, agent, session FROM memories WHERE tenant = $1 AND id = $2 LIMIT 2", []any{n.Tenant(), id}
+	if n.User != "" {
+		q, args = "SELECT user_id, agent, session FROM memories WHERE tenant = $1 AND id = $2 AND user_id = $3", []any{n.Tenant(), id, n.User}
 	}
-	return n, nil
+	var found []engram.Namespace
+	err := t.each(ctx, "locate memory", q, args, func(row pgx.Row) error {
+		f := engram.Namespace{Org: n.Org, Project: n.Project}
+		err := row.Scan(&f.User, &f.Agent, &f.Session)
+		found = append(found, f)
+		return err
+	})
+	if err != nil {
+		return engram.Namespace{}, err
+	}
+	return storeutil.Located(id, found)
 }
 
 // Namespaces implements engram.Locator.

@@ -295,8 +295,8 @@ func TestByIDPlans(t *testing.T) {
 		sql  string
 		args []any
 	}{
-		"GetMemories": {postgres.GetMemoriesSQL, []any{ns.Tenant(), ids}},
-		"GetVectors":  {postgres.GetVectorsSQL, []any{ns.Tenant(), ids, string(engram.StatusActive), "e"}},
+		"GetMemories": {postgres.GetMemoriesSQL, []any{ns.Tenant(), ids, []string{ns.User, ""}}},
+		"GetVectors":  {postgres.GetVectorsSQL, []any{ns.Tenant(), ids, string(engram.StatusActive), "e", ns.User}},
 	} {
 		text := explain(t, p, c.sql, c.args)
 		if strings.Contains(text, "Seq Scan on memor") || strings.Contains(text, "Hash Join") || !strings.Contains(text, "Index") {

@@ -22,8 +22,8 @@ func (t *adminTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string
 		return invalidID("memory", id)
 	}
 	rows, err := t.ptx.Query(ctx, `WITH v AS (
-			DELETE FROM memory_versions WHERE tenant = $1 AND memory_id = $2)
-		DELETE FROM memories WHERE tenant = $1 AND id = $2 RETURNING user_id`, n.Tenant(), id)
+			DELETE FROM memory_versions WHERE tenant = $1 AND user_id = $3 AND memory_id = $2)
+		DELETE FROM memories WHERE tenant = $1 AND user_id = $3 AND id = $2 RETURNING user_id`, n.Tenant(), id, n.User)
 	if err != nil {
 		return t.mapErr(ctx, "purge memory", err)
 	}
@@ -129,7 +129,7 @@ func (t *adminTx) purgeScopeVersions(ctx context.Context, s engram.Scope) (int, 
 	mq := &query{args: vq.args}
 	mq.scope("m.", s)
 	tag, err := t.ptx.Exec(ctx, "DELETE FROM memory_versions v WHERE v.tenant = $1 AND (("+vq.String()+
-		") OR v.memory_id IN (SELECT m.id FROM memories m WHERE "+mq.String()+"))", mq.args...)
+		") OR (v.user_id, v.memory_id) IN (SELECT m.user_id, m.id FROM memories m WHERE "+mq.String()+"))", mq.args...)
 	if err != nil {
 		return 0, t.mapErr(ctx, "purge scope", err)
 	}

@@ -17,14 +17,16 @@ const memoryCols = `m.id, m.org, m.project, m.user_id, m.agent, m.session, m.kin
 	m.created_at, m.updated_at, m.expired_at, m.expires_at, m.sources, m.superseded_by,
 	m.metadata, m.version, m.access_count, m.last_accessed`
 
-// getMemoriesSQL reads the memories of tenant $1 among the ids $2. Only
-// the tenant and each id go to the database, one primary-key lookup per
-// id whatever the statistics say: with the user in the condition the
-// planner may walk the user's whole index, and on a table not yet
-// analysed it read the whole table for a hundred ids (OFFSET 0 keeps the
-// lookups from being flattened into a join).
+// getMemoriesSQL reads the memories of tenant $1 and the users $3 (the
+// scope's, and the project's empty one when it includes shared records)
+// among the ids $2. Only the key goes to the database, one primary-key
+// lookup per id and user whatever the statistics say: with the agent or
+// session in the condition the planner may walk the user's whole index,
+// and on a table not yet analysed it read the whole table for a hundred
+// ids (OFFSET 0 keeps the lookups from being flattened into a join).
 const getMemoriesSQL = `SELECT m.* FROM unnest($2::text[]) AS u(id)
-	CROSS JOIN LATERAL (SELECT ` + memoryCols + ` FROM memories m WHERE m.tenant = $1 AND m.id = u.id OFFSET 0) m`
+	CROSS JOIN LATERAL (SELECT ` + memoryCols + ` FROM memories m
+		WHERE m.tenant = $1 AND m.user_id = ANY($3::text[]) AND m.id = u.id OFFSET 0) m`
 
 const versionCols = `v.memory_id, v.org, v.project, v.user_id, v.agent, v.session, v.version,
 	v.op, v.old, v.new, v.actor, v.reason, v.at`

@@ -95,7 +95,7 @@ func vectorPageQuery(s engram.Scope, embedder, after string, page int) (string, 
 	return "SELECT p.id, p.org, p.project, p.user_id, p.agent, p.session, v.field, v.dim, v.vec FROM " +
 		"(SELECT m.tenant, m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m WHERE " +
 		q.String() + " ORDER BY m.id LIMIT " + q.arg(page) + ") p " +
-		"LEFT JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v WHERE v.tenant = p.tenant AND v.memory_id = p.id AND v.embedder = " +
+		"LEFT JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v WHERE v.tenant = p.tenant AND v.user_id = p.user_id AND v.memory_id = p.id AND v.embedder = " +
 		q.arg(embedder) + " OFFSET 0) v ON true", q.args
 }
 
@@ -140,7 +140,7 @@ func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder 
 	}
 	var out []engram.VectorRecord
 	err := t.each(ctx, "get vectors", getVectorsSQL,
-		[]any{n.Tenant(), want, string(engram.StatusActive), embedder}, func(row pgx.Row) error {
+		[]any{n.Tenant(), want, string(engram.StatusActive), embedder, n.User}, func(row pgx.Row) error {
 			r, err := scanVector(row)
 			out = append(out, r)
 			return err
@@ -152,16 +152,16 @@ func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder 
 }
 
 // getVectorsSQL reads the vectors of embedder $4 of the memories of tenant
-// $1 among the ids $2 in status $3. Each id is looked up by primary key in
+// $1 and user $5 among the ids $2 in status $3. Each id is looked up by primary key in
 // both tables, whatever the statistics say: OFFSET 0 keeps the planner from
 // turning the lookups into a join that reads every vector of a table it
 // believes is small.
 const getVectorsSQL = `SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec
 		FROM unnest($2::text[]) AS u(id)
 		CROSS JOIN LATERAL (SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session FROM memories m
-			WHERE m.tenant = $1 AND m.id = u.id AND m.status = $3 OFFSET 0) m
+			WHERE m.tenant = $1 AND m.user_id = $5 AND m.id = u.id AND m.status = $3 OFFSET 0) m
 		CROSS JOIN LATERAL (SELECT v.field, v.dim, v.vec FROM memory_vectors v
-			WHERE v.tenant = $1 AND v.memory_id = u.id AND v.embedder = $4 OFFSET 0) v`
+			WHERE v.tenant = $1 AND v.user_id = $5 AND v.memory_id = u.id AND v.embedder = $4 OFFSET 0) v`
 
 // scanVector reads a row of getVectorsSQL, which always has a vector.
 func scanVector(row pgx.Row) (engram.VectorRecord, error) {
@@ -170,11 +170,11 @@ func scanVector(row pgx.Row) (engram.VectorRecord, error) {
 }
 
 // PutVectors replaces the vectors that embedder made of the memory with the
-// tenant of n and memoryID by vecs, one per field (no vecs removes them).
+// tenant and user of n and memoryID by vecs, one per field (no vecs removes them).
 // Everything is checked before anything is written: EINVALID for a bad
 // namespace, id or embedder name, a field other than abstraction or value
 // or given twice, an empty vector, vectors of different lengths, or a value
-// that is NaN or infinite; ENOTFOUND if the tenant has no such memory.
+// that is NaN or infinite; ENOTFOUND if the user has no such memory.
 func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -193,16 +193,16 @@ func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID,
 	// m is empty and nothing is written.
 	var user string
 	err := t.ptx.QueryRow(ctx, `WITH m AS (
-			SELECT user_id FROM memories WHERE tenant = $1 AND id = $2 FOR KEY SHARE),
+			SELECT user_id FROM memories WHERE tenant = $1 AND user_id = $7 AND id = $2 FOR KEY SHARE),
 		d AS (
-			DELETE FROM memory_vectors v WHERE v.tenant = $1 AND v.memory_id = $2 AND v.embedder = $3
+			DELETE FROM memory_vectors v WHERE v.tenant = $1 AND v.user_id = $7 AND v.memory_id = $2 AND v.embedder = $3
 			AND v.field <> ALL($4::text[]) AND EXISTS (SELECT 1 FROM m)),
 		i AS (
-			INSERT INTO memory_vectors (tenant, memory_id, embedder, field, dim, vec)
-			SELECT $1, $2, $3, x.field, x.dim, x.vec
+			INSERT INTO memory_vectors (tenant, user_id, memory_id, embedder, field, dim, vec)
+			SELECT $1, $7, $2, $3, x.field, x.dim, x.vec
 			FROM m, unnest($4::text[], $5::int[], $6::bytea[]) AS x(field, dim, vec)
-			ON CONFLICT (tenant, memory_id, embedder, field) DO UPDATE SET dim = excluded.dim, vec = excluded.vec)
-		SELECT user_id FROM m`, n.Tenant(), memoryID, embedder, fields, dims, blobs).Scan(&user)
+			ON CONFLICT (tenant, user_id, memory_id, embedder, field) DO UPDATE SET dim = excluded.dim, vec = excluded.vec)
+		SELECT user_id FROM m`, n.Tenant(), memoryID, embedder, fields, dims, blobs, n.User).Scan(&user)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", memoryID)
 	} else if err != nil {

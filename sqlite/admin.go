@@ -191,7 +191,7 @@ func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeC
 	// memory that moved into it.
 	// The leading tenant terms keep the OR from scanning other tenants.
 	res, err := t.exec(ctx, "DELETE FROM memory_versions WHERE memory_versions.org = ? AND memory_versions.project = ? AND (("+
-		vw+") OR memory_versions.memory_id IN (SELECT m.id FROM memories m WHERE "+mw+"))",
+		vw+") OR (memory_versions.user_id, memory_versions.memory_id) IN (SELECT m.user_id, m.id FROM memories m WHERE "+mw+"))",
 		append(append([]any{s.Org, s.Project}, vargs...), margs...)...)
 	if err != nil {
 		return c, mapErr(ctx, "purge scope", err)

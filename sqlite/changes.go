@@ -15,11 +15,12 @@ const (
 	metaHorizon = "changes.horizon"
 )
 
-// logChange records that the memory (which must still exist) changed. Call
-// it after an insert or replace and before a delete.
-func (t *base) logChange(ctx context.Context, org, project, id string) error {
+// logChange records that the memory of n's tenant and user (which must
+// still exist) changed. Call it after an insert or replace and before a
+// delete.
+func (t *base) logChange(ctx context.Context, n engram.Namespace, id string) error {
 	res, err := t.exec(ctx, `INSERT INTO memory_changes (org, project, user_id, memory_id)
-		SELECT org, project, user_id, id FROM memories WHERE org = ? AND project = ? AND id = ?`, org, project, id)
+		SELECT org, project, user_id, id FROM memories WHERE org = ? AND project = ? AND user_id = ? AND id = ?`, n.Org, n.Project, n.User, id)
 	if err != nil {
 		return mapErr(ctx, "log memory change", err)
 	}

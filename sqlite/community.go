@@ -228,8 +228,8 @@ func (t *communityTx) PutCommunity(ctx context.Context, c *engram.Community) err
 		}
 	}
 	for _, id := range c.Sources {
-		if err := t.insertExisting(ctx, `INSERT INTO community_sources (org, project, memory_id, community_id)
-			SELECT ?1, ?2, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id = ?4)`,
+		if err := t.insertExisting(ctx, `INSERT INTO community_sources (org, project, user_id, memory_id, community_id)
+			SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND user_id = ?3 AND id = ?4)`,
 			n, id, c.ID); err != nil {
 			return engram.Errorf(engram.ENOTFOUND, "community %s: source memory %s not found", c.ID, id)
 		}

@@ -25,12 +25,12 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 		emit func(scanner) error
 	}{
 		{"SELECT " + episodeCols + " FROM episodes e ORDER BY e.org, e.project, e.id, e.user_id", storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
-		{"SELECT " + memoryCols + " FROM memories m ORDER BY m.org, m.project, m.id", storeutil.DumpRow(func(sc scanner) (engram.Memory, error) { return scanMemory(sc) }, storeutil.MemoryRecord, fn)},
-		{"SELECT " + versionCols + " FROM memory_versions v ORDER BY v.org, v.project, v.memory_id, v.version", storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
+		{"SELECT " + memoryCols + " FROM memories m ORDER BY m.org, m.project, m.id, m.user_id", storeutil.DumpRow(func(sc scanner) (engram.Memory, error) { return scanMemory(sc) }, storeutil.MemoryRecord, fn)},
+		{"SELECT " + versionCols + " FROM memory_versions v ORDER BY v.org, v.project, v.memory_id, v.user_id, v.version", storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
 		{"SELECT " + auditCols + " FROM audit a ORDER BY a.org, a.project, a.id, a.user_id", storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
 		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
-			FROM memory_vectors v JOIN memories m ON m.org = v.org AND m.project = v.project AND m.id = v.memory_id
-			ORDER BY v.org, v.project, v.memory_id, v.embedder, v.field`, func(sc scanner) error {
+			FROM memory_vectors v JOIN memories m ON m.org = v.org AND m.project = v.project AND m.user_id = v.user_id AND m.id = v.memory_id
+			ORDER BY v.org, v.project, v.memory_id, v.user_id, v.embedder, v.field`, func(sc scanner) error {
 			var (
 				r    engram.StoredVector
 				dim  int

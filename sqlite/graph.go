@@ -91,8 +91,8 @@ const (
 			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at, created_at = excluded.created_at, expired_at = excluded.expired_at
 		WHERE relations.user_id = excluded.user_id`
 	deleteEvidenceSQL = "DELETE FROM relation_evidence WHERE org = ? AND project = ? AND relation_id = ?"
-	insertEvidenceSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
-			SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
+	insertEvidenceSQL = `INSERT INTO relation_evidence (org, project, user_id, relation_id, memory_id, weight)
+			SELECT ?1, ?2, ?6, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
 			ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`
 )
 
@@ -388,8 +388,8 @@ func (t *base) pruneGraph(ctx context.Context, org, project, user string) error 
 	return t.pruneCommunities(ctx, org, project, user)
 }
 
-const addEvidenceSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
-	SELECT ?1, ?2, ?3, ?4, ?5
+const addEvidenceSQL = `INSERT INTO relation_evidence (org, project, user_id, relation_id, memory_id, weight)
+	SELECT ?1, ?2, ?6, ?3, ?4, ?5
 	WHERE EXISTS (SELECT 1 FROM relations WHERE org = ?1 AND project = ?2 AND id = ?3 AND user_id = ?6)
 	AND EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = ?4 AND user_id = ?6)
 	ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`

@@ -24,8 +24,8 @@ const (
 	deleteEvidencesSQL = "DELETE FROM relation_evidence WHERE org = ? AND project = ? AND relation_id IN (SELECT value FROM json_each(?))"
 	// insertEvidencesSQL is insertEvidenceSQL over rows [relation_id,
 	// memory_id, weight].
-	insertEvidencesSQL = `INSERT INTO relation_evidence (org, project, relation_id, memory_id, weight)
-		SELECT ?1, ?2, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?4) AS j
+	insertEvidencesSQL = `INSERT INTO relation_evidence (org, project, user_id, relation_id, memory_id, weight)
+		SELECT ?1, ?2, ?3, j.value ->> 0, j.value ->> 1, j.value ->> 2 FROM json_each(?4) AS j
 		WHERE EXISTS (SELECT 1 FROM memories WHERE org = ?1 AND project = ?2 AND id = j.value ->> 1 AND user_id = ?3)
 		ON CONFLICT (org, project, relation_id, memory_id) DO UPDATE SET weight = excluded.weight`
 )

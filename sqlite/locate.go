@@ -2,30 +2,35 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
-// LocateMemory implements engram.Locator: the (org, project, id) key is
-// unique, so one indexed row answers.
+// LocateMemory implements engram.Locator: the (org, project, user, id)
+// key is unique, so one indexed row answers for a user, at most two tell
+// that several users of the tenant hold the id.
 func (t *memoryTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
-	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
+	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: tenant.User}
 	if err := n.Validate(); err != nil {
 		return n, err
 	}
 	if !engram.ValidID(id) {
 		return n, invalidID("memory", id)
 	}
-	err := t.queryRow(ctx, "SELECT user_id, agent, session FROM memories WHERE org = ? AND project = ? AND id = ?",
-		n.Org, n.Project, id).Scan(&n.User, &n.Agent, &n.Session)
-	if errors.Is(err, sql.ErrNoRows) {
-		return engram.Namespace{}, engram.Errorf(engram.ENOTFOUND, "memory %s not found", id)
-	} else if err != nil {
-		return engram.Namespace{}, mapErr(ctx, "locate memory", err)
+	q, args := "SELECT user_id, agent, session FROM memories WHERE org = ? AND project = ? AND id = ? LIMIT 2", []any{n.Org, n.Project, id}
+	if n.User != "" {
+		q, args = "SELECT user_id, agent, session FROM memories WHERE org = ? AND project = ? AND user_id = ? AND id = ?", []any{n.Org, n.Project, n.User, id}
 	}
-	return n, nil
+	found, err := collect(ctx, t.base, "locate memory", q, args, func(sc scanner) (engram.Namespace, error) {
+		f := engram.Namespace{Org: n.Org, Project: n.Project}
+		err := sc.Scan(&f.User, &f.Agent, &f.Session)
+		return f, err
+	})
+	if err != nil {
+		return engram.Namespace{}, err
+	}
+	return storeutil.Located(id, found)
 }
 
 // Namespaces implements engram.Locator.

@@ -84,7 +84,7 @@ func (t *memoryTx) GetMemories(ctx context.Context, s engram.Scope, ids []string
 			return nil, mapErr(ctx, "get memories", err)
 		}
 	}
-	return out, nil
+	return storeutil.OwnMemories(s, out), nil
 }
 
 // ListEpisodes returns a page of the episodes in s matching f, by
@@ -223,6 +223,7 @@ func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]e
 	if err != nil {
 		return nil, err
 	}
+	out = storeutil.OwnVersions(s, out)
 	if len(out) == 0 {
 		if _, err := t.GetMemory(ctx, s, id); err != nil {
 			return nil, err
@@ -232,14 +233,14 @@ func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]e
 }
 
 // ScanMemories returns up to limit memories of every tenant, in any status,
-// ordered by (org, project, id) and strictly after the key after; the zero
+// ordered by (org, project, user, id) and strictly after the key after; the zero
 // key starts at the beginning. Strings compare byte by byte. It is for
 // maintenance only: it crosses tenants. EINVALID if limit is not positive.
 func (t *memoryTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
 	if limit <= 0 {
 		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
 	}
-	return memoryRows(ctx, t.base, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.ID, limit})
+	return memoryRows(ctx, t.base, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.User, after.ID, limit})
 }
 
 // memoryRows returns the memories q selects (its columns memoryCols),

@@ -62,8 +62,9 @@ func (t *memoryTx) writeArgs(m *engram.Memory) (cues, sources, md any, err error
 }
 
 // InsertMemory stores m, indexes its text and records its sources.
-// EINVALID if m fails Validate or has no id, ECONFLICT if its tenant
-// already has that id.
+// EINVALID if m fails Validate or has no id, ECONFLICT if its user already
+// has that id in the tenant (another user's memory with the id is no
+// conflict).
 func (t *memoryTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 	cues, sources, md, err := t.writeArgs(m)
 	if err != nil {
@@ -88,11 +89,11 @@ func (t *memoryTx) InsertMemory(ctx context.Context, m *engram.Memory) error {
 		return err
 	}
 	if sources != nil {
-		if _, err := t.exec(ctx, insertSourcesSQL, n.Org, n.Project, m.ID, sources); err != nil {
+		if _, err := t.exec(ctx, insertSourcesSQL, n.Org, n.Project, n.User, m.ID, sources); err != nil {
 			return mapErr(ctx, "insert memory sources", err)
 		}
 	}
-	return t.logChange(ctx, n.Org, n.Project, m.ID)
+	return t.logChange(ctx, n, m.ID)
 }
 
 // indexMemory adds m's row to memories_fts, when there is one.
@@ -108,9 +109,10 @@ func (t *memoryTx) indexMemory(ctx context.Context, rid int64, m *engram.Memory)
 	return nil
 }
 
-// ReplaceMemory overwrites every field of the memory with m's tenant and
-// id, namespace included, and re-indexes its text when that changed.
-// ENOTFOUND if the tenant has no such memory; EINVALID if m fails Validate.
+// ReplaceMemory overwrites every field of the memory with m's tenant, user
+// and id, its agent and session included, and re-indexes its text when
+// that changed. ENOTFOUND if the user has no such memory; EINVALID if m
+// fails Validate.
 func (t *memoryTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 	cues, sources, md, err := t.writeArgs(m)
 	if err != nil {
@@ -122,15 +124,11 @@ func (t *memoryTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 		oldUser, oldValue, oldAbs string
 		oldCues, oldSources       sql.NullString
 	)
-	err = t.queryRow(ctx, memoryForReplaceSQL, n.Org, n.Project, m.ID).Scan(&rid, &oldUser, &oldValue, &oldAbs, &oldCues, &oldSources)
+	err = t.queryRow(ctx, memoryForReplaceSQL, n.Org, n.Project, n.User, m.ID).Scan(&rid, &oldUser, &oldValue, &oldAbs, &oldCues, &oldSources)
 	if errors.Is(err, sql.ErrNoRows) {
 		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", m.ID)
 	} else if err != nil {
 		return mapErr(ctx, "replace memory", err)
-	}
-	// Log under the old owner too, in case the replace moves the memory.
-	if err := t.logChange(ctx, n.Org, n.Project, m.ID); err != nil {
-		return err
 	}
 	if _, err := t.exec(ctx, replaceMemorySQL, n.User, n.Agent, n.Session, string(m.Kind),
 		m.Abstraction, cues, m.Value, m.Language, m.Confidence, m.Importance, string(m.Status),
@@ -140,8 +138,7 @@ func (t *memoryTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 		return mapErr(ctx, "replace memory", err)
 	}
 	// Most replacements change only status or validity; leave the index be.
-	// A move to another user changes the row's namespace token.
-	if oldValue != m.Value || oldAbs != m.Abstraction || oldCues.String != nullString(cues) || oldUser != n.User {
+	if oldValue != m.Value || oldAbs != m.Abstraction || oldCues.String != nullString(cues) {
 		old := indexedMemory{rid: rid, org: n.Org, project: n.Project, user: oldUser, value: oldValue, abstraction: oldAbs, cues: oldCues}
 		if err := t.unindexMemory(ctx, old); err != nil {
 			return err
@@ -151,16 +148,16 @@ func (t *memoryTx) ReplaceMemory(ctx context.Context, m *engram.Memory) error {
 		}
 	}
 	if oldSources.String != nullString(sources) {
-		if _, err := t.exec(ctx, deleteSourcesSQL, n.Org, n.Project, m.ID); err != nil {
+		if _, err := t.exec(ctx, deleteSourcesSQL, n.Org, n.Project, n.User, m.ID); err != nil {
 			return mapErr(ctx, "replace memory sources", err)
 		}
 		if sources != nil {
-			if _, err := t.exec(ctx, insertSourcesSQL, n.Org, n.Project, m.ID, sources); err != nil {
+			if _, err := t.exec(ctx, insertSourcesSQL, n.Org, n.Project, n.User, m.ID, sources); err != nil {
 				return mapErr(ctx, "replace memory sources", err)
 			}
 		}
 	}
-	return t.logChange(ctx, n.Org, n.Project, m.ID)
+	return t.logChange(ctx, n, m.ID)
 }
 
 func nullString(v any) string {
@@ -195,7 +192,7 @@ func (t *memoryTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	return mapErr(ctx, "insert version", err)
 }
 
-// PurgeMemory deletes the memory with n's tenant and id, its text index
+// PurgeMemory deletes the memory with n's tenant, user and id, its text index
 // row, sources, vectors and versions, and clears the detail of the audit
 // entries of its user that name it. Nothing to delete is not an error;
 // EINVALID for a bad namespace or id.
@@ -209,11 +206,11 @@ func (t *memoryTx) PurgeMemory(ctx context.Context, n engram.Namespace, id strin
 	if !engram.ValidID(id) {
 		return invalidID("memory", id)
 	}
-	if err := t.logChange(ctx, n.Org, n.Project, id); err != nil {
+	if err := t.logChange(ctx, n, id); err != nil {
 		return err
 	}
 	var r indexedMemory
-	err := t.queryRow(ctx, deleteMemorySQL, n.Org, n.Project, id).Scan(&r.rid, &r.user, &r.value, &r.abstraction, &r.cues)
+	err := t.queryRow(ctx, deleteMemorySQL, n.Org, n.Project, n.User, id).Scan(&r.rid, &r.user, &r.value, &r.abstraction, &r.cues)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -232,7 +229,7 @@ func (t *memoryTx) PurgeMemory(ctx context.Context, n engram.Namespace, id strin
 			return err
 		}
 	}
-	if _, err := t.exec(ctx, deleteVersionsSQL, n.Org, n.Project, id); err != nil {
+	if _, err := t.exec(ctx, deleteVersionsSQL, n.Org, n.Project, n.User, id); err != nil {
 		return mapErr(ctx, "purge memory", err)
 	}
 	return nil
@@ -290,7 +287,7 @@ func (t *memoryTx) Touch(ctx context.Context, tenant engram.Namespace, ids []str
 		if err != nil {
 			return err
 		}
-		if _, err := t.exec(ctx, touchSQL, micros(at), tenant.Org, tenant.Project, j, n); err != nil {
+		if _, err := t.exec(ctx, touchSQL, micros(at), tenant.Org, tenant.Project, j, n, tenant.User); err != nil {
 			return mapErr(ctx, "touch", err)
 		}
 	}

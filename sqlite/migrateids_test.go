@@ -40,7 +40,7 @@ func TestMigrationIDsPerUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	applyOldMigrations(t, raw)
+	applyOldMigrations(t, raw, idKeyMigration)
 	old := oldData()
 	insertOld(t, raw, old)
 	raw.Close()
@@ -101,8 +101,8 @@ func oldData() oldRecords {
 }
 
 // applyOldMigrations applies to raw, as the store would, the migrations
-// before idKeyMigration.
-func applyOldMigrations(t *testing.T, raw *sql.DB) {
+// before version before.
+func applyOldMigrations(t *testing.T, raw *sql.DB, before int) {
 	t.Helper()
 	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func applyOldMigrations(t *testing.T, raw *sql.DB) {
 		if err != nil {
 			t.Fatalf("migration %s: %v", name, err)
 		}
-		if v >= idKeyMigration {
+		if v >= before {
 			break
 		}
 		b, err := os.ReadFile(f)

@@ -34,7 +34,7 @@ func TestQueryPlans(t *testing.T) {
 		q, args := scanVectorsSQL(s)
 		checks = append(checks, check{fmt.Sprintf("ScanVectors %+v", s), plan(q, append(args, "active", "e")...), []string{
 			"SEARCH m USING INDEX memories_by_status (org=? AND project=? AND user_id=? AND status=?)",
-			"SEARCH v USING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
+			"SEARCH v USING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND user_id=? AND memory_id=? AND embedder=?)",
 		}})
 		q, args = getMemoriesSQL(s, 3)
 		checks = append(checks, check{fmt.Sprintf("GetMemories %+v", s), plan(q, append(args, "a", "b", "c")...), []string{
@@ -42,11 +42,11 @@ func TestQueryPlans(t *testing.T) {
 		}})
 	}
 	checks = append(checks,
-		check{"ScanMemories", plan(scanMemoriesSQL, "o", "p", "id", 10), []string{
-			"SEARCH m USING INDEX sqlite_autoindex_memories_1 ((org,project,id)>(?,?,?))",
+		check{"ScanMemories", plan(scanMemoriesSQL, "o", "p", "u", "id", 10), []string{
+			"SEARCH m USING INDEX sqlite_autoindex_memories_1 ((org,project,user_id,id)>(?,?,?,?))",
 		}},
-		check{"PutVectors delete", plan(deleteEmbeddingsSQL, "o", "p", "id", "e"), []string{
-			"memory_vectors USING COVERING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND memory_id=? AND embedder=?)",
+		check{"PutVectors delete", plan(deleteEmbeddingsSQL, "o", "p", "u", "id", "e"), []string{
+			"memory_vectors USING COVERING INDEX sqlite_autoindex_memory_vectors_1 (org=? AND project=? AND user_id=? AND memory_id=? AND embedder=?)",
 		}},
 	)
 	// Formation's lookup of a batch's fingerprints reads the index of the
@@ -63,8 +63,8 @@ func TestQueryPlans(t *testing.T) {
 	}
 	// A flush of reads looks each distinct id up by key, once: counting the
 	// list per updated row made a flush of thousands of reads quadratic.
-	touchPlan := plan(touchSQL, 1, "o", "p", `["a","b"]`, 2)
-	if want := "INDEX sqlite_autoindex_memories_1 (org=? AND project=? AND id=?)"; !strings.Contains(touchPlan, want) ||
+	touchPlan := plan(touchSQL, 1, "o", "p", `["a","b"]`, 2, "u")
+	if want := "INDEX sqlite_autoindex_memories_1 (org=? AND project=? AND user_id=? AND id=?)"; !strings.Contains(touchPlan, want) ||
 		strings.Contains(touchPlan, "CORRELATED") || strings.Contains(touchPlan, "SCAN memories") {
 		t.Errorf("Touch: plan\n%s\ndoes not contain %q or counts per row", touchPlan, want)
 	}

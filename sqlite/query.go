@@ -100,7 +100,7 @@ func memoryFilter(w *where, f *engram.MemoryFilter) error {
 		w.add("m.id IN (SELECT j.value FROM json_each(?) AS j)", jsonList(f.IDs))
 	}
 	if len(f.Sources) > 0 {
-		w.add("m.id IN (SELECT ms.memory_id FROM memory_sources ms WHERE ms.org = m.org AND ms.project = m.project AND ms.episode_id IN (SELECT j.value FROM json_each(?) AS j))", jsonList(f.Sources))
+		w.add("m.id IN (SELECT ms.memory_id FROM memory_sources ms WHERE ms.org = m.org AND ms.project = m.project AND ms.user_id = m.user_id AND ms.episode_id IN (SELECT j.value FROM json_each(?) AS j))", jsonList(f.Sources))
 	}
 	if t := f.CreatedAfter; t != nil {
 		w.add("m.created_at >= ?", micros(*t))

@@ -76,7 +76,7 @@ func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, l
 		}
 	}
 	if f.Memory != "" {
-		w.add("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.org = ? AND ev.project = ? AND ev.memory_id = ?)", s.Org, s.Project, f.Memory)
+		w.add("r.id IN (SELECT ev.relation_id FROM relation_evidence ev WHERE ev.org = ? AND ev.project = ? AND ev.user_id = r.user_id AND ev.memory_id = ?)", s.Org, s.Project, f.Memory)
 	}
 	if f.Label != "" {
 		w.add("r.label = ?", f.Label)

@@ -46,22 +46,22 @@ const (
 		access_count = ?, last_accessed = ?
 		WHERE rid = ?`
 	memoryForReplaceSQL = `SELECT rid, user_id, value, abstraction, cues, sources FROM memories
-		WHERE org = ? AND project = ? AND id = ?`
+		WHERE org = ? AND project = ? AND user_id = ? AND id = ?`
 	insertMemoryFTSSQL = `INSERT INTO memories_fts (rowid, value, abstraction, cues, ns) VALUES (?, ?, ?, ?, ?)`
 	deleteMemoryFTSSQL = `INSERT INTO memories_fts (memories_fts, rowid, value, abstraction, cues, ns) VALUES ('delete', ?, ?, ?, ?, ?)`
-	insertSourcesSQL   = `INSERT OR IGNORE INTO memory_sources (org, project, episode_id, memory_id)
-		SELECT ?, ?, j.value, ? FROM json_each(?) AS j`
-	deleteSourcesSQL = `DELETE FROM memory_sources WHERE org = ? AND project = ? AND memory_id = ?`
+	insertSourcesSQL   = `INSERT OR IGNORE INTO memory_sources (org, project, user_id, episode_id, memory_id)
+		SELECT ?, ?, ?, j.value, ? FROM json_each(?) AS j`
+	deleteSourcesSQL = `DELETE FROM memory_sources WHERE org = ? AND project = ? AND user_id = ? AND memory_id = ?`
 	// Sources and vectors go with the memory through their foreign keys.
-	deleteMemorySQL     = `DELETE FROM memories WHERE org = ? AND project = ? AND id = ? RETURNING rid, user_id, value, abstraction, cues`
-	deleteVersionsSQL   = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND memory_id = ?`
+	deleteMemorySQL     = `DELETE FROM memories WHERE org = ? AND project = ? AND user_id = ? AND id = ? RETURNING rid, user_id, value, abstraction, cues`
+	deleteVersionsSQL   = `DELETE FROM memory_versions WHERE org = ? AND project = ? AND user_id = ? AND memory_id = ?`
 	scrubMemoryAuditSQL = `UPDATE audit SET detail = '' WHERE org = ? AND project = ? AND user_id = ?
 		AND detail != '' AND EXISTS (SELECT 1 FROM json_each(audit.ids) AS j WHERE j.value = ?)`
 	// touchSQL adds ?5 accesses to each memory listed in ?4, looked up by
 	// key (a count of the list per updated row made a flush of thousands
 	// of reads quadratic).
 	touchSQL = `UPDATE memories SET last_accessed = ?1, access_count = access_count + ?5
-		WHERE org = ?2 AND project = ?3 AND id IN (SELECT j.value FROM json_each(?4) AS j)`
+		WHERE org = ?2 AND project = ?3 AND user_id = ?6 AND id IN (SELECT j.value FROM json_each(?4) AS j)`
 
 	insertVersionSQL = `INSERT INTO memory_versions (org, project, user_id, agent, session,
 		memory_id, version, op, old, new, actor, reason, at)
@@ -69,21 +69,21 @@ const (
 	insertAuditSQL = `INSERT INTO audit (org, project, user_id, agent, session, id, actor, op, ids,
 		detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-	memoryExistsSQL     = `SELECT 1 FROM memories WHERE org = ? AND project = ? AND id = ?`
+	memoryExistsSQL     = `SELECT 1 FROM memories WHERE org = ? AND project = ? AND user_id = ? AND id = ?`
 	deleteEmbeddingsSQL = `DELETE FROM memory_vectors
-		WHERE org = ? AND project = ? AND memory_id = ? AND embedder = ?`
-	insertVectorSQL = `INSERT INTO memory_vectors (org, project, memory_id, embedder, field, dim, vec)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`
+		WHERE org = ? AND project = ? AND user_id = ? AND memory_id = ? AND embedder = ?`
+	insertVectorSQL = `INSERT INTO memory_vectors (org, project, user_id, memory_id, embedder, field, dim, vec)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
 	deleteVectorsExceptSQL = `DELETE FROM memory_vectors WHERE embedder <> ?`
 
 	getMetaSQL    = `SELECT value FROM meta WHERE key = ?`
 	setMetaSQL    = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`
 	deleteMetaSQL = `DELETE FROM meta WHERE key = ?`
 
-	// The row value comparison is answered from the UNIQUE (org, project, id)
-	// index, which also gives the order.
+	// The row value comparison is answered from the UNIQUE (org, project,
+	// user_id, id) index, which also gives the order.
 	scanMemoriesSQL = "SELECT " + memoryCols + ` FROM memories m
-		WHERE (m.org, m.project, m.id) > (?, ?, ?) ORDER BY m.org, m.project, m.id LIMIT ?`
+		WHERE (m.org, m.project, m.user_id, m.id) > (?, ?, ?, ?) ORDER BY m.org, m.project, m.user_id, m.id LIMIT ?`
 	// lapsedSQL reads memories_lapsing (migration 6).
 	lapsedSQL = "SELECT " + memoryCols + ` FROM memories m
 		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= ?
@@ -104,11 +104,17 @@ func getEpisodeSQL(s engram.Scope) (string, []any) {
 	return "SELECT " + episodeCols + " FROM episodes e WHERE " + w + " AND e.id = ? ORDER BY e.user_id = '' LIMIT 1", args
 }
 
+// getMemorySQL selects the memory of s with an id. Ids are unique per
+// user, so only a scope that includes shared records can hold two: the
+// user's own comes first.
 func getMemorySQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("m.", s)
-	return "SELECT " + memoryCols + " FROM memories m WHERE " + w + " AND m.id = ?", args
+	return "SELECT " + memoryCols + " FROM memories m WHERE " + w + " AND m.id = ? ORDER BY m.user_id = '' LIMIT 1", args
 }
 
+// versionsSQL selects the history of the memory of s with an id, which
+// follows the scope's arguments; a scope that includes shared records may
+// hold two memories' histories under the id (see storeutil.OwnVersions).
 func versionsSQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("v.", s)
 	return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w +
@@ -133,7 +139,7 @@ func scanVectorsSQL(s engram.Scope) (string, []any) {
 	return "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
 		"FROM memories m CROSS JOIN memory_vectors v " +
 		"WHERE " + w + " AND m.status = ? AND v.org = m.org AND v.project = m.project AND " +
-		"v.memory_id = m.id AND v.embedder = ?", args
+		"v.user_id = m.user_id AND v.memory_id = m.id AND v.embedder = ?", args
 }
 
 // scopeShapes returns one scope of each shape scopeWhere distinguishes, so

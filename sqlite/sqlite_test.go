@@ -330,8 +330,8 @@ func TestVectorLayout(t *testing.T) {
 	if dim != 3 || !slices.Equal(blob, want) {
 		t.Errorf("stored dim %d, vec % x; want 3, % x", dim, blob, want)
 	}
-	if _, err := raw.Exec(`INSERT INTO memory_vectors (org, project, memory_id, embedder, field, dim, vec)
-		VALUES ('acme', 'app', ?, 'bad', 'value', 3, x'0000803f')`, m.ID); err == nil {
+	if _, err := raw.Exec(`INSERT INTO memory_vectors (org, project, user_id, memory_id, embedder, field, dim, vec)
+		VALUES ('acme', 'app', 'u1', ?, 'bad', 'value', 3, x'0000803f')`, m.ID); err == nil {
 		t.Error("the schema accepted a blob shorter than its dim")
 	}
 }

@@ -64,14 +64,14 @@ func (t *vectorTx) GetVectors(ctx context.Context, tenant engram.Namespace, embe
 	collect := func(r engram.VectorRecord) error { out = append(out, r); return nil }
 	for i := 0; i < len(ids); i += 500 {
 		chunk := ids[i:min(i+500, len(ids))]
-		args := []any{tenant.Org, tenant.Project, string(engram.StatusActive), embedder}
+		args := []any{tenant.Org, tenant.Project, tenant.User, string(engram.StatusActive), embedder}
 		for _, id := range chunk {
 			args = append(args, id)
 		}
 		q := "SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.field, v.dim, v.vec " +
 			"FROM memories m CROSS JOIN memory_vectors v " +
-			"WHERE m.org = ? AND m.project = ? AND m.status = ? AND v.org = m.org AND v.project = m.project AND " +
-			"v.memory_id = m.id AND v.embedder = ? AND m.id IN (" + placeholders(len(chunk)) + ")"
+			"WHERE m.org = ? AND m.project = ? AND m.user_id = ? AND m.status = ? AND v.org = m.org AND v.project = m.project AND " +
+			"v.user_id = m.user_id AND v.memory_id = m.id AND v.embedder = ? AND m.id IN (" + placeholders(len(chunk)) + ")"
 		if err := t.vectorRows(ctx, "get vectors", q, args, collect); err != nil {
 			return nil, err
 		}
@@ -80,11 +80,11 @@ func (t *vectorTx) GetVectors(ctx context.Context, tenant engram.Namespace, embe
 }
 
 // PutVectors replaces the vectors that embedder made of the memory with the
-// tenant of n and memoryID by vecs, one per field (no vecs removes them).
+// tenant and user of n and memoryID by vecs, one per field (no vecs removes them).
 // Everything is checked before anything is written: EINVALID for a bad
 // namespace, id or embedder name, a field other than abstraction or value
 // or given twice, an empty vector, vectors of different lengths, or a value
-// that is NaN or infinite; ENOTFOUND if the tenant has no such memory.
+// that is NaN or infinite; ENOTFOUND if the user has no such memory.
 func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID, embedder string, vecs []engram.FieldVector) error {
 	if err := t.writable(); err != nil {
 		return err
@@ -97,21 +97,21 @@ func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID,
 		blobs[i] = storeutil.EncodeVec(fv.Vec)
 	}
 	var one int
-	err := t.queryRow(ctx, memoryExistsSQL, n.Org, n.Project, memoryID).Scan(&one)
+	err := t.queryRow(ctx, memoryExistsSQL, n.Org, n.Project, n.User, memoryID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return engram.Errorf(engram.ENOTFOUND, "memory %s not found", memoryID)
 	} else if err != nil {
 		return mapErr(ctx, "put vectors", err)
 	}
-	if _, err := t.exec(ctx, deleteEmbeddingsSQL, n.Org, n.Project, memoryID, embedder); err != nil {
+	if _, err := t.exec(ctx, deleteEmbeddingsSQL, n.Org, n.Project, n.User, memoryID, embedder); err != nil {
 		return mapErr(ctx, "put vectors", err)
 	}
 	for i, fv := range vecs {
-		if _, err := t.exec(ctx, insertVectorSQL, n.Org, n.Project, memoryID, embedder, fv.Field, len(fv.Vec), blobs[i]); err != nil {
+		if _, err := t.exec(ctx, insertVectorSQL, n.Org, n.Project, n.User, memoryID, embedder, fv.Field, len(fv.Vec), blobs[i]); err != nil {
 			return mapErr(ctx, "put vectors", err)
 		}
 	}
-	return t.logChange(ctx, n.Org, n.Project, memoryID)
+	return t.logChange(ctx, n, memoryID)
 }
 
 // DeleteVectorsExcept deletes every vector, in every tenant, not made by

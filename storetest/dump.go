@@ -25,16 +25,17 @@ func dumpKey(t testing.TB, r engram.DumpRecord) []string {
 		n := r.Episode.Namespace
 		return []string{n.Org, n.Project, r.Episode.ID, n.User}
 	case r.Type == engram.RecordMemory && r.Memory != nil:
-		return []string{r.Memory.Namespace.Org, r.Memory.Namespace.Project, r.Memory.ID}
+		n := r.Memory.Namespace
+		return []string{n.Org, n.Project, r.Memory.ID, n.User}
 	case r.Type == engram.RecordVersion && r.Version != nil:
 		v := r.Version
-		return []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, fmt.Sprintf("%010d", v.Version)}
+		return []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, v.Namespace.User, fmt.Sprintf("%010d", v.Version)}
 	case r.Type == engram.RecordAudit && r.Audit != nil:
 		n := r.Audit.Namespace
 		return []string{n.Org, n.Project, r.Audit.ID, n.User}
 	case r.Type == engram.RecordVector && r.Vector != nil:
 		v := r.Vector
-		return []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, v.Embedder, v.Field}
+		return []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, v.Namespace.User, v.Embedder, v.Field}
 	case r.Type == engram.RecordMeta && r.Meta != nil:
 		return []string{r.Meta.Key}
 	}
@@ -124,8 +125,8 @@ func testDump(t *testing.T, open Opener) {
 			a := Audit(ns, "add", m.ID)
 			recs = append(recs, e, m, v, a)
 			want[keyOf(engram.RecordEpisode, []string{ns.Org, ns.Project, e.ID, ns.User})] = e
-			want[keyOf(engram.RecordMemory, []string{ns.Org, ns.Project, m.ID})] = m
-			want[keyOf(engram.RecordVersion, []string{ns.Org, ns.Project, m.ID, "0000000001"})] = v
+			want[keyOf(engram.RecordMemory, []string{ns.Org, ns.Project, m.ID, ns.User})] = m
+			want[keyOf(engram.RecordVersion, []string{ns.Org, ns.Project, m.ID, ns.User, "0000000001"})] = v
 			want[keyOf(engram.RecordAudit, []string{ns.Org, ns.Project, a.ID, ns.User})] = a
 			vecs = append(vecs,
 				engram.StoredVector{Embedder: embA, VectorRecord: engram.VectorRecord{MemoryID: m.ID, Namespace: ns, Field: engram.FieldValue, Vec: vec(i*4+j, len(oddFloats))}},
@@ -153,7 +154,7 @@ func testDump(t *testing.T, open Opener) {
 	}
 	for _, v := range vecs {
 		v := v
-		want[keyOf(engram.RecordVector, []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, v.Embedder, v.Field})] = &v
+		want[keyOf(engram.RecordVector, []string{v.Namespace.Org, v.Namespace.Project, v.MemoryID, v.Namespace.User, v.Embedder, v.Field})] = &v
 	}
 	metas := []engram.MetaEntry{{Key: "embedder", Value: embA}, {Key: "Zeta ✓", Value: "ünï\n"}}
 	update(t, st, func(tx engram.Tx) error {

@@ -7,10 +7,11 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// testIDsPerUser: episode, audit entry and observation ids are unique per
-// user of a tenant (memory ids per tenant: testDuplicateIDs).
+// testIDsPerUser: episode, memory, audit entry and observation ids are
+// unique per user of a tenant.
 func testIDsPerUser(t *testing.T, open Opener) {
 	t.Run("episodes", func(t *testing.T) { testEpisodeIDsPerUser(t, open) })
+	t.Run("memories", func(t *testing.T) { testMemoryIDsPerUser(t, open) })
 	t.Run("audit", func(t *testing.T) { testAuditIDsPerUser(t, open) })
 	t.Run("observations", func(t *testing.T) { testObservationIDsPerUser(t, open) })
 }

@@ -77,12 +77,12 @@ func testMeta(t *testing.T, open Opener) {
 }
 
 func keyOf(m engram.Memory) engram.MemoryKey {
-	return engram.MemoryKey{Org: m.Namespace.Org, Project: m.Namespace.Project, ID: m.ID}
+	return engram.MemoryKey{Org: m.Namespace.Org, Project: m.Namespace.Project, User: m.Namespace.User, ID: m.ID}
 }
 
-// compareKeys orders keys by org, project and id, comparing bytes.
+// compareKeys orders keys by org, project, user and id, comparing bytes.
 func compareKeys(a, b engram.MemoryKey) int {
-	return cmp.Or(cmp.Compare(a.Org, b.Org), cmp.Compare(a.Project, b.Project), cmp.Compare(a.ID, b.ID))
+	return cmp.Or(cmp.Compare(a.Org, b.Org), cmp.Compare(a.Project, b.Project), cmp.Compare(a.User, b.User), cmp.Compare(a.ID, b.ID))
 }
 
 func scanMemories(t testing.TB, st engram.Store, after engram.MemoryKey, limit int) []engram.Memory {

@@ -199,15 +199,18 @@ func testScopeTouch(t *testing.T, open Opener) {
 	for _, f := range fs {
 		ids = append(ids, f.memory.ID)
 	}
-	update(t, st, func(tx engram.Tx) error { return tx.Touch(ctx, tenant, ids, At(time.Hour)) })
+	// A touch reaches the memories of its tenant's user (any agent or
+	// session), since memory ids are unique per user.
+	u1 := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: "u1"}
+	update(t, st, func(tx engram.Tx) error { return tx.Touch(ctx, u1, ids, At(time.Hour)) })
 	for _, f := range fs {
 		got := mustMemory(t, st, engram.ScopeOf(f.ns), f.memory.ID)
 		want := int64(0)
-		if f.ns.Org == tenant.Org && f.ns.Project == tenant.Project {
+		if f.ns.Org == u1.Org && f.ns.Project == u1.Project && f.ns.User == u1.User {
 			want = 1
 		}
 		if got.AccessCount != want {
-			t.Errorf("memory in %+v touched in tenant acme/app: access_count %d, want %d", f.ns, got.AccessCount, want)
+			t.Errorf("memory in %+v touched by u1 of acme/app: access_count %d, want %d", f.ns, got.AccessCount, want)
 		}
 	}
 }

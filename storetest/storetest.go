@@ -134,15 +134,15 @@ func testDuplicateIDs(t *testing.T, open Opener) {
 	a := Audit(nsU1, "episode.add", e.ID)
 	Put(t, st, e, m, v, a)
 
-	// A memory duplicate in another namespace of the same tenant conflicts
-	// too; episode and audit ids are unique per user only (testIDsPerUser).
+	// A memory duplicate in another session of the same user conflicts
+	// too; ids are unique per user only (testIDsPerUser).
 	m2 := *m
-	m2.Namespace, m2.Value = nsU2, "twice"
+	m2.Namespace.Session, m2.Value = "s2", "twice"
 	v2 := *v
 	for _, c := range []struct {
 		name string
 		rec  any
-	}{{"episode", e}, {"memory", m}, {"memory other user", &m2}, {"version", &v2}, {"audit", a}} {
+	}{{"episode", e}, {"memory", m}, {"memory other session", &m2}, {"version", &v2}, {"audit", a}} {
 		err := st.Update(ctx, func(tx engram.Tx) error { return insert(ctx, tx, c.rec) })
 		wantCode(t, c.name, err, engram.ECONFLICT)
 	}
@@ -154,7 +154,7 @@ func testDuplicateIDs(t *testing.T, open Opener) {
 	if gm := mustMemory(t, st, scU1, m.ID); gm.Value != "once" {
 		t.Errorf("memory after conflicts has value %q", gm.Value)
 	}
-	if hits := search(t, st, engram.ScopeOf(nsU2), "twice", engram.MemoryFilter{}, 10); len(hits) != 0 {
+	if hits := search(t, st, engram.ScopeOf(m2.Namespace), "twice", engram.MemoryFilter{}, 10); len(hits) != 0 {
 		t.Errorf("a refused duplicate memory is searchable: %v", hitIDs(hits))
 	}
 	if n := len(listAudit(t, st, scU1, engram.AuditFilter{})); n != 1 {

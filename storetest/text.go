@@ -340,8 +340,8 @@ func testExportStops(t *testing.T, open Opener) {
 
 // testSearchOtherNamespaces: rows of other tenants and users that match
 // the query, however many, change neither which memories a search returns
-// nor their order; a memory moved to another user is searched under its
-// new owner only.
+// nor their order; a memory moved to another agent of its user is
+// searched there.
 func testSearchOtherNamespaces(t *testing.T, open Opener) {
 	st := open(t)
 	// One term, once in each, in texts of different lengths: their order
@@ -383,15 +383,21 @@ func testSearchOtherNamespaces(t *testing.T, open Opener) {
 		t.Errorf("top 2 after other namespaces' rows = %v, want %v", got, before[:2])
 	}
 
-	// Moved to u2 with its text unchanged.
+	// Memory ids are unique per user, so a replace names the memory's user:
+	// one naming u2, who holds no such memory, is ENOTFOUND and moves
+	// nothing; one naming another agent of u1 moves it there.
 	moved := *long
 	moved.Namespace = nsU2
-	update(t, st, func(tx engram.Tx) error { return tx.ReplaceMemory(ctx, &moved) })
-	if got := hitIDs(search(t, st, scU1, "orchard", engram.MemoryFilter{}, engram.MaxLimit)); slices.Contains(got, long.ID) || len(got) != 2 {
-		t.Errorf("u1's search after the move = %v, want the two memories left", got)
+	err := st.Update(ctx, func(tx engram.Tx) error { return tx.ReplaceMemory(ctx, &moved) })
+	wantCode(t, "a replace naming another user", err, engram.ENOTFOUND)
+	if got := hitIDs(search(t, st, engram.ScopeOf(nsU2), "afternoon", engram.MemoryFilter{}, engram.MaxLimit)); len(got) != 0 {
+		t.Errorf("u2's search after the refused move = %v, want none", got)
 	}
-	if got := hitIDs(search(t, st, engram.ScopeOf(nsU2), "afternoon", engram.MemoryFilter{}, engram.MaxLimit)); !slices.Equal(got, []string{long.ID}) {
-		t.Errorf("u2's search after the move = %v, want the moved memory", got)
+	moved.Namespace = nsU1
+	moved.Namespace.Agent = "a2"
+	update(t, st, func(tx engram.Tx) error { return tx.ReplaceMemory(ctx, &moved) })
+	if got := hitIDs(search(t, st, engram.ScopeOf(moved.Namespace), "orchard", engram.MemoryFilter{}, engram.MaxLimit)); !slices.Equal(got, []string{long.ID}) {
+		t.Errorf("a2's search after the move = %v, want the moved memory", got)
 	}
 }
 

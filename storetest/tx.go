@@ -232,10 +232,19 @@ func testTouch(t *testing.T, open Opener) {
 	Put(t, st, m, &same)
 	at1, at2 := At(time.Hour), At(2*time.Hour)
 	update(t, st, func(tx engram.Tx) error {
-		if err := tx.Touch(ctx, engram.Namespace{Org: "acme", Project: "app"}, []string{m.ID, engram.NewID()}, at1); err != nil {
+		// The user's memories, whatever agent or session the reader had.
+		if err := tx.Touch(ctx, engram.Namespace{Org: "acme", Project: "app", User: "u1", Agent: "other"}, []string{m.ID, engram.NewID()}, at1); err != nil {
 			return err
 		}
-		return tx.Touch(ctx, nsU2, []string{m.ID}, at2) // same tenant, other user
+		if err := tx.Touch(ctx, nsU1, []string{m.ID}, at2); err != nil {
+			return err
+		}
+		// Memory ids are unique per user: another user's touch of the id, or
+		// the project's, is of their own memory, which they lack here.
+		if err := tx.Touch(ctx, nsU2, []string{m.ID}, At(3*time.Hour)); err != nil {
+			return err
+		}
+		return tx.Touch(ctx, engram.Namespace{Org: "acme", Project: "app"}, []string{m.ID}, At(3*time.Hour))
 	})
 	got := mustMemory(t, st, scU1, m.ID)
 	if got.AccessCount != 2 || got.LastAccessed == nil || !got.LastAccessed.Equal(at2) {

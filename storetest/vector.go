@@ -207,8 +207,9 @@ func testPutVectors(t *testing.T, open Opener) {
 
 	// A put replaces that embedder's vectors of the memory, fields it does
 	// not name included, and touches neither other embedders nor the same
-	// id in another tenant. The tenant alone finds the memory.
-	putVectors(t, st, engram.Namespace{Org: "acme", Project: "app"}, m.ID, embA, long)
+	// id in another tenant. The tenant and user alone find the memory
+	// (memory ids are unique per user), whatever agent the caller names.
+	putVectors(t, st, engram.Namespace{Org: "acme", Project: "app", User: nsU1.User, Agent: "other"}, m.ID, embA, long)
 	wantVectors(t, "embedder A after a replace", scanVectors(t, st, scU1, embA), map[string][]float32{m.ID + "/value": long.Vec}, ns)
 	wantVectors(t, "embedder B after replacing A", scanVectors(t, st, scU1, embB), wantB, ns)
 	wantVectors(t, "the twin after replacing A", scanVectors(t, st, engram.ScopeOf(nsOther), embA),
