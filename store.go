@@ -368,21 +368,19 @@ type Tx interface {
 	// entry with its id in the tenant (audit ids are unique per user, like
 	// episode ids).
 	InsertAudit(ctx context.Context, a *AuditEntry) error
-	// PurgeMemory removes a memory with its versions, text index entries and
-	// vectors, and clears the detail of its user's audit entries that name
-	// it. A store that keeps the entity graph also removes the memory's
-	// mentions and relation evidence, and the entities and relations of
-	// its user left with none. It is not an error if there is nothing to
-	// remove.
-	// Only n's user's memory with the id is removed.
+	// PurgeMemory removes n's user's memory with the id, with its
+	// versions, text index entries, vectors, mentions and relation
+	// evidence, removes the entities and relations of its user left with
+	// none, and clears the detail of its user's audit entries that name
+	// it. It is not an error if there is nothing to remove.
 	PurgeMemory(ctx context.Context, n Namespace, id string) error
 	// PurgeEpisode removes the episode with n's tenant, user and id.
 	PurgeEpisode(ctx context.Context, n Namespace, id string) error
 	// PurgeScope removes every episode, memory, version, index entry and
-	// vector in the scope and says how many of each; a store that keeps the
-	// entity graph also removes the entities and relations of the scope's
-	// user that its memories alone supported. Its audit entries stay
-	// as tombstones: op, actor, time and ids, with the detail cleared.
+	// vector in the scope, and the entities and relations of the scope's
+	// user that its memories alone supported, and says how many it removed
+	// of each kind (PurgeCounts). Its audit entries stay as tombstones: op,
+	// actor, time and ids, with the detail cleared.
 	PurgeScope(ctx context.Context, s Scope) (PurgeCounts, error)
 	// Touch records accesses to memories of the tenant's user:
 	// access_count grows by the number of times the id is listed in ids,

@@ -14,13 +14,12 @@ var _ engram.IdentityService = (*Engine)(nil)
 // SourceCluster is the source of the merges the clustering decides.
 const SourceCluster = "cluster"
 
-// idTx is one identity transaction: the store's reader and writer of
-// identities, the owner's scope and namespace, who acts and when.
+// idTx is one identity transaction: the store's transaction, which reads
+// and writes identities, the owner's scope and namespace, who acts and
+// when.
 type idTx struct {
 	ctx   context.Context
 	tx    engram.Tx
-	r     engram.IdentityReader
-	w     engram.IdentityWriter
 	s     engram.Scope
 	owner engram.Namespace
 	actor string
@@ -35,30 +34,28 @@ func (e *media) identityUpdate(ctx context.Context, s engram.Scope, fn func(t *i
 		return err
 	}
 	return e.store.Update(ctx, func(tx engram.Tx) error {
-		return fn(&idTx{ctx: ctx, tx: tx, r: tx, w: tx, s: s, owner: s.Namespace(), actor: engram.ActorFrom(ctx), e: e})
+		return fn(&idTx{ctx: ctx, tx: tx, s: s, owner: s.Namespace(), actor: engram.ActorFrom(ctx), e: e})
 	})
 }
 
-// identityView runs fn in a read transaction; r reads identities, rd the
-// rest of the store.
-func (e *media) identityView(ctx context.Context, s engram.Scope, fn func(r engram.IdentityReader, rd engram.Reader) error) error {
+// identityView runs fn in a read transaction once s is checked; EINVALID
+// when s is bad, else fn's or the store's error.
+func (e *media) identityView(ctx context.Context, s engram.Scope, fn func(r engram.Reader) error) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	return e.store.View(ctx, func(rd engram.Reader) error {
-		return fn(rd, rd)
-	})
+	return e.store.View(ctx, fn)
 }
 
 // event appends an event of t's owner to the history.
 func (t *idTx) event(ev engram.IdentityEvent) error {
 	ev.ID, ev.Namespace, ev.Actor, ev.At = engram.NewID(), t.owner, t.actor, t.e.clock()
-	return t.w.InsertIdentityEvent(t.ctx, &ev)
+	return t.tx.InsertIdentityEvent(t.ctx, &ev)
 }
 
 // identity returns the identity id of t's scope; ENOTFOUND names field.
 func (t *idTx) identity(field, id string) (*engram.Identity, error) {
-	i, err := t.r.GetIdentity(t.ctx, t.s, id)
+	i, err := t.tx.GetIdentity(t.ctx, t.s, id)
 	if engram.IsNotFound(err) || engram.ErrorCode(err) == engram.EINVALID {
 		return nil, engram.Errorf(engram.ENOTFOUND, "%s: identity %q not found", field, id)
 	}
@@ -117,7 +114,7 @@ func (e *media) ListIdentities(ctx context.Context, s engram.Scope, f engram.Ide
 		return nil, engram.Errorf(engram.EINVALID, "person_id %q is not a valid id", f.PersonID)
 	}
 	var out []engram.Identity
-	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) (err error) {
+	err := e.identityView(ctx, s, func(r engram.Reader) (err error) {
 		out, err = r.ListIdentities(ctx, engram.IdentityScope(s), f)
 		return err
 	})
@@ -131,7 +128,7 @@ func (e *media) ListIdentities(ctx context.Context, s engram.Scope, f engram.Ide
 // its observations that s (with its agent and session) can read.
 func (e *media) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.IdentityDetail, error) {
 	var d *engram.IdentityDetail
-	err := e.identityView(ctx, s, func(r engram.IdentityReader, rd engram.Reader) error {
+	err := e.identityView(ctx, s, func(r engram.Reader) error {
 		i, err := r.GetIdentity(ctx, engram.IdentityScope(s), id)
 		if err != nil {
 			return err
@@ -140,7 +137,7 @@ func (e *media) GetIdentity(ctx context.Context, s engram.Scope, id string) (*en
 		if err != nil {
 			return err
 		}
-		eps, err := observedEpisodes(ctx, rd, s, obs)
+		eps, err := observedEpisodes(ctx, r, s, obs)
 		if err != nil {
 			return err
 		}
@@ -180,7 +177,7 @@ func (e *media) DeleteIdentity(ctx context.Context, s engram.Scope, id string) e
 		if err != nil {
 			return err
 		}
-		if err := t.w.DeleteIdentity(ctx, t.owner, id); err != nil {
+		if err := t.tx.DeleteIdentity(ctx, t.owner, id); err != nil {
 			return err
 		}
 		if err := t.dropLonelyPerson(i.PersonID); err != nil {
@@ -195,11 +192,11 @@ func (t *idTx) dropLonelyPerson(id string) error {
 	if id == "" {
 		return nil
 	}
-	left, err := t.r.ListIdentities(t.ctx, t.s, engram.IdentityFilter{PersonID: id})
+	left, err := t.tx.ListIdentities(t.ctx, t.s, engram.IdentityFilter{PersonID: id})
 	if err != nil || len(left) > 0 {
 		return err
 	}
-	return t.w.DeletePerson(t.ctx, t.owner, id)
+	return t.tx.DeletePerson(t.ctx, t.owner, id)
 }
 
 // LinkIdentities implements engram.IdentityService. The person is the one
@@ -241,13 +238,13 @@ func (e *media) LinkIdentities(ctx context.Context, s engram.Scope, req engram.L
 			p.Source, p.EpisodeID = req.Source, req.EpisodeID
 		}
 		p.UpdatedAt = e.clock()
-		if err := t.w.PutPerson(ctx, p); err != nil {
+		if err := t.tx.PutPerson(ctx, p); err != nil {
 			return err
 		}
 		for _, i := range ids {
 			old := i.PersonID
 			i.PersonID, i.UpdatedAt = p.ID, e.clock()
-			if err := t.w.PutIdentity(ctx, i); err != nil {
+			if err := t.tx.PutIdentity(ctx, i); err != nil {
 				return err
 			}
 			if old != "" && old != p.ID {
@@ -284,7 +281,7 @@ func (t *idTx) linked(ids []string) ([]*engram.Identity, error) {
 // person returns the person a link goes to (see LinkIdentities).
 func (t *idTx) person(req engram.LinkRequest, ids []*engram.Identity) (*engram.Person, error) {
 	if req.PersonID != "" {
-		p, err := t.r.GetPerson(t.ctx, t.s, req.PersonID)
+		p, err := t.tx.GetPerson(t.ctx, t.s, req.PersonID)
 		if engram.IsNotFound(err) || engram.ErrorCode(err) == engram.EINVALID {
 			return nil, engram.Errorf(engram.ENOTFOUND, "person_id: person %q not found", req.PersonID)
 		}
@@ -292,7 +289,7 @@ func (t *idTx) person(req engram.LinkRequest, ids []*engram.Identity) (*engram.P
 	}
 	for _, i := range ids {
 		if i.PersonID != "" {
-			if p, err := t.r.GetPerson(t.ctx, t.s, i.PersonID); err == nil {
+			if p, err := t.tx.GetPerson(t.ctx, t.s, i.PersonID); err == nil {
 				return p, nil
 			} else if !engram.IsNotFound(err) {
 				return nil, err
@@ -300,7 +297,7 @@ func (t *idTx) person(req engram.LinkRequest, ids []*engram.Identity) (*engram.P
 		}
 	}
 	if key := engram.NormalizeName(req.Name); key != "" {
-		ps, err := t.r.ListPersons(t.ctx, t.s)
+		ps, err := t.tx.ListPersons(t.ctx, t.s)
 		if err != nil {
 			return nil, err
 		}
@@ -345,7 +342,7 @@ func (t *idTx) name(p *engram.Person, name string) error {
 
 // fillIdentities sets p.Identities from the store.
 func (t *idTx) fillIdentities(p *engram.Person) error {
-	ids, err := t.r.ListIdentities(t.ctx, t.s, engram.IdentityFilter{PersonID: p.ID})
+	ids, err := t.tx.ListIdentities(t.ctx, t.s, engram.IdentityFilter{PersonID: p.ID})
 	p.Identities = nil
 	for _, i := range ids {
 		p.Identities = append(p.Identities, i.ID)
@@ -363,7 +360,7 @@ func (e *media) UnlinkIdentity(ctx context.Context, s engram.Scope, id string) (
 		}
 		old := i.PersonID
 		i.PersonID, i.UpdatedAt = "", e.clock()
-		if err := t.w.PutIdentity(ctx, i); err != nil {
+		if err := t.tx.PutIdentity(ctx, i); err != nil {
 			return err
 		}
 		if err := t.dropLonelyPerson(old); err != nil {
@@ -401,7 +398,7 @@ func (e *media) MergeIdentities(ctx context.Context, s engram.Scope, req engram.
 				return err
 			}
 		}
-		return t.w.PutIdentity(ctx, into)
+		return t.tx.PutIdentity(ctx, into)
 	})
 	return into, err
 }
@@ -422,7 +419,7 @@ func (e *media) SplitIdentity(ctx context.Context, s engram.Scope, id string, re
 		if err != nil {
 			return err
 		}
-		obs, err := t.r.ListObservations(ctx, t.s, engram.ObservationFilter{IDs: req.Observations})
+		obs, err := t.tx.ListObservations(ctx, t.s, engram.ObservationFilter{IDs: req.Observations})
 		if err != nil {
 			return err
 		}
@@ -438,13 +435,13 @@ func (e *media) SplitIdentity(ctx context.Context, s engram.Scope, id string, re
 		nu = &engram.Identity{ID: engram.NewID(), Namespace: t.owner, Modality: old.Modality, Label: req.Label, CreatedAt: now, UpdatedAt: now}
 		split(old, nu, obs)
 		old.UpdatedAt = now
-		if err := t.w.PutIdentity(ctx, nu); err != nil {
+		if err := t.tx.PutIdentity(ctx, nu); err != nil {
 			return err
 		}
-		if err := t.w.PutIdentity(ctx, old); err != nil {
+		if err := t.tx.PutIdentity(ctx, old); err != nil {
 			return err
 		}
-		if err := t.w.MoveObservations(ctx, t.owner, req.Observations, nu.ID); err != nil {
+		if err := t.tx.MoveObservations(ctx, t.owner, req.Observations, nu.ID); err != nil {
 			return err
 		}
 		return t.event(engram.IdentityEvent{Op: engram.IdentitySplit, Identities: []string{id, nu.ID}, Observations: req.Observations, Source: engram.PersonAsserted})
@@ -474,7 +471,7 @@ func split(old, nu *engram.Identity, obs []engram.Observation) {
 // ListPersons implements engram.IdentityService.
 func (e *media) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
 	out := []engram.Person{}
-	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) error {
+	err := e.identityView(ctx, s, func(r engram.Reader) error {
 		is := engram.IdentityScope(s)
 		ps, err := r.ListPersons(ctx, is)
 		if err != nil {
@@ -500,7 +497,7 @@ func (e *media) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Perso
 // IdentityHistory implements engram.IdentityService.
 func (e *media) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
 	out := []engram.IdentityEvent{}
-	err := e.identityView(ctx, s, func(r engram.IdentityReader, _ engram.Reader) error {
+	err := e.identityView(ctx, s, func(r engram.Reader) error {
 		evs, err := r.IdentityHistory(ctx, engram.IdentityScope(s), id)
 		out = append(out, evs...)
 		return err

@@ -54,7 +54,7 @@ func checkObservations(req engram.AddObservationsRequest) error {
 // declare declares the batch's modalities that are not yet, and checks
 // every observation's width against its modality's declared dim.
 func (t *idTx) declare(in []engram.ObservationInput) error {
-	ms, err := t.r.Modalities(t.ctx, t.s)
+	ms, err := t.tx.Modalities(t.ctx, t.s)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (t *idTx) declare(in []engram.ObservationInput) error {
 		d, ok := dims[o.Modality]
 		if !ok {
 			m := engram.EmbeddingModality{Namespace: t.owner, Name: o.Modality, Dim: len(o.Embedding), CreatedAt: t.e.clock()}
-			if err := t.w.PutModality(t.ctx, &m); err != nil {
+			if err := t.tx.PutModality(t.ctx, &m); err != nil {
 				return err
 			}
 			dims[o.Modality] = m.Dim
@@ -95,7 +95,7 @@ func (t *idTx) loadClusters(in []engram.ObservationInput) (*clusters, error) {
 		if _, ok := c.byMod[o.Modality]; ok {
 			continue
 		}
-		ids, err := t.r.ListIdentities(t.ctx, t.s, engram.IdentityFilter{Modality: o.Modality})
+		ids, err := t.tx.ListIdentities(t.ctx, t.s, engram.IdentityFilter{Modality: o.Modality})
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (c *clusters) place(t *idTx, in engram.ObservationInput) (*engram.Observati
 	c.changed[x.ID] = x
 	if c.created[x.ID] && x.Count == 1 {
 		// The identity must exist before its first observation is stored.
-		if err := t.w.PutIdentity(t.ctx, x); err != nil {
+		if err := t.tx.PutIdentity(t.ctx, x); err != nil {
 			return nil, err
 		}
 	}
@@ -147,7 +147,7 @@ func (c *clusters) place(t *idTx, in engram.ObservationInput) (*engram.Observati
 	if in.At != nil {
 		o.At = norm(*in.At)
 	}
-	if err := t.w.InsertObservation(t.ctx, o); err != nil {
+	if err := t.tx.InsertObservation(t.ctx, o); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -208,7 +208,7 @@ func (c *clusters) save(t *idTx) error {
 	}
 	slices.Sort(keys)
 	for _, id := range keys {
-		if err := t.w.PutIdentity(t.ctx, c.changed[id]); err != nil {
+		if err := t.tx.PutIdentity(t.ctx, c.changed[id]); err != nil {
 			return err
 		}
 		if c.created[id] {
@@ -225,7 +225,7 @@ func (c *clusters) save(t *idTx) error {
 // person when it has none, deletes from and records the merge.
 func (t *idTx) merge(into, from *engram.Identity, source string) error {
 	for {
-		obs, err := t.r.ListObservations(t.ctx, t.s, engram.ObservationFilter{IdentityIDs: []string{from.ID}})
+		obs, err := t.tx.ListObservations(t.ctx, t.s, engram.ObservationFilter{IdentityIDs: []string{from.ID}})
 		if err != nil {
 			return err
 		}
@@ -236,7 +236,7 @@ func (t *idTx) merge(into, from *engram.Identity, source string) error {
 		for i := range obs {
 			ids[i] = obs[i].ID
 		}
-		if err := t.w.MoveObservations(t.ctx, t.owner, ids, into.ID); err != nil {
+		if err := t.tx.MoveObservations(t.ctx, t.owner, ids, into.ID); err != nil {
 			return err
 		}
 	}
@@ -249,7 +249,7 @@ func (t *idTx) merge(into, from *engram.Identity, source string) error {
 	if into.Label == "" {
 		into.Label = from.Label
 	}
-	if err := t.w.DeleteIdentity(t.ctx, t.owner, from.ID); err != nil {
+	if err := t.tx.DeleteIdentity(t.ctx, t.owner, from.ID); err != nil {
 		return err
 	}
 	return t.event(engram.IdentityEvent{Op: engram.IdentityMerge, Identities: []string{into.ID, from.ID}, PersonID: into.PersonID, Source: source})

@@ -216,7 +216,7 @@ func (t *texts) touched(tenant engram.Namespace, ids []string) {
 	}
 }
 
-// Memories implements retrieval.RowCache: the memories among ids that
+// Memories implements retrieval.TextIndex: the memories among ids that
 // the view's partitions cache and its scope contains (an agent or session
 // scope sees only its own). They share their strings, lists, metadata
 // and times with the cache: the search copies its hits before it returns
@@ -246,7 +246,7 @@ func (v *textView) Memories(ids []string, into map[string]*engram.Memory) (miss 
 	return ids
 }
 
-// Remember implements retrieval.RowCache: the memories read in the
+// Remember implements retrieval.TextIndex: the memories read in the
 // search's transaction are kept in their partition's cache when nothing
 // changed there since that transaction's sequence and no access flush
 // came after the search began.

@@ -197,19 +197,21 @@ func (e *searcher) channelNames() []string {
 	return out
 }
 
-// gather runs the search's channels: their preparations first, then, in
-// one read transaction, the in-memory text index of the scope brought up
-// to date with it, their prefetches (which run beside the rest, as the
-// dense channel's index search does) and their reads of the store.
+// gather runs the search's channels in stages (see retrieval.Channel):
+// their preparations first, then, in one read transaction, the in-memory
+// text index of the scope brought up to date with it, their prefetches
+// (which run beside the rest, as the dense channel's index search does)
+// and their reads of the store, each channel's finds joining the
+// candidates before the next one gathers.
 func (e *searcher) gather(ctx context.Context, s *search) error {
 	pool := max(s.cfg.Pool, s.k)
 	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
 	e.text.readEarly(s.scope) // while the vector index loads, if it must
-	for _, c := range s.channels {
-		if p, ok := c.(retrieval.Preparer); ok {
-			if err := p.Prepare(ctx, g); err != nil {
-				return err
-			}
+	steps := make([]retrieval.Gatherer, len(s.channels))
+	for i, c := range s.channels {
+		var err error
+		if steps[i], err = c.Prepare(ctx, g); err != nil {
+			return err
 		}
 	}
 	epoch := e.text.epoch()
@@ -218,18 +220,18 @@ func (e *searcher) gather(ctx context.Context, s *search) error {
 		if err := e.text.attach(ctx, r, g, epoch); err != nil {
 			return err
 		}
-		for _, c := range s.channels {
-			if p, ok := c.(retrieval.Prefetcher); ok {
-				p.Prefetch(g)
-			}
+		for _, st := range steps {
+			st.Prefetch(g)
 		}
-		for _, c := range s.channels {
+		for i, st := range steps {
 			start := time.Now()
-			if err := c.Gather(ctx, g); err != nil {
+			finds, err := st.Gather(ctx, g)
+			if err != nil {
 				return err
 			}
+			g.Add(s.channels[i].Name(), finds)
 			if e.observed {
-				e.obs.SearchChannel(c.Name(), time.Since(start))
+				e.obs.SearchChannel(s.channels[i].Name(), time.Since(start))
 			}
 		}
 		s.cands = g.Candidates()
@@ -325,52 +327,58 @@ type dense struct{ vec *vectors }
 // Name implements retrieval.Channel.
 func (dense) Name() string { return ChannelDense }
 
-// Prepare implements retrieval.Preparer: it embeds the query and brings
+// Prepare implements retrieval.Channel: it embeds the query and brings
 // the scope's vector indexes up to date, in a read transaction of its own
 // (see vectors.partition), before the search's, and embeds the newest
 // memories of the scope still waiting for their embed job (see
-// pending.go); their search then runs
-// beside the search's reads of the store, and Gather waits for it. It
-// fails with the embedder's or the store's error.
-func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) error {
+// pending.go); their search then runs beside the search's reads of the
+// store, and the denseSearch it returns waits for it. It fails with the
+// embedder's or the store's error.
+func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) (retrieval.Gatherer, error) {
 	views, parts := g.Query.Views, g.Query.Parts
 	if g.Config.Raw || len(views) == 0 {
 		views, parts = []string{g.Query.Text}, nil
 	}
 	vs, err := d.vec.embed(engram.WithEmbedPartition(ctx, g.Scope.Namespace()), append(slices.Clip(views), parts...))
 	if err != nil {
-		return fmt.Errorf("embed query: %w", err)
+		return nil, fmt.Errorf("embed query: %w", err)
 	}
 	queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
 	ps, err := d.vec.open(ctx, g.Scope)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var pending []denseHit
 	if ids := ps.pendingIDs(MaxPendingEmbeds); slices.ContainsFunc(ids, func(s []string) bool { return len(s) > 0 }) {
 		if pending, err = d.vec.pendingHits(ctx, g.Scope, ps, ids, queries); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	found := make(chan []denseHit, 1)
 	pool := g.Pool
 	go func() { found <- withPending(ps.search(queries, pool), pending, pool) }()
-	g.Keep(ChannelDense, found)
-	return nil
+	return denseSearch{vec: d.vec, found: found}, nil
 }
 
-// Gather implements retrieval.Channel: the prepared hits that the scope
+// denseSearch is the dense channel prepared for one search: the search of
+// its vector index, running.
+type denseSearch struct {
+	vec   *vectors
+	found <-chan []denseHit // the index's hits, once
+}
+
+// Prefetch implements retrieval.Gatherer; the index search started in
+// Prepare.
+func (denseSearch) Prefetch(*retrieval.Gathering) {}
+
+// Gather implements retrieval.Gatherer: the prepared hits that the scope
 // and filter keep, ranked by cosine. A memory in a language the embedder
 // does not cover keeps DenseOtherLanguage of the channel's weight. It fails
 // with the store's error.
-func (d dense) Gather(ctx context.Context, g *retrieval.Gathering) error {
-	found, _ := g.Kept(ChannelDense).(chan []denseHit)
-	if found == nil {
-		return nil
-	}
-	hits := <-found
+func (d denseSearch) Gather(ctx context.Context, g *retrieval.Gathering) ([]retrieval.Find, error) {
+	hits := <-d.found
 	if len(hits) == 0 {
-		return nil
+		return nil, nil
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
@@ -378,21 +386,21 @@ func (d dense) Gather(ctx context.Context, g *retrieval.Gathering) error {
 	}
 	ms, err := g.Load(ctx, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rank := 0
+	out := make([]retrieval.Find, 0, len(ms))
 	for _, h := range hits {
 		m := ms[h.id]
 		if m == nil {
 			continue
 		}
-		rank++
-		g.Add(m, ChannelDense, rank, float64(h.score))
+		f := retrieval.Find{Memory: m, Rank: len(out) + 1, Score: float64(h.score)}
 		if m.Language != "" && !d.vec.covers(m.Language) {
-			g.Discount(m.ID, ChannelDense, DenseOtherLanguage)
+			f.Trust = DenseOtherLanguage
 		}
+		out = append(out, f)
 	}
-	return nil
+	return out, nil
 }
 
 // mean returns the unit-length mean of unit vectors, or the one vector

@@ -12,15 +12,53 @@ import (
 
 // Channel is one way of finding candidates for an analysed query: full
 // text, embeddings, time, and whatever joins them (a graph, a profile).
-// A search runs its channels in the order they were registered, each
-// within the caller's scope and filter, then fuses what they found.
+// A search runs its channels in stages, each stage for every channel in
+// the order they were registered: Prepare, before the store is read;
+// then, in one read transaction, Prefetch and Gather of what Prepare
+// returned. Each channel's finds join the candidates before the next
+// channel gathers, and fusion reads them all (see Find and Candidate).
 type Channel interface {
 	// Name names the channel in SearchRequest.Channels, Config.Weights
 	// and explanations.
 	Name() string
-	// Gather adds the channel's ranked candidates to g. It fails with the
-	// error of the store or provider it reads; the search then fails.
-	Gather(ctx context.Context, g *Gathering) error
+	// Prepare does the channel's work that needs no store (embedding the
+	// query, searching an in-memory index), so that a read transaction is
+	// not held open for it. It runs with g.Reader nil and returns the
+	// channel's Gatherer for this search, which holds what it prepared in
+	// fields of its own; a channel with nothing to prepare returns itself.
+	// An error fails the search.
+	Prepare(ctx context.Context, g *Gathering) (Gatherer, error)
+}
+
+// Gatherer is one channel's part in one search once it is prepared (see
+// Channel.Prepare). Both methods run with g.Reader set to the search's
+// read transaction and g.Text to the scope's in-memory text index, if any.
+type Gatherer interface {
+	// Prefetch starts work on the in-memory indexes that may run beside
+	// the other channels, before any channel gathers (see
+	// Gathering.PrefetchText); a channel with none does nothing.
+	Prefetch(g *Gathering)
+	// Gather returns the channel's ranked finds within g.Scope and
+	// g.Filter (see Gathering.Pool). It fails with the error of the store
+	// or provider it reads; the search then fails.
+	Gather(ctx context.Context, g *Gathering) ([]Find, error)
+}
+
+// Find is one memory a channel found: what the channel hands to fusion.
+type Find struct {
+	// Memory is the memory as the search read it; it must not change
+	// afterwards (the candidate keeps it, not a copy).
+	Memory *engram.Memory
+	// Rank is its place in the channel's ranking, from 1; a channel that
+	// ranks several times (the temporal channel, once per period) starts
+	// each ranking at 1.
+	Rank int
+	// Score is the channel's score of it, higher is better.
+	Score float64
+	// Trust is the share of the channel's weight fusion gives this find,
+	// for one the channel itself trusts less (a memory in a language its
+	// model does not cover); 0 gives it the whole weight.
+	Trust float64
 }
 
 // Gathering is one search's state while its channels gather candidates:
@@ -44,7 +82,6 @@ type Gathering struct {
 	cands    []*Candidate
 	slab     []Candidate // where Add makes candidates
 	lexical  *string
-	kept     map[string]any
 	prefetch *textPrefetch
 
 	// rows holds the memories read by id through Reader, so that channels
@@ -62,11 +99,25 @@ func NewGathering(r engram.Reader, s engram.Scope, f engram.MemoryFilter, q *Que
 	return &Gathering{Reader: r, Scope: s, Filter: f, Query: q, Config: cfg, Pool: pool, byID: make(map[string]*Candidate, 2*pool)}
 }
 
-// Add records that channel found m at rank (from 1) with score (higher is
-// better). A memory found by several channels is one candidate with a rank
-// from each. The candidate keeps m itself, not a copy, so m must not change
-// afterwards (channels add the memories they read, which nothing changes).
-func (g *Gathering) Add(m *engram.Memory, channel string, rank int, score float64) {
+// Add records the finds of channel, in order. A memory found by several
+// channels is one candidate with a rank from each (and one for each time
+// a channel found it). The candidate keeps a find's memory itself, not a
+// copy.
+func (g *Gathering) Add(channel string, finds []Find) {
+	for _, f := range finds {
+		c := g.candidate(f.Memory)
+		c.Ranks = append(c.Ranks, engram.ChannelHit{Channel: channel, Rank: f.Rank, Score: f.Score})
+		if f.Trust != 0 {
+			if c.trust == nil {
+				c.trust = map[string]float64{}
+			}
+			c.trust[channel] = f.Trust
+		}
+	}
+}
+
+// candidate returns the candidate of m, made the first time m is found.
+func (g *Gathering) candidate(m *engram.Memory) *Candidate {
 	c := g.byID[m.ID]
 	if c == nil {
 		// Candidates come from a slab: one allocation for many.
@@ -78,21 +129,7 @@ func (g *Gathering) Add(m *engram.Memory, channel string, rank int, score float6
 		g.byID[m.ID] = c
 		g.cands = append(g.cands, c)
 	}
-	c.Ranks = append(c.Ranks, engram.ChannelHit{Channel: channel, Rank: rank, Score: score})
-}
-
-// Discount keeps share of channel's weight for the candidate id in fusion,
-// for a find the channel itself trusts less (a memory in a language its
-// model does not cover).
-func (g *Gathering) Discount(id, channel string, share float64) {
-	c := g.byID[id]
-	if c == nil {
-		return
-	}
-	if c.trust == nil {
-		c.trust = map[string]float64{}
-	}
-	c.trust[channel] = share
+	return c
 }
 
 // Candidates returns what the channels found, in order of first finding.
@@ -123,13 +160,6 @@ func (g *Gathering) lexicalAfter(cands []*Candidate) string {
 		drop = speakers.Named
 	}
 	return g.Query.Lexical(g.Config.Inflect, drop)
-}
-
-// Prefetcher is a Channel capability: work on the in-memory indexes that
-// may start, beside the other channels, once the gathering has its
-// transaction and text index and before any channel gathers.
-type Prefetcher interface {
-	Prefetch(g *Gathering)
 }
 
 // textPrefetch is a ranking of the in-memory text index started before
@@ -183,9 +213,9 @@ func (g *Gathering) Load(ctx context.Context, ids []string) (map[string]*engram.
 }
 
 // getMemories returns the memories among ids that the scope holds, read
-// by id in g.Reader's transaction, or taken from the text index's
-// RowCache when it has one; each id is read from the store once per
-// transaction, whichever channel asks.
+// by id in g.Reader's transaction, or taken from the rows g.Text keeps
+// (see TextIndex.Memories); each id is read from the store once per
+// transaction, whichever channel asks. g.Text must be set.
 func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Memory, error) {
 	if g.rows == nil {
 		g.rows = make(map[string]*engram.Memory, 2*g.Pool) // the dense and full-text channels' candidates
@@ -196,9 +226,8 @@ func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Me
 			miss = append(miss, id)
 		}
 	}
-	cache, _ := g.Text.(RowCache)
-	if len(miss) > 0 && cache != nil {
-		miss = cache.Memories(miss, g.rows)
+	if len(miss) > 0 {
+		miss = g.Text.Memories(miss, g.rows)
 	}
 	if len(miss) > 0 {
 		ms, err := g.Reader.GetMemories(ctx, g.Scope, miss)
@@ -211,9 +240,7 @@ func (g *Gathering) getMemories(ctx context.Context, ids []string) ([]*engram.Me
 		for i := range ms {
 			g.rows[ms[i].ID] = &ms[i]
 		}
-		if cache != nil {
-			cache.Remember(ms)
-		}
+		g.Text.Remember(ms)
 	}
 	out := make([]*engram.Memory, 0, len(ids))
 	for _, id := range ids {
@@ -258,20 +285,19 @@ type TextIndex interface {
 	// it does not (a memory with a TTL, which a store judges by its own
 	// clock), the store reads m with f.
 	Judge(m *engram.Memory, f engram.MemoryFilter) (keep, sure bool)
-}
 
-// RowCache is the optional capability of a TextIndex that keeps memories
-// of its scope in memory, as recent as the index itself, so that a
-// search reads from the store only those it lacks.
-type RowCache interface {
+	// The index keeps memories of its scope in memory too, as recent as
+	// the index itself, so that a search reads from the store only those
+	// it lacks; an index with no room for them (or none kept yet) holds
+	// none and remembers nothing.
+
 	// Memories puts into into, by id, each memory among ids that the
-	// cache holds and the search's scope contains, and returns the ids it
-	// does not hold. The memories are shared with the cache: a search
+	// index holds and the search's scope contains, and returns the ids it
+	// does not hold. The memories are shared with the index: a search
 	// never changes them and copies those it returns.
 	Memories(ids []string, into map[string]*engram.Memory) (miss []string)
-	// Remember offers the cache memories the search read from the store
-	// in its transaction; the cache keeps copies of those it can prove
-	// current.
+	// Remember offers the index memories the search read from the store
+	// in its transaction; it keeps copies of those it can prove current.
 	Remember(ms []engram.Memory)
 }
 
@@ -368,24 +394,34 @@ type BM25 struct{}
 // Name implements Channel.
 func (BM25) Name() string { return ChannelBM25 }
 
-// Prefetch implements Prefetcher: the in-memory index's ranking starts
+// Prepare implements Channel: the full-text channel has nothing to
+// prepare.
+func (b BM25) Prepare(context.Context, *Gathering) (Gatherer, error) { return b, nil }
+
+// Prefetch implements Gatherer: the in-memory index's ranking starts
 // (see Gathering.PrefetchText).
 func (BM25) Prefetch(g *Gathering) { g.PrefetchText() }
 
-// Gather implements Channel; it fails with the store's error.
-func (BM25) Gather(ctx context.Context, g *Gathering) error {
+// Gather implements Gatherer; it fails with the store's error.
+func (BM25) Gather(ctx context.Context, g *Gathering) ([]Find, error) {
 	text := g.Lexical()
 	if text == "" {
-		return nil // the query named a time and nothing else to match
+		return nil, nil // the query named a time and nothing else to match
 	}
 	hits, err := g.searchText(ctx, text, g.Filter, g.Pool, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return textFinds(hits), nil
+}
+
+// textFinds ranks full-text hits in their order, scored by BM25.
+func textFinds(hits []engram.TextHit) []Find {
+	out := make([]Find, len(hits))
 	for i := range hits {
-		g.Add(&hits[i].Memory, ChannelBM25, i+1, hits[i].Score)
+		out[i] = Find{Memory: &hits[i].Memory, Rank: i + 1, Score: hits[i].Score}
 	}
-	return nil
+	return out
 }
 
 // Temporal is the channel of the periods a query names: the memories of
@@ -405,19 +441,29 @@ const Retold = 7 * 24 * time.Hour
 // Name implements Channel.
 func (Temporal) Name() string { return ChannelTemporal }
 
-// Gather implements Channel; it fails with the store's error.
-func (Temporal) Gather(ctx context.Context, g *Gathering) error {
+// Prepare implements Channel: the temporal channel has nothing to
+// prepare.
+func (t Temporal) Prepare(context.Context, *Gathering) (Gatherer, error) { return t, nil }
+
+// Prefetch implements Gatherer; the temporal channel has nothing to
+// prefetch.
+func (Temporal) Prefetch(*Gathering) {}
+
+// Gather implements Gatherer: one ranking per period the query names. It
+// fails with the store's error.
+func (Temporal) Gather(ctx context.Context, g *Gathering) ([]Find, error) {
+	var out []Find
 	for _, p := range g.Query.Periods {
 		ms, lex, err := periodMemories(ctx, g, p.From, p.To)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		slices.SortStableFunc(ms, func(a, b engram.Memory) int { return cmp.Compare(lex[b.ID], lex[a.ID]) })
 		for i := range ms {
-			g.Add(&ms[i], ChannelTemporal, i+1, lex[ms[i].ID])
+			out = append(out, Find{Memory: &ms[i], Rank: i + 1, Score: lex[ms[i].ID]})
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // periodMemories returns the memories of the period [from, to) that the
@@ -483,23 +529,3 @@ func withinPeriod(f engram.MemoryFilter, from, to time.Time) (engram.MemoryFilte
 	f.Cursor = ""
 	return f, f.ValidAfter.Before(*f.ValidBefore)
 }
-
-// Preparer is a Channel capability: work done before the store is read
-// (embedding the query, searching an in-memory index), so that a read
-// transaction is not held open for it. Prepare runs with g.Reader nil; it
-// may keep what it found with g.Keep for its Gather. An error fails the
-// search.
-type Preparer interface {
-	Prepare(ctx context.Context, g *Gathering) error
-}
-
-// Keep stores a channel's prepared state for its Gather.
-func (g *Gathering) Keep(channel string, v any) {
-	if g.kept == nil {
-		g.kept = map[string]any{}
-	}
-	g.kept[channel] = v
-}
-
-// Kept returns what Keep stored for channel, or nil.
-func (g *Gathering) Kept(channel string) any { return g.kept[channel] }

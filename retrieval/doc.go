@@ -2,7 +2,9 @@
 // question (terms, names, its language, the period it names, the kind of
 // answer it wants, whom it asks about). Channels (Channel: BM25, Temporal,
 // and the engine's dense channel) gather candidates within a scope and
-// filter through an engram.Reader. Fuse combines their verdicts (weighted
+// filter through an engram.Reader, each handing back its ranked finds
+// (Find), which the Gathering merges into candidates. Fuse combines their
+// verdicts (weighted
 // z-scores of the channel scores; scores relative to each channel's best
 // when the pool is too small for z-scores; plus neighbour and
 // conversation smoothing), Rerank applies the query's hints and the MIRaS

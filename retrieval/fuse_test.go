@@ -238,3 +238,29 @@ func TestFuseLiftNotShared(t *testing.T) {
 		t.Errorf("lone find fused %v, not above the dense best %v", with["a"].Fused, with["d0"].Fused)
 	}
 }
+
+// TestGatheringAddsFinds: the finds channels hand over become one
+// candidate per memory, in order of first finding, with a rank from each
+// channel that found it; a find the channel trusts less keeps only its
+// share of the channel's weight in fusion, the others all of it.
+func TestGatheringAddsFinds(t *testing.T) {
+	a, b := &engram.Memory{ID: "a"}, &engram.Memory{ID: "b"}
+	g := retrieval.NewGathering(nil, engram.Scope{}, engram.MemoryFilter{}, nil, &retrieval.Config{}, 10)
+	g.Add(retrieval.ChannelDense, []retrieval.Find{{Memory: a, Rank: 1, Score: 0.9, Trust: 0.2}, {Memory: b, Rank: 1, Score: 0.8}})
+	g.Add(retrieval.ChannelBM25, []retrieval.Find{{Memory: b, Rank: 2, Score: 3}})
+	cs := g.Candidates()
+	if len(cs) != 2 || cs[0].Memory != a || cs[1].Memory != b {
+		t.Fatalf("candidates %v, want a then b", cs)
+	}
+	wantRanks := []engram.ChannelHit{{Channel: retrieval.ChannelDense, Rank: 1, Score: 0.8}, {Channel: retrieval.ChannelBM25, Rank: 2, Score: 3}}
+	if !slices.Equal(cs[1].Ranks, wantRanks) {
+		t.Errorf("ranks of b %v, want %v", cs[1].Ranks, wantRanks)
+	}
+	retrieval.Fuse(cs, retrieval.Config{RRFK: 20, Weights: map[string]float64{retrieval.ChannelDense: 1, retrieval.ChannelBM25: 1}})
+	if got, want := cs[0].Fused, 0.2/21; math.Abs(got-want) > 1e-12 {
+		t.Errorf("fused a = %v, want %v: its dense find keeps a fifth of the weight", got, want)
+	}
+	if got, want := cs[1].Fused, 1.0/21+1.0/22; math.Abs(got-want) > 1e-12 {
+		t.Errorf("fused b = %v, want %v: full weight from both channels", got, want)
+	}
+}

@@ -24,8 +24,7 @@ const ChannelGraph = "graph"
 // activations of the entities it mentions, each shared by the entity's
 // mentions (a speaker named in every turn says little about any one), with
 // a mild preference for the more recent. It finds what shares no word with
-// the query but names something linked to what the query names. A store
-// without the graph capability gives no candidates.
+// the query but names something linked to what the query names.
 type Graph struct {
 	// Walk spreads activation over the local subgraph: SpreadActivation
 	// (the default, when nil) or PageRank.
@@ -73,20 +72,25 @@ func GraphWalk(name string) (func(seeds map[string]float64, edges []Edge) map[st
 	return nil, false
 }
 
-// Gather implements Channel; it fails with the store's error.
-func (c Graph) Gather(ctx context.Context, g *Gathering) error {
-	gr, ok := graphOf(g)
-	if !ok {
-		return nil
-	}
+// Prepare implements Channel: the graph channel has nothing to prepare.
+func (c Graph) Prepare(context.Context, *Gathering) (Gatherer, error) { return c, nil }
+
+// Prefetch implements Gatherer; the graph channel has nothing to
+// prefetch.
+func (Graph) Prefetch(*Gathering) {}
+
+// Gather implements Gatherer, reading the entity graph of g.Reader; it
+// fails with the store's error.
+func (c Graph) Gather(ctx context.Context, g *Gathering) ([]Find, error) {
+	gr := graphOf(g)
 	s := engram.EntityScope(g.Scope)
 	seeds, err := querySeeds(ctx, gr, s, g.Query)
 	if err != nil || len(seeds) == 0 {
-		return err
+		return nil, err
 	}
 	edges, err := c.subgraph(ctx, gr, s, seeds)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	walk := c.Walk
 	if walk == nil {
@@ -95,9 +99,9 @@ func (c Graph) Gather(ctx context.Context, g *Gathering) error {
 	act := walk(seeds, edges)
 	scores, err := memoryScores(ctx, gr, s, act)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return addScored(ctx, g, scores)
+	return scoredFinds(ctx, g, scores)
 }
 
 // querySeeds returns the entities the query names, each weighted by how
@@ -330,9 +334,10 @@ func memoryScores(ctx context.Context, gr graphReads, s engram.Scope, act map[st
 	return scores, nil
 }
 
-// addScored loads the best scored memories that the scope holds and the
-// caller's filter keeps, and adds them to g in order of score.
-func addScored(ctx context.Context, g *Gathering, scores map[string]float64) error {
+// scoredFinds loads the best scored memories that the scope holds and the
+// caller's filter keeps, at most g.Pool, and ranks them in order of score.
+// It fails with the store's error.
+func scoredFinds(ctx context.Context, g *Gathering, scores map[string]float64) ([]Find, error) {
 	ids := make([]string, 0, len(scores))
 	for id := range scores {
 		ids = append(ids, id)
@@ -343,16 +348,15 @@ func addScored(ctx context.Context, g *Gathering, scores map[string]float64) err
 	ids = ids[:min(len(ids), 2*g.Pool)]
 	ms, err := g.Load(ctx, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rank := 0
+	var out []Find
 	for _, id := range ids {
-		if m := ms[id]; m != nil && rank < g.Pool {
-			rank++
-			g.Add(m, ChannelGraph, rank, scores[id])
+		if m := ms[id]; m != nil && len(out) < g.Pool {
+			out = append(out, Find{Memory: m, Rank: len(out) + 1, Score: scores[id]})
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // topN returns the n entries of w with the highest values (ties by key).

@@ -22,8 +22,7 @@ const ChannelEntity = "entity"
 // relation's weight relative to the heaviest one read), each divided by
 // the square root of the entity's mentions and by a recency factor
 // between 0.8 and 1 (as the graph channel does). At most Limit memories
-// per hit are followed. A store without the graph capability reaches
-// nothing.
+// per hit are followed.
 type Entities struct {
 	MentionShare, RelationShare float64
 	Limit                       int
@@ -37,10 +36,10 @@ func (Entities) Name() string { return ChannelEntity }
 
 // Expand implements Expander. It fails with the store's error.
 func (x Entities) Expand(ctx context.Context, g *Gathering, from []*Candidate) ([]Link, error) {
-	gr, ok := graphOf(g)
-	if !ok || x.Limit <= 0 || len(from) == 0 {
+	if x.Limit <= 0 || len(from) == 0 {
 		return nil, nil
 	}
+	gr := graphOf(g)
 	s := engram.EntityScope(g.Scope)
 	ids := make([]string, len(from))
 	for i, c := range from {

@@ -19,21 +19,17 @@ type graphReads interface {
 	Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error)
 }
 
-// graphOf returns the graph g's search reads, false when its store keeps
-// none. An entity belongs to a user across agents and sessions, so for a
-// scope naming an agent or a session the store's graph is narrowed to what
-// the scope's own memories make of it (see narrowGraph): a search there
-// must neither start from, nor walk through, what only other memories
-// say.
-func graphOf(g *Gathering) (graphReads, bool) {
-	gr, ok := g.Reader.(engram.GraphReader)
-	if !ok {
-		return nil, false
-	}
+// graphOf returns the graph g's search reads through g.Reader, which
+// must be set. An entity belongs to a user across agents and sessions, so
+// for a scope naming an agent or a session the store's graph is narrowed
+// to what the scope's own memories make of it (see narrowGraph): a search
+// there must neither start from, nor walk through, what only other
+// memories say.
+func graphOf(g *Gathering) graphReads {
 	if g.Scope.Agent == "" && g.Scope.Session == "" {
-		return gr, true
+		return g.Reader
 	}
-	return &narrowGraph{gr: gr, r: g.Reader, scope: g.Scope, reads: map[string]bool{}, mentions: map[string][]engram.Mention{}}, true
+	return &narrowGraph{gr: g.Reader, r: g.Reader, scope: g.Scope, reads: map[string]bool{}, mentions: map[string][]engram.Mention{}}
 }
 
 // narrowGraph is the graph as a scope narrowed to an agent or a session

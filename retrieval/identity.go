@@ -19,60 +19,66 @@ const identityEpisodes = engram.MaxLimit
 // a person, by their name or any alias, or names an entity of the graph
 // linked to a person, it finds the memories formed from the episodes in
 // which the person's face or voice identities were observed, newest first.
-// A store without the identity capability, or a user without persons,
-// gives no candidates.
+// A user without persons gives no candidates.
 type Identity struct{}
 
 // Name implements Channel.
 func (Identity) Name() string { return ChannelIdentity }
 
-// Gather implements Channel; it fails with the store's error.
-func (Identity) Gather(ctx context.Context, g *Gathering) error {
-	ir, ok := g.Reader.(engram.IdentityReader)
-	if !ok || len(g.Filter.Sources) > 0 {
-		return nil
+// Prepare implements Channel: the identity channel has nothing to
+// prepare.
+func (i Identity) Prepare(context.Context, *Gathering) (Gatherer, error) { return i, nil }
+
+// Prefetch implements Gatherer; the identity channel has nothing to
+// prefetch.
+func (Identity) Prefetch(*Gathering) {}
+
+// Gather implements Gatherer, reading the identities of g.Reader; it
+// fails with the store's error.
+func (Identity) Gather(ctx context.Context, g *Gathering) ([]Find, error) {
+	if len(g.Filter.Sources) > 0 {
+		return nil, nil
 	}
 	keys, _ := queryKeys(g.Query)
 	if len(keys) == 0 {
-		return nil
+		return nil, nil
 	}
 	is := engram.IdentityScope(g.Scope)
-	persons, err := ir.ListPersons(ctx, is)
+	persons, err := g.Reader.ListPersons(ctx, is)
 	if err != nil || len(persons) == 0 {
-		return err
+		return nil, err
 	}
 	named, err := namedPersons(ctx, g, persons, keys)
 	if err != nil || len(named) == 0 {
-		return err
+		return nil, err
 	}
-	eps, err := personEpisodes(ctx, ir, is, named)
+	eps, err := personEpisodes(ctx, g.Reader, is, named)
 	if err != nil || len(eps) == 0 {
-		return err
+		return nil, err
 	}
 	f := g.Filter
 	f.Sources, f.Limit = eps, min(g.Pool, engram.MaxLimit)
 	ms, _, err := g.Reader.ListMemories(ctx, g.Scope, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	out := make([]Find, len(ms))
 	for i := range ms {
-		g.Add(&ms[i], ChannelIdentity, i+1, 1/float64(i+1))
+		out[i] = Find{Memory: &ms[i], Rank: i + 1, Score: 1 / float64(i+1)}
 	}
-	return nil
+	return out, nil
 }
 
 // namedPersons returns the ids of the persons whose name or alias is among
 // keys or whose entity of the graph the keys name.
 func namedPersons(ctx context.Context, g *Gathering, persons []engram.Person, keys []string) ([]string, error) {
-	entities := map[string]bool{}
-	if gr, ok := graphOf(g); ok {
-		es, err := gr.FindEntities(ctx, engram.EntityScope(g.Scope), keys)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range es {
-			entities[e.ID] = true
-		}
+	es, err := graphOf(g).FindEntities(ctx, engram.EntityScope(g.Scope), keys)
+	if err != nil {
+		return nil, err
+	}
+	entities := make(map[string]bool, len(es))
+	for _, e := range es {
+		entities[e.ID] = true
 	}
 	var out []string
 	for _, p := range persons {

@@ -29,8 +29,10 @@ func (r *countingReader) GetMemories(_ context.Context, s engram.Scope, ids []st
 // judgeAll is a text index that keeps every memory, sure of it.
 type judgeAll struct{}
 
-func (judgeAll) SearchText(string, engram.MemoryFilter, int) []TextScore { return nil }
-func (judgeAll) Judge(*engram.Memory, engram.MemoryFilter) (bool, bool)  { return true, true }
+func (judgeAll) SearchText(string, engram.MemoryFilter, int) []TextScore     { return nil }
+func (judgeAll) Judge(*engram.Memory, engram.MemoryFilter) (bool, bool)      { return true, true }
+func (judgeAll) Memories(ids []string, _ map[string]*engram.Memory) []string { return ids }
+func (judgeAll) Remember([]engram.Memory)                                    {}
 
 // TestLoadReadsEachMemoryOnce: two channels loading overlapping ids in one
 // transaction read each id from the store once, unknown and out-of-scope

@@ -30,6 +30,10 @@ func (x *recordingText) SearchText(query string, _ engram.MemoryFilter, limit in
 
 func (x *recordingText) Judge(*engram.Memory, engram.MemoryFilter) (bool, bool) { return true, true }
 
+func (x *recordingText) Memories(ids []string, _ map[string]*engram.Memory) []string { return ids }
+
+func (x *recordingText) Remember([]engram.Memory) {}
+
 func (x *recordingText) asked() []string {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -63,11 +67,13 @@ func TestPrefetchText(t *testing.T) {
 			g.Text = idx
 			BM25{}.Prefetch(g)
 			for i := range tc.found {
-				g.Add(&tc.found[i], ChannelDense, i+1, 1)
+				g.Add(ChannelDense, []Find{{Memory: &tc.found[i], Rank: i + 1, Score: 1}})
 			}
-			if err := (BM25{}).Gather(ctx, g); err != nil {
+			finds, err := BM25{}.Gather(ctx, g)
+			if err != nil {
 				t.Fatal(err)
 			}
+			g.Add(ChannelBM25, finds)
 			if pf := g.prefetch; pf != nil {
 				<-pf.found // a ranking not taken still runs to its end
 			}

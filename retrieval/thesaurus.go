@@ -43,14 +43,20 @@ type Expansion struct {
 // Name implements Channel.
 func (Expansion) Name() string { return ChannelThesaurus }
 
-// Gather implements Channel; it fails with the store's error.
-func (x Expansion) Gather(ctx context.Context, g *Gathering) error {
+// Prepare implements Channel: the expansion has nothing to prepare.
+func (x Expansion) Prepare(context.Context, *Gathering) (Gatherer, error) { return x, nil }
+
+// Prefetch implements Gatherer; the expansion has nothing to prefetch.
+func (Expansion) Prefetch(*Gathering) {}
+
+// Gather implements Gatherer; it fails with the store's error.
+func (x Expansion) Gather(ctx context.Context, g *Gathering) ([]Find, error) {
 	if x.Thesaurus == nil || !english(g.Query.Lang) {
-		return nil
+		return nil, nil
 	}
 	words := x.words(g.Query)
 	if len(words) == 0 {
-		return nil
+		return nil, nil
 	}
 	var text []string
 	if x.WithQuery {
@@ -64,12 +70,9 @@ func (x Expansion) Gather(ctx context.Context, g *Gathering) error {
 	}
 	hits, err := g.SearchText(ctx, strings.Join(text, " "), g.Filter, g.Pool)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for i := range hits {
-		g.Add(&hits[i].Memory, ChannelThesaurus, i+1, hits[i].Score)
-	}
-	return nil
+	return textFinds(hits), nil
 }
 
 // words returns the related words of q's expandable terms, round-robin,
