@@ -30,7 +30,7 @@ func graphOf(g *Gathering) (graphReads, bool) {
 	if !ok {
 		return nil, false
 	}
-	if g.Scope.Agent == "" && g.Scope.Session == "" {
+	if g.Scope.AllAgents() && g.Scope.Session == "" {
 		return gr, true
 	}
 	return &narrowGraph{gr: gr, r: g.Reader, scope: g.Scope, reads: map[string]bool{}, mentions: map[string][]engram.Mention{}}, true
