@@ -96,6 +96,12 @@ func validName(field, v string) error {
 //
 // IncludeShared additionally admits records with no user, agent and session
 // (memories shared at project level) in reads; it never widens a write.
+//
+// ExactAgent makes an empty Agent match only records of no agent, as a
+// set one matches only its own: the engine's formation reads a user's
+// sessions so, for turns said without an agent. It is the engine's, not
+// the API's (no JSON), and a store filters by it as by Agent, so a
+// listing with a limit fills it from the records the scope admits.
 type Scope struct {
 	Org           string `json:"org"`
 	Project       string `json:"project"`
@@ -103,7 +109,12 @@ type Scope struct {
 	Agent         string `json:"agent,omitempty"`
 	Session       string `json:"session,omitempty"`
 	IncludeShared bool   `json:"include_shared,omitempty"`
+	ExactAgent    bool   `json:"-"`
 }
+
+// AllAgents reports whether s admits the records of every agent of its
+// user: it names no agent and is not ExactAgent.
+func (s Scope) AllAgents() bool { return s.Agent == "" && !s.ExactAgent }
 
 // Namespace returns the namespace a write in this scope creates records in.
 func (s Scope) Namespace() Namespace {
@@ -142,7 +153,7 @@ func (s Scope) Contains(n Namespace) bool {
 	if n.User != s.User {
 		return false
 	}
-	if s.Agent != "" && n.Agent != s.Agent {
+	if !s.AllAgents() && n.Agent != s.Agent {
 		return false
 	}
 	if s.Session != "" && n.Session != s.Session {

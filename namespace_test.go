@@ -91,6 +91,9 @@ func TestScopeContains(t *testing.T) {
 		{"agent memory not shared", engram.Scope{Org: "o", Project: "p", User: "bob", IncludeShared: true}, agentOnly, false},
 		{"agent scope sees agent memory", engram.Scope{Org: "o", Project: "p", Agent: "bot"}, agentOnly, true},
 		{"include_shared does not cross orgs", engram.Scope{Org: "x", Project: "p", User: "bob", IncludeShared: true}, shared, false},
+		{"exact empty agent leaves out an agent's", engram.Scope{Org: "o", Project: "p", User: "alice", ExactAgent: true}, alice, false},
+		{"exact empty agent admits no agent's", engram.Scope{Org: "o", Project: "p", User: "alice", ExactAgent: true}, engram.Namespace{Org: "o", Project: "p", User: "alice", Session: "s1"}, true},
+		{"exact agent as named", engram.Scope{Org: "o", Project: "p", User: "alice", Agent: "bot", ExactAgent: true}, alice, true},
 	} {
 		if got := tc.scope.Contains(tc.ns); got != tc.want {
 			t.Errorf("%s: Contains = %v, want %v", tc.name, got, tc.want)

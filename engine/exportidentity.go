@@ -21,7 +21,7 @@ import (
 // exportIdentities gives fn every identity record of s; a scope narrower
 // than a user exports none. It fails with fn's or the store's error.
 func (e *media) exportIdentities(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
-	if s.Agent != "" || s.Session != "" {
+	if !s.AllAgents() || s.Session != "" {
 		return nil
 	}
 	s = engram.IdentityScope(s)

@@ -15,7 +15,7 @@ import (
 // only as far as its own memories support it (the evidence of other
 // memories, and their weight, left out).
 
-func narrowed(s engram.Scope) bool { return s.Agent != "" || s.Session != "" }
+func narrowed(s engram.Scope) bool { return !s.AllAgents() || s.Session != "" }
 
 // visibleMentions returns how many of the first maxEntityMemories
 // mentions of the entity id are of memories s reads. It fails with the

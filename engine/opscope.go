@@ -34,24 +34,20 @@ func inNamespace(ns engram.Namespace) opScope { return opScope{home: ns} }
 // when ns has none); without one, ns's scope alone.
 func formScope(ns engram.Namespace) opScope { return opScope{home: ns, wide: ns.User != ""} }
 
-// reach returns the scope the store is read in; holds narrows what it
-// returns.
+// reach returns the scope the store is read in: with wide, every session
+// of home's user, and only home's agent, none when home has none
+// (engram.Scope.ExactAgent), so the store itself leaves out what o does
+// not hold.
 func (o opScope) reach() engram.Scope {
 	s := engram.ScopeOf(o.home)
 	if o.wide {
-		s.Session = ""
+		s.Session, s.ExactAgent = "", true
 	}
 	return s
 }
 
 // holds reports whether a memory of namespace n may be read and targeted.
-func (o opScope) holds(n engram.Namespace) bool {
-	if !o.wide {
-		return engram.ScopeOf(o.home).Contains(n)
-	}
-	h := o.home
-	return n.Org == h.Org && n.Project == h.Project && n.User == h.User && n.Agent == h.Agent
-}
+func (o opScope) holds(n engram.Namespace) bool { return o.reach().Contains(n) }
 
 // target finds the memory id an operation targets and returns the scope
 // of its own namespace, in which the operation then changes it. It fails

@@ -160,7 +160,7 @@ func (v *vectors) readPending(ctx context.Context, s engram.Scope, pt scopePart,
 	})
 	// Only what the whole partition no longer holds active is forgotten:
 	// a narrower scope's search does not see the rest of it.
-	if s.Agent == "" && s.Session == "" {
+	if s.AllAgents() && s.Session == "" {
 		found := map[string]bool{}
 		for _, m := range ms {
 			found[m.ID] = true

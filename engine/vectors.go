@@ -502,7 +502,7 @@ func (v *vectors) open(ctx context.Context, s engram.Scope) (scopeParts, error) 
 	// index needs no filter (the store checks the scope of every
 	// candidate it loads anyway).
 	own := s.Contains
-	if s.Agent == "" && s.Session == "" {
+	if s.AllAgents() && s.Session == "" {
 		own = nil
 	}
 	keys := []partKey{{s.Org, s.Project, s.User}}

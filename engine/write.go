@@ -199,9 +199,9 @@ func (e *ingest) formView(ns engram.Namespace) engram.ScopeReader {
 
 // viewScope is an engram.ScopeReader (and EpisodeLister) over a store whose
 // every call runs in a read transaction of its own and returns only what
-// o holds. The store reads o.reach(), which for a namespace without an
-// agent holds the user's agents' memories too: those are dropped after
-// the read, so a read with a limit may return fewer than it could.
+// o holds. The store reads o.reach(), which admits exactly what o holds
+// (an agent-less namespace's reach admits no agent's memories), so a read
+// with a limit is filled; what is read is checked against o once more.
 type viewScope struct {
 	st engram.Store
 	o  opScope

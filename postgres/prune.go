@@ -75,7 +75,7 @@ func (t *base) purgeScopeResources(ctx context.Context, s engram.Scope) (int, er
 // purgeIdentities removes every identity record of s's user when s names
 // the whole user (no agent or session): identities belong to a user.
 func (t *base) purgeIdentities(ctx context.Context, s engram.Scope) error {
-	if s.User == "" || s.Agent != "" || s.Session != "" {
+	if s.User == "" || !s.AllAgents() || s.Session != "" {
 		return nil
 	}
 	for _, table := range strings.Fields(identityTables) {

@@ -38,7 +38,7 @@ func (q *query) scope(p string, s engram.Scope) {
 	t := q.arg(s.Tenant())
 	u := q.arg(s.User)
 	own := p + "user_id = " + u
-	if s.Agent != "" {
+	if !s.AllAgents() {
 		own += " AND " + p + "agent = " + q.arg(s.Agent)
 	}
 	if s.Session != "" {

@@ -26,7 +26,7 @@ type graphReads interface {
 // there must neither start from, nor walk through, what only other
 // memories say.
 func graphOf(g *Gathering) graphReads {
-	if g.Scope.Agent == "" && g.Scope.Session == "" {
+	if g.Scope.AllAgents() && g.Scope.Session == "" {
 		return g.Reader
 	}
 	return &narrowGraph{gr: g.Reader, r: g.Reader, scope: g.Scope, reads: map[string]bool{}, mentions: map[string][]engram.Mention{}}

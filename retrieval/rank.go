@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/lang"
 	"github.com/engramhq/engram/textsearch"
 )
 
@@ -331,6 +330,9 @@ func Rerank(q *Query, cs []*Candidate, cfg Config, now time.Time) {
 		c.Factors = make(map[string]float64, 8) // room for every factor: no growing
 		c.Factors[FactorFused] = c.Fused
 		c.Score = boost(q, names, c, cfg)
+	}
+	yieldStale(q, cs, cfg)
+	for _, c := range cs {
 		best = math.Max(best, c.Score)
 	}
 	// How recent a memory is says nothing of whether it answers a
@@ -394,45 +396,6 @@ func boost(q *Query, names []string, c *Candidate, cfg Config) float64 {
 	apply(FactorStale, cfg.Stale, q.Tense != TensePast && asksStale(q, m, cfg.AsOf))
 	return s
 }
-
-// asksStale reports whether the query has a word of a fact that m states
-// and a newer memory replaced, by event time at when it is not nil: the
-// word itself or another form of it, by the stem of the query's language,
-// else of m's, else of any of stemLangs ("wohnte" asks what "wohnt" does,
-// "vivía" what "vive" does).
-func asksStale(q *Query, m *engram.Memory, at *time.Time) bool {
-	terms := m.StaleTermsAt(at)
-	if len(terms) == 0 {
-		return false
-	}
-	tags := []string{cmp.Or(q.Lang, m.Language)} // a short question's language may be undecided
-	if tags[0] == "" {
-		tags = stemLangs // and so may a short turn's
-	}
-	// The query's terms split what its words join ("habitait-elle").
-	for _, w := range slices.Concat(lang.Words(strings.ToLower(q.Text)), q.Terms) {
-		for _, tag := range tags {
-			if slices.ContainsFunc(terms, func(t string) bool { return formOf(tag, w, t) }) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// formOf reports whether w is t or another form of it in language tag:
-// the same stem, or in German the same but for the ge- of a participle
-// ("gewohnt", "wohnt").
-func formOf(tag, w, t string) bool {
-	if w == t || lang.Stem(tag, w) == lang.Stem(tag, t) {
-		return true
-	}
-	return tag == lang.German && strings.HasPrefix(w, "ge") && lang.Stem(tag, w[2:]) == lang.Stem(tag, t)
-}
-
-// stemLangs are the languages whose stems asksStale tries when neither
-// the question's nor the turn's language is decided.
-var stemLangs = []string{lang.English, lang.German, lang.Spanish, lang.French}
 
 // miras returns the weighted sum of the MIRaS signals of m (see Config),
 // recording each in f.

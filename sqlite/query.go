@@ -23,7 +23,7 @@ func scopeWhere(p string, s engram.Scope) (string, []any) {
 	args = append(args, s.Org, s.Project)
 	own := p + "user_id = ?"
 	ownArgs := []any{s.User}
-	if s.Agent != "" {
+	if !s.AllAgents() {
 		own += " AND " + p + "agent = ?"
 		ownArgs = append(ownArgs, s.Agent)
 	}

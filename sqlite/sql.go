@@ -149,7 +149,7 @@ func scopeShapes() []engram.Scope {
 	for i := range 8 {
 		s := engram.Scope{Org: "o", Project: "p", User: "u", IncludeShared: i&4 != 0}
 		if i&1 != 0 {
-			s.Agent = "a"
+			s.Agent = "a" // an ExactAgent scope without one has the same shape
 		}
 		if i&2 != 0 {
 			s.Session = "s"

@@ -57,6 +57,12 @@ var scopeScopes = []engram.Scope{
 	{Org: "globex", Project: "app", User: "u1", IncludeShared: true},
 	{Org: "acme", Project: "web", User: "u1", IncludeShared: true},
 	{Org: "acme", Project: "nope", User: "u1", IncludeShared: true},
+	// An empty agent matched exactly: records of no agent only.
+	{Org: "acme", Project: "app", User: "u1", ExactAgent: true},
+	{Org: "acme", Project: "app", User: "u1", Session: "s1", ExactAgent: true},
+	{Org: "acme", Project: "app", User: "u1", ExactAgent: true, IncludeShared: true},
+	{Org: "acme", Project: "app", User: "u1", Agent: "a1", ExactAgent: true},
+	{Org: "acme", Project: "app", ExactAgent: true},
 }
 
 // scopeFixture is one record of each type per namespace, and vectors of
