@@ -632,21 +632,25 @@ func TestChanges(t *testing.T) {
 		t.Errorf("a rolled-back write moved the sequence from %d to %d", before, seq)
 	}
 
-	// A replace that moves a memory to another user tells both users.
+	// Memory ids are unique per user, so a replace naming another user is
+	// ENOTFOUND and tells nobody; one moving the memory to another agent
+	// of its user tells that user.
 	_, u1Before := mustChanges(t, db, scU1, -1)
 	_, u2Before := mustChanges(t, db, engram.ScopeOf(nsU2), -1)
-	mustUpdate(t, db, func(tx engram.Tx) error {
-		moved := *m2
-		moved.Namespace = nsU2
-		return tx.ReplaceMemory(ctx, &moved)
-	})
+	moved := *m2
+	moved.Namespace = nsU2
+	err := db.Update(ctx, func(tx engram.Tx) error { return tx.ReplaceMemory(ctx, &moved) })
+	wantCode(t, "a replace naming another user", err, engram.ENOTFOUND)
+	if ids, _ := mustChanges(t, db, engram.ScopeOf(nsU2), u2Before); len(ids) != 0 {
+		t.Errorf("the other user's changes after a refused move = %v, want none", ids)
+	}
+	moved.Namespace = nsU1
+	moved.Namespace.Agent = "a2"
+	mustUpdate(t, db, func(tx engram.Tx) error { return tx.ReplaceMemory(ctx, &moved) })
 	if ids, _ := mustChanges(t, db, scU1, u1Before); !slices.Equal(ids, []string{m2.ID}) {
-		t.Errorf("the old user's changes after a move = %v, want %v", ids, []string{m2.ID})
+		t.Errorf("the user's changes after a move to another agent = %v, want %v", ids, []string{m2.ID})
 	}
-	if ids, _ := mustChanges(t, db, engram.ScopeOf(nsU2), u2Before); !slices.Equal(ids, []string{m2.ID}) {
-		t.Errorf("the new user's changes after a move = %v, want %v", ids, []string{m2.ID})
-	}
-	_, _, err := changes(t, db, engram.Scope{Org: "acme"}, 0)
+	_, _, err = changes(t, db, engram.Scope{Org: "acme"}, 0)
 	wantCode(t, "Changes with a bad scope", err, engram.EINVALID)
 }
 
