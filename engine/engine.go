@@ -262,10 +262,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if e.log == nil {
 		e.log = slog.Default()
 	}
-	e.redact = newRedactor(opts.Sensitive, store, opts.Vault != nil, e.log)
-	if opts.DetectOff {
-		e.redact.detector = detectNothing
-	}
+	e.redact = newRedactor(opts.Sensitive, store, opts.Vault != nil, opts.DetectOff, e.log)
 	if e.vec != nil && opts.IndexDir != "" {
 		if err := e.vec.setUpIndexFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
 			return nil, err

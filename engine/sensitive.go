@@ -49,8 +49,14 @@ type redactor struct {
 	detector func(string) []sensitive.Finding
 }
 
-func newRedactor(def engram.SensitivePolicy, store engram.Store, canSeal bool, log *slog.Logger) *redactor {
-	return &redactor{def: def.Over(engram.DefaultSensitivePolicy()), store: store, canSeal: canSeal, log: log, detector: detect}
+// newRedactor returns the write entry's redactor; with detectOff its
+// detector finds nothing (Options.DetectOff).
+func newRedactor(def engram.SensitivePolicy, store engram.Store, canSeal, detectOff bool, log *slog.Logger) *redactor {
+	r := &redactor{def: def.Over(engram.DefaultSensitivePolicy()), store: store, canSeal: canSeal, log: log, detector: detect}
+	if detectOff {
+		r.detector = detectNothing
+	}
+	return r
 }
 
 // placeholderRE matches a placeholder a write left (see engram.Treatment).
