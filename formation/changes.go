@@ -90,11 +90,17 @@ var changeRules = map[string][]factRule{
 	lang.Chinese: join(
 		// A Han value needs no capital: the title and employer of "我在西门子当工程师".
 		rules("occupation", "职业是", "我", `(?:我|[，,])(?:现在|目前|如今)?在\p{Han}{2,10}?(?:公司)?(?:当|做|担任)`+hanV),
-		rules("workplace", "工作单位是", "我", `(?:我|[，,])(?:现在|目前|如今)?在(?P<v>\p{Han}{2,10}?)(?:公司)?(?:当|做|担任)`),
-		rules("residence", "住在", "我", `我(?:现在|目前|如今)?(?:住在|搬到了?|搬去了?)`+hanV),
+		rules("workplace", "工作单位是", "我", `(?:我|[，,])(?:现在|目前|如今)?在(?P<v>\p{Han}{2,10}?)(?:公司)?(?:当|做|担任)`,
+			// "我在华为工作": the employer alone, not a place one works in
+			// ("家里", "这里"), a description ("北京的一家公司") or a
+			// search for work ("找工作", "换工作").
+			`(?:我|[，,])(?:现在|目前|如今|还)?在(?P<v>[^的这那哪家\P{Han}][^的找换求没不\P{Han}]{1,9}?)(?:公司)?(?:工作|上班)`),
+		// A word of time may stand between 我 and the verb ("我上个月搬到了
+		// 上海"), and a second clause may leave 我 out ("，现在住在浦东").
+		rules("residence", "住在", "我", `(?:我(?:上个月|上周|去年|今年|最近|刚刚|刚|已经|现在|目前|如今){0,2}|[，,](?:现在|目前|如今))(?:住在|搬到了?|搬去了?)`+hanV),
 		// Drinking now or as a habit, not what was drunk once ("喝了"):
 		// after 我, or after a comma with an adverb of now, only or instead.
-		rules("drink", "喝", "我", `(?:我(?:现在|如今|目前)?(?:只|每天|一般|经常|主要)?(?:改)?|[，,；;](?:现在|如今|目前)(?:只|每天|一般|经常|主要)?(?:改)?|[，,；;](?:只|改))喝(?P<v>[^了过着\P{Han}]\p{Han}{0,9}?)(?:了|吧|啊|呢|[，,。.！!；;、]|$)`),
+		rules("drink", "喝", "我", `(?:我(?:现在|如今|目前)?(?:只|每天早上|每天晚上|每天|早上|晚上|平时|通常|一般|经常|主要)?(?:改)?|[，,；;](?:现在|如今|目前)(?:只|每天|一般|经常|主要)?(?:改)?|[，,；;](?:只|改))喝(?P<v>[^了过着\P{Han}]\p{Han}{0,9}?)(?:了|吧|啊|呢|[，,。.！!；;、]|$)`),
 		rules("favourite", "最喜欢的", "我", `我最喜欢的(?P<a>\p{Han}{1,4}?)(?:是|现在是)`+hanV),
 	),
 }

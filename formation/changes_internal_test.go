@@ -194,6 +194,20 @@ func TestChangeDecisions(t *testing.T) {
 			[]string{"SUPERSEDE residence Schwabing, Munich", "MERGE"}},
 		{"more exact time", []string{"Our team meeting is on Friday.", "Our team meeting is on Friday at 3pm."},
 			[]string{"SUPERSEDE time of team meet on Friday at 3pm"}},
+		{"en count", []string{"I have one dog, a beagle.", "We adopted a greyhound, so now I have two dogs."},
+			[]string{"SUPERSEDE count of dog two"}},
+		{"de count verb second", []string{"Ich habe zwei Katzen.", "Wir haben ein Kätzchen geholt, jetzt habe ich drei Katzen."},
+			[]string{"SUPERSEDE count of katz drei"}},
+		{"en schedule moved", []string{"I go swimming on Tuesdays to unwind.", "I moved my swimming to Thursdays since the pool changed its lanes."},
+			[]string{"SUPERSEDE time of swim Thursdays"}},
+		{"es schedule moved", []string{"Mi clase de guitarra es los martes por la tarde.", "Mi clase de guitarra es ahora los jueves, el profesor cambió el horario."},
+			[]string{"SUPERSEDE time of clas de guitarr los jueves"}},
+		{"zh work", []string{"我在华为工作，做手机芯片测试。", "我现在在腾讯工作，做游戏服务器。"},
+			[]string{"SUPERSEDE workplace 腾讯"}},
+		{"zh moved with a time", []string{"我住在北京，在海淀区。", "我上个月搬到上海了，现在住在浦东。"},
+			[]string{"SUPERSEDE residence 上海"}},
+		{"zh drink changed", []string{"我每天早上喝咖啡，不然没精神。", "我不再喝咖啡了，改喝绿茶。"},
+			[]string{"SUPERSEDE drink 绿茶"}},
 		// Negatives: nothing held is ended.
 		{"others stop", []string{"My favourite drink is black coffee.", "My brother stopped drinking coffee."}, nil},
 		{"conditional", []string{"My favourite drink is black coffee.", "If I quit coffee, I'll be tired all day."}, nil},
@@ -201,6 +215,8 @@ func TestChangeDecisions(t *testing.T) {
 		{"other thing", []string{"My favourite drink is black coffee.", "I quit smoking last year."}, nil},
 		{"a plan's own cancellation", []string{"Voy a Lisboa en mayo.", "Ya no voy a Lisboa."}, []string{"SUPERSEDE plan trip Lisboa"}},
 		{"zh others", []string{"我每天喝咖啡。", "他不再喝咖啡了。"}, nil},
+		{"zh others work", []string{"我在华为工作。", "我妹妹在腾讯工作。"}, nil},
+		{"others count", []string{"I have one dog.", "My sister has two dogs."}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eps := make([]engram.Episode, len(tc.turns))

@@ -42,9 +42,15 @@ const (
 	// eventFR is eventA in French, whose second word may be elided:
 	// "réunion d'équipe".
 	eventFR = `(?P<e>\p{L}{3,20}(?: (?:d['’])?\p{L}{3,20})?)`
+	// eventES is eventA in Spanish, whose second noun follows de: "clase
+	// de guitarra".
+	eventES = `(?P<e>\p{L}{3,20}(?: (?:de |del )?\p{L}{3,20})?)`
+	// dayV is a day or days of the week an activity is on ("Tuesdays",
+	// "on Friday mornings"), group "v".
+	dayV = `(?P<v>(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?)(?: (?:mornings?|afternoons?|evenings?|nights?))?(?: at \d{1,2}(?::\d\d)? ?(?:am|pm)?)?)\b`
 	// whenV is a phrase that may hold a clock time ("2:30pm").
 	whenV = `(?P<v>[\p{L}\d'’: -]{2,40}?)(?:[,.;!?]|\s(?:and|but|because|since|now|und|aber|weil|jetzt|statt|y|pero|porque|ahora|et|mais|parce|maintenant)\b|$)`
-	numEN = `(?P<v>\d+|two|three|four|five|six|seven|eight|nine|ten)`
+	numEN = `(?P<v>\d+|one|two|three|four|five|six|seven|eight|nine|ten)`
 	numDE = `(?P<v>\d+|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn)`
 	numES = `(?P<v>\d+|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)`
 	numFR = `(?P<v>\d+|deux|trois|quatre|cinq|six|sept|huit|neuf|dix)`
@@ -96,6 +102,11 @@ var factRules = map[string][]factRule{
 			`(?i:\bI(?:'ve|’ve| have) (?:now |already |so far |just )?)`+verbA+` `+numEN+` `+nounA),
 		rules("time", "is", "is ",
 			`(?i:\b(?:my|our|the) )`+eventA+`(?i: (?:is|will be)(?: now)?(?: (?:moved|rescheduled|scheduled|set|planned))?(?: to| for)? )`+whenV),
+		// A weekly activity and its day: "I go swimming on Tuesdays", "I
+		// moved my swimming to Thursdays".
+		rules("time", "is on", "day weekend",
+			`(?i:\bI (?:usually |always |normally |often |now |still )?(?:go|do|have|take|attend|play|practi[cs]e) (?:my )?)`+eventA+`(?i: (?:on|every) )`+dayV,
+			`(?i:\bI(?:'ve|’ve| have)? (?:just |now |recently )?(?:moved|changed|switched|rescheduled|shifted) my )`+eventA+`(?i: (?:to|for) (?:on )?)`+dayV),
 	),
 	lang.German: join(
 		rules("residence", "wohnt in", "wohne lebe gezogen",
@@ -116,7 +127,9 @@ var factRules = map[string][]factRule{
 		rules("favourite", "Lieblings", "lieblings",
 			`(?i:\bmein(?:e)? (?:neue[rs]? )?lieblings)`+nounA+`(?i: ist (?:jetzt )?)`+phrase),
 		rules("count", "hat", "habe",
-			`(?i:\bich habe (?:jetzt |inzwischen |schon |bereits )?)`+numDE+` `+nounA),
+			`(?i:\bich habe (?:jetzt |inzwischen |schon |bereits )?)`+numDE+` `+nounA,
+			// Verb second: "jetzt habe ich drei Katzen".
+			`(?i:\b(?:jetzt|nun|inzwischen|mittlerweile|schon) habe ich )`+numDE+` `+nounA),
 		rules("time", "ist", "ist ",
 			`(?i:\b(?:mein|meine|unser|unsere|das|der|die) )`+eventA+`(?i: (?:ist|findet) (?:jetzt |nun )?(?:auf )?)`+whenV),
 	),
@@ -140,7 +153,7 @@ var factRules = map[string][]factRule{
 		rules("count", "ha", "he ",
 			`(?i:\b(?:ya |ahora )?he (?:ya |ahora )?)`+verbA+` `+numES+` `+nounA),
 		rules("time", "es", "es será",
-			`(?i:\b(?:mi|nuestra|nuestro|la|el) )`+eventA+`(?i: (?:es|será|está programad[oa]) (?:ahora )?(?:para )?)`+whenV),
+			`(?i:\b(?:mi|nuestra|nuestro|la|el) )`+eventES+`(?i: (?:es|será|está programad[oa]) (?:ahora )?(?:para )?)`+whenV),
 	),
 	lang.French: join(
 		rules("residence", "habite à", "habite vis déménagé",
@@ -163,14 +176,15 @@ var factRules = map[string][]factRule{
 // language the rules read: a memory whose fact of that attribute was
 // replaced ranks lower for a question with one of them.
 var staleTerms = map[string][]string{
-	"residence":    {"live", "lives", "living", "lived", "reside", "resides", "home", "address", "based", "moved", "wohnt", "wohnen", "wohnst", "lebt", "leben", "zuhause", "vive", "vives", "viven", "vivir", "reside", "casa", "habite", "habites", "vit", "vis"},
-	"workplace":    {"work", "works", "working", "job", "employer", "company", "arbeitet", "arbeiten", "arbeitest", "job", "firma", "trabaja", "trabajas", "trabajo", "empresa", "travaille", "travailles", "travail"},
-	"occupation":   {"work", "works", "job", "profession", "occupation", "beruf", "arbeitet", "trabaja", "profesión", "métier"},
-	"diet":         {"eat", "eats", "eating", "diet", "vegetarian", "vegan", "meat", "fish", "isst", "essen", "vegetarier", "fleisch", "fisch", "come", "comer", "dieta", "vegetariano", "carne", "pescado"},
+	"residence":    {"live", "lives", "living", "lived", "reside", "resides", "home", "address", "based", "moved", "wohnt", "wohnen", "wohnst", "lebt", "leben", "zuhause", "vive", "vives", "viven", "vivir", "reside", "casa", "habite", "habites", "vit", "vis", "住", "住在", "搬"},
+	"workplace":    {"work", "works", "working", "job", "employer", "company", "arbeitet", "arbeiten", "arbeitest", "job", "firma", "trabaja", "trabajas", "trabajo", "empresa", "travaille", "travailles", "travail", "工作", "上班", "公司"},
+	"occupation":   {"work", "works", "job", "profession", "occupation", "beruf", "arbeitet", "trabaja", "profesión", "métier", "工作", "职业"},
+	"drink":        {"drink", "drinks", "drinking", "trinkt", "trinken", "trinkst", "bebe", "bebes", "beber", "toma", "boit", "bois", "boire", "喝"},
+	"diet":         {"eat", "eats", "eating", "diet", "vegetarian", "vegan", "meat", "fish", "isst", "essen", "vegetarier", "fleisch", "fisch", "come", "comer", "dieta", "vegetariano", "carne", "pescado", "吃"},
 	planTrip:       {"going", "go", "trip", "travel", "travelling", "traveling", "visit", "visiting", "flying", "plan", "plans", "fährt", "fahren", "fliegt", "reist", "reise", "reisen", "urlaub", "va", "van", "ir", "viaje", "viaja", "viajar", "planes", "vacaciones"},
 	planMove:       {"moving", "move", "relocating", "plan", "plans", "zieht", "ziehen", "umzug", "muda", "mudarse", "mudanza", "planes", "déménage"},
 	planJob:        {"job", "start", "starting", "work", "plan", "plans", "stelle", "job", "arbeit", "trabajo", "empieza", "empezar", "planes"},
-	"relationship": {"married", "single", "engaged", "divorced", "relationship", "partner", "verheiratet", "ledig", "verlobt", "casado", "casada", "soltero", "soltera", "pareja"},
+	"relationship": {"married", "single", "engaged", "divorced", "relationship", "partner", "verheiratet", "ledig", "verlobt", "casado", "casada", "soltero", "soltera", "pareja", "结婚", "单身", "订婚", "离婚"},
 }
 
 // termsOf returns the question words of fact f: its attribute's own
@@ -319,10 +333,10 @@ var notDone = setOf("now already just still maintenant déjà désormais encore 
 
 // timeWord finds a time in a phrase, in English, German, Spanish or
 // French: a weekday, a month, tomorrow, a clock time.
-var timeWord = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|midnight|` +
+var timeWord = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(?:mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?|tomorrow|tonight|noon|midnight|` +
 	`january|february|march|april|june|july|august|september|october|november|december|` +
-	`montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|morgen|übermorgen|januar|februar|märz|mai|juni|juli|oktober|dezember|` +
-	`lunes|martes|miércoles|jueves|viernes|sábado|domingo|mañana|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|` +
+	`montags?|dienstags?|mittwochs?|donnerstags?|freitags?|samstags?|sonntags?|morgen|übermorgen|januar|februar|märz|mai|juni|juli|oktober|dezember|` +
+	`lunes|martes|miércoles|jueves|viernes|sábados?|domingos?|mañana|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|` +
 	`lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|demain|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre|midi|minuit|` +
 	`\d{1,2}(?::\d\d)? ?(?:am|pm|o'clock|uhr|heures?)|\d{1,2} ?h(?:\d\d)?|\d{1,2}:\d\d|a las \d|um \d)(?:[^\p{L}]|$)`)
 

@@ -61,7 +61,22 @@ func TestFactsOf(t *testing.T) {
 		{"J'ai maintenant couru cinq marathons.", "count of couru marathon", "cinq"},
 		{"Notre réunion d'équipe est mardi à 10h.", "time of réunion d'équip", "mardi à 10h"},
 		{"Mon rendez-vous chez le dentiste est maintenant reporté à vendredi.", "time of dentist", "vendredi"},
+		{"I have one dog, a beagle called Rufus.", "count of dog", "one"},
+		{"Wir haben ein Kätzchen geholt, jetzt habe ich drei Katzen.", "count of katz", "drei"},
+		{"I go swimming on Tuesdays to unwind.", "time of swim", "Tuesdays"},
+		{"I moved my swimming to Thursdays since the pool changed its lanes.", "time of swim", "Thursdays"},
+		{"I usually play tennis every Saturday morning.", "time of tenni", "Saturday morning"},
+		{"Mi clase de guitarra es los martes por la tarde.", "time of clas de guitarr", "los martes por la tarde"},
+		{"Mi clase de guitarra es ahora los jueves, el profesor cambió el horario.", "time of clas de guitarr", "los jueves"},
+		{"Ich gehe dienstags schwimmen.", "", ""},
+		{"我在华为工作，做手机芯片测试。", "workplace", "华为"},
+		{"还不错。我现在在腾讯工作，做游戏服务器。", "workplace", "腾讯"},
+		{"我上个月搬到上海了，现在住在浦东。", "residence", "上海"},
+		{"我每天早上喝咖啡，不然没精神。", "drink", "咖啡"},
 	} {
+		if tc.attr == "" {
+			continue // a phrasing the rules leave alone, listed for the reader
+		}
 		fs := factsOf(lang.Detect(tc.text), tc.text)
 		if len(fs) != 1 || fs[0].attr != tc.attr || fs[0].value != tc.value {
 			t.Errorf("factsOf(%q) = %+v, want %s = %q", tc.text, fs, tc.attr, tc.value)
@@ -87,6 +102,9 @@ func TestFactsOf(t *testing.T) {
 		"The book is on the table.", "The weather is nice on Sunday.", "The price is 20 dollars.",
 		"My sister has three cats.", "Das Buch ist auf dem Tisch.", "La casa es grande.", "I have been there twice.",
 		"La météo est belle dimanche.", "Le livre est sur la table.", "J'ai dix minutes.",
+		"I have one question.", "My sister goes swimming on Tuesdays.", "I moved my car to the garage.",
+		"Mi hermana tiene clase de guitarra los martes.", "我在家里工作。", "我在这里工作很开心。",
+		"我在北京的一家公司工作。", "他在华为工作。", "我妹妹住在上海。", "你在哪里工作？",
 	} {
 		if fs := factsOf(lang.Detect(text), text); len(fs) != 0 {
 			t.Errorf("factsOf(%q) = %+v, want none", text, fs)
