@@ -268,10 +268,10 @@ func asksFact(tag string, words []string, m *engram.Memory) bool {
 
 // sameWord reports whether a and b are one word: the same, the same stem
 // in language tag, one the other with an ending of at most three letters
-// ("dog", "dogs"; "live", "lives"), or, in German, the same but for the
-// ge- of a participle.
+// ("dog", "dogs"; "live", "lives"), in German the same but for the ge-
+// of a participle, or, for Chinese, b within a (see hanWithin).
 func sameWord(tag, a, b string) bool {
-	if a == b {
+	if a == b || hanWithin(a, b) {
 		return true
 	}
 	na, nb := utf8.RuneCountInString(a), utf8.RuneCountInString(b)

@@ -260,3 +260,47 @@ func TestStaleForms(t *testing.T) {
 		}
 	}
 }
+
+// A Chinese question has no spaces between its words: the words of an
+// attribute are found within it, so the newer workplace and drink rank
+// above the turn of the older one for the present, and the old turn keeps
+// its place for a question about the past.
+func TestCurrentChinese(t *testing.T) {
+	changed := day0.AddDate(0, 0, 60)
+	build := func(attr, turn, fact string, terms []string) []*Candidate {
+		old := mem("oldturn", turn, 0, "e1", "", "")
+		old.Memory.Language = "zh"
+		old.Memory.Metadata[engram.MetaSpeaker] = "Wei"
+		old.Memory.Metadata[engram.MetaStaleTerms] = terms
+		since := map[string]any{}
+		for _, w := range terms {
+			since[w] = changed.Format(time.RFC3339)
+		}
+		old.Memory.Metadata[engram.MetaStaleSince] = since
+		other := mem("weather", "今天天气很好，我们去公园散步吧。", 1, "e2", "", "")
+		other.Memory.Language = "zh"
+		f := mem("newfact", fact, 60, "e3", "Wei", attr)
+		f.Memory.Language = "zh"
+		f.Memory.Metadata[engram.MetaFactTerms] = terms
+		return ranked(old, other, f)
+	}
+	for _, tt := range []struct {
+		attr, turn, fact, now, past string
+		terms                       []string
+	}{
+		{"workplace", "我在华为工作，做手机芯片测试。", "Wei 工作单位是 腾讯", "Wei在哪里工作？", "Wei以前在哪里工作？", []string{"工作", "上班"}},
+		{"drink", "我每天早上喝咖啡，不然没精神。", "Wei 喝 绿茶", "Wei喝什么？", "Wei以前喝什么？", []string{"喝"}},
+		{"residence", "我住在北京，在海淀区。", "Wei 住在 上海", "Wei现在住在哪里？", "Wei以前住在哪里？", []string{"住", "住在"}},
+	} {
+		cs := build(tt.attr, tt.turn, tt.fact, tt.terms)
+		Current(Analyze(tt.now, day0.AddDate(0, 6, 0)), cs, DefaultConfig())
+		if got := ids(cs); !slices.Equal(got, []string{"newfact", "weather", "oldturn"}) {
+			t.Errorf("%q: order %v, want the new fact first", tt.now, got)
+		}
+		cs = build(tt.attr, tt.turn, tt.fact, tt.terms)
+		Current(Analyze(tt.past, day0.AddDate(0, 6, 0)), cs, DefaultConfig())
+		if got := ids(cs); got[0] != "oldturn" {
+			t.Errorf("%q: order %v, want the old turn first", tt.past, got)
+		}
+	}
+}

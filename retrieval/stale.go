@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/lang"
@@ -114,10 +115,10 @@ func staleAsked(q *Query, m *engram.Memory, at *time.Time) (asked, tags []string
 }
 
 // formOf reports whether w is t or another form of it in language tag:
-// the same stem, or in German the same but for the ge- of a participle
-// ("gewohnt", "wohnt").
+// the same stem, in German the same but for the ge- of a participle
+// ("gewohnt", "wohnt"), or, for Chinese, t within w (see hanWithin).
 func formOf(tag, w, t string) bool {
-	if w == t || lang.Stem(tag, w) == lang.Stem(tag, t) {
+	if w == t || hanWithin(w, t) || lang.Stem(tag, w) == lang.Stem(tag, t) {
 		return true
 	}
 	return tag == lang.German && strings.HasPrefix(w, "ge") && lang.Stem(tag, w[2:]) == lang.Stem(tag, t)
@@ -126,3 +127,10 @@ func formOf(tag, w, t string) bool {
 // stemLangs are the languages whose stems asksStale tries when neither
 // the question's nor the turn's language is decided.
 var stemLangs = []string{lang.English, lang.German, lang.Spanish, lang.French}
+
+// hanWithin reports whether t, a word in Han script, is within w: Chinese
+// writes no spaces between words, so a question's run of characters
+// ("wei现在住在哪里") holds the words it asks with ("住在").
+func hanWithin(w, t string) bool {
+	return t != "" && strings.ContainsFunc(t, func(r rune) bool { return unicode.Is(unicode.Han, r) }) && strings.Contains(w, t)
+}
