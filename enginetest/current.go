@@ -158,3 +158,58 @@ func testCurrentFirst(t *testing.T, open Open) {
 		})
 	}
 }
+
+// testCurrentFirstChanged: counts and weekly days that change over
+// sessions, and Chinese turns that state a workplace and a drink, rank
+// their latest state first for a question about the present, and the
+// earlier state first for one about the past; through the library and
+// over HTTP, in English, German, Spanish and Chinese.
+func testCurrentFirstChanged(t *testing.T, open Open) {
+	for _, tc := range []struct {
+		lang, speaker string
+		turns         []dated
+		qs            []asked
+	}{
+		{"en", "Nadia", []dated{
+			{"s1", 0, "I have one cat, a tabby called Miso."},
+			{"s1", 0, "I go climbing on Mondays after work."},
+			{"s2", 40, "My neighbour gave us a kitten, so now I have two cats."},
+			{"s2", 40, "I moved my climbing to Wednesdays because the gym is quieter then."},
+			{"s3", 80, "The cats sleep on the sofa all afternoon."},
+		}, []asked{
+			{"How many cats does Nadia have?", "two", "one cat"},
+			{"Which day does Nadia go climbing?", "Wednesdays", "Mondays"},
+			{"How many cats did Nadia have at first?", "one cat", "two cats"},
+		}},
+		{"de", "Jonas", []dated{
+			{"s1", 0, "Ich habe zwei Hunde, beide sind alt."},
+			{"s2", 50, "Meine Tochter wollte einen Welpen, jetzt habe ich drei Hunde."},
+			{"s3", 90, "Der Welpe kaut an allen Schuhen."},
+		}, []asked{
+			{"Wie viele Hunde hat Jonas?", "drei", "zwei Hunde"},
+		}},
+		{"es", "Lucía", []dated{
+			{"s1", 0, "Mi clase de yoga es los lunes por la mañana."},
+			{"s2", 50, "Mi clase de yoga es ahora los viernes, cambiaron el horario del centro."},
+			{"s3", 90, "El centro de yoga tiene una sala nueva."},
+		}, []asked{
+			{"¿Qué día es la clase de yoga de Lucía?", "viernes", "lunes"},
+		}},
+		{"zh", "Li", []dated{
+			{"s1", 0, "我在百度工作，负责搜索广告。"},
+			{"s1", 0, "我每天喝啤酒，放松一下。"},
+			{"s2", 50, "我现在在阿里巴巴工作，做云计算。"},
+			{"s3", 90, "我不再喝啤酒了，改喝红茶。"},
+		}, []asked{
+			{"Li在哪里工作？", "阿里巴巴", "百度"},
+			{"Li喝什么？", "红茶", "每天喝啤酒"},
+			{"Li以前在哪里工作？", "百度", "阿里巴巴"},
+		}},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			e := newEngine(t, open, engine.Options{})
+			sayAll(t, e, tc.speaker, tc.turns)
+			checkOrder(t, e, t0.AddDate(0, 5, 0), nil, tc.qs)
+		})
+	}
+}

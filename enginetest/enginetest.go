@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"PlanChange", testPlanChange},
 		{"AsOfAttributes", testAsOfAttributes},
 		{"CurrentFirst", testCurrentFirst},
+		{"CurrentFirstChanged", testCurrentFirstChanged},
 		{"RecurringNewerFirst", testRecurringNewerFirst},
 		{"AsOfResidenceFirst", testAsOfResidenceFirst},
 		{"AsOfBadInput", testAsOfBadInput},

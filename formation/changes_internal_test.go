@@ -206,7 +206,7 @@ func TestChangeDecisions(t *testing.T) {
 			[]string{"SUPERSEDE workplace 腾讯"}},
 		{"zh moved with a time", []string{"我住在北京，在海淀区。", "我上个月搬到上海了，现在住在浦东。"},
 			[]string{"SUPERSEDE residence 上海"}},
-		{"zh drink changed", []string{"我每天早上喝咖啡，不然没精神。", "我不再喝咖啡了，改喝绿茶。"},
+		{"zh drink changed", []string{"我每天喝咖啡，不然没精神。", "我不再喝咖啡了，改喝绿茶。"},
 			[]string{"SUPERSEDE drink 绿茶"}},
 		// Negatives: nothing held is ended.
 		{"others stop", []string{"My favourite drink is black coffee.", "My brother stopped drinking coffee."}, nil},
