@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -37,6 +38,10 @@ func (c *consolidation) change(ctx context.Context, e *engram.Episode, f fact, m
 		return false, nil
 	}
 	switch {
+	case retold(&old, e, ov, nv):
+		// The held fact stands as it was: citing the retelling would make
+		// its turn, the later, read as the fact's latest state.
+		return true, nil
 	case holds(nv, ov):
 		c.supersede(old, m, fmt.Sprintf("%s: %q refines %q", f.attr, nv, ov))
 		return true, nil
@@ -48,6 +53,21 @@ func (c *consolidation) change(ctx context.Context, e *engram.Episode, f fact, m
 		return true, c.place(ctx, e, f, olds)
 	}
 	return false, nil
+}
+
+// retoldWithin is how soon after a fact a value in another script reads
+// as the same fact told again rather than a change.
+const retoldWithin = time.Hour
+
+// retold reports whether value nv, stated by e, tells the held fact old
+// (value ov) again in another language: the two are in different scripts
+// (one in Han characters), which the rules cannot compare without a
+// dictionary, and e was said within retoldWithin of old. A speaker who
+// says "now I only drink green tea" and a minute later "我现在每天早上喝绿茶"
+// has changed nothing, and the retelling forms no fact; a change said
+// months later still supersedes.
+func retold(old *engram.Memory, e *engram.Episode, ov, nv string) bool {
+	return hasHan(ov) != hasHan(nv) && old.ValidFrom != nil && e.OccurredAt.Sub(*old.ValidFrom) < retoldWithin
 }
 
 // place decides what a new home does to the held ones, olds (latest

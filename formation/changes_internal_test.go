@@ -206,7 +206,7 @@ func TestChangeDecisions(t *testing.T) {
 			[]string{"SUPERSEDE workplace 腾讯"}},
 		{"zh moved with a time", []string{"我住在北京，在海淀区。", "我上个月搬到上海了，现在住在浦东。"},
 			[]string{"SUPERSEDE residence 上海"}},
-		{"zh drink changed", []string{"我每天喝咖啡，不然没精神。", "我不再喝咖啡了，改喝绿茶。"},
+		{"zh drink changed", []string{"我每天早上喝咖啡，不然没精神。", "我不再喝咖啡了，改喝绿茶。"},
 			[]string{"SUPERSEDE drink 绿茶"}},
 		// Negatives: nothing held is ended.
 		{"others stop", []string{"My favourite drink is black coffee.", "My brother stopped drinking coffee."}, nil},
@@ -236,6 +236,50 @@ func TestChangeDecisions(t *testing.T) {
 				got = append(got, strings.TrimSpace(fmt.Sprintf("%s %s %s", op.Op, attr, factValue(&op.Memory))))
 			}
 			if !slices.Equal(got, tc.want) {
+				t.Errorf("fact ops = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRetold checks that a fact told again in another script within the
+// hour leaves the held one as it was instead of replacing it, while the
+// same words a month later, or a value in the same script, replace it.
+func TestRetold(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name        string
+		first, then string
+		after       time.Duration
+		want        string
+	}{
+		{"zh after en within the hour", "I only drink green tea.", "我现在每天早上喝绿茶。", time.Minute, ""},
+		{"en after zh within the hour", "我现在只喝绿茶。", "I only drink green tea.", 10 * time.Minute, ""},
+		{"zh after en a month later", "I only drink green tea.", "我现在每天早上喝红茶。", 30 * 24 * time.Hour, "SUPERSEDE drink 红茶"},
+		{"same script within the hour", "我每天早上喝咖啡。", "我现在只喝绿茶。", time.Minute, "SUPERSEDE drink 绿茶"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eps := []engram.Episode{
+				{ID: engram.NewID(), Role: "user", Speaker: "Bob", Content: tc.first, OccurredAt: at},
+				{ID: engram.NewID(), Role: "user", Speaker: "Bob", Content: tc.then, OccurredAt: at.Add(tc.after)},
+			}
+			ops, err := Rules{}.Form(context.Background(), eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, op := range ops {
+				if slices.Contains(op.Memory.Sources, eps[0].ID) || (!isFact(&op.Memory) && op.Op != engram.OpMerge) {
+					continue
+				}
+				attr, _ := op.Memory.Metadata[engram.MetaFactAttribute].(string)
+				got = append(got, strings.TrimSpace(fmt.Sprintf("%s %s %s", op.Op, attr, factValue(&op.Memory))))
+			}
+			var want []string // no fact op for a retelling
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if !slices.Equal(got, want) {
 				t.Errorf("fact ops = %q, want %q", got, tc.want)
 			}
 		})

@@ -72,6 +72,7 @@ func TestFactsOf(t *testing.T) {
 		{"我在华为工作，做手机芯片测试。", "workplace", "华为"},
 		{"还不错。我现在在腾讯工作，做游戏服务器。", "workplace", "腾讯"},
 		{"我上个月搬到上海了，现在住在浦东。", "residence", "上海"},
+		{"我每天早上喝咖啡，不然没精神。", "drink", "咖啡"},
 	} {
 		if tc.attr == "" {
 			continue // a phrasing the rules leave alone, listed for the reader
