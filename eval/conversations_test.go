@@ -168,9 +168,10 @@ func TestConversationSuite(t *testing.T) {
 }
 
 // suiteFloors are the tuning and held-out figures measured on 7 December
-// 2026, after Chinese, count and schedule facts were formed (tuning 33/34
-// in the top 3, 32/32 above the rival; held out 13/17 and 10/15).
-var suiteFloors = [2][2]int{{33, 32}, {13, 10}}
+// 2026, after Chinese, count and schedule facts were formed and a Chinese
+// question's characters became full-text terms (tuning 34/34 in the top 3,
+// 32/32 above the rival; held out 13/17 and 10/15).
+var suiteFloors = [2][2]int{{34, 32}, {13, 10}}
 
 // runConversation stores c in a fresh engine, asks its questions and adds
 // what it measured to sc.

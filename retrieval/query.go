@@ -353,7 +353,7 @@ func hasYear(s string) bool {
 // German, Spanish, French, Italian, Portuguese or Dutch one: the text
 // index matches whole words, so a stem finds the texts where it stands as
 // a word of its own ("Hunden" finds "Hund"). A CJK term is split into its
-// character bigrams. With no terms left it returns the query as typed, or
+// character bigrams and its characters. With no terms left it returns the query as typed, or
 // "" when the query named a period and nothing else ("what did I do last
 // week?"), which the temporal channel answers.
 func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
@@ -377,8 +377,12 @@ func (q *Query) Lexical(inflect bool, drop func(name string) bool) string {
 			// A run of CJK characters is a phrase of its bigrams to the
 			// text index: a whole question would have to appear verbatim.
 			// Its bigrams as separate terms match the words it shares
-			// with a memory.
+			// with a memory; its characters, as terms too, match a
+			// character a memory holds on its own ("Wei 喝 绿茶", as
+			// formation writes a fact), which no bigram of the run
+			// ("喝什么": "喝什", "什么") can.
 			out = append(out, strings.Fields(seg)...)
+			out = append(out, cjkChars(t)...)
 			continue
 		}
 		out = append(out, t)
@@ -504,4 +508,19 @@ func parts(text string) []string {
 		}
 	}
 	return nil
+}
+
+// cjkChars returns the distinct CJK characters of t, in order: a lone
+// character is a token of its own in the text index only where it stands
+// apart from other CJK characters, so these match only such characters.
+func cjkChars(t string) []string {
+	var out []string
+	seen := map[rune]bool{}
+	for _, r := range t {
+		if textsearch.IsCJK(r) && !seen[r] {
+			seen[r] = true
+			out = append(out, string(r))
+		}
+	}
+	return out
 }

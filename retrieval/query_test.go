@@ -156,9 +156,10 @@ func TestLexical(t *testing.T) {
 	if strings.Contains(got, "caroline") {
 		t.Errorf("Lexical = %q keeps the speaker's name", got)
 	}
-	// CJK runs become their bigrams, each a term of its own.
+	// CJK runs become their bigrams and their characters, each a term of
+	// its own.
 	cjk := retrieval.Analyze("东京都的书", now)
-	if got, want := cjk.Lexical(true, nil), "东京 京都 都的 的书"; got != want {
+	if got, want := cjk.Lexical(true, nil), "东京 京都 都的 的书 东 京 都 的 书"; got != want {
 		t.Errorf("CJK Lexical = %q, want %q", got, want)
 	}
 	// A query of nothing but names keeps its text.
