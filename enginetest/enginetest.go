@@ -115,6 +115,7 @@ func Run(t *testing.T, open Open) {
 		{"SensitiveScan", testSensitiveScan},
 		{"SensitiveMetadata", testSensitiveMetadata},
 		{"SensitiveMetadataScan", testSensitiveMetadataScan},
+		{"SensitiveMetadataGrows", testSensitiveMetadataGrows},
 		{"SensitiveLogs", testSensitiveLogs},
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
