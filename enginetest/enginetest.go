@@ -116,6 +116,7 @@ func Run(t *testing.T, open Open) {
 		{"SensitiveMetadata", testSensitiveMetadata},
 		{"SensitiveMetadataScan", testSensitiveMetadataScan},
 		{"SensitiveMetadataGrows", testSensitiveMetadataGrows},
+		{"SensitiveResource", testSensitiveResource},
 		{"SensitiveLogs", testSensitiveLogs},
 		{"Graph", testGraph},
 		{"GraphTurns", testGraphTurns},
