@@ -66,11 +66,13 @@ func noSpan(t *testing.T, where, text string) {
 
 // TestSensitiveNowhere brings secrets through every write path of a
 // server logging JSON at debug level with a vault key (the REST API, the
-// Mem0 API, MCP's remember as turns and as a fact, the chat proxy, an
-// uploaded document) and then looks for them where they must not be: the
-// server's log, GET /metrics, the routes the dashboard reads (episodes,
-// memories, search, audit, scopes, tenants, entities), the export and the
-// training data. Each place is checked to hold the placeholders or the
+// Mem0 API, MCP's remember as turns and as a fact, a memory added as is,
+// the chat proxy, an uploaded document) and then looks for them where
+// they must not be: the server's log, GET /metrics, the routes the
+// dashboard reads (episodes, memories, search, audit, scopes, tenants,
+// entities), the uploaded document's content, the export and the training
+// data (which must hold the memory added as is, with its placeholder).
+// Each place is checked to hold the placeholders or the
 // tenant's other texts, so a check is not blind.
 func TestSensitiveNowhere(t *testing.T) {
 	t.Parallel()
@@ -82,6 +84,7 @@ func TestSensitiveNowhere(t *testing.T) {
 	c := &cli{t: t, env: baseEnv(t), extra: []string{"--server", s.url, "--org", "acme", "--project", "app"}}
 	c.ok("add", "--user", "ann", "--role", "user", "my OpenAI key is "+nowhereSpans[0]+", keep it for the deploy")
 	c.ok("add", "--user", "ann", "--role", "user", "I live in Berlin.")
+	c.ok("add", "--memory", "--user", "ann", "Ana paga la luz con la tarjeta "+nowhereSpans[1])
 	httpBody(t, "POST", s.url+"/mem0/v1/memories/", `{"user_id":"ann","messages":[{"role":"user","content":"Mi tarjeta es `+nowhereSpans[1]+` y caduca pronto"}]}`)
 	cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: s.url + "/mcp", DisableStandaloneSSE: true})
 	callMCP(t, cs, "remember", map[string]any{"turns": []map[string]any{{"role": "user", "content": "Das Passwort für den Router lautet: " + nowhereSpans[2]}}})
@@ -111,6 +114,14 @@ func TestSensitiveNowhere(t *testing.T) {
 	} {
 		reads[name] = httpBody(t, "GET", s.url+path, "")
 	}
+	var res engram.ResourcePage
+	if err := json.Unmarshal([]byte(reads["resources"]), &res); err != nil || len(res.Resources) != 1 {
+		t.Fatalf("resources: %s (%v)", reads["resources"], err)
+	}
+	reads["the uploaded document"] = httpBody(t, "GET", s.url+"/v1/resources/"+res.Resources[0].ID+"/content"+q, "")
+	if !strings.Contains(reads["the uploaded document"], "我的密码是 [secret:password#1]") {
+		t.Errorf("the uploaded document lacks its placeholder: %q", reads["the uploaded document"])
+	}
 	for _, span := range nowhereSpans {
 		reads["search "+span] = httpBody(t, "POST", s.url+"/v1/search", `{"scope":{"org":"acme","project":"app","user":"ann"},"query":`+jsonString(span)+`}`)
 	}
@@ -131,8 +142,8 @@ func TestSensitiveNowhere(t *testing.T) {
 	local := &cli{t: t, env: baseEnv(t), extra: []string{"--data", dir, "--org", "acme", "--project", "app", "--user", "ann"}}
 	noSpan(t, "the export", local.ok("export"))
 	sft := local.ok("export", "--format", "sft")
-	if !strings.Contains(sft, "Berlin") {
-		t.Errorf("the training data lack the kept fact: the check would be blind\n%s", sft)
+	if !strings.Contains(sft, "Berlin") || !strings.Contains(sft, "Ana paga la luz con la tarjeta [payment:card#1]") {
+		t.Errorf("the training data lack the kept fact or the memory that held the card: the check would be blind\n%s", sft)
 	}
 	noSpan(t, "the training data", sft)
 }
