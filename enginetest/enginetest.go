@@ -113,6 +113,7 @@ func Run(t *testing.T, open Open) {
 		{"SensitiveWritePaths", testSensitiveWritePaths},
 		{"SensitiveLLMPrompt", testSensitiveLLMPrompt},
 		{"SensitiveScan", testSensitiveScan},
+		{"SensitiveScanTenant", testSensitiveScanTenant},
 		{"SensitiveMetadata", testSensitiveMetadata},
 		{"SensitiveMetadataScan", testSensitiveMetadataScan},
 		{"SensitiveMetadataGrows", testSensitiveMetadataGrows},

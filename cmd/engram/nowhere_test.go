@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,7 +158,8 @@ func jsonString(s string) string {
 // requires keys: without a key or with a write key it fails (exit 1) and
 // scans nothing; with the tenant's admin key it reports the password and
 // the card stored while the tenant kept them (kinds and record ids, never
-// the values), and --apply, once the tenant's policy seals, seals them
+// the values), without --user it sweeps every user of the tenant, and
+// --apply, once the tenant's policy seals, seals them
 // through the server, after which the episodes hold placeholders and a
 // second scan finds nothing.
 func TestScanServer(t *testing.T) {
@@ -188,6 +190,16 @@ func TestScanServer(t *testing.T) {
 	}
 	if out := remote(admin).ok("scan", "--user", "ann"); strings.Contains(out, "Sommer2024!") || strings.Contains(out, "6011 0000 0000 0004") || !strings.Contains(out, "password") {
 		t.Errorf("scan --server printed %q", out)
+	}
+	remote(admin).ok("add", "--user", "bob", "IBAN: DE89 3704 0044 0532 0130 00")
+	var sweep engram.SensitiveScan
+	remote(admin).json(&sweep, "scan")
+	if sweep.Users != 2 || !slices.ContainsFunc(sweep.Found, func(f engram.SensitiveFound) bool { return f.User == "bob" && f.Kind == "iban" }) ||
+		!slices.ContainsFunc(sweep.Found, func(f engram.SensitiveFound) bool { return f.User == "ann" && f.Kind == "card" }) {
+		t.Errorf("scan --server without --user = %+v; want every user of the tenant", sweep)
+	}
+	if out := remote(admin).ok("scan"); !strings.Contains(out, "scanned 2 users") || !strings.Contains(out, `of user "bob"`) || strings.Contains(out, "DE89") {
+		t.Errorf("scan --server without --user printed %q", out)
 	}
 	remote(admin).ok("sensitive", "--set", "secret=seal,payment=seal")
 	remote(admin).json(&rep, "scan", "--apply", "--user", "ann")
