@@ -405,17 +405,18 @@ func (w *treatWrite) done() *treated {
 	return &w.out
 }
 
-// treatEpisodes treats the findings in the contents and the speakers of
-// eps (changed in place) and prepares the vault for the spans to seal. It fails with
-// EINVALID when a content or its metadata grows past its limit, or with
-// the store's or the vault's error.
+// treatEpisodes treats the findings in the texts of eps (changed in
+// place: contents, speakers, media's captions and transcripts, metadata)
+// and prepares the vault for the spans to seal. It fails with EINVALID
+// when a content or its metadata grows past its limit, or with the
+// store's or the vault's error.
 func (e *writer) treatEpisodes(ctx context.Context, ns engram.Namespace, eps []engram.Episode) (*treated, error) {
 	w := e.redact.write(ctx, ns)
 	for i := range eps {
 		ep := &eps[i]
-		rec := record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID}, what: fmt.Sprintf("episodes[%d]", i),
-			fields: []recordField{{"content", &ep.Content}, {"speaker", &ep.Speaker}}}
-		if _, err := w.treat(rec.withMeta(&ep.Metadata)); err != nil {
+		rec := episodeRecord(ep)
+		rec.what = fmt.Sprintf("episodes[%d]", i)
+		if _, err := w.treat(rec); err != nil {
 			return nil, err
 		}
 		if err := engram.CheckText(fmt.Sprintf("episodes[%d].content", i), ep.Content, engram.MaxContentBytes); err != nil {
@@ -575,8 +576,7 @@ func (e *writer) treatImport(ctx context.Context, n engram.Namespace, recs []eng
 		case r.Type == engram.RecordEpisode && r.Episode != nil:
 			ep := *r.Episode
 			r.Episode = &ep
-			rec = append(rec, record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID},
-				fields: []recordField{{"content", &r.Episode.Content}, {"speaker", &r.Episode.Speaker}}}.withMeta(&r.Episode.Metadata))
+			rec = append(rec, episodeRecord(r.Episode))
 		case r.Type == engram.RecordMemory && r.Memory != nil:
 			m := *r.Memory
 			r.Memory = &m

@@ -135,7 +135,7 @@ func (e *admin) scanEpisodes(ctx context.Context, s engram.Scope, apply bool, sc
 		for i := range page {
 			sc.out.Episodes++
 			var fs []sensitive.Finding
-			for _, t := range append([]string{page[i].Content, page[i].Speaker}, metaStrings(page[i].Metadata)...) {
+			for _, t := range episodeTexts(page[i]) {
 				fs = append(fs, detect(t)...)
 			}
 			sc.note(page[i].ID, fs)

@@ -114,6 +114,7 @@ func Run(t *testing.T, open Open) {
 		{"SensitiveLLMPrompt", testSensitiveLLMPrompt},
 		{"SensitiveScan", testSensitiveScan},
 		{"SensitiveScanTenant", testSensitiveScanTenant},
+		{"SensitiveMedia", testSensitiveMedia},
 		{"SensitiveMetadata", testSensitiveMetadata},
 		{"SensitiveMetadataScan", testSensitiveMetadataScan},
 		{"SensitiveMetadataGrows", testSensitiveMetadataGrows},

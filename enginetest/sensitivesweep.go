@@ -78,3 +78,48 @@ func testSensitiveScanTenant(t *testing.T, open Open) {
 		t.Errorf("an episode said by a key is stored as %+v, %v", ep, err)
 	}
 }
+
+// testSensitiveMedia: the caption, the transcript and the segments' texts
+// and speakers of an episode's media are treated as its content is: the
+// stored episode holds placeholders numbered after the content's, each
+// span sealed under the episode with its path as the field, the caller's
+// media left as given, and no read of the scope holding a span (the
+// memories formed from the caption and the segments included).
+func testSensitiveMedia(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Vault: testVault(t)})
+	ns := engram.Namespace{Org: "acme", Project: "p", User: "media"}
+	s := engram.ScopeOf(ns)
+	img := addResource(t, e, ns, "card.png", "image/png", pngBytes)
+	voice := addResource(t, e, ns, "note.mp3", "audio/mpeg", mp3Bytes)
+	caption := "Foto de la tarjeta " + testCard + " sobre la mesa"
+	media := []engram.Media{
+		{ResourceID: img.ID, Kind: engram.MediaImage, Caption: caption},
+		{ResourceID: voice.ID, Kind: engram.MediaAudio, Transcript: "la clé API est " + testKeyFR, Segments: []engram.TranscriptSegment{
+			{Start: 0, End: 3, Speaker: "Jonas", Text: "Das Passwort für den Router lautet: Sommer2024!"},
+			{Start: 3, End: 6, Speaker: "李雷", Text: "IBAN: " + testIBAN},
+		}},
+	}
+	res, err := addMediaEpisode(t, e, ns, media...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Episodes[0].Media
+	if len(got) != 2 || got[0].Caption != "Foto de la tarjeta [payment:card#1] sobre la mesa" || got[1].Transcript != "la clé API est [secret:api_key#2]" ||
+		got[1].Segments[0].Text != "Das Passwort für den Router lautet: [secret:password#3]" || got[1].Segments[1].Text != "IBAN: [payment:iban#4]" {
+		t.Errorf("stored media = %+v", got)
+	}
+	if media[0].Caption != caption {
+		t.Errorf("the caller's caption became %q", media[0].Caption)
+	}
+	sealed := vaultOf(t, e, s, res.Episodes[0].ID)
+	if len(sealed) != 4 || !slices.ContainsFunc(sealed, func(m engram.Memory) bool {
+		return m.Value == "Sommer2024!" && m.Metadata[engine.MetaSealedField] == "media[1].segments[0].text"
+	}) {
+		t.Errorf("spans sealed from the media: %+v", sealed)
+	}
+	for _, span := range []string{testCard, testKeyFR, "Sommer2024!", testIBAN} {
+		if where := spanIn(t, e, s, span); len(where) > 0 {
+			t.Errorf("%q is still readable in %v", span, where)
+		}
+	}
+}
