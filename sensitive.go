@@ -211,9 +211,12 @@ type SensitivePolicies interface {
 	// stays (engram scan treats it). EINVALID naming the field for a bad
 	// namespace or treatment.
 	SetSensitivePolicy(ctx context.Context, n Namespace, p SensitivePolicy) (*TenantPolicy, error)
-	// ScanSensitive reads the records of scope s (episodes, memories with
-	// their versions, and the string values of their metadata) and
-	// reports the findings by kind and record, never a value; with apply
+	// ScanSensitive reads the records of scope s (episodes with their
+	// speakers, memories with their versions, and the string values of
+	// their metadata) and reports the findings by user, kind and record,
+	// never a value. A scope naming no user sweeps the whole tenant: the
+	// records of no user and those of every user (its agent and session,
+	// if any, narrowing each user's). With apply
 	// it treats each finding the tenant's policy does not keep, as a
 	// write would have. EINVALID for a bad scope; the store's, the
 	// vault's or the embedder's error otherwise (records treated before
@@ -233,15 +236,18 @@ func MetaSensitivePolicy(n Namespace) string {
 // which records (ids, never values); with apply, what it treated as the
 // tenant's policy says.
 type SensitiveScan struct {
+	Users    int              `json:"users,omitempty"` // a scope naming no user: the tenant's users swept
 	Episodes int              `json:"episodes"`
 	Memories int              `json:"memories"`
 	Found    []SensitiveFound `json:"found"`
 	Treated  []SensitiveCount `json:"treated,omitempty"`
 }
 
-// SensitiveFound counts the findings of one kind a scan found and names
-// the records holding them (episode and memory ids).
+// SensitiveFound counts the findings of one kind a scan found in one
+// user's records and names the records holding them (episode and memory
+// ids, which are unique per user); User is empty for records of no user.
 type SensitiveFound struct {
+	User    string   `json:"user,omitempty"`
 	Kind    string   `json:"kind"`
 	Count   int      `json:"count"`
 	Records []string `json:"records"`

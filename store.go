@@ -70,6 +70,7 @@ type Reader interface {
 	// small interface of its own, for code that needs only it.
 	Locator
 	TenantLister
+	UserLister
 	FullTextReader
 	MetaReader
 	VectorReader

@@ -60,10 +60,16 @@ func (e *media) newResource(r *engram.Resource) error {
 	return r.Validate()
 }
 
-// fillResource stores body's content under the pending resource r, makes
-// memories of a document's sections and completes r.
+// fillResource stores body's content under the pending resource r, its
+// findings treated when it is text (see treatContent), makes memories of
+// a document's sections and completes r.
 func (e *media) fillResource(ctx context.Context, r *engram.Resource, body io.Reader) error {
-	sum, err := e.storeContent(ctx, r, body)
+	content := e.treatContent(ctx, r, body)
+	sum, err := e.storeContent(ctx, r, content)
+	if err != nil {
+		return err
+	}
+	sealed, err := content.done(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -82,7 +88,7 @@ func (e *media) fillResource(ctx context.Context, r *engram.Resource, body io.Re
 		return err
 	}
 	r.Memories = len(ms)
-	return e.completeResource(ctx, r, ms)
+	return e.completeResource(ctx, r, ms, sealed)
 }
 
 // findDuplicate returns the completed resource of r's namespace with r's
@@ -198,17 +204,18 @@ func sectionMemory(r *engram.Resource, s document.Section, index int) (engram.Me
 	}, nil
 }
 
-// completeResource stores the memories of r and makes r visible, in one
-// transaction.
-func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []engram.Memory) error {
+// completeResource stores the memories of r, the spans sealed from its
+// content and from them, and makes r visible, in one transaction.
+func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []engram.Memory, sc *treated) error {
 	ops := make([]engram.MemoryOp, len(ms))
 	for i, m := range ms {
 		ops[i] = engram.MemoryOp{Op: engram.OpAdd, Memory: m}
 	}
-	sc, err := e.treatMemories(ctx, r.Namespace, ops)
+	inMemories, err := e.treatMemories(ctx, r.Namespace, ops)
 	if err != nil {
 		return err
 	}
+	sc.merge(inMemories)
 	vb := e.vec.batch()
 	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
 		return err
@@ -295,8 +302,8 @@ func (e *media) OpenResource(ctx context.Context, s engram.Scope, id string) (*e
 }
 
 // DeleteResource implements engram.ResourceService: the resource, its
-// content, and every memory made from it (with their versions and
-// vectors) are purged in one transaction, then the store is treated.
+// content, every memory made from it (with their versions and vectors)
+// and the spans sealed from it are purged in one transaction, then the store is treated.
 func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) error {
 	s, err := writeTarget(s, "resource", id)
 	if err != nil {
@@ -311,6 +318,9 @@ func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) e
 			return err
 		}
 		if texts, err = purgeResourceMemories(ctx, tx, vb, r); err != nil {
+			return err
+		}
+		if err := purgeResourceSeals(ctx, tx, vb, r); err != nil {
 			return err
 		}
 		if err := tx.PurgeResource(ctx, r.Namespace, id); err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -203,6 +204,8 @@ type record struct {
 	past    bool                // a past version's copy: redacted, neither sealed nor counted
 	seed    map[string]seedSpan // spans placed before, replaced wherever they appear
 	after   func()              // run once the fields are treated: writes metadata's back
+	meta    *map[string]any     // the metadata withMeta treats, re-checked for size after
+	what    string              // how an error names the record ("episodes[0]")
 }
 
 // withMeta adds the string values of the metadata *md to rec's fields
@@ -210,7 +213,7 @@ type record struct {
 func (rec record) withMeta(md *map[string]any) record {
 	fs, put := metaFields(md)
 	rec.fields = append(rec.fields, fs...)
-	rec.after = put
+	rec.after, rec.meta = put, md
 	return rec
 }
 
@@ -225,7 +228,8 @@ type recordField struct {
 // context for (a key after "the key is") may be repeated bare elsewhere
 // (a cue). One span is one placeholder, sealed and counted once. It
 // returns the spans placed; it fails only when the tenant's policy cannot
-// be read.
+// be read, or with EINVALID naming rec.what when its metadata grew past
+// engram.MaxMetadataBytes.
 func (w *treatWrite) treat(rec record) (map[string]seedSpan, error) {
 	found := make([][]sensitive.Finding, len(rec.fields))
 	hit := false
@@ -254,10 +258,33 @@ func (w *treatWrite) treat(rec record) (map[string]seedSpan, error) {
 	if rec.after != nil {
 		rec.after()
 	}
+	if err := checkTreatedMeta(rec, spans.placed); err != nil {
+		return nil, err
+	}
 	if spans.placed > len(rec.seed) && !rec.past && !slices.Contains(w.out.ids, rec.id) {
 		w.out.ids = append(w.out.ids, rec.id)
 	}
 	return spans.placedSpans(), nil
+}
+
+// checkTreatedMeta returns EINVALID naming rec.what and its metadata when
+// placeholders made rec's metadata longer than engram.MaxMetadataBytes:
+// a placeholder may be longer than its span (an email's), and the size was
+// checked on the text as sent.
+func checkTreatedMeta(rec record, placed int) error {
+	if rec.meta == nil || len(*rec.meta) == 0 || placed == 0 {
+		return nil
+	}
+	b, err := json.Marshal(*rec.meta)
+	if err != nil || len(b) <= engram.MaxMetadataBytes {
+		return err
+	}
+	what := rec.what
+	if what == "" {
+		what = "record " + rec.id
+	}
+	return engram.Errorf(engram.EINVALID, "%s: metadata is %d bytes of JSON once its findings are replaced by placeholders, longer than the limit of %d",
+		what, len(b), engram.MaxMetadataBytes)
 }
 
 // placedSpans returns the spans placed, to seed the copies of the record.
@@ -378,19 +405,24 @@ func (w *treatWrite) done() *treated {
 	return &w.out
 }
 
-// treatEpisodes treats the findings in the contents of eps (changed in
-// place) and prepares the vault for the spans to seal. It fails with
-// EINVALID when a content grows past its limit, or with the store's or
-// the vault's error.
+// treatEpisodes treats the findings in the texts of eps (changed in
+// place: contents, speakers, media's captions and transcripts, metadata)
+// and prepares the vault for the spans to seal. It fails with EINVALID
+// when a content or its metadata grows past its limit, or with the
+// store's or the vault's error.
 func (e *writer) treatEpisodes(ctx context.Context, ns engram.Namespace, eps []engram.Episode) (*treated, error) {
 	w := e.redact.write(ctx, ns)
 	for i := range eps {
 		ep := &eps[i]
-		rec := record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID}, fields: []recordField{{"content", &ep.Content}}}
-		if _, err := w.treat(rec.withMeta(&ep.Metadata)); err != nil {
+		rec := episodeRecord(ep)
+		rec.what = fmt.Sprintf("episodes[%d]", i)
+		if _, err := w.treat(rec); err != nil {
 			return nil, err
 		}
 		if err := engram.CheckText(fmt.Sprintf("episodes[%d].content", i), ep.Content, engram.MaxContentBytes); err != nil {
+			return nil, err
+		}
+		if err := engram.CheckText(fmt.Sprintf("episodes[%d].speaker", i), ep.Speaker, engram.MaxShortBytes); err != nil {
 			return nil, err
 		}
 	}
@@ -412,7 +444,9 @@ func (e *writer) treatMemories(ctx context.Context, ns engram.Namespace, ops []e
 		if m.ID == "" {
 			m.ID = engram.NewID()
 		}
-		if _, err := w.treat(memoryRecord(m, false)); err != nil {
+		rec := memoryRecord(m, false)
+		rec.what = fmt.Sprintf("memories[%d]", i)
+		if _, err := w.treat(rec); err != nil {
 			return nil, err
 		}
 	}
@@ -437,7 +471,7 @@ func memoryRecord(m *engram.Memory, past bool) record {
 // for the spans to seal. It fails with the store's or the vault's error.
 func (e *writer) treatPatch(ctx context.Context, ns engram.Namespace, id string, p engram.MemoryPatch) (engram.MemoryPatch, *treated, error) {
 	w := e.redact.write(ctx, ns)
-	rec := record{id: id}
+	rec := record{id: id, what: "memory " + id}
 	if p.Value != nil {
 		v := *p.Value
 		p.Value = &v
@@ -542,7 +576,7 @@ func (e *writer) treatImport(ctx context.Context, n engram.Namespace, recs []eng
 		case r.Type == engram.RecordEpisode && r.Episode != nil:
 			ep := *r.Episode
 			r.Episode = &ep
-			rec = append(rec, record{id: ep.ID, ns: ep.Namespace, sources: []string{ep.ID}, fields: []recordField{{"content", &r.Episode.Content}}}.withMeta(&r.Episode.Metadata))
+			rec = append(rec, episodeRecord(r.Episode))
 		case r.Type == engram.RecordMemory && r.Memory != nil:
 			m := *r.Memory
 			r.Memory = &m
@@ -559,6 +593,7 @@ func (e *writer) treatImport(ctx context.Context, n engram.Namespace, recs []eng
 			}
 		}
 		for _, one := range rec {
+			one.what = fmt.Sprintf("record %d", i+1)
 			if _, err := w.treat(one); err != nil {
 				return nil, err
 			}

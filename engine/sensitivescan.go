@@ -13,10 +13,11 @@ import (
 // Records stored before their tenant's policy treated findings (or under
 // another policy) are found and treated afterwards by ScanSensitive.
 
-// ScanSensitive reads every episode and memory of scope s (memories in
-// any status, with their versions; vault memories left out, they are
-// sealed whole) and reports the secrets and personal data in their texts
-// by kind and record. With apply it also treats each record holding a
+// ScanSensitive reads every episode and memory of scope s (episodes with
+// their speakers; memories in any status, with their versions; vault
+// memories left out, they are sealed whole), and with no user in s those
+// of every user of the tenant too, and reports the secrets and personal
+// data in their texts by user, kind and record. With apply it also treats each record holding a
 // finding its tenant's policy does not keep, as a write would have: the
 // record is rewritten in one transaction per record (an episode stored
 // anew under its id; a memory stored anew with its versions, vectors, text
@@ -31,28 +32,67 @@ func (e *admin) ScanSensitive(ctx context.Context, s engram.Scope, apply bool) (
 		return nil, err
 	}
 	sc := &scan{out: &engram.SensitiveScan{Found: []engram.SensitiveFound{}}}
-	if err := e.scanEpisodes(ctx, s, apply, sc); err != nil {
+	if err := e.scanScope(ctx, s, apply, sc); err != nil {
 		return nil, err
 	}
-	if err := e.scanMemories(ctx, s, apply, sc); err != nil {
-		return nil, err
+	if s.User == "" {
+		if err := e.scanUsers(ctx, s, apply, sc); err != nil {
+			return nil, err
+		}
 	}
 	sc.out.Treated = sc.treated.report()
 	return sc.out, nil
 }
 
-// scan gathers what ScanSensitive found and treated.
+// scanScope scans the episodes and the memories of s.
+func (e *admin) scanScope(ctx context.Context, s engram.Scope, apply bool, sc *scan) error {
+	sc.user = s.User
+	if err := e.scanEpisodes(ctx, s, apply, sc); err != nil {
+		return err
+	}
+	return e.scanMemories(ctx, s, apply, sc)
+}
+
+// scanUsers scans s for every user of its tenant, one page of names at a
+// time; a user whose scan fails ends the sweep with the error, naming
+// the user.
+func (e *admin) scanUsers(ctx context.Context, s engram.Scope, apply bool, sc *scan) error {
+	for after := ""; ; {
+		var users []string
+		err := e.store.View(ctx, func(r engram.Reader) error {
+			var err error
+			users, err = r.Users(ctx, s.Namespace(), after, engram.MaxLimit)
+			return err
+		})
+		if err != nil || len(users) == 0 {
+			return err
+		}
+		for _, u := range users {
+			one := s
+			one.User = u
+			sc.out.Users++
+			if err := e.scanScope(ctx, one, apply, sc); err != nil {
+				return fmt.Errorf("user %q: %w", u, err)
+			}
+		}
+		after = users[len(users)-1]
+	}
+}
+
+// scan gathers what ScanSensitive found and treated; user is the user of
+// the scope being scanned.
 type scan struct {
 	out     *engram.SensitiveScan
 	treated treated
+	user    string
 }
 
 // note counts the findings fs of record id.
 func (sc *scan) note(id string, fs []sensitive.Finding) {
 	for _, f := range fs {
-		i := slices.IndexFunc(sc.out.Found, func(x engram.SensitiveFound) bool { return x.Kind == string(f.Kind) })
+		i := slices.IndexFunc(sc.out.Found, func(x engram.SensitiveFound) bool { return x.Kind == string(f.Kind) && x.User == sc.user })
 		if i < 0 {
-			sc.out.Found = append(sc.out.Found, engram.SensitiveFound{Kind: string(f.Kind)})
+			sc.out.Found = append(sc.out.Found, engram.SensitiveFound{User: sc.user, Kind: string(f.Kind)})
 			i = len(sc.out.Found) - 1
 		}
 		x := &sc.out.Found[i]
@@ -95,7 +135,7 @@ func (e *admin) scanEpisodes(ctx context.Context, s engram.Scope, apply bool, sc
 		for i := range page {
 			sc.out.Episodes++
 			var fs []sensitive.Finding
-			for _, t := range append([]string{page[i].Content}, metaStrings(page[i].Metadata)...) {
+			for _, t := range episodeTexts(page[i]) {
 				fs = append(fs, detect(t)...)
 			}
 			sc.note(page[i].ID, fs)

@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -176,5 +177,54 @@ func testSensitiveLogs(t *testing.T, open Open) {
 		if strings.Contains(out, span) {
 			t.Errorf("the engine's log holds %q", span)
 		}
+	}
+}
+
+// testSensitiveMetadataGrows: metadata under the size limit as sent that
+// placeholders take past it (an email is shorter than its placeholder) is
+// refused with EINVALID naming the record and its metadata, through the
+// library and over HTTP, on an episode, a memory, an update and an
+// import; nothing of the write is stored, not its sealed spans either.
+func testSensitiveMetadataGrows(t *testing.T, open Open) {
+	e := newEngine(t, open, engine.Options{Vault: testVault(t)})
+	seal, _ := engram.ParseSensitivePolicy("seal")
+	if _, err := e.SetSensitivePolicy(ctx, engram.Namespace{Org: "acme", Project: "p"}, seal); err != nil {
+		t.Fatal(err)
+	}
+	client, _ := overHTTP(t, e)
+	var b strings.Builder
+	for i := 0; b.Len() < engram.MaxMetadataBytes-200; i++ {
+		fmt.Fprintf(&b, "u%d@ab.de ", i)
+	}
+	big := map[string]any{"contacts": b.String()}
+	for _, v := range []via{{"library", e}, {"http", client}} {
+		t.Run(v.name, func(t *testing.T) {
+			ns := engram.Namespace{Org: "acme", Project: "p", User: "grow-" + v.name}
+			s := engram.ScopeOf(ns)
+			m := mustAddMemory(t, e, ns, "Anna sammelt Adressen")
+			refused := func(what string, err error) {
+				t.Helper()
+				if code(err) != engram.EINVALID || !strings.Contains(err.Error(), "metadata") || !strings.Contains(err.Error(), "placeholders") {
+					t.Errorf("%s: %v; want EINVALID naming the metadata grown by placeholders", what, err)
+				}
+			}
+			_, err := v.svc.AddEpisodes(ctx, engram.AddEpisodesRequest{Namespace: ns, Episodes: []engram.EpisodeInput{{Content: "Liste der Kontakte", Metadata: big}}})
+			refused("episode", err)
+			_, err = v.svc.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: []engram.Memory{{Value: "Lista de contactos", Metadata: big}}})
+			refused("memory", err)
+			_, err = v.svc.UpdateMemory(ctx, s, m.ID, engram.MemoryPatch{Metadata: big})
+			refused("update", err)
+			ep := &engram.Episode{ID: engram.NewID(), Namespace: ns, Content: "liste des contacts", Metadata: big, Modality: engram.ModalityText, OccurredAt: t0, ReceivedAt: t0}
+			_, err = v.svc.Import(ctx, s, []engram.Record{{Type: engram.RecordEpisode, Episode: ep}})
+			refused("import", err)
+			eps, err := v.svc.ListEpisodes(ctx, s, engram.EpisodeFilter{})
+			if err != nil || len(eps.Episodes) != 0 {
+				t.Errorf("episodes after the refusals: %+v, %v; want none", eps, err)
+			}
+			page, err := v.svc.ListMemories(engram.WithVault(ctx, "test"), s, engram.MemoryFilter{Statuses: []engram.Status{engram.StatusActive, engram.StatusSuperseded}, Limit: engram.MaxLimit})
+			if err != nil || len(page.Memories) != 1 || page.Memories[0].ID != m.ID || page.Memories[0].Version != 1 {
+				t.Errorf("memories after the refusals: %+v, %v; want only the first, unchanged", page, err)
+			}
+		})
 	}
 }

@@ -224,8 +224,9 @@ func testSensitiveLLMPrompt(t *testing.T, open Open) {
 	}
 }
 
-// RunSensitiveResidue seals secrets of several groups into a store with
-// a vault, an embedding cache and saved indexes (vector and text), and
+// RunSensitiveResidue seals secrets of several groups, said and in an
+// uploaded document, into a store with a vault, an embedding cache and
+// saved indexes (vector and text), and
 // scans every file of the store (files) and of the cache directory for
 // the spans' bytes: none may be found, since a span is encrypted before
 // anything is stored, embedded or indexed. An email address the policy
@@ -255,6 +256,10 @@ func RunSensitiveResidue(t *testing.T, st engram.Store, files Files) {
 	if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: []engram.Memory{{Value: "the deploy key is " + key, Cues: []string{ms[1]}}}}); err != nil {
 		t.Fatal(err)
 	}
+	doc := "# Zugang\n\nDer Schlüssel: " + key + "\n\nLa tarjeta: " + card + "\n"
+	if _, err := e.AddResource(ctx, engram.Resource{Namespace: ns, Name: "zugang.md", MIMEType: "text/markdown"}, strings.NewReader(doc)); err != nil {
+		t.Fatal(err)
+	}
 	for _, ch := range []string{"dense", "bm25"} {
 		if _, err := e.Search(ctx, engram.SearchRequest{Scope: engram.ScopeOf(ns), Query: "key tarjeta", Channels: []string{ch}}); err != nil {
 			t.Fatal(err)
@@ -267,8 +272,8 @@ func RunSensitiveResidue(t *testing.T, st engram.Store, files Files) {
 		t.Fatalf("%d sealed spans name no record", n)
 	}
 	page, err := e.ListMemories(engram.WithVault(ctx, "test"), engram.ScopeOf(ns), engram.MemoryFilter{Kinds: []engram.Kind{engram.KindVault}})
-	if err != nil || len(page.Memories) != 4 {
-		t.Fatalf("the vault holds %d spans (%v), want the 4 sealed", len(page.Memories), err)
+	if err != nil || len(page.Memories) != 6 {
+		t.Fatalf("the vault holds %d spans (%v), want the 6 sealed (4 said, 2 uploaded)", len(page.Memories), err)
 	}
 	scan := append(files(t), DirFiles(t, cacheDir)...)
 	if len(grep(t, scan, ms[2])) == 0 || len(grep(t, scan, ms[1])) == 0 {

@@ -85,6 +85,7 @@ func Run(t *testing.T, open Opener) {
 		{"GetVectors", testGetVectors},
 		{"Locate", testLocate},
 		{"Tenants", testTenants},
+		{"Users", testUsers},
 		{"ExportOrder", testExportOrder},
 		{"ExportStops", testExportStops},
 		{"ExportPages", testExportPages},

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,11 +67,13 @@ func noSpan(t *testing.T, where, text string) {
 
 // TestSensitiveNowhere brings secrets through every write path of a
 // server logging JSON at debug level with a vault key (the REST API, the
-// Mem0 API, MCP's remember as turns and as a fact, the chat proxy, an
-// uploaded document) and then looks for them where they must not be: the
-// server's log, GET /metrics, the routes the dashboard reads (episodes,
-// memories, search, audit, scopes, tenants, entities), the export and the
-// training data. Each place is checked to hold the placeholders or the
+// Mem0 API, MCP's remember as turns and as a fact, a memory added as is,
+// the chat proxy, an uploaded document) and then looks for them where
+// they must not be: the server's log, GET /metrics, the routes the
+// dashboard reads (episodes, memories, search, audit, scopes, tenants,
+// entities), the uploaded document's content, the export and the training
+// data (which must hold the memory added as is, with its placeholder).
+// Each place is checked to hold the placeholders or the
 // tenant's other texts, so a check is not blind.
 func TestSensitiveNowhere(t *testing.T) {
 	t.Parallel()
@@ -82,6 +85,7 @@ func TestSensitiveNowhere(t *testing.T) {
 	c := &cli{t: t, env: baseEnv(t), extra: []string{"--server", s.url, "--org", "acme", "--project", "app"}}
 	c.ok("add", "--user", "ann", "--role", "user", "my OpenAI key is "+nowhereSpans[0]+", keep it for the deploy")
 	c.ok("add", "--user", "ann", "--role", "user", "I live in Berlin.")
+	c.ok("add", "--memory", "--user", "ann", "Ana paga la luz con la tarjeta "+nowhereSpans[1])
 	httpBody(t, "POST", s.url+"/mem0/v1/memories/", `{"user_id":"ann","messages":[{"role":"user","content":"Mi tarjeta es `+nowhereSpans[1]+` y caduca pronto"}]}`)
 	cs := connectMCP(t, &sdk.StreamableClientTransport{Endpoint: s.url + "/mcp", DisableStandaloneSSE: true})
 	callMCP(t, cs, "remember", map[string]any{"turns": []map[string]any{{"role": "user", "content": "Das Passwort für den Router lautet: " + nowhereSpans[2]}}})
@@ -111,6 +115,14 @@ func TestSensitiveNowhere(t *testing.T) {
 	} {
 		reads[name] = httpBody(t, "GET", s.url+path, "")
 	}
+	var res engram.ResourcePage
+	if err := json.Unmarshal([]byte(reads["resources"]), &res); err != nil || len(res.Resources) != 1 {
+		t.Fatalf("resources: %s (%v)", reads["resources"], err)
+	}
+	reads["the uploaded document"] = httpBody(t, "GET", s.url+"/v1/resources/"+res.Resources[0].ID+"/content"+q, "")
+	if !strings.Contains(reads["the uploaded document"], "我的密码是 [secret:password#1]") {
+		t.Errorf("the uploaded document lacks its placeholder: %q", reads["the uploaded document"])
+	}
 	for _, span := range nowhereSpans {
 		reads["search "+span] = httpBody(t, "POST", s.url+"/v1/search", `{"scope":{"org":"acme","project":"app","user":"ann"},"query":`+jsonString(span)+`}`)
 	}
@@ -131,8 +143,8 @@ func TestSensitiveNowhere(t *testing.T) {
 	local := &cli{t: t, env: baseEnv(t), extra: []string{"--data", dir, "--org", "acme", "--project", "app", "--user", "ann"}}
 	noSpan(t, "the export", local.ok("export"))
 	sft := local.ok("export", "--format", "sft")
-	if !strings.Contains(sft, "Berlin") {
-		t.Errorf("the training data lack the kept fact: the check would be blind\n%s", sft)
+	if !strings.Contains(sft, "Berlin") || !strings.Contains(sft, "Ana paga la luz con la tarjeta [payment:card#1]") {
+		t.Errorf("the training data lack the kept fact or the memory that held the card: the check would be blind\n%s", sft)
 	}
 	noSpan(t, "the training data", sft)
 }
@@ -146,7 +158,8 @@ func jsonString(s string) string {
 // requires keys: without a key or with a write key it fails (exit 1) and
 // scans nothing; with the tenant's admin key it reports the password and
 // the card stored while the tenant kept them (kinds and record ids, never
-// the values), and --apply, once the tenant's policy seals, seals them
+// the values), without --user it sweeps every user of the tenant, and
+// --apply, once the tenant's policy seals, seals them
 // through the server, after which the episodes hold placeholders and a
 // second scan finds nothing.
 func TestScanServer(t *testing.T) {
@@ -177,6 +190,16 @@ func TestScanServer(t *testing.T) {
 	}
 	if out := remote(admin).ok("scan", "--user", "ann"); strings.Contains(out, "Sommer2024!") || strings.Contains(out, "6011 0000 0000 0004") || !strings.Contains(out, "password") {
 		t.Errorf("scan --server printed %q", out)
+	}
+	remote(admin).ok("add", "--user", "bob", "IBAN: DE89 3704 0044 0532 0130 00")
+	var sweep engram.SensitiveScan
+	remote(admin).json(&sweep, "scan")
+	if sweep.Users != 2 || !slices.ContainsFunc(sweep.Found, func(f engram.SensitiveFound) bool { return f.User == "bob" && f.Kind == "iban" }) ||
+		!slices.ContainsFunc(sweep.Found, func(f engram.SensitiveFound) bool { return f.User == "ann" && f.Kind == "card" }) {
+		t.Errorf("scan --server without --user = %+v; want every user of the tenant", sweep)
+	}
+	if out := remote(admin).ok("scan"); !strings.Contains(out, "scanned 2 users") || !strings.Contains(out, `of user "bob"`) || strings.Contains(out, "DE89") {
+		t.Errorf("scan --server without --user printed %q", out)
 	}
 	remote(admin).ok("sensitive", "--set", "secret=seal,payment=seal")
 	remote(admin).json(&rep, "scan", "--apply", "--user", "ann")

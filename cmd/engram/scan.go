@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/engramhq/engram"
@@ -16,9 +17,11 @@ var scanCommand = &Command{
 Usage: engram scan [--apply] [flags]
 
 Reads every episode and memory of the scope of --org, --project, --user,
---agent and --session (memories in any status, with their versions) and
-reports the secrets and personal data in their texts: by kind, how many
-and in which records (ids, never the values). Writes treat what they
+--agent and --session (episodes with their speakers, memories in any
+status with their versions) and reports the secrets and personal data in
+their texts: by user and kind, how many and in which records (ids, never
+the values). Without --user it sweeps the whole tenant: the records of
+no user and those of every user (--agent and --session narrowing each). Writes treat what they
 bring as the tenant's policy says (see engram sensitive); records stored
 before, or under another policy, are treated by --apply: each record
 holding a finding the policy does not keep is rewritten with typed
@@ -67,12 +70,20 @@ func runScan(ctx context.Context, m *Main, cmd *Command, args []string) error {
 }
 
 func printScan(m *Main, rep *engram.SensitiveScan) {
-	fmt.Fprintf(m.Stdout, "scanned %d episodes and %d memories\n", rep.Episodes, rep.Memories)
+	if rep.Users > 0 {
+		fmt.Fprintf(m.Stdout, "scanned %d users, %d episodes and %d memories\n", rep.Users, rep.Episodes, rep.Memories)
+	} else {
+		fmt.Fprintf(m.Stdout, "scanned %d episodes and %d memories\n", rep.Episodes, rep.Memories)
+	}
 	if len(rep.Found) == 0 {
 		fmt.Fprintln(m.Stdout, "found nothing")
 	}
 	for _, f := range rep.Found {
-		fmt.Fprintf(m.Stdout, "%-18s %4d in %s\n", f.Kind, f.Count, strings.Join(f.Records, " "))
+		who := "no user"
+		if f.User != "" {
+			who = "user " + strconv.Quote(f.User)
+		}
+		fmt.Fprintf(m.Stdout, "%-18s %4d of %s in %s\n", f.Kind, f.Count, who, strings.Join(f.Records, " "))
 	}
 	if len(rep.Treated) > 0 {
 		fmt.Fprintf(m.Stdout, "treated: %s\n", engram.SummarizeSensitive(rep.Treated))

@@ -2074,6 +2074,8 @@ export interface components {
         };
         /** @description What a scan of a scope's stored records read and found (kinds, counts and record ids, never a value) and, with apply, what it treated. */
         SensitiveScan: {
+            /** @description A scan naming no user sweeps the tenant: how many users it read besides the records of no user. Absent otherwise. */
+            users?: number;
             /** @description Episodes read. */
             episodes: number;
             /** @description Memories read (vault memories left out). */
@@ -2082,8 +2084,10 @@ export interface components {
             /** @description With apply: what was sealed or redacted, by kind. Absent otherwise. */
             treated?: components["schemas"]["SensitiveCount"][];
         };
-        /** @description The findings of one kind a scan found, and the ids of the episodes and memories holding them. */
+        /** @description The findings of one kind a scan found in one user's records, and the ids of the episodes and memories holding them (ids are unique per user). */
         SensitiveFound: {
+            /** @description The user whose records hold them; absent for records of no user. */
+            user?: string;
             /** @description api_key, private_key, password, connection_string, card, iban, national_id, email or phone. */
             kind: string;
             count: number;
