@@ -51,8 +51,9 @@ type Options struct {
 	TextIndexBytes int64
 	// RowCacheBytes bounds the memories the in-memory text indexes keep
 	// for searches, all namespaces together, so that a search reads from
-	// the store only the candidates they lack (see rowCache). Zero means
-	// DefaultRowCacheBytes; a negative value keeps none.
+	// the store only the candidates they lack (see the row cache in
+	// package index). Zero means DefaultRowCacheBytes; a negative value
+	// keeps none.
 	RowCacheBytes int64
 	// Channels are retrieval channels run after the built-in ones (dense,
 	// bm25, temporal), in order. A channel the retrieval configuration

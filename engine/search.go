@@ -273,7 +273,7 @@ func (s *search) result() (*engram.SearchResult, error) {
 	res.Hits = make([]engram.Hit, len(places))
 	for i, p := range places {
 		// A copy of its own: candidates share their slices, maps and
-		// times with the row cache (see rowCache).
+		// times with the row cache (package index).
 		h := engram.Hit{Memory: *p.Memory.Clone(), Score: p.Score, Collapsed: p.Collapsed}
 		h.Memory.Lapse(s.req.Filter.Now)
 		if s.req.Explain {
@@ -330,9 +330,9 @@ func (dense) Name() string { return ChannelDense }
 
 // Prepare implements retrieval.Channel: it embeds the query and brings
 // the scope's vector indexes up to date, in a read transaction of its own
-// (see vectors.partition), before the search's, and embeds the newest
+// (see index.Vectors.Open), before the search's, and embeds the newest
 // memories of the scope still waiting for their embed job (see
-// pending.go); their search then runs beside the search's reads of the
+// index.Vectors.PendingHits); their search then runs beside the search's reads of the
 // store, and the denseSearch it returns waits for it. It fails with the
 // embedder's or the store's error.
 func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) (retrieval.Gatherer, error) {
