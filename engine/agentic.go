@@ -278,10 +278,10 @@ func (e *searcher) subRank(ctx context.Context, a *agent, query string) ([]*retr
 func (e *searcher) expand(ctx context.Context, a *agent, asked bool) ([]string, error) {
 	from := a.expandFrom()
 	var raised []string
-	epoch := e.text.epoch()
+	epoch := e.text.Epoch()
 	err := e.store.View(ctx, func(r engram.Reader) error {
 		g := retrieval.NewGathering(r, a.s.scope, a.s.req.Filter, a.s.query, &a.s.cfg, a.s.k)
-		if err := e.text.attach(ctx, r, g, epoch); err != nil {
+		if err := e.text.Attach(ctx, r, g, epoch); err != nil {
 			return err
 		}
 		var links []retrieval.Link

@@ -77,13 +77,13 @@ func (e *memories) ResolveConflict(ctx context.Context, s engram.Scope, id strin
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.ConflictResolution
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		var err error
 		out, err = e.resolve(ctx, tx, vb, s, id, req, actor, now)
 		return err
 	})
-	return out, vb.done(err)
+	return out, vb.Done(err)
 }
 
 // resolve closes conflict id in tx: req.Keep stays, the other member is

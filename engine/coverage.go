@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine/index"
 )
 
 // The thresholds of the warning about languages the embedder does not
@@ -46,14 +47,14 @@ type langCounts struct {
 
 // newCoverage returns the counter for an engine's vectors, or nil when
 // there is no embedder or it declares no languages (it covers them all).
-func newCoverage(v *vectors, log *slog.Logger) *coverage {
+func newCoverage(v *index.Vectors, log *slog.Logger) *coverage {
 	if v == nil {
 		return nil
 	}
-	if lc, ok := v.emb.(engram.LanguageCoverer); !ok || len(lc.Languages()) == 0 {
+	if lc, ok := v.Embedder().(engram.LanguageCoverer); !ok || len(lc.Languages()) == 0 {
 		return nil
 	}
-	return &coverage{emb: v.emb.Name(), covers: v.covers, log: log,
+	return &coverage{emb: v.Embedder().Name(), covers: v.Covers, log: log,
 		counts: map[engram.Namespace]*langCounts{}, warned: map[engram.Namespace]bool{}}
 }
 

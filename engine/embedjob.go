@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine/index"
 )
 
 // Embedding later. An engine with an embedder, workers and a job queue
@@ -21,22 +22,14 @@ import (
 // memory, and finds a changed one by the vectors of its earlier text.
 // A crash loses nothing: the job is as durable as the add.
 
-// laterVectors lists, in order and once each, the memories a batch left
-// for an embed job, and the update of the turn before it holds back.
-type laterVectors struct {
-	ids  []string
-	seen map[string]bool
-	ops  []engram.MemoryOp
-}
-
 // holdsGraph reports whether b leaves the graph of m (its names resolved
 // to entities, its mentions and relations) to the embed job: a batch that
 // embeds later does so for every active memory it listed for the job,
 // since that was a third of an add's writes. The job stages it as m is
 // when it runs (stageGraphOf). A memory no longer active has its part
 // removed at once: the job leaves such memories alone.
-func (b *vecBatch) holdsGraph(m *engram.Memory) bool {
-	return b != nil && b.later != nil && m.Status == engram.StatusActive && b.later.seen[m.ID]
+func holdsGraph(b *vecBatch, m *engram.Memory) bool {
+	return b != nil && b.Later != nil && m.Status == engram.StatusActive && b.Later.Listed(m.ID)
 }
 
 // holdUpdate returns ops without formation's update of prev, the memory
@@ -44,15 +37,15 @@ func (b *vecBatch) holdsGraph(m *engram.Memory) bool {
 // its embed job with prev's id: it changes only context (the abstraction
 // gains the new turn, and the link to it), and updating a stored memory's
 // full-text entry costs the add more than the rest of its writes.
-func (b *vecBatch) holdUpdate(ops []engram.MemoryOp, prev *engram.Memory) []engram.MemoryOp {
-	if b == nil || b.later == nil || prev == nil {
+func holdUpdate(b *vecBatch, ops []engram.MemoryOp, prev *engram.Memory) []engram.MemoryOp {
+	if b == nil || b.Later == nil || prev == nil {
 		return ops
 	}
 	kept := ops[:0:0]
 	for _, op := range ops {
 		if op.Op == engram.OpUpdate && op.TargetID == prev.ID {
-			b.later.ops = append(b.later.ops, op)
-			b.later.add(prev.ID)
+			b.Later.Ops = append(b.Later.Ops, op)
+			b.Later.Add(prev.ID)
 			continue
 		}
 		kept = append(kept, op)
@@ -60,23 +53,12 @@ func (b *vecBatch) holdUpdate(ops []engram.MemoryOp, prev *engram.Memory) []engr
 	return kept
 }
 
-func (l *laterVectors) add(id string) {
-	if l.seen[id] {
-		return
-	}
-	if l.seen == nil {
-		l.seen = map[string]bool{}
-	}
-	l.seen[id] = true
-	l.ids = append(l.ids, id)
-}
-
 // laterBatch returns a batch that leaves embedding to an embed job when
-// the engine embeds later (see Options.EmbedInline), else e.vec.batch().
+// the engine embeds later (see Options.EmbedInline), else e.vec.Batch().
 func (e *ingest) laterBatch() *vecBatch {
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	if vb != nil && e.embedLater {
-		vb.later = &laterVectors{}
+		vb.Later = &index.Later{}
 	}
 	return vb
 }
@@ -84,10 +66,10 @@ func (e *ingest) laterBatch() *vecBatch {
 // enqueueEmbed enqueues in tx the embed job of the memories vb left for
 // later, in namespace ns, and returns it; nil when there are none.
 func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, now time.Time) (*engram.Job, error) {
-	if vb == nil || vb.later == nil || len(vb.later.ids) == 0 {
+	if vb == nil || vb.Later == nil || len(vb.Later.IDs) == 0 {
 		return nil, nil
 	}
-	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.later.ids, Ops: vb.later.ops,
+	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobEmbed, Memories: vb.Later.IDs, Ops: vb.Later.Ops,
 		State: engram.JobQueued, RunAfter: now, CreatedAt: now, UpdatedAt: now}
 	return j, tx.EnqueueJob(ctx, j)
 }
@@ -128,8 +110,8 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 	for _, op := range j.Ops {
 		texts = append(texts, op.Memory)
 	}
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, append(texts, ms...)); err != nil {
+	vb := e.vec.Batch()
+	if err := vb.Prepare(ctx, append(texts, ms...)); err != nil {
 		return err
 	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
@@ -153,7 +135,7 @@ func (e *ingest) embedJob(ctx context.Context, owner string, j *engram.Job) erro
 		}
 		return nil
 	})
-	return vb.done(err)
+	return vb.Done(err)
 }
 
 // stageGraphOf makes the graph hold, in tx, what the memories ids name
@@ -228,5 +210,5 @@ func stageCurrent(ctx context.Context, tx engram.Tx, vb *vecBatch, s engram.Scop
 	case cur.Version != read.Version || cur.Status != engram.StatusActive:
 		return nil
 	}
-	return vb.stage(ctx, tx, cur)
+	return vb.Stage(ctx, tx, cur)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine/index"
 	"github.com/engramhq/engram/retrieval"
 	"github.com/engramhq/engram/vault"
 	"github.com/engramhq/engram/vector"
@@ -50,8 +51,9 @@ type Options struct {
 	TextIndexBytes int64
 	// RowCacheBytes bounds the memories the in-memory text indexes keep
 	// for searches, all namespaces together, so that a search reads from
-	// the store only the candidates they lack (see rowCache). Zero means
-	// DefaultRowCacheBytes; a negative value keeps none.
+	// the store only the candidates they lack (see the row cache in
+	// package index). Zero means DefaultRowCacheBytes; a negative value
+	// keeps none.
 	RowCacheBytes int64
 	// Channels are retrieval channels run after the built-in ones (dense,
 	// bm25, temporal), in order. A channel the retrieval configuration
@@ -194,16 +196,16 @@ type core struct {
 	now    func() time.Time
 	closer func() error
 
-	vec            *vectors     // nil without an embedder
-	coverage       *coverage    // nil unless the embedder declares its languages
-	vault          *vault.Vault // nil: vault memories cannot be written or read
-	redact         *redactor    // treats secrets and personal data at the write entry
+	vec            *index.Vectors // nil without an embedder
+	coverage       *coverage      // nil unless the embedder declares its languages
+	vault          *vault.Vault   // nil: vault memories cannot be written or read
+	redact         *redactor      // treats secrets and personal data at the write entry
 	retrieval      retrieval.Config
 	chat           Chat        // nil: agentic searches follow rules
 	agentCfg       AgentConfig // weighs agentic searches
 	extraExpanders []retrieval.Expander
 	channels       []retrieval.Channel // in the order they gather
-	text           *texts              // nil when the store's full-text index serves
+	text           *index.Texts        // nil when the store's full-text index serves
 	access         *accessRecorder
 	jobs           *jobRunner
 	embedLater     bool // adds of episodes leave embedding to embed jobs
@@ -256,27 +258,24 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 		e.obs = nopObserver{}
 	}
 	if opts.Embedder != nil {
-		e.vec = newVectors(opts.Embedder, store, opts.NewIndex)
-		e.vec.obs = e.obs
+		e.vec = index.NewVectors(opts.Embedder, store, opts.NewIndex, e.obs)
 	}
 	if e.log == nil {
 		e.log = slog.Default()
 	}
 	e.redact = newRedactor(opts.Sensitive, store, opts.Vault != nil, opts.DetectOff, e.log)
 	if e.vec != nil && opts.IndexDir != "" {
-		if err := e.vec.setUpIndexFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
+		if err := e.vec.SetUpFiles(ctx, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
 			return nil, err
 		}
 	}
-	e.text = newTexts(opts.TextIndexLimit, opts.TextIndexBytes, opts.RowCacheBytes)
+	e.text = index.NewTexts(opts.TextIndexLimit, opts.TextIndexBytes, opts.RowCacheBytes, e.log)
 	if e.text == nil {
 		e.warnNoTextIndex(ctx)
-	} else {
-		e.text.log = e.log
 	}
 	if opts.IndexDir != "" {
-		if err := e.text.setUpFiles(ctx, store, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
-			e.vec.close()
+		if err := e.text.SetUpFiles(ctx, store, opts.IndexDir, opts.IndexSaveEvery, e.log); err != nil {
+			e.vec.Close()
 			return nil, err
 		}
 	}
@@ -300,7 +299,7 @@ func New(ctx context.Context, store engram.Store, opts Options) (*Engine, error)
 	if flush <= 0 {
 		flush = time.Second
 	}
-	e.access = newAccessRecorder(store, flush, e.log, e.text.touched)
+	e.access = newAccessRecorder(store, flush, e.log, e.text.Touched)
 	e.setUpJobs(opts)
 	e.StartCommunityRefresher(opts.CommunityRefresh)
 	return e, nil
@@ -361,7 +360,7 @@ func (e *core) Embedder() engram.Embedder {
 	if e.vec == nil {
 		return nil
 	}
-	return e.vec.emb
+	return e.vec.Embedder()
 }
 
 // Store returns the store the engine writes to.
@@ -385,10 +384,10 @@ func (e *Engine) Close() error {
 		e.stopWorkers()
 		e.stopTicking(&e.sweeper)
 		e.stopTicking(&e.refresher)
-		if verr := e.vec.close(); verr != nil {
+		if verr := e.vec.Close(); verr != nil {
 			e.log.Warn("engine: saving the vector indexes on close failed", "err", verr)
 		}
-		if terr := e.text.close(); terr != nil {
+		if terr := e.text.Close(); terr != nil {
 			e.log.Warn("engine: saving the text indexes on close failed", "err", terr)
 		}
 		e.access.stop()

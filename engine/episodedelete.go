@@ -23,7 +23,7 @@ func (e *memories) DeleteEpisode(ctx context.Context, s engram.Scope, id string)
 		return nil, err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	var ns engram.Namespace
 	var texts []string
 	var res *engram.EpisodeDeleteResult
@@ -43,7 +43,7 @@ func (e *memories) DeleteEpisode(ctx context.Context, s engram.Scope, id string)
 		detail := fmt.Sprintf("removed %d memories, formed %d again", len(res.Removed), len(res.Reformed))
 		return tx.InsertAudit(ctx, e.audit(ep.Namespace, actor, "episode.purge", []string{id}, detail, now))
 	})
-	if err = vb.done(err); err != nil {
+	if err = vb.Done(err); err != nil {
 		return nil, err
 	}
 	e.afterPurge(ctx, ns, texts, false)
@@ -77,7 +77,7 @@ func (e *memories) dropQuotes(ctx context.Context, tx engram.Tx, vb *vecBatch, e
 		if err := tx.PurgeMemory(ctx, m.Namespace, m.ID); err != nil {
 			return nil, err
 		}
-		vb.purged(m.Namespace, m.ID)
+		vb.Purged(m.Namespace, m.ID)
 		res.Removed = append(res.Removed, m.ID)
 	}
 	return texts, nil

@@ -79,14 +79,14 @@ func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record
 	if err != nil {
 		return nil, err
 	}
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	var active []engram.Memory
 	for _, r := range recs {
 		if r.Type == engram.RecordMemory && r.Memory.Status == engram.StatusActive {
 			active = append(active, *r.Memory)
 		}
 	}
-	if err := vb.prepare(ctx, active); err != nil {
+	if err := vb.Prepare(ctx, active); err != nil {
 		return nil, err
 	}
 	res := &engram.ImportResult{}
@@ -107,7 +107,7 @@ func (e *admin) Import(ctx context.Context, s engram.Scope, recs []engram.Record
 			res.Episodes, res.Memories, res.Versions, res.Audit, res.Resources, res.IdentityRecords, res.Skipped, len(res.Renamed))
 		return tx.InsertAudit(ctx, entry)
 	})
-	err = vb.done(err)
+	err = vb.Done(err)
 	e.report(ctx, trail, err)
 	if err != nil {
 		return nil, err
@@ -421,7 +421,7 @@ func (im *importer) memory(ctx context.Context, m *engram.Memory, state int) err
 	im.res.Memories++
 	im.keep(m.ID)
 	note(ctx, c.Namespace, engram.OpAdd, c.ID, "", im.actor)
-	if err := im.vb.stage(ctx, im.tx, c); err != nil {
+	if err := im.vb.Stage(ctx, im.tx, c); err != nil {
 		return err
 	}
 	// The graph is derived, so it is rebuilt from the imported memories

@@ -273,8 +273,8 @@ func (e *ingest) formJob(ctx context.Context, owner string, j *engram.Job) error
 	if err := e.prepareVault(ctx, ns, opMemories(f.ops)); err != nil {
 		return err
 	}
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
+	vb := e.vec.Batch()
+	if err := vb.Prepare(ctx, opMemories(f.ops)); err != nil {
 		return err
 	}
 	now := e.clock()
@@ -291,7 +291,7 @@ func (e *ingest) formJob(ctx context.Context, owner string, j *engram.Job) error
 	if err != nil {
 		return err
 	}
-	vb.commit()
+	vb.Commit()
 	e.coverage.note(ns, applied)
 	return nil
 }
@@ -356,7 +356,7 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 		return nil, err
 	}
 	vb := e.laterBatch()
-	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
+	if err := vb.Prepare(ctx, opMemories(f.ops)); err != nil {
 		return nil, err
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}
@@ -375,7 +375,7 @@ func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram
 	if err != nil {
 		return nil, err
 	}
-	vb.commit()
+	vb.Commit()
 	e.obs.Job(engram.JobForm, JobStateQueued)
 	if res.EmbedJob != nil {
 		e.obs.Job(engram.JobEmbed, JobStateQueued)

@@ -23,7 +23,7 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 		return nil, err
 	}
 	var out *engram.Memory
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	e.prepareUpdate(ctx, vb, s, id, p)
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		p := p
@@ -37,7 +37,7 @@ func (e *memories) UpdateMemory(ctx context.Context, s engram.Scope, id string, 
 		}
 		return e.storeSeals(ctx, tx, vb, out.Namespace, sc, actor, now)
 	})
-	err = vb.done(err)
+	err = vb.Done(err)
 	e.reportOne(ctx, s.Namespace(), engram.OpUpdate, id, err)
 	return out, err
 }
@@ -63,7 +63,7 @@ func (e *memories) prepareUpdate(ctx context.Context, vb *vecBatch, s engram.Sco
 	if err != nil || m == nil || m.Kind == engram.KindVault || m.Validate() != nil {
 		return
 	}
-	_ = vb.prepare(ctx, []engram.Memory{*m})
+	_ = vb.Prepare(ctx, []engram.Memory{*m})
 }
 
 // getActive reads a memory for a change of content and insists it is
@@ -120,10 +120,10 @@ func (e *writer) writeVersion(ctx context.Context, tx engram.Tx, vb *vecBatch, o
 	if err := tx.ReplaceMemory(ctx, m); err != nil {
 		return err
 	}
-	if err := vb.stage(ctx, tx, m); err != nil {
+	if err := vb.Stage(ctx, tx, m); err != nil {
 		return err
 	}
-	if !vb.holdsGraph(m) {
+	if !holdsGraph(vb, m) {
 		if err := e.stageGraph(ctx, tx, old, m, now); err != nil {
 			return err
 		}
@@ -268,8 +268,8 @@ func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id strin
 	}
 	req.New = ops[0].Memory
 	var out *engram.SupersedeResult
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, []engram.Memory{req.New}); err != nil {
+	vb := e.vec.Batch()
+	if err := vb.Prepare(ctx, []engram.Memory{req.New}); err != nil {
 		return nil, err
 	}
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
@@ -280,7 +280,7 @@ func (e *memories) SupersedeMemory(ctx context.Context, s engram.Scope, id strin
 		}
 		return e.storeSeals(ctx, tx, vb, out.New.Namespace, sc, actor, now)
 	})
-	err = vb.done(err)
+	err = vb.Done(err)
 	e.reportOne(ctx, s.Namespace(), engram.OpSupersede, id, err)
 	return out, err
 }
@@ -360,7 +360,7 @@ func (e *memories) DeleteMemory(ctx context.Context, s engram.Scope, id string, 
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	var purged engram.Namespace
 	var texts []string
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
@@ -378,11 +378,11 @@ func (e *memories) DeleteMemory(ctx context.Context, s engram.Scope, id string, 
 		if err := tx.PurgeMemory(ctx, m.Namespace, id); err != nil {
 			return err
 		}
-		vb.purged(m.Namespace, id)
+		vb.Purged(m.Namespace, id)
 		purged = m.Namespace
 		return tx.InsertAudit(ctx, e.audit(m.Namespace, actor, "memory.purge", []string{id}, o.Reason, now))
 	})
-	if err = vb.done(err); err == nil && o.Hard {
+	if err = vb.Done(err); err == nil && o.Hard {
 		e.afterPurge(ctx, purged, texts, false)
 	}
 	e.reportOne(ctx, s.Namespace(), engram.OpDelete, id, err)
@@ -419,7 +419,7 @@ func (e *memories) RestoreMemory(ctx context.Context, s engram.Scope, id, reason
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.Memory
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		old, err := visible(ctx, tx, s, id)
 		if err != nil {
@@ -436,7 +436,7 @@ func (e *memories) RestoreMemory(ctx context.Context, s engram.Scope, id, reason
 		out = m
 		return e.writeVersion(ctx, tx, vb, old, m, engram.OpRestore, actor, reason, now)
 	})
-	if err := vb.done(err); err != nil {
+	if err := vb.Done(err); err != nil {
 		return nil, err
 	}
 	return out, e.reveal(ctx, s, "restore", out)
@@ -459,7 +459,7 @@ func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v in
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
 	var out *engram.Memory
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
 		cur, err := visible(ctx, tx, s, id)
 		if err != nil {
@@ -497,7 +497,7 @@ func (e *memories) Rollback(ctx context.Context, s engram.Scope, id string, v in
 		out = m
 		return e.writeVersion(ctx, tx, vb, cur, m, engram.OpUpdate, actor, reason, now)
 	})
-	return out, vb.done(err)
+	return out, vb.Done(err)
 }
 
 // DeleteScope implements engram.Service.
@@ -522,7 +522,7 @@ func (e *admin) DeleteScope(ctx context.Context, s engram.Scope) (*engram.PurgeC
 	if err != nil {
 		return nil, err
 	}
-	e.vec.forget(s)
+	e.vec.Forget(s)
 	e.afterPurge(ctx, s.Namespace(), nil, true)
 	return &counts, nil
 }

@@ -284,3 +284,7 @@ func (e *admin) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter)
 	}
 	return page, nil
 }
+
+// allStatuses is every status a memory may have: a filter with it reads
+// memories whatever their status.
+var allStatuses = []engram.Status{engram.StatusActive, engram.StatusSuperseded, engram.StatusDeleted, engram.StatusExpired}

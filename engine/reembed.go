@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine/index"
 )
 
 // metaReembed holds the progress of an interrupted re-embedding as JSON
@@ -53,7 +54,7 @@ func Reembed(ctx context.Context, st engram.Store, emb engram.Embedder, progress
 	if err != nil {
 		return nil, err
 	}
-	vb := newVectors(emb, st, nil).batch()
+	vb := index.NewVectors(emb, st, nil, nil).Batch()
 	for {
 		ms, err := reembedScan(ctx, st, state.After)
 		if err != nil {
@@ -128,8 +129,8 @@ func reembedBatch(ctx context.Context, st engram.Store, vb *vecBatch, ms []engra
 			active = append(active, m)
 		}
 	}
-	vb.pre, vb.changes = map[string][]float32{}, nil
-	if err := vb.prepare(ctx, active); err != nil {
+	vb.Reset()
+	if err := vb.Prepare(ctx, active); err != nil {
 		return 0, err
 	}
 	last := ms[len(ms)-1]
@@ -139,7 +140,7 @@ func reembedBatch(ctx context.Context, st engram.Store, vb *vecBatch, ms []engra
 	b, _ := json.Marshal(next)
 	if err := st.Update(ctx, func(tx engram.Tx) error {
 		for i := range active {
-			err := vb.stage(ctx, tx, &active[i])
+			err := vb.Stage(ctx, tx, &active[i])
 			if engram.IsNotFound(err) {
 				continue // purged since the scan
 			} else if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine/index"
 )
 
 // Delete means gone. After a hard delete or a purge commits, the engine
@@ -22,7 +23,7 @@ func historyTexts(ctx context.Context, tx engram.Tx, s engram.Scope, m *engram.M
 		if m == nil {
 			return
 		}
-		for _, ft := range fieldTexts(m) {
+		for _, ft := range index.FieldTexts(m) {
 			if !slices.Contains(texts, ft[1]) {
 				texts = append(texts, ft[1])
 			}
@@ -56,10 +57,10 @@ func (e *core) afterPurge(ctx context.Context, n engram.Namespace, texts []strin
 		}
 	}
 	if len(texts) > 0 || tenant {
-		if err := e.vec.dropFile(ctx, n); err != nil {
+		if err := e.vec.DropFile(ctx, n); err != nil {
 			e.log.WarnContext(ctx, "engine: removing the saved vector index after a delete failed", "tenant", n.Tenant(), "err", err)
 		}
-		if err := e.text.dropFile(n); err != nil {
+		if err := e.text.DropFile(n); err != nil {
 			e.log.WarnContext(ctx, "engine: removing the saved text index after a delete failed", "tenant", n.Tenant(), "err", err)
 		}
 	}

@@ -216,8 +216,8 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 		return err
 	}
 	sc.merge(inMemories)
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
+	vb := e.vec.Batch()
+	if err := vb.Prepare(ctx, opMemories(ops)); err != nil {
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
@@ -238,7 +238,7 @@ func (e *media) completeResource(ctx context.Context, r *engram.Resource, ms []e
 		detail := fmt.Sprintf("%s, %d bytes, %d memories", r.MIMEType, r.Size, len(ms))
 		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.add", []string{r.ID}, detail, now))
 	})
-	if err = vb.done(err); err == nil {
+	if err = vb.Done(err); err == nil {
 		e.coverage.note(r.Namespace, opMemories(ops))
 	}
 	return err
@@ -310,7 +310,7 @@ func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) e
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	var r *engram.Resource
 	var texts []string
 	err = e.store.Update(ctx, func(tx engram.Tx) error {
@@ -328,7 +328,7 @@ func (e *media) DeleteResource(ctx context.Context, s engram.Scope, id string) e
 		}
 		return tx.InsertAudit(ctx, e.audit(r.Namespace, actor, "resource.purge", []string{id}, "", now))
 	})
-	if err = vb.done(err); err == nil {
+	if err = vb.Done(err); err == nil {
 		e.afterPurge(ctx, r.Namespace, texts, false)
 	}
 	return err
@@ -357,7 +357,7 @@ func purgeResourceMemories(ctx context.Context, tx engram.Tx, vb *vecBatch, r *e
 			if err := tx.PurgeMemory(ctx, ms[i].Namespace, ms[i].ID); err != nil {
 				return nil, err
 			}
-			vb.purged(ms[i].Namespace, ms[i].ID)
+			vb.Purged(ms[i].Namespace, ms[i].ID)
 		}
 		if next == "" {
 			return texts, nil

@@ -210,7 +210,7 @@ func purgeResourceSeals(ctx context.Context, tx engram.Tx, vb *vecBatch, r *engr
 		if err := tx.PurgeMemory(ctx, ms[i].Namespace, ms[i].ID); err != nil {
 			return err
 		}
-		vb.purged(ms[i].Namespace, ms[i].ID)
+		vb.Purged(ms[i].Namespace, ms[i].ID)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/engine/index"
 	"github.com/engramhq/engram/retrieval"
 )
 
@@ -206,7 +207,7 @@ func (e *searcher) channelNames() []string {
 func (e *searcher) gather(ctx context.Context, s *search) error {
 	pool := max(s.cfg.Pool, s.k)
 	g := retrieval.NewGathering(nil, s.scope, s.req.Filter, s.query, &s.cfg, pool)
-	e.text.readEarly(s.scope) // while the vector index loads, if it must
+	e.text.ReadEarly(s.scope) // while the vector index loads, if it must
 	steps := make([]retrieval.Gatherer, len(s.channels))
 	for i, c := range s.channels {
 		var err error
@@ -214,10 +215,10 @@ func (e *searcher) gather(ctx context.Context, s *search) error {
 			return err
 		}
 	}
-	epoch := e.text.epoch()
+	epoch := e.text.Epoch()
 	return e.store.View(ctx, func(r engram.Reader) error {
 		g.SetReader(r)
-		if err := e.text.attach(ctx, r, g, epoch); err != nil {
+		if err := e.text.Attach(ctx, r, g, epoch); err != nil {
 			return err
 		}
 		for _, st := range steps {
@@ -272,7 +273,7 @@ func (s *search) result() (*engram.SearchResult, error) {
 	res.Hits = make([]engram.Hit, len(places))
 	for i, p := range places {
 		// A copy of its own: candidates share their slices, maps and
-		// times with the row cache (see rowCache).
+		// times with the row cache (package index).
 		h := engram.Hit{Memory: *p.Memory.Clone(), Score: p.Score, Collapsed: p.Collapsed}
 		h.Memory.Lapse(s.req.Filter.Now)
 		if s.req.Explain {
@@ -305,7 +306,7 @@ func (s *search) places(fit func(*retrieval.Candidate) bool) []retrieval.Place {
 // weighLanguage lowers the dense channel's weight for a query in a
 // language the embedder does not cover (see DenseOtherLanguage).
 func (e *searcher) weighLanguage(s *search) {
-	if e.vec == nil || s.query.Lang == "" || e.vec.covers(s.query.Lang) {
+	if e.vec == nil || s.query.Lang == "" || e.vec.Covers(s.query.Lang) {
 		return
 	}
 	if w, ok := s.cfg.Weights[ChannelDense]; ok {
@@ -322,16 +323,16 @@ const DenseOtherLanguage = 0.2
 // dense is the channel of embeddings: the query embedded as the mean of
 // its phrasings and, for a comparison, each occasion it names on its own
 // too (see retrieval.Query), searched in the scope's vector index.
-type dense struct{ vec *vectors }
+type dense struct{ vec *index.Vectors }
 
 // Name implements retrieval.Channel.
 func (dense) Name() string { return ChannelDense }
 
 // Prepare implements retrieval.Channel: it embeds the query and brings
 // the scope's vector indexes up to date, in a read transaction of its own
-// (see vectors.partition), before the search's, and embeds the newest
+// (see index.Vectors.Open), before the search's, and embeds the newest
 // memories of the scope still waiting for their embed job (see
-// pending.go); their search then runs beside the search's reads of the
+// index.Vectors.PendingHits); their search then runs beside the search's reads of the
 // store, and the denseSearch it returns waits for it. It fails with the
 // embedder's or the store's error.
 func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) (retrieval.Gatherer, error) {
@@ -339,32 +340,32 @@ func (d dense) Prepare(ctx context.Context, g *retrieval.Gathering) (retrieval.G
 	if g.Config.Raw || len(views) == 0 {
 		views, parts = []string{g.Query.Text}, nil
 	}
-	vs, err := d.vec.embed(engram.WithEmbedPartition(ctx, g.Scope.Namespace()), append(slices.Clip(views), parts...))
+	vs, err := d.vec.Embed(engram.WithEmbedPartition(ctx, g.Scope.Namespace()), append(slices.Clip(views), parts...))
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}
 	queries := append([][]float32{mean(vs[:len(views)])}, vs[len(views):]...)
-	ps, err := d.vec.open(ctx, g.Scope)
+	ps, err := d.vec.Open(ctx, g.Scope)
 	if err != nil {
 		return nil, err
 	}
-	var pending []denseHit
-	if ids := ps.pendingIDs(MaxPendingEmbeds); slices.ContainsFunc(ids, func(s []string) bool { return len(s) > 0 }) {
-		if pending, err = d.vec.pendingHits(ctx, g.Scope, ps, ids, queries); err != nil {
+	var pending []index.Hit
+	if ids := ps.PendingIDs(MaxPendingEmbeds); slices.ContainsFunc(ids, func(s []string) bool { return len(s) > 0 }) {
+		if pending, err = d.vec.PendingHits(ctx, g.Scope, ps, ids, queries); err != nil {
 			return nil, err
 		}
 	}
-	found := make(chan []denseHit, 1)
+	found := make(chan []index.Hit, 1)
 	pool := g.Pool
-	go func() { found <- withPending(ps.search(queries, pool), pending, pool) }()
+	go func() { found <- index.WithPending(ps.Search(queries, pool), pending, pool) }()
 	return denseSearch{vec: d.vec, found: found}, nil
 }
 
 // denseSearch is the dense channel prepared for one search: the search of
 // its vector index, running.
 type denseSearch struct {
-	vec   *vectors
-	found <-chan []denseHit // the index's hits, once
+	vec   *index.Vectors
+	found <-chan []index.Hit // the index's hits, once
 }
 
 // Prefetch implements retrieval.Gatherer; the index search started in
@@ -382,7 +383,7 @@ func (d denseSearch) Gather(ctx context.Context, g *retrieval.Gathering) ([]retr
 	}
 	ids := make([]string, len(hits))
 	for i, h := range hits {
-		ids[i] = h.id
+		ids[i] = h.ID
 	}
 	ms, err := g.Load(ctx, ids)
 	if err != nil {
@@ -390,12 +391,12 @@ func (d denseSearch) Gather(ctx context.Context, g *retrieval.Gathering) ([]retr
 	}
 	out := make([]retrieval.Find, 0, len(ms))
 	for _, h := range hits {
-		m := ms[h.id]
+		m := ms[h.ID]
 		if m == nil {
 			continue
 		}
-		f := retrieval.Find{Memory: m, Rank: len(out) + 1, Score: float64(h.score)}
-		if m.Language != "" && !d.vec.covers(m.Language) {
+		f := retrieval.Find{Memory: m, Rank: len(out) + 1, Score: float64(h.Score)}
+		if m.Language != "" && !d.vec.Covers(m.Language) {
 			f.Trust = DenseOtherLanguage
 		}
 		out = append(out, f)

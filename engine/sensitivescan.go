@@ -272,8 +272,8 @@ func (e *admin) rewriteMemory(ctx context.Context, s engram.Scope, id string, sc
 	if err != nil || !changed {
 		return err
 	}
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, []engram.Memory{*m}); err != nil {
+	vb := e.vec.Batch()
+	if err := vb.Prepare(ctx, []engram.Memory{*m}); err != nil {
 		return err
 	}
 	actor, now := engram.ActorFrom(ctx), e.clock()
@@ -288,7 +288,7 @@ func (e *admin) rewriteMemory(ctx context.Context, s engram.Scope, id string, sc
 		}
 		return e.storeTreated(ctx, tx, vb, m, vs, t, actor, now)
 	})
-	if err = vb.done(err); err == nil {
+	if err = vb.Done(err); err == nil {
 		sc.add(t)
 		e.afterPurge(ctx, m.Namespace, texts, false)
 	}
@@ -343,7 +343,7 @@ func (e *admin) storeTreated(ctx context.Context, tx engram.Tx, vb *vecBatch, m 
 	if err := tx.PurgeMemory(ctx, m.Namespace, m.ID); err != nil {
 		return err
 	}
-	vb.purged(m.Namespace, m.ID)
+	vb.Purged(m.Namespace, m.ID)
 	if err := tx.InsertMemory(ctx, m); err != nil {
 		return err
 	}
@@ -352,7 +352,7 @@ func (e *admin) storeTreated(ctx context.Context, tx engram.Tx, vb *vecBatch, m 
 			return err
 		}
 	}
-	if err := vb.stage(ctx, tx, m); err != nil {
+	if err := vb.Stage(ctx, tx, m); err != nil {
 		return err
 	}
 	if m.Status == engram.StatusActive {

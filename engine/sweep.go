@@ -46,7 +46,7 @@ func (e *admin) Sweep(ctx context.Context, batch int) (int, error) {
 func (e *admin) sweepBatch(ctx context.Context, batch int) (int, error) {
 	now := e.clock()
 	n := 0
-	vb := e.vec.batch()
+	vb := e.vec.Batch()
 	err := e.store.Update(ctx, func(tx engram.Tx) error {
 		n = 0
 		ms, err := tx.Lapsed(ctx, now, batch)
@@ -61,7 +61,7 @@ func (e *admin) sweepBatch(ctx context.Context, batch int) (int, error) {
 		}
 		return nil
 	})
-	if err := vb.done(err); err != nil {
+	if err := vb.Done(err); err != nil {
 		return 0, err
 	}
 	return n, nil

@@ -64,8 +64,8 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	}
 	vb := e.laterBatch()
 	decided := f.ops
-	f.ops = vb.holdUpdate(f.ops, f.prevMem)
-	if err := vb.prepare(ctx, opMemories(f.ops)); err != nil {
+	f.ops = holdUpdate(vb, f.ops, f.prevMem)
+	if err := vb.Prepare(ctx, opMemories(f.ops)); err != nil {
 		return nil, err
 	}
 	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}}
@@ -81,7 +81,7 @@ func (e *ingest) addEpisodes(ctx context.Context, req engram.AddEpisodesRequest)
 	if err != nil {
 		return nil, err
 	}
-	vb.commit()
+	vb.Commit()
 	if res.EmbedJob != nil {
 		e.obs.Job(engram.JobEmbed, JobStateQueued)
 		e.wake()
@@ -335,8 +335,8 @@ func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	if err := e.prepareVault(ctx, req.Namespace, opMemories(ops)); err != nil {
 		return nil, err
 	}
-	vb := e.vec.batch()
-	if err := vb.prepare(ctx, opMemories(ops)); err != nil {
+	vb := e.vec.Batch()
+	if err := vb.Prepare(ctx, opMemories(ops)); err != nil {
 		return nil, err
 	}
 	var out []engram.Memory
@@ -353,7 +353,7 @@ func (e *ingest) AddMemories(ctx context.Context, req engram.AddMemoriesRequest)
 	if err != nil {
 		return nil, err
 	}
-	vb.commit()
+	vb.Commit()
 	e.coverage.note(req.Namespace, opMemories(ops))
 	return out, nil
 }
@@ -418,10 +418,10 @@ func (e *writer) insertNew(ctx context.Context, tx engram.Tx, vb *vecBatch, m *e
 	if err := tx.InsertMemory(ctx, st); err != nil {
 		return err
 	}
-	if err := vb.stage(ctx, tx, st); err != nil {
+	if err := vb.Stage(ctx, tx, st); err != nil {
 		return err
 	}
-	if !vb.holdsGraph(st) {
+	if !holdsGraph(vb, st) {
 		if err := e.stageGraph(ctx, tx, nil, m, now); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 // warmSoon fills p's row cache in the background (see warm) after its
 // index idx was read from a file, unless the engine caches no memories or
 // is closing. A load from the store fills the cache as it reads.
-func (t *texts) warmSoon(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
+func (t *Texts) warmSoon(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
 	if t.rowBudget == 0 {
 		return
 	}
@@ -35,7 +35,7 @@ func (t *texts) warmSoon(k partKey, p *textPart, idx *textindex.Index[memAttr]) 
 // longer holds idx (reloaded or dropped); when the engine closes; and at
 // the store's first error, which it logs: searches then fill the cache
 // as before.
-func (t *texts) warm(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
+func (t *Texts) warm(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -48,7 +48,7 @@ func (t *texts) warm(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
 	f := engram.MemoryFilter{Statuses: []engram.Status{engram.StatusActive}, Limit: engram.MaxLimit}
 	for !t.rowsNearFull() {
-		epoch := t.epoch()
+		epoch := t.Epoch()
 		var (
 			ms   []engram.Memory
 			seen int64
@@ -77,7 +77,7 @@ func (t *texts) warm(k partKey, p *textPart, idx *textindex.Index[memAttr]) {
 
 // rowsNearFull reports whether the cached memories are at nine tenths of
 // the budget, where makeRoom brings them back to.
-func (t *texts) rowsNearFull() bool {
+func (t *Texts) rowsNearFull() bool {
 	return t.rowTotal.Load() >= t.rowBudget*9/10
 }
 
@@ -86,7 +86,7 @@ func (t *texts) rowsNearFull() bool {
 // has changed no later than seen; a page that p changed after is
 // skipped. It reports false when warming should stop: p no longer holds
 // idx, or the budget is near.
-func (t *texts) keepWarm(p *textPart, idx *textindex.Index[memAttr], user string, ms []engram.Memory, seen, epoch int64) bool {
+func (t *Texts) keepWarm(p *textPart, idx *textindex.Index[memAttr], user string, ms []engram.Memory, seen, epoch int64) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if !p.loaded || p.tooLarge || p.idx != idx {

@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 // Reading your writes by meaning. An add that leaves embedding to an
-// embed job (see embedjob.go) answers before its memories have vectors,
+// embed job (engram.JobEmbed) answers before its memories have vectors,
 // so the vector index cannot find them until the job ran. The index of a
 // (tenant, user) therefore keeps, as it catches up with the store's
 // change log, the memories that changed without vectors (pending), and
@@ -80,7 +80,7 @@ func (p *partition) notePending(id string, pending bool) {
 
 // pendingIDs returns, for each of ps's partitions, its newest pending
 // memories, at most n in all (ids grow with time).
-func (ps scopeParts) pendingIDs(n int) [][]string {
+func (ps Parts) PendingIDs(n int) [][]string {
 	out := make([][]string, len(ps))
 	var all []string
 	for i, pt := range ps {
@@ -110,8 +110,8 @@ func (ps scopeParts) pendingIDs(n int) [][]string {
 // scope, and returns their scores against the queries qs, as the index
 // scores its own (the best field and query). Ids no longer active or
 // gone are forgotten. It fails with the store's or the embedder's error.
-func (v *vectors) pendingHits(ctx context.Context, s engram.Scope, ps scopeParts, ids [][]string, qs [][]float32) ([]denseHit, error) {
-	var hits []denseHit
+func (v *Vectors) PendingHits(ctx context.Context, s engram.Scope, ps Parts, ids [][]string, qs [][]float32) ([]Hit, error) {
+	var hits []Hit
 	for i, pt := range ps {
 		if len(ids[i]) == 0 {
 			continue
@@ -125,7 +125,7 @@ func (v *vectors) pendingHits(ctx context.Context, s engram.Scope, ps scopeParts
 		}
 		var texts []string
 		for j := range ms {
-			for _, ft := range fieldTexts(&ms[j]) {
+			for _, ft := range FieldTexts(&ms[j]) {
 				texts = append(texts, ft[1])
 			}
 		}
@@ -134,8 +134,8 @@ func (v *vectors) pendingHits(ctx context.Context, s engram.Scope, ps scopeParts
 			return nil, fmt.Errorf("embed memories waiting for their embed job: %w", err)
 		}
 		for j := range ms {
-			n := len(fieldTexts(&ms[j]))
-			hits = append(hits, denseHit{id: ms[j].ID, score: bestDot(qs, vs[:n])})
+			n := len(FieldTexts(&ms[j]))
+			hits = append(hits, Hit{ID: ms[j].ID, Score: bestDot(qs, vs[:n])})
 			vs = vs[n:]
 		}
 	}
@@ -145,7 +145,7 @@ func (v *vectors) pendingHits(ctx context.Context, s engram.Scope, ps scopeParts
 // readPending reads the pending memories ids of partition pt, forgets
 // those no longer active (or vault memories, never embedded), and returns
 // those in scope s.
-func (v *vectors) readPending(ctx context.Context, s engram.Scope, pt scopePart, ids []string) ([]engram.Memory, error) {
+func (v *Vectors) readPending(ctx context.Context, s engram.Scope, pt scopePart, ids []string) ([]engram.Memory, error) {
 	var ms []engram.Memory
 	err := engram.ReadFresh(ctx, v.store, func(r engram.Reader) error {
 		var err error
@@ -192,16 +192,16 @@ func bestDot(qs, vs [][]float32) float32 {
 	return best
 }
 
-// withPending adds the pending memories' hits to the index's and returns
-// the best k, as scopeParts.search ranks them.
-func withPending(hits, pending []denseHit, k int) []denseHit {
+// WithPending adds the pending memories' hits to the index's and returns
+// the best k, as Parts.search ranks them.
+func WithPending(hits, pending []Hit, k int) []Hit {
 	if len(pending) == 0 {
 		return hits
 	}
 	best := map[string]float32{}
 	for _, h := range slices.Concat(hits, pending) {
-		if sc, ok := best[h.id]; !ok || h.score > sc {
-			best[h.id] = h.score
+		if sc, ok := best[h.ID]; !ok || h.Score > sc {
+			best[h.ID] = h.Score
 		}
 	}
 	return rankHits(best, k)

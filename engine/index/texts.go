@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"cmp"
@@ -27,13 +27,13 @@ const DefaultTextIndexLimit = 1_000_000
 // searched.
 const DefaultTextIndexBytes = 1 << 30
 
-// texts keeps one in-memory full-text index per (tenant, user), like the
+// Texts keeps one in-memory full-text index per (tenant, user), like the
 // vector indexes: derived data, loaded from the store on first use and
 // brought up to date from the store's change log before every search, so
 // writes by this engine and by other servers on the same database are
 // seen. Each index has its own statistics, so one tenant's writes never
 // move another's scores.
-type texts struct {
+type Texts struct {
 	limit  int
 	budget int64        // bytes; 0 for no bound
 	total  atomic.Int64 // bytes of the loaded indexes
@@ -41,13 +41,13 @@ type texts struct {
 
 	rowBudget int64        // bytes of cached memories, all partitions together; 0 caches none
 	rowTotal  atomic.Int64 // bytes of the cached memories
-	touches   atomic.Int64 // ticks once per access flush (see touched)
+	touches   atomic.Int64 // ticks once per access flush (see Touched)
 
 	mu     sync.Mutex
 	parts  map[partKey]*textPart
 	closed bool // no more background saves
 
-	// With Options.IndexDir (see setUpFiles); files is nil without.
+	// With the index directory (see SetUpFiles); files is nil without.
 	files   *textFiles
 	store   engram.Store
 	log     *slog.Logger
@@ -58,8 +58,8 @@ type texts struct {
 }
 
 type textPart struct {
-	used  atomic.Int64 // texts.clock when last searched
-	bytes atomic.Int64 // idx.Bytes() as counted in texts.total
+	used  atomic.Int64 // Texts.clock when last searched
+	bytes atomic.Int64 // idx.Bytes() as counted in Texts.total
 
 	mu       sync.RWMutex
 	loaded   bool
@@ -81,7 +81,7 @@ type textPart struct {
 	changed int64
 
 	// early is a read of the partition's file begun before a search took
-	// p.mu to load it (see readEarly); loadFile takes it.
+	// p.mu to load it (see ReadEarly); loadFile takes it.
 	earlyMu sync.Mutex
 	early   *earlyRead
 }
@@ -99,12 +99,13 @@ type memAttr struct {
 	expires              bool // has a TTL: a store may count it expired before it says so
 }
 
-// newTexts returns the text indexes of a store, or nil when limit is
+// NewTexts returns the text indexes of a store, or nil when limit is
 // negative (the store's index serves). budget bounds their bytes
 // together: zero means DefaultTextIndexBytes, negative no bound. rows
 // bounds the bytes of the memories they cache: zero means
-// DefaultRowCacheBytes, negative caches none.
-func newTexts(limit int, budget, rows int64) *texts {
+// DefaultRowCacheBytes, negative caches none. It logs to log (nil: the
+// default logger).
+func NewTexts(limit int, budget, rows int64, log *slog.Logger) *Texts {
 	if limit < 0 {
 		return nil
 	}
@@ -123,22 +124,50 @@ func newTexts(limit int, budget, rows int64) *texts {
 	case rows < 0:
 		rows = 0
 	}
-	return &texts{limit: limit, budget: budget, rowBudget: rows, parts: map[partKey]*textPart{}}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Texts{limit: limit, budget: budget, rowBudget: rows, parts: map[partKey]*textPart{}, log: log}
 }
 
-// attach gives g the text index of its scope (see open); epoch is what
-// epoch returned before r's transaction began. It fails with the store's
+// WaitWarming waits until the row caches t began to warm in the
+// background are warm (see warm).
+func (t *Texts) WaitWarming() {
+	if t != nil {
+		t.warming.Wait()
+	}
+}
+
+// CachedRows returns how many memories the row cache of n's user holds,
+// and the bytes all row caches hold together.
+func (t *Texts) CachedRows(n engram.Namespace) (int, int64) {
+	if t == nil {
+		return 0, 0
+	}
+	t.mu.Lock()
+	p := t.parts[partKey{n.Org, n.Project, n.User}]
+	t.mu.Unlock()
+	if p == nil {
+		return 0, t.rowTotal.Load()
+	}
+	p.rows.mu.RLock()
+	defer p.rows.mu.RUnlock()
+	return len(p.rows.m), t.rowTotal.Load()
+}
+
+// Attach gives g the text index of its scope (see open); epoch is what
+// Epoch returned before r's transaction began. It fails with the store's
 // error.
-func (t *texts) attach(ctx context.Context, r engram.Reader, g *retrieval.Gathering, epoch int64) error {
+func (t *Texts) Attach(ctx context.Context, r engram.Reader, g *retrieval.Gathering, epoch int64) error {
 	text, err := t.open(ctx, r, g.Scope, epoch)
 	g.Text = text
 	return err
 }
 
-// epoch returns the count of access flushes so far, which a search reads
+// Epoch returns the count of access flushes so far, which a search reads
 // before its transaction begins: a memory it reads may be cached only if
 // no flush changed access counts since (see rowCache).
-func (t *texts) epoch() int64 {
+func (t *Texts) Epoch() int64 {
 	if t == nil {
 		return 0
 	}
@@ -149,7 +178,7 @@ func (t *texts) epoch() int64 {
 // the search's read transaction, sees, or nil when a namespace of the
 // scope is too large for memory and the store's index must serve. It
 // fails with the store's error.
-func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope, epoch int64) (retrieval.TextIndex, error) {
+func (t *Texts) open(ctx context.Context, r engram.Reader, s engram.Scope, epoch int64) (retrieval.TextIndex, error) {
 	if t == nil {
 		return nil, nil
 	}
@@ -185,7 +214,7 @@ func (t *texts) open(ctx context.Context, r engram.Reader, s engram.Scope, epoch
 // from the partition a moment later, and the search that has it goes on
 // with it. A load caches the memories it reads if no access flush came
 // after epoch.
-func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch int64) (*textPart, *textindex.Index[memAttr], int64, error) {
+func (t *Texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch int64) (*textPart, *textindex.Index[memAttr], int64, error) {
 	t.mu.Lock()
 	p := t.parts[k]
 	if p == nil {
@@ -218,7 +247,7 @@ func (t *texts) partition(ctx context.Context, r engram.Reader, k partKey, epoch
 // of its scope, in any status (the statistics count them all, as the
 // stores' indexes do), into a new index, which is then saved in the
 // background. The caller holds p.mu.
-func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey, epoch int64) error {
+func (t *Texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKey, epoch int64) error {
 	t.dropRows(p)
 	p.unbounded = false
 	if ok, err := t.loadFile(ctx, r, p, k); ok || err != nil {
@@ -278,7 +307,7 @@ func (t *texts) load(ctx context.Context, r engram.Reader, p *textPart, k partKe
 
 // count brings p's bytes, and the total, up to date with its index. The
 // caller holds p.mu.
-func (t *texts) count(p *textPart) {
+func (t *Texts) count(p *textPart) {
 	var n int64
 	if p.idx != nil {
 		n = p.idx.Bytes()
@@ -291,7 +320,7 @@ func (t *texts) count(p *textPart) {
 // it is not over again at the next search). A dropped index is loaded
 // again from the store when next searched; a search holding it finishes
 // with it first. A namespace found too large keeps its mark.
-func (t *texts) evict(in []*textPart) {
+func (t *Texts) evict(in []*textPart) {
 	if t.budget == 0 || t.total.Load() <= t.budget {
 		return
 	}
@@ -323,7 +352,7 @@ func (t *texts) evict(in []*textPart) {
 // larger than the whole budget: it will be read from the store again at
 // its next search, and again after every search of another user. The
 // caller holds p.mu.
-func (t *texts) warnOverBudget(p *textPart) {
+func (t *Texts) warnOverBudget(p *textPart) {
 	if p.bytes.Load() <= t.budget || p.warned {
 		return
 	}
@@ -378,7 +407,7 @@ func interner(names map[string]string) func([]byte) string {
 // large. It returns the change sequence r's transaction sees, which is
 // below p.seq when another search caught p up further. The caller holds
 // p.mu.
-func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) (int64, error) {
+func (t *Texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope engram.Scope) (int64, error) {
 	var (
 		ids []string
 		seq int64
@@ -433,7 +462,7 @@ func (t *texts) catchUp(ctx context.Context, r engram.Reader, p *textPart, scope
 // one, p keeps its in-memory index whatever its size until it is loaded
 // again.
 // It fails with the store's error. The caller holds p.mu.
-func (t *texts) tooMany(ctx context.Context, r engram.Reader, p *textPart, n int) (bool, error) {
+func (t *Texts) tooMany(ctx context.Context, r engram.Reader, p *textPart, n int) (bool, error) {
 	if n <= t.limit || p.unbounded {
 		return false, nil
 	}
@@ -453,7 +482,7 @@ type textView struct {
 	parts []*textPart
 	idxs  []*textindex.Index[memAttr] // of parts, as they were at open
 	seen  []int64                     // of parts, the change sequence the search's transaction sees
-	t     *texts
+	t     *Texts
 	epoch int64 // t.touches before the search's transaction began
 }
 

@@ -1,57 +1,39 @@
-package engine
+package index
 
 import (
-	"context"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/syncbuf"
-	"github.com/engramhq/engram/sqlite"
 )
 
 // With a bound on their bytes, the text indexes searched least recently
 // are dropped first, the one a search uses never, and the total stays
 // under the bound once the search is over.
 func TestTextsEvictLeastRecent(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "engram.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	open := func(budget int64) *Engine {
-		e, err := New(ctx, db, Options{Logger: slog.New(slog.DiscardHandler), TextIndexBytes: budget})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
+	db := openStore(t)
+	open := func(budget int64) *Texts {
+		x := NewTexts(0, budget, 0, slog.New(slog.DiscardHandler))
+		t.Cleanup(func() { x.Close() })
+		return x
 	}
 	free := open(-1)
 	users := []string{"ann", "ben", "cem"}
 	for _, u := range users { // the same texts: indexes of one size
 		ns := engram.Namespace{Org: "o", Project: "p", User: u}
-		var ms []engram.Memory
-		for _, v := range []string{"The garden has roses.", "Der Garten hat Rosen.", "El jardín tiene rosas.", "花园里有玫瑰。"} {
-			ms = append(ms, engram.Memory{Kind: engram.KindSemantic, Value: v})
-		}
-		if _, err := free.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: ms}); err != nil {
-			t.Fatal(err)
-		}
+		putMemories(t, db, ns, "The garden has roses.", "Der Garten hat Rosen.", "El jardín tiene rosas.", "花园里有玫瑰。")
 	}
-	search := func(e *Engine, u string) {
+	search := func(x *Texts, u string) {
 		t.Helper()
-		req := engram.SearchRequest{Scope: engram.Scope{Org: "o", Project: "p", User: u}, Query: "garden roses", Channels: []string{ChannelBM25}}
-		if res, err := e.Search(ctx, req); err != nil || len(res.Hits) == 0 {
-			t.Fatalf("search of %s: %d hits, %v", u, len(res.Hits), err)
+		if ids := searchText(t, x, db, engram.Scope{Org: "o", Project: "p", User: u}, "garden roses", 10); len(ids) == 0 {
+			t.Fatalf("search of %s: no hits", u)
 		}
 	}
-	loaded := func(e *Engine) map[string]bool {
+	loaded := func(x *Texts) map[string]bool {
 		out := map[string]bool{}
-		for k, p := range e.text.parts {
+		for k, p := range x.parts {
 			p.mu.RLock()
 			out[k.user] = p.idx != nil
 			p.mu.RUnlock()
@@ -62,7 +44,7 @@ func TestTextsEvictLeastRecent(t *testing.T) {
 	for _, u := range users {
 		search(free, u)
 	}
-	one := free.text.total.Load() / 3
+	one := free.total.Load() / 3
 	if got := loaded(free); !got["ann"] || !got["ben"] || !got["cem"] || one <= 0 {
 		t.Fatalf("without a bound: loaded %v, %d bytes each; want all three", got, one)
 	}
@@ -79,7 +61,7 @@ func TestTextsEvictLeastRecent(t *testing.T) {
 	if got := loaded(e); !got["ann"] || !got["ben"] || got["cem"] {
 		t.Errorf("after ben, ann: loaded %v, want cem dropped", got)
 	}
-	if total := e.text.total.Load(); total > one*5/2 {
+	if total := e.total.Load(); total > one*5/2 {
 		t.Errorf("total %d bytes, over the bound %d", total, one*5/2)
 	}
 
@@ -103,32 +85,20 @@ func countTrue(m map[string]bool) int {
 }
 
 // A text index larger than the whole budget is dropped when another user
-// searches, and the engine says so once, naming the flag to raise.
+// searches, and the indexes say so once, naming the flag to raise.
 func TestTextsWarnOverBudget(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "engram.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openStore(t)
 	var logs syncbuf.Buffer
-	e, err := New(ctx, db, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), TextIndexBytes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	x := NewTexts(0, 1, 0, slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { x.Close() })
 	for _, u := range []string{"ann", "ben"} {
 		ns := engram.Namespace{Org: "o", Project: "p", User: u}
-		ms := []engram.Memory{{Kind: engram.KindSemantic, Value: "Der Garten hat Rosen."}, {Kind: engram.KindSemantic, Value: "花园里有玫瑰。"}}
-		if _, err := e.AddMemories(ctx, engram.AddMemoriesRequest{Namespace: ns, Memories: ms}); err != nil {
-			t.Fatal(err)
-		}
+		putMemories(t, db, ns, "Der Garten hat Rosen.", "花园里有玫瑰。")
 	}
 	search := func(u string) {
 		t.Helper()
-		req := engram.SearchRequest{Scope: engram.Scope{Org: "o", Project: "p", User: u}, Query: "Garten Rosen", Channels: []string{ChannelBM25}}
-		if res, err := e.Search(ctx, req); err != nil || len(res.Hits) == 0 {
-			t.Fatalf("search of %s: %d hits, %v", u, len(res.Hits), err)
+		if ids := searchText(t, x, db, engram.Scope{Org: "o", Project: "p", User: u}, "Garten Rosen", 10); len(ids) == 0 {
+			t.Fatalf("search of %s: no hits", u)
 		}
 	}
 	search("ann")

@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"cmp"
@@ -102,7 +102,7 @@ func cacheable(m *engram.Memory) bool {
 // cacheRow keeps a copy of m, which must be current at p's sequence, in
 // p's cache, within the budget, unless an access flush came after epoch.
 // The caller holds p.mu (for reading at least).
-func (t *texts) cacheRow(p *textPart, m *engram.Memory, epoch int64) {
+func (t *Texts) cacheRow(p *textPart, m *engram.Memory, epoch int64) {
 	if t.rowBudget == 0 || !cacheable(m) {
 		return
 	}
@@ -138,7 +138,7 @@ func (t *texts) cacheRow(p *textPart, m *engram.Memory, epoch int64) {
 // keep: the partitions searched less recently than p drop all theirs
 // first, then p drops some of its own, any of them but keep (a map's
 // order).
-func (t *texts) makeRoom(p *textPart, keep string) {
+func (t *Texts) makeRoom(p *textPart, keep string) {
 	t.mu.Lock()
 	var older []*textPart
 	for _, o := range t.parts {
@@ -167,7 +167,7 @@ func (t *texts) makeRoom(p *textPart, keep string) {
 }
 
 // dropRows empties p's cache.
-func (t *texts) dropRows(p *textPart) {
+func (t *Texts) dropRows(p *textPart) {
 	p.rows.mu.Lock()
 	t.rowTotal.Add(-p.rows.bytes)
 	p.rows.m, p.rows.bytes = nil, 0
@@ -175,7 +175,7 @@ func (t *texts) dropRows(p *textPart) {
 }
 
 // forgetRows drops the memories ids from p's cache.
-func (t *texts) forgetRows(p *textPart, ids []string) {
+func (t *Texts) forgetRows(p *textPart, ids []string) {
 	p.rows.mu.Lock()
 	defer p.rows.mu.Unlock()
 	for _, id := range ids {
@@ -187,18 +187,18 @@ func (t *texts) forgetRows(p *textPart, ids []string) {
 
 // forgetLocked drops m, cached under id, from p's cache; the caller
 // holds p.rows.mu.
-func (t *texts) forgetLocked(p *textPart, id string, r *packedRow) {
+func (t *Texts) forgetLocked(p *textPart, id string, r *packedRow) {
 	b := int64(r.size)
 	delete(p.rows.m, id)
 	p.rows.bytes -= b
 	t.rowTotal.Add(-b)
 }
 
-// touched is told, after an access flush committed, which memories of a
+// Touched is told, after an access flush committed, which memories of a
 // tenant it touched: they are dropped from the caches of the tenant's
 // partitions, and searches that began before are kept from caching what
 // they read.
-func (t *texts) touched(tenant engram.Namespace, ids []string) {
+func (t *Texts) Touched(tenant engram.Namespace, ids []string) {
 	if t == nil || t.rowBudget == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 // DefaultIndexSaveEvery is how often, by default, the vector indexes that
-// changed since they were last saved are written to Options.IndexDir.
+// changed since they were last saved are written to the index directory.
 const DefaultIndexSaveEvery = 10 * time.Minute
 
 // setUpIndexFiles makes v keep its approximate indexes in dir: it reads or
@@ -23,7 +23,7 @@ const DefaultIndexSaveEvery = 10 * time.Minute
 // starts the periodic saver. A directory that cannot be created or
 // written is logged and persistence stays off: the engine works as
 // without it. It fails only when the store cannot be read or written.
-func (v *vectors) setUpIndexFiles(ctx context.Context, dir string, every time.Duration, log *slog.Logger) error {
+func (v *Vectors) SetUpFiles(ctx context.Context, dir string, every time.Duration, log *slog.Logger) error {
 	id, err := storeID(ctx, v.store)
 	if err != nil {
 		return fmt.Errorf("read the store's id for the index files: %w", err)
@@ -86,7 +86,7 @@ func probeDir(dir string) error {
 // v.stop closes. Catching up first means that a delete another server made
 // (sharing a PostgreSQL database, not this directory) leaves this
 // server's files within one interval.
-func (v *vectors) saveLoop(every time.Duration) {
+func (v *Vectors) saveLoop(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -95,8 +95,8 @@ func (v *vectors) saveLoop(every time.Duration) {
 			return
 		case <-t.C:
 			ctx := context.Background()
-			v.refresh(ctx)
-			if err := v.saveAll(ctx, false); err != nil {
+			v.Refresh(ctx)
+			if err := v.SaveAll(ctx, false); err != nil {
 				v.log.WarnContext(ctx, "engine: saving the vector indexes failed", "err", err)
 			}
 		}
@@ -104,7 +104,7 @@ func (v *vectors) saveLoop(every time.Duration) {
 }
 
 // refresh catches every loaded index up with the store's change log.
-func (v *vectors) refresh(ctx context.Context) {
+func (v *Vectors) Refresh(ctx context.Context) {
 	v.mu.Lock()
 	keys := make([]partKey, 0, len(v.parts))
 	for k := range v.parts {
@@ -118,9 +118,9 @@ func (v *vectors) refresh(ctx context.Context) {
 	}
 }
 
-// saveAll saves every loaded index that changed since its last save. With
+// SaveAll saves every loaded index that changed since its last save. With
 // wait set it first waits for background graph builds (or ctx).
-func (v *vectors) saveAll(ctx context.Context, wait bool) error {
+func (v *Vectors) SaveAll(ctx context.Context, wait bool) error {
 	v.mu.Lock()
 	parts := make(map[partKey]*partition, len(v.parts))
 	for k, p := range v.parts {
@@ -143,7 +143,7 @@ func (v *vectors) saveAll(ctx context.Context, wait bool) error {
 
 // saveAfterBuild saves p once the graph its index builds in the
 // background is ready, unless the engine closes first.
-func (v *vectors) saveAfterBuild(k partKey, p *partition, a *vector.Auto) {
+func (v *Vectors) saveAfterBuild(k partKey, p *partition, a *vector.Auto) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.closed {
@@ -172,7 +172,7 @@ func (v *vectors) saveAfterBuild(k partKey, p *partition, a *vector.Auto) {
 // rebuild as to load). Saves run one at a time; searches go on meanwhile
 // but writes to p wait, and with them the searches queued behind a write
 // (about a second per 400 MB written).
-func (v *vectors) save(k partKey, p *partition) error {
+func (v *Vectors) save(k partKey, p *partition) error {
 	if v.files == nil {
 		return nil
 	}
@@ -202,7 +202,7 @@ func (v *vectors) save(k partKey, p *partition) error {
 // one, or one the change log cannot bring up to date; such a file is
 // logged and removed. It reads the store through r. It fails only with
 // the store's error. The caller holds p.mu.
-func (v *vectors) loadFile(ctx context.Context, r engram.Reader, k partKey, p *partition) (bool, error) {
+func (v *Vectors) loadFile(ctx context.Context, r engram.Reader, k partKey, p *partition) (bool, error) {
 	if v.files == nil {
 		return false, nil
 	}
@@ -239,21 +239,21 @@ func (v *vectors) loadFile(ctx context.Context, r engram.Reader, k partKey, p *p
 }
 
 // discard logs why partition k's file is not used and removes it.
-func (v *vectors) discard(ctx context.Context, k partKey, why string, err error) {
+func (v *Vectors) discard(ctx context.Context, k partKey, why string, err error) {
 	v.log.WarnContext(ctx, "engine: a saved vector index is "+why+"; rebuilding it from the store", "tenant", k.org+"/"+k.project, "file", v.files.path(k), "err", err)
 	if err := v.files.remove(k); err != nil {
 		v.log.WarnContext(ctx, "engine: removing a saved vector index failed", "file", v.files.path(k), "err", err)
 	}
 }
 
-// dropFile removes the saved index of n's (tenant, user) after a hard
+// DropFile removes the saved index of n's (tenant, user) after a hard
 // delete or purge, so that no deleted vector stays on disk, and catches
 // the index in memory up with the change log before any save may run
 // again: a save that started from an index still holding the deleted
 // vector (a graph finishing its build in the background) would otherwise
 // write it back. The index is saved again later. It waits for a save in
 // progress. It fails with the file system's or the store's error.
-func (v *vectors) dropFile(ctx context.Context, n engram.Namespace) error {
+func (v *Vectors) DropFile(ctx context.Context, n engram.Namespace) error {
 	if v == nil || v.files == nil {
 		return nil
 	}
@@ -281,9 +281,9 @@ func (v *vectors) dropFile(ctx context.Context, n engram.Namespace) error {
 	})
 }
 
-// close stops the saver and saves the indexes that changed, without
+// Close stops the saver and saves the indexes that changed, without
 // waiting for graphs still being built.
-func (v *vectors) close() error {
+func (v *Vectors) Close() error {
 	if v == nil || v.stop == nil {
 		return nil
 	}
@@ -292,7 +292,7 @@ func (v *vectors) close() error {
 	v.mu.Unlock()
 	close(v.stop)
 	v.wg.Wait()
-	return v.saveAll(context.Background(), false)
+	return v.SaveAll(context.Background(), false)
 }
 
 // index returns p's index under its lock.
@@ -300,19 +300,4 @@ func (p *partition) index() vector.Index {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return p.idx
-}
-
-// SaveIndexes writes every loaded approximate vector index that changed
-// since its last save to Options.IndexDir, caught up with the store and
-// after waiting for graphs being built in the background, and every
-// loaded text index that changed, caught up with the store first; without an IndexDir it does nothing. The
-// engine also saves them periodically and on Close. It fails with ctx's
-// error or the file system's.
-func (e *admin) SaveIndexes(ctx context.Context) error {
-	var err error
-	if e.vec != nil {
-		e.vec.refresh(ctx)
-		err = e.vec.saveAll(ctx, true)
-	}
-	return errors.Join(err, e.text.saveAll(ctx))
 }

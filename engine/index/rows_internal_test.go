@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ func rowMemory(i int, ns engram.Namespace) engram.Memory {
 
 // rowTexts returns texts caching at most budget bytes of memories, with
 // loaded partitions for keys.
-func rowTexts(budget int64, keys ...partKey) (*texts, []*textPart) {
-	t := newTexts(0, 0, budget)
+func rowTexts(budget int64, keys ...partKey) (*Texts, []*textPart) {
+	t := NewTexts(0, 0, budget, nil)
 	var ps []*textPart
 	for _, k := range keys {
 		p := &textPart{loaded: true}
@@ -82,12 +82,12 @@ func TestRowCacheKeepsOnlyCurrent(t *testing.T) {
 	if len(p.rows.m) != 0 {
 		t.Fatal("kept a memory read before the last change applied")
 	}
-	tx.touched(engram.Namespace{Org: "o", Project: "p"}, nil)
+	tx.Touched(engram.Namespace{Org: "o", Project: "p"}, nil)
 	view(user, 5, 0).Remember([]engram.Memory{m})
 	if len(p.rows.m) != 0 {
 		t.Fatal("kept a memory read by a search that began before an access flush")
 	}
-	view(user, 5, tx.epoch()).Remember([]engram.Memory{m})
+	view(user, 5, tx.Epoch()).Remember([]engram.Memory{m})
 	if len(p.rows.m) != 1 {
 		t.Fatal("did not keep a current memory")
 	}
@@ -95,14 +95,14 @@ func TestRowCacheKeepsOnlyCurrent(t *testing.T) {
 	into := map[string]*engram.Memory{}
 	other := user
 	other.Agent = "a2"
-	if miss := view(other, 5, tx.epoch()).Memories([]string{m.ID}, into); len(miss) != 1 || len(into) != 0 {
+	if miss := view(other, 5, tx.Epoch()).Memories([]string{m.ID}, into); len(miss) != 1 || len(into) != 0 {
 		t.Fatalf("a scope of another agent got %v, missed %v", into, miss)
 	}
-	if miss := view(user, 5, tx.epoch()).Memories([]string{m.ID, "unknown"}, into); len(miss) != 1 || miss[0] != "unknown" || into[m.ID] == nil {
+	if miss := view(user, 5, tx.Epoch()).Memories([]string{m.ID, "unknown"}, into); len(miss) != 1 || miss[0] != "unknown" || into[m.ID] == nil {
 		t.Fatalf("the user's scope got %v, missed %v", into, miss)
 	}
 
-	tx.touched(engram.Namespace{Org: "o", Project: "p"}, []string{m.ID})
+	tx.Touched(engram.Namespace{Org: "o", Project: "p"}, []string{m.ID})
 	if len(p.rows.m) != 0 {
 		t.Fatal("an access flush did not drop the memory it touched")
 	}

@@ -1,8 +1,7 @@
-package engine
+package index
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -15,80 +14,13 @@ import (
 	"github.com/engramhq/engram/vector"
 )
 
-// MetaEmbedder is the store meta key recording which embedder made the
-// stored vectors, as JSON {"name": ..., "dim": ...}.
-const MetaEmbedder = "embedder"
-
-// EmbedderInfo identifies the embedder whose vectors a store holds.
-type EmbedderInfo struct {
-	Name string `json:"name"`
-	Dim  int    `json:"dim"`
-}
-
-// StoredEmbedder returns the embedder recorded in the store, or nil if the
-// store has none recorded yet. It fails if the store cannot be read or the
-// record is not valid JSON.
-func StoredEmbedder(ctx context.Context, st engram.Store) (*EmbedderInfo, error) {
-	var raw string
-	err := st.View(ctx, func(r engram.Reader) error {
-		var err error
-		raw, err = r.Meta(ctx, MetaEmbedder)
-		return err
-	})
-	if err != nil || raw == "" {
-		return nil, err
-	}
-	var info EmbedderInfo
-	if err := json.Unmarshal([]byte(raw), &info); err != nil {
-		return nil, fmt.Errorf("read the recorded embedder %q: %w", raw, err)
-	}
-	return &info, nil
-}
-
-// checkEmbedder records emb as the store's embedder if none is recorded and
-// refuses an embedder other than the recorded one (EINVALID).
-func checkEmbedder(ctx context.Context, st engram.Store, emb engram.Embedder) error {
-	info, err := StoredEmbedder(ctx, st)
-	if err != nil {
-		return err
-	}
-	if emb == nil {
-		if info != nil {
-			return engram.Errorf(engram.EMISMATCH, "this store holds vectors made by %s (%d dimensions) but no embedder is configured; configure %s, or run `engram reembed` to move to another embedder", info.Name, info.Dim, info.Name)
-		}
-		return nil
-	}
-	want := EmbedderInfo{Name: emb.Name(), Dim: emb.Dim()}
-	if info == nil {
-		var ms []engram.Memory
-		if err := st.View(ctx, func(r engram.Reader) error {
-			ms, err = r.ScanMemories(ctx, engram.MemoryKey{}, 1)
-			return err
-		}); err != nil {
-			return err
-		}
-		if len(ms) > 0 {
-			return engram.Errorf(engram.EMISMATCH, "this store holds memories stored without an embedder; run `engram reembed` to embed them with %s, or keep using no embedder", want.Name)
-		}
-		b, _ := json.Marshal(want)
-		return st.Update(ctx, func(tx engram.Tx) error {
-			return tx.SetMeta(ctx, MetaEmbedder, string(b))
-		})
-	}
-	if *info != want {
-		return engram.Errorf(engram.EMISMATCH, "this store holds vectors made by %s (%d dimensions), not by the configured %s (%d dimensions); configure %s again, or run `engram reembed` to re-embed every memory with the new one",
-			info.Name, info.Dim, want.Name, want.Dim, info.Name)
-	}
-	return nil
-}
-
-// vectors keeps one in-memory vector index per (tenant, user): derived
-// data, loaded on first use and kept current by every write the engine
-// commits, optionally saved to files (annsave.go). A user is the hard isolation boundary, so no search
+// Vectors keeps one in-memory vector index per (tenant, user): derived
+// data, loaded on first use and kept current by every write committed
+// through a Batch, optionally saved to files (annsave.go). A user is the hard isolation boundary, so no search
 // ever scans another user's vectors.
-type vectors struct {
+type Vectors struct {
 	emb      engram.Embedder
-	obs      Observer // told of every call to emb
+	obs      EmbedObserver // told of every call to emb
 	store    engram.Store
 	newIndex func(dim int) vector.Index
 
@@ -96,7 +28,7 @@ type vectors struct {
 	parts  map[partKey]*partition
 	closed bool // no more background saves start
 
-	// Saved indexes (see annsave.go); files is nil without Options.IndexDir.
+	// Saved indexes (see annsave.go); files is nil without the index directory.
 	files  *annFiles
 	log    *slog.Logger
 	saveMu sync.Mutex // one save or file removal at a time
@@ -121,16 +53,36 @@ type partition struct {
 	pending map[string]bool
 }
 
-func newVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vector.Index) *vectors {
+// EmbedObserver is told of every call to the embedder (metrics, logs).
+type EmbedObserver interface {
+	Embed(texts int, d time.Duration, err error)
+}
+
+// NewVectors returns the vector indexes of store's memories as emb embeds
+// them, each made by newIndex (nil: a vector.Auto), telling obs (nil:
+// nobody) of every call to emb. It reads nothing yet: a partition loads
+// when first searched. Files are kept only after SetUpFiles.
+func NewVectors(emb engram.Embedder, store engram.Store, newIndex func(int) vector.Index, obs EmbedObserver) *Vectors {
 	if newIndex == nil {
 		newIndex = func(dim int) vector.Index { return vector.NewAuto(dim, vector.AutoConfig{}) }
 	}
-	return &vectors{emb: emb, obs: nopObserver{}, store: store, newIndex: newIndex, parts: map[partKey]*partition{}}
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	return &Vectors{emb: emb, obs: obs, store: store, newIndex: newIndex, parts: map[partKey]*partition{}, log: slog.Default()}
 }
 
-// covers reports whether the embedder declares the language tag (see
+// nopObserver tells nobody.
+type nopObserver struct{}
+
+func (nopObserver) Embed(int, time.Duration, error) {}
+
+// Embedder returns the embedder whose vectors v indexes.
+func (v *Vectors) Embedder() engram.Embedder { return v.emb }
+
+// Covers reports whether the embedder declares the language tag (see
 // engram.LanguageCoverer); one that declares none covers every language.
-func (v *vectors) covers(tag string) bool {
+func (v *Vectors) Covers(tag string) bool {
 	lc, ok := v.emb.(engram.LanguageCoverer)
 	if !ok {
 		return true
@@ -151,27 +103,56 @@ type vecChange struct {
 	vecs   []engram.FieldVector // when active
 }
 
-// vecBatch collects embeddings computed before a transaction and the
+// Batch collects embeddings computed before a transaction and the
 // changes made inside it, applied to the indexes after commit.
-type vecBatch struct {
-	v       *vectors
+type Batch struct {
+	v       *Vectors
 	pre     map[string][]float32 // text -> vector
 	changes []vecChange
-	// later, when set, leaves the embedding to an embed job: stage only
-	// lists the memories whose texts need vectors (see embedjob.go).
-	later *laterVectors
+	// Later, when set, leaves the embedding to an embed job: Stage only
+	// lists the memories whose texts need vectors.
+	Later *Later
 }
 
-func (v *vectors) batch() *vecBatch {
+// Batch returns a batch for one write, or nil when v is nil (no
+// embedder): a nil batch stages nothing.
+func (v *Vectors) Batch() *Batch {
 	if v == nil {
 		return nil
 	}
-	return &vecBatch{v: v, pre: map[string][]float32{}}
+	return &Batch{v: v, pre: map[string][]float32{}}
 }
 
-// fieldTexts returns the texts of m that are embedded, by field. An
+// Later lists, in order and once each, the memories a batch left for an
+// embed job, and the updates the engine holds back for that job.
+type Later struct {
+	IDs  []string
+	Ops  []engram.MemoryOp
+	seen map[string]bool
+}
+
+// Add lists memory id for the job, once.
+func (l *Later) Add(id string) {
+	if l.seen[id] {
+		return
+	}
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	l.seen[id] = true
+	l.IDs = append(l.IDs, id)
+}
+
+// Listed reports whether memory id is listed for the job.
+func (l *Later) Listed(id string) bool { return l.seen[id] }
+
+// Reset forgets the embeddings and changes b holds, to be used again for
+// another transaction.
+func (b *Batch) Reset() { b.pre, b.changes = map[string][]float32{}, nil }
+
+// FieldTexts returns the texts of m that are embedded, by field. An
 // abstraction equal to the value adds nothing and is not embedded.
-func fieldTexts(m *engram.Memory) [][2]string {
+func FieldTexts(m *engram.Memory) [][2]string {
 	if m.Kind == engram.KindVault {
 		return nil // never embedded: a vector, and the embedding cache, would leak the text
 	}
@@ -182,10 +163,10 @@ func fieldTexts(m *engram.Memory) [][2]string {
 	return out
 }
 
-// prepare embeds the texts of the memories in one batched call, before the
+// Prepare embeds the texts of the memories in one batched call, before the
 // transaction, so the store's writer is not held while the model runs.
-func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
-	if b == nil || b.later != nil {
+func (b *Batch) Prepare(ctx context.Context, ms []engram.Memory) error {
+	if b == nil || b.Later != nil {
 		return nil
 	}
 	// One call per embedding partition (tenant and user), in the order
@@ -194,7 +175,7 @@ func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
 	texts := map[engram.Namespace][]string{}
 	for i := range ms {
 		p := partitionOf(ms[i].Namespace)
-		for _, ft := range fieldTexts(&ms[i]) {
+		for _, ft := range FieldTexts(&ms[i]) {
 			if _, ok := b.pre[ft[1]]; !ok {
 				b.pre[ft[1]] = nil
 				if texts[p] == nil {
@@ -205,7 +186,7 @@ func (b *vecBatch) prepare(ctx context.Context, ms []engram.Memory) error {
 		}
 	}
 	for _, p := range order {
-		vs, err := b.v.embed(engram.WithEmbedPartition(ctx, p), texts[p])
+		vs, err := b.v.Embed(engram.WithEmbedPartition(ctx, p), texts[p])
 		if err != nil {
 			return fmt.Errorf("embed memories: %w", err)
 		}
@@ -221,11 +202,11 @@ func partitionOf(n engram.Namespace) engram.Namespace {
 	return engram.Namespace{Org: n.Org, Project: n.Project, User: n.User}
 }
 
-// stage stores m's vectors inside tx (when active) and remembers the change
+// Stage stores m's vectors inside tx (when active) and remembers the change
 // for the index. Texts not prepared before the transaction are embedded now.
 // A batch that leaves embedding for later only lists an active m for its
 // embed job: its stored vectors, if any, stay until the job replaces them.
-func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) error {
+func (b *Batch) Stage(ctx context.Context, tx engram.Tx, m *engram.Memory) error {
 	if b == nil {
 		return nil
 	}
@@ -233,9 +214,9 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 		b.changes = append(b.changes, vecChange{ns: m.Namespace, id: m.ID})
 		return nil
 	}
-	fts := fieldTexts(m)
-	if b.later != nil {
-		b.later.add(m.ID)
+	fts := FieldTexts(m)
+	if b.Later != nil {
+		b.Later.Add(m.ID)
 		return nil
 	}
 	var missing []string
@@ -245,7 +226,7 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 		}
 	}
 	if len(missing) > 0 {
-		vs, err := b.v.embed(engram.WithEmbedPartition(ctx, m.Namespace), missing)
+		vs, err := b.v.Embed(engram.WithEmbedPartition(ctx, m.Namespace), missing)
 		if err != nil {
 			return fmt.Errorf("embed memory %s: %w", m.ID, err)
 		}
@@ -264,16 +245,16 @@ func (b *vecBatch) stage(ctx context.Context, tx engram.Tx, m *engram.Memory) er
 	return nil
 }
 
-// purged remembers that a memory left the store.
-func (b *vecBatch) purged(n engram.Namespace, id string) {
+// Purged remembers that a memory left the store.
+func (b *Batch) Purged(n engram.Namespace, id string) {
 	if b != nil {
 		b.changes = append(b.changes, vecChange{ns: n, id: id})
 	}
 }
 
-// commit applies the staged changes to loaded indexes. Call it only after
+// Commit applies the staged changes to loaded indexes. Call it only after
 // the transaction committed.
-func (b *vecBatch) commit() {
+func (b *Batch) Commit() {
 	if b == nil {
 		return
 	}
@@ -282,7 +263,7 @@ func (b *vecBatch) commit() {
 	}
 }
 
-func (v *vectors) apply(c vecChange) {
+func (v *Vectors) apply(c vecChange) {
 	v.mu.Lock()
 	p := v.parts[partKey{c.ns.Org, c.ns.Project, c.ns.User}]
 	v.mu.Unlock()
@@ -315,10 +296,10 @@ func (p *partition) applyLocked(c vecChange) {
 	}
 }
 
-// forget drops the loaded index of the scope's tenant and user, and its
+// Forget drops the loaded index of the scope's tenant and user, and its
 // saved file, so the next search reloads it from the store (after a purge
 // of a whole scope).
-func (v *vectors) forget(s engram.Scope) {
+func (v *Vectors) Forget(s engram.Scope) {
 	if v == nil {
 		return
 	}
@@ -332,7 +313,7 @@ func (v *vectors) forget(s engram.Scope) {
 		p.gone = true
 		p.mu.Unlock()
 	}
-	if err := v.dropFile(context.Background(), s.Namespace()); err != nil {
+	if err := v.DropFile(context.Background(), s.Namespace()); err != nil {
 		v.log.Warn("engine: removing the saved vector index of a purged scope failed", "tenant", s.Tenant(), "err", err)
 	}
 }
@@ -345,7 +326,7 @@ func (v *vectors) forget(s engram.Scope) {
 // reads through the store's FreshReader when it has one: a catch-up reads
 // again whatever changes after the sequence it records, so its reads need
 // no common snapshot, and on PostgreSQL a search saves two round trips.
-func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) {
+func (v *Vectors) partition(ctx context.Context, k partKey) (*partition, error) {
 	var p *partition
 	err := engram.ReadFresh(ctx, v.store, func(r engram.Reader) error {
 		var err error
@@ -360,11 +341,11 @@ func (v *vectors) partition(ctx context.Context, k partKey) (*partition, error) 
 // one holding p.mu waits for a connection (a pool whose connections are
 // held by searches waiting for p.mu would never give one); what it reads
 // is taken at its first read or later, under p.mu, so it holds every
-// write already applied to the index in memory (vecBatch.commit applies
+// write already applied to the index in memory (Batch.commit applies
 // a write once it has committed). Catching up through a transaction that
 // had read before, such as a search's, could go back to an older state of
 // a memory and put a deleted vector back.
-func (v *vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (*partition, error) {
+func (v *Vectors) partitionIn(ctx context.Context, r engram.Reader, k partKey) (*partition, error) {
 	v.mu.Lock()
 	p := v.parts[k]
 	if p == nil {
@@ -410,7 +391,7 @@ type holder interface {
 
 // load fills p from the store's vectors of partition k, read through r.
 // The caller holds p.mu.
-func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *partition) error {
+func (v *Vectors) load(ctx context.Context, r engram.Reader, k partKey, p *partition) error {
 	scope := engram.Scope{Org: k.org, Project: k.project, User: k.user}
 	idx := v.newIndex(v.emb.Dim())
 	if h, ok := idx.(holder); ok {
@@ -444,7 +425,7 @@ func (v *vectors) load(ctx context.Context, r engram.Reader, k partKey, p *parti
 
 // catchUp applies the store's changes since p.seq to p, read through r.
 // The caller holds p.mu.
-func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, scope engram.Scope) error {
+func (v *Vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, scope engram.Scope) error {
 	var (
 		ids  []string
 		seq  int64
@@ -479,24 +460,24 @@ func (v *vectors) catchUp(ctx context.Context, r engram.Reader, p *partition, sc
 	return nil
 }
 
-// denseHit is one memory found by the dense channel.
-type denseHit struct {
-	id    string
-	score float32
+// Hit is one memory found in a vector index, with its best cosine.
+type Hit struct {
+	ID    string
+	Score float32
 }
 
-// scopeParts is the vector partitions one search's scope reads, each
+// Parts is the vector partitions one search's scope reads, each
 // with the test of the namespaces it keeps (nil: all).
-type scopeParts []scopePart
+type Parts []scopePart
 
 type scopePart struct {
 	p    *partition
 	keep func(engram.Namespace) bool
 }
 
-// open returns the partitions of scope s, each caught up in a read
+// Open returns the partitions of scope s, each caught up in a read
 // transaction of its own (see partition). It fails with the store's error.
-func (v *vectors) open(ctx context.Context, s engram.Scope) (scopeParts, error) {
+func (v *Vectors) Open(ctx context.Context, s engram.Scope) (Parts, error) {
 	// A user's own partition holds only that user's memories: a scope that
 	// does not narrow to an agent or a session keeps all of them, and the
 	// index needs no filter (the store checks the scope of every
@@ -511,7 +492,7 @@ func (v *vectors) open(ctx context.Context, s engram.Scope) (scopeParts, error) 
 		keys = append(keys, partKey{s.Org, s.Project, ""})
 		keeps = append(keeps, s.Contains)
 	}
-	var out scopeParts
+	var out Parts
 	for i, k := range keys {
 		p, err := v.partition(ctx, k)
 		if err != nil {
@@ -522,10 +503,10 @@ func (v *vectors) open(ctx context.Context, s engram.Scope) (scopeParts, error) 
 	return out, nil
 }
 
-// search returns the k memories of the partitions nearest any of the
+// Search returns the k memories of the partitions nearest any of the
 // queries qs, by their best field, best first. It reads no store, so it
 // may run while the search holds its read transaction.
-func (ps scopeParts) search(qs [][]float32, k int) []denseHit {
+func (ps Parts) Search(qs [][]float32, k int) []Hit {
 	best := map[string]float32{}
 	for _, pt := range ps {
 		p := pt.p
@@ -553,16 +534,16 @@ func (ps scopeParts) search(qs [][]float32, k int) []denseHit {
 
 // rankHits returns the best k of the memories' scores, best first, equal
 // scores by id.
-func rankHits(best map[string]float32, k int) []denseHit {
-	out := make([]denseHit, 0, len(best))
+func rankHits(best map[string]float32, k int) []Hit {
+	out := make([]Hit, 0, len(best))
 	for id, sc := range best {
-		out = append(out, denseHit{id, sc})
+		out = append(out, Hit{ID: id, Score: sc})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
 		}
-		return out[i].id < out[j].id
+		return out[i].ID < out[j].ID
 	})
 	if len(out) > k {
 		out = out[:k]
@@ -570,17 +551,17 @@ func rankHits(best map[string]float32, k int) []denseHit {
 	return slices.Clip(out)
 }
 
-// done applies the staged changes when the transaction committed (err is
+// Done applies the staged changes when the transaction committed (err is
 // nil) and returns err unchanged.
-func (b *vecBatch) done(err error) error {
+func (b *Batch) Done(err error) error {
 	if err == nil {
-		b.commit()
+		b.Commit()
 	}
 	return err
 }
 
-// embed embeds texts with the embedder and tells the observer of the call.
-func (v *vectors) embed(ctx context.Context, texts []string) ([][]float32, error) {
+// Embed embeds texts with the embedder and tells the observer of the call.
+func (v *Vectors) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	start := time.Now()
 	vs, err := v.emb.Embed(ctx, texts)
 	v.obs.Embed(len(texts), time.Since(start), err)

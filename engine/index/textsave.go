@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// setUpFiles makes t keep its indexes in dir/<store id>, beside the vector
+// SetUpFiles makes t keep its indexes in dir/<store id>, beside the vector
 // index files: a namespace's index is loaded from its file on first use
 // and caught up from the change log, and saved after a load from the
 // store, every interval while it changes, and on close. A store without
 // an id (no engram.MetaWriter) or a directory that cannot be written is
 // logged and the indexes are built from the store at each start. It fails
 // only when the store cannot be read or written.
-func (t *texts) setUpFiles(ctx context.Context, st engram.Store, dir string, every time.Duration, log *slog.Logger) error {
+func (t *Texts) SetUpFiles(ctx context.Context, st engram.Store, dir string, every time.Duration, log *slog.Logger) error {
 	if t == nil {
 		return nil
 	}
@@ -47,7 +47,7 @@ func (t *texts) setUpFiles(ctx context.Context, st engram.Store, dir string, eve
 }
 
 // saveLoop saves the changed indexes every interval until t.stop closes.
-func (t *texts) saveLoop(every time.Duration) {
+func (t *Texts) saveLoop(every time.Duration) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -55,7 +55,7 @@ func (t *texts) saveLoop(every time.Duration) {
 		case <-t.stop:
 			return
 		case <-tick.C:
-			if err := t.saveAll(context.Background()); err != nil {
+			if err := t.SaveAll(context.Background()); err != nil {
 				t.log.Warn("engine: saving the text indexes failed", "err", err)
 			}
 		}
@@ -65,7 +65,7 @@ func (t *texts) saveLoop(every time.Duration) {
 // saveSoon saves partition k in the background, unless the engine is
 // closing: a load from the store is what the file saves at the next
 // start.
-func (t *texts) saveSoon(k partKey) {
+func (t *Texts) saveSoon(k partKey) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -78,8 +78,8 @@ func (t *texts) saveSoon(k partKey) {
 	})
 }
 
-// saveAll saves every loaded index that changed since its last save.
-func (t *texts) saveAll(ctx context.Context) error {
+// SaveAll saves every loaded index that changed since its last save.
+func (t *Texts) SaveAll(ctx context.Context) error {
 	if t == nil || t.files == nil {
 		return nil
 	}
@@ -97,7 +97,7 @@ func (t *texts) saveAll(ctx context.Context) error {
 // the same hold of t.saveMu that dropFile takes, means a file never
 // brings back a memory deleted before the save began. It fails with the
 // store's or the file system's error.
-func (t *texts) save(ctx context.Context, keys []partKey) error {
+func (t *Texts) save(ctx context.Context, keys []partKey) error {
 	t.saveMu.Lock()
 	defer t.saveMu.Unlock()
 	return t.store.View(ctx, func(r engram.Reader) error {
@@ -114,7 +114,7 @@ func (t *texts) save(ctx context.Context, keys []partKey) error {
 	})
 }
 
-func (t *texts) saveOne(ctx context.Context, r engram.Reader, k partKey, p *textPart) error {
+func (t *Texts) saveOne(ctx context.Context, r engram.Reader, k partKey, p *textPart) error {
 	p.mu.Lock()
 	if !p.loaded || p.tooLarge {
 		p.mu.Unlock()
@@ -150,7 +150,7 @@ func (t *texts) saveOne(ctx context.Context, r engram.Reader, k partKey, p *text
 // partition or format, a damaged one, one newer than the store, or one the
 // change log can no longer bring up to date; such a file is logged and
 // removed. It fails only with the store's error. The caller holds p.mu.
-func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k partKey) (bool, error) {
+func (t *Texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k partKey) (bool, error) {
 	if t.files == nil {
 		return false, nil
 	}
@@ -197,18 +197,18 @@ func (t *texts) loadFile(ctx context.Context, r engram.Reader, p *textPart, k pa
 }
 
 // discard logs why partition k's file is not used and removes it.
-func (t *texts) discard(ctx context.Context, k partKey, why string, err error) {
+func (t *Texts) discard(ctx context.Context, k partKey, why string, err error) {
 	t.log.WarnContext(ctx, "engine: a saved text index is "+why+"; rebuilding it from the store", "tenant", k.org+"/"+k.project, "file", t.files.path(k), "err", err)
 	if err := t.files.remove(k); err != nil {
 		t.log.WarnContext(ctx, "engine: removing a saved text index failed", "file", t.files.path(k), "err", err)
 	}
 }
 
-// dropFile removes the saved index of n's (tenant, user) after a hard
+// DropFile removes the saved index of n's (tenant, user) after a hard
 // delete or purge, so that no deleted memory's words stay on disk; the
 // index in memory, caught up with the delete, is saved again later. It
 // waits for a save in progress. It fails with the file system's error.
-func (t *texts) dropFile(n engram.Namespace) error {
+func (t *Texts) DropFile(n engram.Namespace) error {
 	if t == nil || t.files == nil {
 		return nil
 	}
@@ -229,8 +229,8 @@ func (t *texts) dropFile(n engram.Namespace) error {
 	return nil
 }
 
-// close stops the saver and saves the indexes that changed.
-func (t *texts) close() error {
+// Close stops the saver and saves the indexes that changed.
+func (t *Texts) Close() error {
 	if t == nil || t.stop == nil {
 		return nil
 	}
@@ -239,5 +239,5 @@ func (t *texts) close() error {
 	t.mu.Unlock()
 	close(t.stop)
 	t.wg.Wait()
-	return t.saveAll(context.Background())
+	return t.SaveAll(context.Background())
 }

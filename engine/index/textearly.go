@@ -1,4 +1,4 @@
-package engine
+package index
 
 import (
 	"github.com/engramhq/engram"
@@ -15,14 +15,14 @@ type earlyRead struct {
 	err   error
 }
 
-// readEarly begins reading, in the background, the files of the text
+// ReadEarly begins reading, in the background, the files of the text
 // partitions of scope s that are not loaded, so that a search's load
 // finds them read: a search loads its vector index before it opens its
 // transaction and loads its text index in it, and after a restart both
 // come from files (reading a 1M-memory text index took 6.6 s, the graph
 // 16.8 s). It reads only files, holds no connection and waits for no
 // lock: a partition some search holds is left to it.
-func (t *texts) readEarly(s engram.Scope) {
+func (t *Texts) ReadEarly(s engram.Scope) {
 	if t == nil || t.files == nil {
 		return
 	}
@@ -58,7 +58,7 @@ func (t *texts) readEarly(s engram.Scope) {
 }
 
 // readInto reads partition k's file into e and closes e.done.
-func (t *texts) readInto(k partKey, e *earlyRead) {
+func (t *Texts) readInto(k partKey, e *earlyRead) {
 	defer close(e.done)
 	e.names = map[string]string{}
 	e.idx, e.seq, e.err = t.files.read(k, interner(e.names))
@@ -67,7 +67,7 @@ func (t *texts) readInto(k partKey, e *earlyRead) {
 // readFile returns partition k's file as files.read does, with the names
 // of its attributes: the read readEarly began for p when there is one,
 // else a read now. The caller holds p.mu.
-func (t *texts) readFile(k partKey, p *textPart) (*textindex.Index[memAttr], int64, map[string]string, error) {
+func (t *Texts) readFile(k partKey, p *textPart) (*textindex.Index[memAttr], int64, map[string]string, error) {
 	p.earlyMu.Lock()
 	e := p.early
 	p.early = nil
