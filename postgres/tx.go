@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
@@ -71,7 +72,11 @@ func shortID(id string) string {
 	return id
 }
 
-func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
+// checks are what the store adds to the contract's checks, which
+// storecheck runs in front of every transaction it hands out: the refusal
+// of a NUL character in an embedder name or a meta key, which a text
+// column cannot hold.
+var checks = storecheck.Options{Short: shortID, Embedder: checkEmbedder, MetaKey: checkMetaKey}
 
 // each runs sql and calls emit for every row as it arrives; a
 // storeutil.FnError from emit comes back unwrapped, anything else is

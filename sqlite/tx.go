@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
@@ -154,7 +155,9 @@ func shortID(id string) string {
 	return id
 }
 
-func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
+// checks are what the store adds to the contract's checks, which
+// storecheck runs in front of every transaction it hands out.
+var checks = storecheck.Options{Short: shortID}
 
 // getMemoriesChunk is how many ids one query of GetMemories binds: far
 // below SQLite's limit on variables, and large enough that a typical
