@@ -97,17 +97,8 @@ func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.Ent
 	return storeutil.EntityPage(out, limit, err)
 }
 
-// FindEntities implements engram.GraphReader.
-func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
-	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
-}
-
-// EntitiesByToken implements engram.GraphReader.
-func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
-	return t.entitiesByKey(ctx, s, "t", tokens, limit)
-}
-
-func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
+// EntitiesByKey implements storecheck.GraphLookups.
+func (t *graphTx) EntitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	// A key PostgreSQL cannot hold matches nothing.
 	keys = slicesFilter(keys, func(k string) bool { return storable("key", k) == nil })
 	if len(keys) == 0 {
@@ -144,17 +135,8 @@ func slicesFilter(xs []string, keep func(string) bool) []string {
 	return out
 }
 
-// EntityMentions implements engram.GraphReader.
-func (t *graphTx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
-}
-
-// MemoryMentions implements engram.GraphReader.
-func (t *graphTx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
-}
-
-func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
+// Mentions implements storecheck.GraphLookups.
+func (t *graphTx) Mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
-// tx implements engram.Tx over one pgx transaction. View hands it out as an
-// engram.Reader of a read-only transaction. It only composes the store's
-// capabilities, one type each over the same base; the engine finds them
-// by type assertion on the transaction.
+// tx implements storecheck.Tx (engram.Tx but for the graph reads
+// storecheck makes of GraphLookups) over one pgx transaction; Update, View
+// and ReadFresh hand it out behind storecheck's checks, View's and
+// ReadFresh's read-only. It only composes the store's capabilities, one
+// type each over the same base.
 type tx struct {
 	*base
 	coreTx     // episodes, memories and their versions: engram.Tx
@@ -36,7 +36,7 @@ func newTx(db *DB, ptx querier, readOnly bool) *tx {
 }
 
 // The store keeps everything a transaction offers, on one tx.
-var _ engram.Tx = (*tx)(nil)
+var _ storecheck.Tx = (*tx)(nil)
 
 // base is what every capability of a transaction shares: the store, the
 // statements' querier and the memories changed so far. It also holds the

@@ -144,17 +144,8 @@ func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.Ent
 	return storeutil.EntityPage(out, limit, err)
 }
 
-// FindEntities implements engram.GraphReader.
-func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
-	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
-}
-
-// EntitiesByToken implements engram.GraphReader.
-func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
-	return t.entitiesByKey(ctx, s, "t", tokens, limit)
-}
-
-func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
+// EntitiesByKey implements storecheck.GraphLookups.
+func (t *graphTx) EntitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}

@@ -6,17 +6,8 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// EntityMentions implements engram.GraphReader.
-func (t *graphTx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
-}
-
-// MemoryMentions implements engram.GraphReader.
-func (t *graphTx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
-}
-
-func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
+// Mentions implements storecheck.GraphLookups.
+func (t *graphTx) Mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}

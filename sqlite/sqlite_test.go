@@ -524,23 +524,23 @@ func TestWriteInViewFails(t *testing.T) {
 	m := storetest.Memory(nsU1, "stored")
 	storetest.Put(t, db, m)
 	putVectors(t, db, m, "e", engram.FieldVector{Field: engram.FieldValue, Vec: []float32{1}})
-	for name, write := range map[string]func(tx engram.Tx) error{
-		"InsertEpisode": func(tx engram.Tx) error { return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky")) },
-		"PutVectors": func(tx engram.Tx) error {
+	for name, write := range map[string]func(tx storecheck.Tx) error{
+		"InsertEpisode": func(tx storecheck.Tx) error { return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky")) },
+		"PutVectors": func(tx storecheck.Tx) error {
 			return tx.PutVectors(ctx, nsU1, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{2}}})
 		},
-		"DeleteVectorsExcept": func(tx engram.Tx) error {
+		"DeleteVectorsExcept": func(tx storecheck.Tx) error {
 			_, err := tx.DeleteVectorsExcept(ctx, "other")
 			return err
 		},
-		"SetMeta": func(tx engram.Tx) error { return tx.SetMeta(ctx, "k", "v") },
+		"SetMeta": func(tx storecheck.Tx) error { return tx.SetMeta(ctx, "k", "v") },
 	} {
 		err := db.View(ctx, func(r engram.Reader) error {
 			if _, ok := r.(engram.Tx); ok {
 				return nil // the checked reader must not be a Tx: fails below
 			}
 			// Past the checks, the store's own transaction refuses too.
-			tx, ok := storecheck.Inner(r).(engram.Tx)
+			tx, ok := storecheck.Inner(r).(storecheck.Tx)
 			if !ok {
 				return errors.New("not a Tx")
 			}

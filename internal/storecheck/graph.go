@@ -9,7 +9,7 @@ import (
 // graphReads checks the reads of the entity graph, its history and its
 // communities.
 type graphReads struct {
-	engram.GraphReader
+	graphBackend
 	engram.EntityHistoryReader
 	engram.CommunityReader
 	c *checks
@@ -20,7 +20,7 @@ func (x graphReads) GetEntity(ctx context.Context, s engram.Scope, id string) (*
 	if err := x.c.scopeID(s, "entity", id); err != nil {
 		return nil, err
 	}
-	return x.GraphReader.GetEntity(ctx, s, id)
+	return x.graphBackend.GetEntity(ctx, s, id)
 }
 
 // ListEntities: EINVALID for a bad scope or limit (EntityLimit); the
@@ -34,19 +34,20 @@ func (x graphReads) ListEntities(ctx context.Context, s engram.Scope, f engram.E
 		return nil, "", err
 	}
 	f.Limit = limit
-	return x.GraphReader.ListEntities(ctx, s, f)
+	return x.graphBackend.ListEntities(ctx, s, f)
 }
 
-// FindEntities: EINVALID for a bad scope.
+// FindEntities: EINVALID for a bad scope; the backend looks the keys up
+// as names, up to MaxEntityLimit entities.
 func (x graphReads) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return x.GraphReader.FindEntities(ctx, s, keys)
+	return x.EntitiesByKey(ctx, s, EntityName, keys, engram.MaxEntityLimit)
 }
 
 // EntitiesByToken: EINVALID for a limit outside 1..MaxEntityLimit or a
-// bad scope.
+// bad scope; the backend looks the tokens up as name words.
 func (x graphReads) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
 	if limit < 1 || limit > engram.MaxEntityLimit {
 		return nil, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", limit, engram.MaxEntityLimit)
@@ -54,7 +55,7 @@ func (x graphReads) EntitiesByToken(ctx context.Context, s engram.Scope, tokens 
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return x.GraphReader.EntitiesByToken(ctx, s, tokens, limit)
+	return x.EntitiesByKey(ctx, s, EntityToken, tokens, limit)
 }
 
 // EntityMentions: EINVALID for a bad scope or entity id.
@@ -62,7 +63,7 @@ func (x graphReads) EntityMentions(ctx context.Context, s engram.Scope, entityID
 	if err := x.c.scopeIDs(s, "entity", entityIDs); err != nil {
 		return nil, err
 	}
-	return x.GraphReader.EntityMentions(ctx, s, entityIDs, limit)
+	return x.Mentions(ctx, s, ByEntity, entityIDs, limit)
 }
 
 // MemoryMentions: EINVALID for a bad scope or memory id.
@@ -70,7 +71,7 @@ func (x graphReads) MemoryMentions(ctx context.Context, s engram.Scope, memoryID
 	if err := x.c.scopeIDs(s, "memory", memoryIDs); err != nil {
 		return nil, err
 	}
-	return x.GraphReader.MemoryMentions(ctx, s, memoryIDs)
+	return x.Mentions(ctx, s, ByMemory, memoryIDs, 0)
 }
 
 // Relations: EINVALID for a bad scope, entity id, filter or limit; the
@@ -87,7 +88,7 @@ func (x graphReads) Relations(ctx context.Context, s engram.Scope, entityIDs []s
 		return nil, err
 	}
 	f.Limit = limit
-	return x.GraphReader.Relations(ctx, s, entityIDs, f)
+	return x.graphBackend.Relations(ctx, s, entityIDs, f)
 }
 
 // EntityHistory: EINVALID for a bad scope or id.

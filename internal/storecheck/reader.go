@@ -11,7 +11,7 @@ import (
 // that takes a scope, a namespace, an id or a limit. r is what a backend's
 // View or ReadFresh hands out; the result is no engram.Tx, so a reader
 // cannot be type-asserted into writing.
-func NewReader(r engram.Reader, o Options) engram.Reader { return newReader(r, o.checks()) }
+func NewReader(r Reader, o Options) engram.Reader { return newReader(r, o.checks()) }
 
 // reader is the whole engram.Reader: one checking part per concern over r,
 // and the concerns that take nothing to check as r itself.
@@ -31,26 +31,26 @@ type reader struct {
 	engram.KeyReader
 	engram.VaultKeyReader
 
-	inner engram.Reader // what the checks stand in front of
+	inner Reader // what the checks stand in front of
 }
 
 var _ engram.Reader = (*reader)(nil)
 
 // Inner returns the backend's own reader or transaction that r, made by
-// NewReader or NewTx, checks in front of, and any other r as it is: for a
+// NewReader or NewTx, checks in front of, and nil for any other r: for a
 // backend's tests that reach past the contract into their own
 // transaction.
-func Inner(r engram.Reader) engram.Reader {
+func Inner(r engram.Reader) Reader {
 	switch w := r.(type) {
 	case *reader:
 		return w.inner
 	case *tx:
 		return w.inner
 	}
-	return r
+	return nil
 }
 
-func newReader(r engram.Reader, c *checks) *reader {
+func newReader(r Reader, c *checks) *reader {
 	return &reader{
 		recordReads:      recordReads{r, c},
 		tenancyReads:     tenancyReads{r, r, r, r, r, c},

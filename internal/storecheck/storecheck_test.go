@@ -2,6 +2,7 @@ package storecheck_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 // panics (its embedded Tx is nil), so a check that lets a call through to
 // it shows, and the few record what they were given.
 type backend struct {
-	engram.Tx
+	storecheck.Tx
 	limit int
 	ids   []string
 }
@@ -41,6 +42,11 @@ func (b *backend) ListEntities(ctx context.Context, s engram.Scope, f engram.Ent
 
 func (b *backend) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
 	b.limit = f.Limit
+	return nil, nil
+}
+
+func (b *backend) Mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
+	b.ids, b.limit = append([]string{col}, ids...), limit
 	return nil, nil
 }
 
@@ -135,11 +141,14 @@ func TestPassesOnWhatItChecked(t *testing.T) {
 	if _, err := tx.GetMemories(ctx, scope, []string{id, "bad", id}); err != nil || len(b.ids) != 1 || b.ids[0] != id {
 		t.Errorf("GetMemories gave the backend %q (%v), want [%s]", b.ids, err, id)
 	}
+	if _, err := tx.MemoryMentions(ctx, scope, []string{id}); err != nil || fmt.Sprint(b.ids) != "[memory_id "+id+"]" || b.limit != 0 {
+		t.Errorf("MemoryMentions reached the backend as %v, limit %d (%v)", b.ids, b.limit, err)
+	}
 	r := storecheck.NewReader(b, storecheck.Options{})
 	if _, ok := r.(engram.Tx); ok {
 		t.Error("a checked reader can be type-asserted into writing")
 	}
-	if storecheck.Inner(r) != engram.Reader(b) || storecheck.Inner(tx) != engram.Reader(b) {
+	if storecheck.Inner(r) != storecheck.Reader(b) || storecheck.Inner(tx) != storecheck.Reader(b) {
 		t.Error("Inner does not return the backend's transaction")
 	}
 }

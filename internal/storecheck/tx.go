@@ -11,7 +11,7 @@ import (
 // NewTx returns t with the contract's checks in front of every method that
 // takes a scope, a namespace, an id, a limit or a record to store. t is
 // what a backend's Update hands out.
-func NewTx(t engram.Tx, o Options) engram.Tx {
+func NewTx(t Tx, o Options) engram.Tx {
 	c := o.checks()
 	return &tx{
 		reader:         newReader(t, c),
