@@ -284,18 +284,10 @@ func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id strin
 	if err := t.pruneCommunities(ctx, n.Tenant(), n.User); err != nil {
 		return err
 	}
-	c := engram.DeleteChangeOf(ctx)
-	at := c.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	if c.Op != engram.EntityMerged {
-		if err := t.forgetEntityHistory(ctx, n, id); err != nil {
-			return err
-		}
-		return t.recordEntityVersion(ctx, n, id, c, nil, at)
-	}
-	return t.recordEntityVersion(ctx, n, id, c, snap, at)
+	return storeutil.RecordEntityDeletion(ctx, snap, func() error { return t.forgetEntityHistory(ctx, n, id) },
+		func(c engram.EntityChange, snap *engram.Entity, at time.Time) error {
+			return t.recordEntityVersion(ctx, n, id, c, snap, at)
+		})
 }
 
 // PutMention implements engram.GraphWriter.

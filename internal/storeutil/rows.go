@@ -1,9 +1,11 @@
 package storeutil
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/engramhq/engram"
 )
@@ -290,4 +292,26 @@ func DecodeEpisodeJSON(e *engram.Episode, md, media []byte) error {
 		}
 	}
 	return nil
+}
+
+// RecordEntityDeletion keeps the history of an entity a store's
+// DeleteEntity removed, whose last state was snap: it records the change
+// of ctx (engram.DeleteChangeOf) at the change's time, or now, through
+// record; unless that change is a merge, it first removes the entity's
+// earlier versions through forget (they hold its names) and records no
+// snapshot. It fails with forget's or record's error.
+func RecordEntityDeletion(ctx context.Context, snap *engram.Entity, forget func() error,
+	record func(c engram.EntityChange, snap *engram.Entity, at time.Time) error) error {
+	c := engram.DeleteChangeOf(ctx)
+	at := c.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if c.Op != engram.EntityMerged {
+		if err := forget(); err != nil {
+			return err
+		}
+		snap = nil
+	}
+	return record(c, snap, at)
 }

@@ -1,9 +1,11 @@
 package storeutil_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
@@ -107,5 +109,44 @@ func TestDecodeVersionStates(t *testing.T) {
 	}
 	if err := storeutil.DecodeVersionStates(&v, []byte("{"), nil); err == nil {
 		t.Error("a malformed state decoded")
+	}
+}
+
+func TestRecordEntityDeletion(t *testing.T) {
+	snap := &engram.Entity{ID: "e", Name: "Ana"}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, c := range []struct {
+		name     string
+		ctx      context.Context
+		forgets  bool
+		wantSnap bool
+		wantOp   string
+	}{
+		{"delete", context.Background(), true, false, engram.EntityDeleted},
+		{"merge", engram.WithEntityChange(context.Background(), engram.EntityChange{Op: engram.EntityMerged, At: at}), false, true, engram.EntityMerged},
+	} {
+		forgot := false
+		var got engram.EntityChange
+		var gotSnap *engram.Entity
+		var gotAt time.Time
+		err := storeutil.RecordEntityDeletion(c.ctx, snap, func() error { forgot = true; return nil },
+			func(ch engram.EntityChange, s *engram.Entity, a time.Time) error {
+				got, gotSnap, gotAt = ch, s, a
+				return nil
+			})
+		if err != nil || forgot != c.forgets || (gotSnap != nil) != c.wantSnap || got.Op != c.wantOp || gotAt.IsZero() {
+			t.Errorf("%s: err %v, forgot %v, snapshot %v, op %q, at %v", c.name, err, forgot, gotSnap, got.Op, gotAt)
+		}
+		if c.name == "merge" && !gotAt.Equal(at) {
+			t.Errorf("merge recorded at %v, want the change's %v", gotAt, at)
+		}
+	}
+	boom := errors.New("boom")
+	if err := storeutil.RecordEntityDeletion(context.Background(), snap, func() error { return boom },
+		func(engram.EntityChange, *engram.Entity, time.Time) error {
+			t.Error("recorded after forget failed")
+			return nil
+		}); err != boom {
+		t.Errorf("a failed forget gives %v, want its error", err)
 	}
 }
