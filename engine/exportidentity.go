@@ -112,8 +112,7 @@ func identityKey(r engram.Record) string {
 // idImport is the state of the identity records of one import: the ids
 // stored under a fresh id, by kind, and the ids of the scope's events.
 type idImport struct {
-	r                        engram.IdentityReader
-	w                        engram.IdentityWriter
+	tx                       engram.Tx // the import's transaction
 	owner                    engram.Scope
 	persons, idents, obs, ev map[string]string
 	events                   map[string]bool                // loaded on first need
@@ -126,7 +125,7 @@ func (im *importer) identities(ctx context.Context, recs []engram.Record) error 
 	if !slices.ContainsFunc(recs, func(r engram.Record) bool { return identityKey(r) != "" }) {
 		return nil
 	}
-	x := &idImport{r: im.tx, w: im.tx, owner: engram.IdentityScope(im.s),
+	x := &idImport{tx: im.tx, owner: engram.IdentityScope(im.s),
 		persons: map[string]string{}, idents: map[string]string{}, obs: map[string]string{}, ev: map[string]string{}}
 	im.idx = x
 	if err := x.loadHeldObservations(ctx, recs); err != nil {
@@ -165,7 +164,7 @@ func (im *importer) identityRecord(ctx context.Context, x *idImport, r engram.Re
 // same dimension; another dimension is ECONFLICT.
 func (im *importer) modality(ctx context.Context, x *idImport, m *engram.EmbeddingModality) error {
 	if x.modalities == nil {
-		ms, err := x.r.Modalities(ctx, x.owner)
+		ms, err := x.tx.Modalities(ctx, x.owner)
 		if err != nil {
 			return err
 		}
@@ -181,7 +180,7 @@ func (im *importer) modality(ctx context.Context, x *idImport, m *engram.Embeddi
 		im.res.Skipped++
 		return nil
 	}
-	if err := x.w.PutModality(ctx, m); err != nil {
+	if err := x.tx.PutModality(ctx, m); err != nil {
 		return err
 	}
 	x.modalities[m.Name] = m.Dim
@@ -240,9 +239,9 @@ func (im *importer) person(ctx context.Context, x *idImport, p *engram.Person) e
 		return err
 	}
 	c.EntityID = entity
-	get := func(id string) (any, error) { return x.r.GetPerson(ctx, x.owner, id) }
+	get := func(id string) (any, error) { return x.tx.GetPerson(ctx, x.owner, id) }
 	return im.placeIdentityRecord(p.ID, p.Namespace, "person", &c, func(id string) { c.ID = id }, func() error {
-		return putOnce(func() error { _, err := get(c.ID); return err }, func() error { return x.w.PutPerson(ctx, &c) })
+		return putOnce(func() error { _, err := get(c.ID); return err }, func() error { return x.tx.PutPerson(ctx, &c) })
 	}, get, x.persons)
 }
 
@@ -270,7 +269,7 @@ func (im *importer) personEntity(ctx context.Context, p *engram.Person) (string,
 func (im *importer) identity(ctx context.Context, x *idImport, i *engram.Identity) error {
 	c := *i
 	if i.PersonID != "" {
-		id, err := im.ownRef(x.persons, i.Namespace, i.PersonID, func(id string) error { _, err := x.r.GetPerson(ctx, x.owner, id); return err })
+		id, err := im.ownRef(x.persons, i.Namespace, i.PersonID, func(id string) error { _, err := x.tx.GetPerson(ctx, x.owner, id); return err })
 		if err != nil {
 			return err
 		}
@@ -279,15 +278,15 @@ func (im *importer) identity(ctx context.Context, x *idImport, i *engram.Identit
 		}
 		c.PersonID = id
 	}
-	get := func(id string) (any, error) { return x.r.GetIdentity(ctx, x.owner, id) }
+	get := func(id string) (any, error) { return x.tx.GetIdentity(ctx, x.owner, id) }
 	return im.placeIdentityRecord(i.ID, i.Namespace, "identity", &c, func(id string) { c.ID = id }, func() error {
-		return putOnce(func() error { _, err := get(c.ID); return err }, func() error { return x.w.PutIdentity(ctx, &c) })
+		return putOnce(func() error { _, err := get(c.ID); return err }, func() error { return x.tx.PutIdentity(ctx, &c) })
 	}, get, x.idents)
 }
 
 func (im *importer) observation(ctx context.Context, x *idImport, o *engram.Observation) error {
 	c := *o
-	id, err := im.ownRef(x.idents, o.Namespace, o.IdentityID, func(id string) error { _, err := x.r.GetIdentity(ctx, x.owner, id); return err })
+	id, err := im.ownRef(x.idents, o.Namespace, o.IdentityID, func(id string) error { _, err := x.tx.GetIdentity(ctx, x.owner, id); return err })
 	if err != nil {
 		return err
 	}
@@ -305,7 +304,7 @@ func (im *importer) observation(ctx context.Context, x *idImport, o *engram.Obse
 		return nil, engram.Errorf(engram.ENOTFOUND, "observation %s not found", id)
 	}
 	return im.placeIdentityRecord(o.ID, o.Namespace, "observation", &c, func(id string) { c.ID = id }, func() error {
-		return x.w.InsertObservation(ctx, &c)
+		return x.tx.InsertObservation(ctx, &c)
 	}, get, x.obs)
 }
 
@@ -317,7 +316,7 @@ func (x *idImport) loadHeldObservations(ctx context.Context, recs []engram.Recor
 	x.heldObs = map[string]*engram.Observation{}
 	var ids []string
 	flush := func() error {
-		os, err := x.r.ListObservations(ctx, x.owner, engram.ObservationFilter{IDs: ids, Limit: engram.MaxIdentityMembers})
+		os, err := x.tx.ListObservations(ctx, x.owner, engram.ObservationFilter{IDs: ids, Limit: engram.MaxIdentityMembers})
 		for i := range os {
 			x.heldObs[os[i].ID] = &os[i]
 		}
@@ -375,7 +374,7 @@ func (im *importer) identityEvent(ctx context.Context, x *idImport, ev *engram.I
 	c.EpisodeID = ep
 	nid, held, err := place(ev.ID, ev.Namespace, func(id string) error {
 		c.ID = id
-		return x.w.InsertIdentityEvent(ctx, &c)
+		return x.tx.InsertIdentityEvent(ctx, &c)
 	}, func(id string) (bool, error) { return im.heldEvent(ctx, x, id) })
 	if err != nil {
 		return err

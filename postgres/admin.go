@@ -18,37 +18,27 @@ type adminTx struct{ *base }
 // Audit returns a page of the audit entries in s matching f, newest first;
 // EINVALID for a bad scope, limit or cursor.
 func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	limit, err := engram.ClampLimit(f.Limit)
-	if err != nil {
-		return nil, "", err
-	}
+	limit := f.Limit // clamped in front of the store
 	q := &query{}
 	q.scope("a.", s)
 	if err := auditFilter(q, &f); err != nil {
 		return nil, "", err
 	}
 	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('a', f.Cursor)
+		id, err := storeutil.AuditAfter(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
 		q.where("a.id < " + q.arg(id))
 	}
-	sql := "SELECT " + auditCols + " FROM audit a WHERE " + q.String() + " ORDER BY a.id DESC LIMIT " + q.arg(limit+1)
+	sql := "SELECT " + storeutil.AuditCols + " FROM audit a WHERE " + q.String() + " ORDER BY a.id DESC LIMIT " + q.arg(limit+1)
 	var out []engram.AuditEntry
-	err = t.each(ctx, "audit", sql, q.args, func(row pgx.Row) error {
+	err := t.each(ctx, "audit", sql, q.args, func(row pgx.Row) error {
 		a, err := scanAudit(row)
 		out = append(out, a)
 		return err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.AuditEntry) string { return storeutil.EncodeCursor('a', last.ID) })
-	return out, next, nil
+	return storeutil.AuditPage(out, limit, err)
 }
 
 // InsertAudit appends a to the audit log. EINVALID for a bad namespace or
@@ -56,9 +46,6 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 // the tenant (another user's entry with the id is no conflict).
 func (t *adminTx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckAudit(a, shortID); err != nil {
 		return err
 	}
 	for _, f := range append([]string{a.Op, a.Actor, a.Detail}, a.IDs...) {
@@ -93,9 +80,6 @@ func checkMetaKey(key string) error {
 // Meta returns the store-wide value under key, or "" if there is none;
 // EINVALID for an empty or overlong key.
 func (t *adminTx) Meta(ctx context.Context, key string) (string, error) {
-	if err := checkMetaKey(key); err != nil {
-		return "", err
-	}
 	var v string
 	err := t.ptx.QueryRow(ctx, "SELECT value FROM meta WHERE key = $1", key).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -109,9 +93,6 @@ func (t *adminTx) Meta(ctx context.Context, key string) (string, error) {
 // not UTF-8 or holds a NUL character.
 func (t *adminTx) SetMeta(ctx context.Context, key, value string) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := checkMetaKey(key); err != nil {
 		return err
 	}
 	if err := storable(fmt.Sprintf("meta value of %q", key), value); err != nil {

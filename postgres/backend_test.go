@@ -470,7 +470,7 @@ func TestRefusedTextKeepsTransaction(t *testing.T) {
 		}
 		wantCode(t, "InsertEpisode with NUL", tx.InsertEpisode(ctx, nulEp), engram.EINVALID)
 		wantCode(t, "InsertMemory duplicate", tx.InsertMemory(ctx, dup), engram.ECONFLICT)
-		wantCode(t, "SetMeta with NUL", tx.(engram.MetaWriter).SetMeta(ctx, "k", "a\x00"), engram.EINVALID)
+		wantCode(t, "SetMeta with NUL", tx.SetMeta(ctx, "k", "a\x00"), engram.EINVALID)
 		return tx.InsertMemory(ctx, good)
 	})
 	err := db.View(ctx, func(r engram.Reader) error {
@@ -539,7 +539,7 @@ func changes(t testing.TB, st engram.Store, s engram.Scope, after int64) ([]stri
 	var seq int64
 	err := st.View(ctx, func(r engram.Reader) error {
 		var err error
-		ids, seq, err = r.(engram.ChangeLog).Changes(ctx, s, after)
+		ids, seq, err = r.Changes(ctx, s, after)
 		return err
 	})
 	return ids, seq, err
@@ -601,7 +601,7 @@ func TestChanges(t *testing.T) {
 		return tx.ReplaceMemory(ctx, &r)
 	}, m1.ID)
 	step("a vector write", func(tx engram.Tx) error {
-		return tx.(engram.VectorWriter).PutVectors(ctx, nsU1, m2.ID, "emb", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{1, 2}}})
+		return tx.PutVectors(ctx, nsU1, m2.ID, "emb", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{1, 2}}})
 	}, m2.ID)
 	step("a purge", func(tx engram.Tx) error { return tx.PurgeMemory(ctx, nsU1, m1.ID) }, m1.ID)
 	step("a scope purge", func(tx engram.Tx) error {

@@ -553,7 +553,7 @@ func BenchmarkRead(b *testing.B) {
 	db := openFresh(b, postgres.Options{})
 	storetest.Put(b, db, storetest.Memory(nsU1, "a change to read"))
 	changes := func(r engram.Reader) error {
-		_, _, err := r.(engram.ChangeLog).Changes(ctx, scU1, 0)
+		_, _, err := r.Changes(ctx, scU1, 0)
 		return err
 	}
 	for _, c := range []struct {

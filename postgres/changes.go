@@ -89,9 +89,6 @@ func (t *base) logChanges(ctx context.Context) error {
 // have been forgotten (see Options.ChangeLogKeep): the caller must reload.
 // EINVALID for a bad scope.
 func (t *vectorTx) Changes(ctx context.Context, s engram.Scope, after int64) ([]string, int64, error) {
-	if err := s.Validate(); err != nil {
-		return nil, 0, err
-	}
 	var (
 		seq, pruned int64
 		ids         []string

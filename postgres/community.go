@@ -6,14 +6,12 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
 // GraphEdges implements engram.CommunityReader.
 func (t *graphTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
 	q := `SELECT least(r.source, r.target) AS a, greatest(r.source, r.target) AS b, sum(ev.weight)
 		FROM relations r JOIN relation_evidence ev ON ev.tenant = r.tenant AND ev.relation_id = r.id
 		WHERE r.tenant = $1 AND r.user_id = $2 AND r.expired_at IS NULL
@@ -30,9 +28,6 @@ func (t *graphTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.
 
 // DirtyEntities implements engram.CommunityReader.
 func (t *graphTx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
 	var out []string
 	err := t.each(ctx, "read dirty entities", "SELECT entity_id FROM graph_dirty WHERE tenant = $1 AND user_id = $2 ORDER BY entity_id",
 		[]any{n.Tenant(), n.User}, func(row pgx.Row) error {
@@ -63,28 +58,13 @@ func (t *graphTx) DirtyOwners(ctx context.Context, limit int) ([]engram.Namespac
 
 // Communities implements engram.CommunityReader.
 func (t *graphTx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
 	return t.communities(ctx, s, "")
 }
 
 // GetCommunity implements engram.CommunityReader.
 func (t *graphTx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("community", id)
-	}
 	cs, err := t.communities(ctx, s, id)
-	if err != nil {
-		return nil, err
-	}
-	if len(cs) == 0 {
-		return nil, engram.Errorf(engram.ENOTFOUND, "community %s not found", id)
-	}
-	return &cs[0], nil
+	return storeutil.One(cs, err, "community", id)
 }
 
 // communities reads the scope's communities (only id's when set) with
@@ -95,8 +75,7 @@ func (t *graphTx) communities(ctx context.Context, s engram.Scope, id string) ([
 	if id != "" {
 		q.where("c.id = " + q.arg(id))
 	}
-	var out []engram.Community
-	at := map[string]int{}
+	var cs storeutil.Communities
 	err := t.each(ctx, "read communities", "SELECT c.id, c.user_id, c.names, c.summary, c.abstract, c.updated_at FROM communities c WHERE "+
 		q.String()+" ORDER BY c.id", q.args, func(row pgx.Row) error {
 		c := engram.Community{Namespace: engram.Namespace{Org: s.Org, Project: s.Project}}
@@ -108,51 +87,26 @@ func (t *graphTx) communities(ctx context.Context, s engram.Scope, id string) ([
 			c.Names = nil
 		}
 		c.UpdatedAt = utc(upd)
-		c.Members, c.Sources = []string{}, []string{}
-		at[c.ID] = len(out)
-		out = append(out, c)
+		cs.Add(c)
 		return nil
 	})
-	if err != nil || len(out) == 0 {
-		return out, err
+	if err != nil || len(cs.List()) == 0 {
+		return cs.List(), err
 	}
-	ids := make([]string, len(out))
-	for i := range out {
-		ids[i] = out[i].ID
+	args := []any{s.Tenant(), cs.IDs()}
+	if err := t.each(ctx, "read communities", "SELECT community_id, entity_id FROM community_members WHERE tenant = $1 AND community_id = ANY($2) ORDER BY entity_id",
+		args, storeutil.MemberRows[pgx.Row](&cs)); err != nil {
+		return nil, err
 	}
-	for _, part := range []struct {
-		q    string
-		list func(c *engram.Community) *[]string
-	}{
-		{"SELECT community_id, entity_id FROM community_members WHERE tenant = $1 AND community_id = ANY($2) ORDER BY entity_id",
-			func(c *engram.Community) *[]string { return &c.Members }},
-		{"SELECT community_id, memory_id FROM community_sources WHERE tenant = $1 AND community_id = ANY($2) ORDER BY memory_id",
-			func(c *engram.Community) *[]string { return &c.Sources }},
-	} {
-		err := t.each(ctx, "read communities", part.q, []any{s.Tenant(), ids}, func(row pgx.Row) error {
-			var cid, x string
-			if err := row.Scan(&cid, &x); err != nil {
-				return err
-			}
-			l := part.list(&out[at[cid]])
-			*l = append(*l, x)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	if err := t.each(ctx, "read communities", "SELECT community_id, memory_id FROM community_sources WHERE tenant = $1 AND community_id = ANY($2) ORDER BY memory_id",
+		args, storeutil.SourceRows[pgx.Row](&cs)); err != nil {
+		return nil, err
 	}
-	return out, nil
+	return cs.List(), nil
 }
 
 // EntityCommunities implements engram.CommunityReader.
 func (t *graphTx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("entity", entityIDs); err != nil {
-		return nil, err
-	}
 	out := map[string]string{}
 	if len(entityIDs) == 0 {
 		return out, nil
@@ -173,9 +127,6 @@ func (t *graphTx) EntityCommunities(ctx context.Context, s engram.Scope, entityI
 // PutCommunity implements engram.CommunityWriter.
 func (t *graphTx) PutCommunity(ctx context.Context, c *engram.Community) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := c.Validate(); err != nil {
 		return err
 	}
 	n := c.Namespace
@@ -226,12 +177,6 @@ func (t *graphTx) DeleteCommunity(ctx context.Context, n engram.Namespace, id st
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("community", id)
-	}
 	_, err := t.ptx.Exec(ctx, "DELETE FROM communities WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id)
 	return t.mapErr(ctx, "delete community", err)
 }
@@ -239,9 +184,6 @@ func (t *graphTx) DeleteCommunity(ctx context.Context, n engram.Namespace, id st
 // ClearDirty implements engram.CommunityWriter.
 func (t *graphTx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := n.Validate(); err != nil {
 		return err
 	}
 	_, err := t.ptx.Exec(ctx, "DELETE FROM graph_dirty WHERE tenant = $1 AND user_id = $2", n.Tenant(), n.User)

@@ -20,16 +20,10 @@ type coreTx struct{ *base }
 // only a scope that includes shared records can hold two: the user's own
 // is returned.
 func (t *coreTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("episode", id)
-	}
 	q := &query{}
 	q.scope("e.", s)
 	q.where("e.id = " + q.arg(id))
-	e, err := scanEpisode(t.ptx.QueryRow(ctx, "SELECT "+episodeCols+" FROM episodes e WHERE "+q.String()+" ORDER BY e.user_id = '' LIMIT 1", q.args...))
+	e, err := scanEpisode(t.ptx.QueryRow(ctx, "SELECT "+storeutil.EpisodeCols+" FROM episodes e WHERE "+q.String()+" ORDER BY e.user_id = '' LIMIT 1", q.args...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, engram.Errorf(engram.ENOTFOUND, "episode %s not found", id)
 	} else if err != nil {
@@ -43,18 +37,12 @@ func (t *coreTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*en
 // it locks the row until the commit, so that a read-modify-write of one
 // memory by two servers at once is serialised rather than lost.
 func (t *coreTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("memory", id)
-	}
 	q := &query{}
 	q.scope("m.", s)
 	q.where("m.id = " + q.arg(id))
 	// Ids are unique per user, so only a scope that includes shared
 	// records can hold two: the user's own comes first.
-	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.user_id = '' LIMIT 1"
+	sql := "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.user_id = '' LIMIT 1"
 	if !t.readOnly {
 		sql += " FOR NO KEY UPDATE"
 	}
@@ -68,13 +56,10 @@ func (t *coreTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*eng
 }
 
 // GetMemories returns the memories among ids that s contains, in any status
-// and in no particular order, each once. Ids that are malformed, unknown or
-// outside s are skipped; EINVALID for a bad scope.
-func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	want := storeutil.ValidIDs(ids)
+// and in no particular order; ids are valid and given once (storecheck
+// drops the others in front of the store), and those unknown or outside s
+// are skipped.
+func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, want []string) ([]engram.Memory, error) {
 	if len(want) == 0 {
 		return nil, nil
 	}
@@ -102,9 +87,6 @@ func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) 
 // ListEpisodes returns a page of the episodes in s matching f, by
 // (occurred_at, id); EINVALID for a bad scope, filter or cursor.
 func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
 	q := &query{}
 	q.scope("e.", s)
 	if err := episodeFilter(q, &f); err != nil {
@@ -118,21 +100,10 @@ func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Epis
 		}
 		q.where("(e.occurred_at, e.id) > (" + q.arg(time.UnixMicro(occMicros).UTC()) + ", " + q.arg(id) + ")")
 	}
-	sql := "SELECT " + episodeCols + " FROM episodes e WHERE " + q.String() +
+	sql := "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + q.String() +
 		" ORDER BY e.occurred_at, e.id LIMIT " + q.arg(limit+1)
-	var out []engram.Episode
-	err := t.each(ctx, "list episodes", sql, q.args, func(row pgx.Row) error {
-		e, err := scanEpisode(row)
-		out = append(out, e)
-		return err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Episode) string {
-		return storeutil.EncodeEpisodeCursor(last.OccurredAt.UnixMicro(), last.ID)
-	})
-	return out, next, nil
+	out, err := collect(ctx, t.base, "list episodes", sql, q.args, scanEpisode)
+	return storeutil.EpisodePage(out, limit, err)
 }
 
 // ListMemories returns a page of the memories in s matching f, newest id
@@ -143,20 +114,13 @@ func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Memo
 		return nil, "", err
 	}
 	out, err := memoryRows(ctx, t.base, "list memories", sql, args)
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
-	return out, next, nil
+	return storeutil.MemoryPage(out, limit, err)
 }
 
 // listMemoriesSQL is the statement of ListMemories and its arguments,
 // which read one more than the page's limit (returned too); EINVALID for
 // a bad scope, filter or cursor.
 func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int, error) {
-	if err := s.Validate(); err != nil {
-		return "", nil, 0, err
-	}
 	q := &query{}
 	q.scope("m.", s)
 	if err := memoryFilter(q, &f); err != nil {
@@ -164,13 +128,13 @@ func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int,
 	}
 	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
 	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
+		id, err := storeutil.MemoryAfter(f.Cursor)
 		if err != nil {
 			return "", nil, 0, err
 		}
 		q.where("m.id < " + q.arg(id))
 	}
-	sql := "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
+	sql := "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
 	return sql, q.args, limit, nil
 }
 
@@ -186,14 +150,7 @@ const rankWeights = "'{0, 0.5, 0.75, 1}'"
 // query without terms gives no hits and no error; EINVALID for a bad scope,
 // filter or limit.
 func (t *coreTx) SearchText(ctx context.Context, s engram.Scope, text string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	n, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
-	f.Limit, f.Cursor = 0, ""
+	n := limit // clamped in front of the store
 	q := &query{}
 	tsq := q.arg(tsQuery(text))
 	q.scope("m.", s)
@@ -206,11 +163,11 @@ func (t *coreTx) SearchText(ctx context.Context, s engram.Scope, text string, f 
 	q.where("m.tsv @@ tq.q")
 	// Normalisation 1 divides by 1 + log(length): longer texts need more
 	// matches, as in BM25.
-	sql := "SELECT " + memoryCols + ", ts_rank_cd(" + rankWeights + ", m.tsv, tq.q, 1) AS r " +
+	sql := "SELECT " + storeutil.MemoryCols + ", ts_rank_cd(" + rankWeights + ", m.tsv, tq.q, 1) AS r " +
 		"FROM websearch_to_tsquery('simple', " + tsq + ") AS tq(q), memories m WHERE " + q.String() +
 		" ORDER BY r DESC, m.id DESC LIMIT " + q.arg(n)
 	var hits []engram.TextHit
-	err = t.each(ctx, "search", sql, q.args, func(row pgx.Row) error {
+	err := t.each(ctx, "search", sql, q.args, func(row pgx.Row) error {
 		var rank float32
 		m, err := scanMemory(row, &rank)
 		hits = append(hits, engram.TextHit{Memory: m, Score: float64(rank)})
@@ -225,17 +182,11 @@ func (t *coreTx) SearchText(ctx context.Context, s engram.Scope, text string, f 
 // Versions returns the history of memory id in s, oldest first; ENOTFOUND
 // if s holds neither the memory nor any of its versions.
 func (t *coreTx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("memory", id)
-	}
 	q := &query{}
 	q.scope("v.", s)
 	q.where("v.memory_id = " + q.arg(id))
 	var out []engram.Version
-	err := t.each(ctx, "versions", "SELECT "+versionCols+" FROM memory_versions v WHERE "+q.String()+" ORDER BY v.version",
+	err := t.each(ctx, "versions", "SELECT "+storeutil.VersionCols+" FROM memory_versions v WHERE "+q.String()+" ORDER BY v.version",
 		q.args, func(row pgx.Row) error {
 			v, err := scanVersion(row)
 			out = append(out, v)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/engramhq/engram/textsearch"
 	"github.com/jackc/pgx/v5"
 )
@@ -16,9 +15,6 @@ import (
 // in the tenant (another user's episode with the id is no conflict).
 func (t *coreTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckEpisode(e); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{{"content", e.Content}, {"role", e.Role}, {"speaker", e.Speaker}} {
@@ -52,9 +48,6 @@ func (t *coreTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 }
 
 func checkMemory(m *engram.Memory) error {
-	if err := storeutil.CheckMemory(m); err != nil {
-		return err
-	}
 	return checkMemoryText("memory", m)
 }
 
@@ -150,9 +143,6 @@ func (t *coreTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := storeutil.CheckVersion(v, shortID); err != nil {
-		return err
-	}
 	for _, f := range []struct{ name, v string }{{"op", string(v.Op)}, {"actor", v.Actor}, {"reason", v.Reason}} {
 		if err := storable("version: "+f.name, f.v); err != nil {
 			return err
@@ -187,14 +177,6 @@ func (t *coreTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 func (t *coreTx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := tenant.Validate(); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if !engram.ValidID(id) {
-			return invalidID("memory", id)
-		}
 	}
 	if len(ids) == 0 {
 		return nil

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -253,7 +254,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
 	// Also after a panic in fn, and after a failed commit (a no-op then).
 	defer ltx.end(ctx)
 	t := newTx(db, ltx, false)
-	if err := fn(t); err != nil {
+	if err := fn(storecheck.NewTx(t, checks)); err != nil {
 		return err
 	}
 	if err := t.logChanges(ctx); err != nil {
@@ -289,7 +290,7 @@ func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 		return db.mapErr(ctx, "begin", err)
 	}
 	defer ltx.end(ctx)
-	return fn(newTx(db, ltx, true))
+	return fn(storecheck.NewReader(newTx(db, ltx, true), checks))
 }
 
 // ReadFresh implements engram.FreshReader: fn's reads run on one
@@ -307,7 +308,7 @@ func (db *DB) ReadFresh(ctx context.Context, fn func(r engram.Reader) error) err
 		return db.mapErr(ctx, "acquire", err)
 	}
 	defer conn.Release()
-	return fn(newTx(db, conn, true))
+	return fn(storecheck.NewReader(newTx(db, conn, true), checks))
 }
 
 // mapErr turns a database error into what callers of the Store expect: an

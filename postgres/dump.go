@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -20,47 +19,19 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 	if _, err := t.ptx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
 		return t.mapErr(ctx, "dump", err)
 	}
-	call := func(r engram.DumpRecord) error {
-		if err := fn(r); err != nil {
-			return storeutil.FnError{Err: err}
-		}
-		return nil
-	}
 	steps := []struct {
 		q    string
 		emit func(pgx.Row) error
 	}{
-		{"SELECT " + episodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C", e.user_id COLLATE "C"`, storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
-		{"SELECT " + memoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C", m.user_id COLLATE "C"`, storeutil.DumpRow(func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) }, storeutil.MemoryRecord, fn)},
-		{"SELECT " + versionCols + ` FROM memory_versions v
+		{"SELECT " + storeutil.EpisodeCols + ` FROM episodes e ORDER BY e.org COLLATE "C", e.project COLLATE "C", e.id COLLATE "C", e.user_id COLLATE "C"`, storeutil.DumpRow(scanEpisode, storeutil.EpisodeRecord, fn)},
+		{"SELECT " + storeutil.MemoryCols + ` FROM memories m ORDER BY m.org COLLATE "C", m.project COLLATE "C", m.id COLLATE "C", m.user_id COLLATE "C"`, storeutil.DumpRow(func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) }, storeutil.MemoryRecord, fn)},
+		{"SELECT " + storeutil.VersionCols + ` FROM memory_versions v
 			ORDER BY v.org COLLATE "C", v.project COLLATE "C", v.memory_id COLLATE "C", v.user_id COLLATE "C", v.version`, storeutil.DumpRow(scanVersion, storeutil.VersionRecord, fn)},
-		{"SELECT " + auditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C", a.user_id COLLATE "C"`, storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
-		{`SELECT m.id, m.org, m.project, m.user_id, m.agent, m.session, v.embedder, v.field, v.dim, v.vec
+		{"SELECT " + storeutil.AuditCols + ` FROM audit a ORDER BY a.org COLLATE "C", a.project COLLATE "C", a.id COLLATE "C", a.user_id COLLATE "C"`, storeutil.DumpRow(scanAudit, storeutil.AuditRecord, fn)},
+		{"SELECT " + storeutil.DumpVectorCols + `
 			FROM memory_vectors v JOIN memories m ON m.tenant = v.tenant AND m.user_id = v.user_id AND m.id = v.memory_id
-			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.user_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`,
-			func(row pgx.Row) error {
-				var (
-					r   engram.StoredVector
-					dim int
-					raw []byte
-				)
-				n := &r.Namespace
-				if err := row.Scan(&r.MemoryID, &n.Org, &n.Project, &n.User, &n.Agent, &n.Session, &r.Embedder, &r.Field, &dim, &raw); err != nil {
-					return err
-				}
-				var err error
-				if r.Vec, err = storeutil.DecodeVec(raw, dim); err != nil {
-					return fmt.Errorf("memory %s %s vector: %w", r.MemoryID, r.Field, err)
-				}
-				return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordVector}, Vector: &r})
-			}},
-		{`SELECT key, value FROM meta ORDER BY key COLLATE "C"`, func(row pgx.Row) error {
-			var e engram.MetaEntry
-			if err := row.Scan(&e.Key, &e.Value); err != nil {
-				return err
-			}
-			return call(engram.DumpRecord{Record: engram.Record{Type: engram.RecordMeta}, Meta: &e})
-		}},
+			ORDER BY m.org COLLATE "C", m.project COLLATE "C", v.memory_id COLLATE "C", v.user_id COLLATE "C", v.embedder COLLATE "C", v.field COLLATE "C"`, storeutil.DumpVectorRow[pgx.Row](fn)},
+		{`SELECT key, value FROM meta ORDER BY key COLLATE "C"`, storeutil.DumpMetaRow[pgx.Row](fn)},
 	}
 	for _, st := range steps {
 		if err := t.each(ctx, "dump", st.q, nil, st.emit); err != nil {
@@ -75,20 +46,17 @@ func (t *adminTx) Dump(ctx context.Context, fn func(engram.DumpRecord) error) er
 // after; the zero key starts at the beginning. It is for maintenance only:
 // it crosses tenants (and shards). EINVALID if limit is not positive.
 func (t *adminTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
-	if limit <= 0 {
-		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
-	}
 	for _, s := range []string{after.Org, after.Project, after.User, after.ID} {
 		if err := storable("scan key", s); err != nil {
 			return nil, err
 		}
 	}
-	return memoryRows(ctx, t.base, "scan memories", "SELECT "+memoryCols+` FROM memories m
+	return memoryRows(ctx, t.base, "scan memories", "SELECT "+storeutil.MemoryCols+` FROM memories m
 		WHERE (m.org, m.project, m.user_id, m.id) > ($1, $2, $3, $4) ORDER BY m.org, m.project, m.user_id, m.id LIMIT $5`,
 		[]any{after.Org, after.Project, after.User, after.ID, limit})
 }
 
-// memoryRows returns the memories sql selects (its columns memoryCols),
+// memoryRows returns the memories sql selects (its columns storeutil.MemoryCols),
 // with the error of the query or of a row.
 func memoryRows(ctx context.Context, t *base, op, sql string, args []any) ([]engram.Memory, error) {
 	return collect(ctx, t, op, sql, args, func(row pgx.Row) (engram.Memory, error) { return scanMemory(row) })
@@ -98,10 +66,7 @@ func memoryRows(ctx context.Context, t *base, op, sql string, args []any) ([]eng
 // tenant whose expires_at is at or before at, soonest first. It crosses
 // tenants (and shards). EINVALID if limit is not positive.
 func (t *adminTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
-	if limit <= 0 {
-		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
-	}
-	return memoryRows(ctx, t.base, "read lapsed memories", "SELECT "+memoryCols+` FROM memories m
+	return memoryRows(ctx, t.base, "read lapsed memories", "SELECT "+storeutil.MemoryCols+` FROM memories m
 		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= $1
 		ORDER BY m.expires_at, m.org, m.project, m.id LIMIT $2`,
 		[]any{at, limit})

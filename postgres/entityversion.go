@@ -70,12 +70,6 @@ func (t *graphTx) forgetEntityHistory(ctx context.Context, n engram.Namespace, i
 
 // EntityHistory implements engram.EntityHistoryReader.
 func (t *graphTx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("entity", id)
-	}
 	q := &query{}
 	q.graph("v.", s)
 	q.where("v.entity_id = " + q.arg(id))

@@ -17,9 +17,6 @@ const exportPageSize = 500
 // reading them a page at a time within the transaction. An error from fn
 // stops the export and is returned as is.
 func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
 	return storeutil.ExportAll(ctx, t, s, exportPageSize, fn)
 }
 
@@ -57,7 +54,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 			}
 			q.where("(e.occurred_at, e.id) > (" + q.arg(time.UnixMicro(occ).UTC()) + ", " + q.arg(id) + ")")
 		}
-		return "SELECT " + episodeCols + " FROM episodes e WHERE " + q.String() + " ORDER BY e.occurred_at, e.id",
+		return "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + q.String() + " ORDER BY e.occurred_at, e.id",
 			func(row pgx.Row) (engram.Record, error) {
 				e, err := scanEpisode(row)
 				return storeutil.EpisodeRecord(&e), err
@@ -67,7 +64,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		if err := afterID(q, "m.id", 'm', after); err != nil {
 			return "", nil, err
 		}
-		return "SELECT " + memoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id",
+		return "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id",
 			func(row pgx.Row) (engram.Record, error) {
 				m, err := scanMemory(row)
 				return storeutil.MemoryRecord(&m), err
@@ -81,7 +78,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 			}
 			q.where("(v.memory_id, v.version) > (" + q.arg(id) + ", " + q.arg(n) + ")")
 		}
-		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + q.String() + " ORDER BY v.memory_id, v.version",
+		return "SELECT " + storeutil.VersionCols + " FROM memory_versions v WHERE " + q.String() + " ORDER BY v.memory_id, v.version",
 			func(row pgx.Row) (engram.Record, error) {
 				v, err := scanVersion(row)
 				return storeutil.VersionRecord(&v), err
@@ -91,7 +88,7 @@ func exportPageQuery(q *query, s engram.Scope, kind, after string) (string, func
 		if err := afterID(q, "a.id", 'a', after); err != nil {
 			return "", nil, err
 		}
-		return "SELECT " + auditCols + " FROM audit a WHERE " + q.String() + " ORDER BY a.id",
+		return "SELECT " + storeutil.AuditCols + " FROM audit a WHERE " + q.String() + " ORDER BY a.id",
 			func(row pgx.Row) (engram.Record, error) {
 				a, err := scanAudit(row)
 				return storeutil.AuditRecord(&a), err

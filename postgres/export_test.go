@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 )
 
 // Setting returns the value of a run-time setting on one of db's
@@ -26,7 +27,7 @@ const (
 // their transaction.
 func TxSetting(ctx context.Context, r engram.Reader, name string) (string, error) {
 	var v string
-	err := r.(*tx).ptx.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
+	err := storecheck.Inner(r).(*tx).ptx.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v)
 	return v, err
 }
 

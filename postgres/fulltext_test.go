@@ -76,7 +76,7 @@ func TestFullTextIndexPG(t *testing.T) {
 	var on bool
 	if err := db.View(ctx, func(r engram.Reader) error {
 		var err error
-		on, err = r.(engram.FullTextReader).FullTextIndexed(ctx)
+		on, err = r.FullTextIndexed(ctx)
 		return err
 	}); err != nil || on {
 		t.Fatalf("with an invalid memories_text, FullTextIndexed = %v, %v; want false", on, err)
@@ -105,7 +105,7 @@ func TestFullTextIndexPG(t *testing.T) {
 	}
 	if err := db.View(ctx, func(r engram.Reader) error {
 		var err error
-		on, err = r.(engram.FullTextReader).FullTextIndexed(ctx)
+		on, err = r.FullTextIndexed(ctx)
 		return err
 	}); err != nil || !on {
 		t.Errorf("after turning it on, FullTextIndexed = %v, %v", on, err)

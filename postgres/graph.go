@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -16,10 +15,6 @@ import (
 // (engram.GraphReader, GraphWriter, RelationsWriter, CommunityReader,
 // CommunityWriter and EntityHistoryReader).
 type graphTx struct{ *base }
-
-// entityCursorKind marks the cursors of ListEntities (the embedded store
-// uses the same).
-const entityCursorKind = 'n'
 
 // graph adds the condition that admits the graph rows (columns tenant and
 // user_id prefixed with p) of s's tenant and user, and the project's own
@@ -58,23 +53,8 @@ func scanEntity(row pgx.Row) (engram.Entity, error) {
 	return e, err
 }
 
-func checkIDs(what string, ids []string) error {
-	for _, id := range ids {
-		if !engram.ValidID(id) {
-			return invalidID(what, id)
-		}
-	}
-	return nil
-}
-
 // GetEntity implements engram.GraphReader.
 func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("entity", id)
-	}
 	q := &query{}
 	q.graph("e.", s)
 	q.where("e.id = " + q.arg(id))
@@ -87,25 +67,9 @@ func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*en
 	return &e, nil
 }
 
-func entityLimit(n int) (int, error) {
-	switch {
-	case n == 0:
-		return engram.DefaultEntityLimit, nil
-	case n < 0 || n > engram.MaxEntityLimit:
-		return 0, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", n, engram.MaxEntityLimit)
-	}
-	return n, nil
-}
-
 // ListEntities implements engram.GraphReader.
 func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	limit, err := entityLimit(f.Limit)
-	if err != nil {
-		return nil, "", err
-	}
+	limit := f.Limit // made by storecheck.EntityLimit in front of the store
 	q := &query{}
 	q.graph("e.", s)
 	if f.Type != "" {
@@ -118,47 +82,23 @@ func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.Ent
 		q.where("starts_with(e.norm, " + q.arg(p) + ")")
 	}
 	if f.Cursor != "" {
-		k, err := storeutil.DecodeCursor(entityCursorKind, f.Cursor)
-		norm, id, ok := strings.Cut(k, "\x00")
-		if err != nil || !ok || !engram.ValidID(id) || storable("cursor", norm) != nil {
-			return nil, "", storeutil.ErrBadCursor()
+		norm, id, err := storeutil.EntityAfter(f.Cursor)
+		if err == nil && storable("cursor", norm) != nil {
+			err = storeutil.ErrBadCursor()
+		}
+		if err != nil {
+			return nil, "", err
 		}
 		n := q.arg(norm)
 		q.where("(e.norm > " + n + " OR (e.norm = " + n + " AND e.id > " + q.arg(id) + "))")
 	}
-	var out []engram.Entity
-	err = t.each(ctx, "list entities", "SELECT "+entityCols+" FROM entities e WHERE "+q.String()+
-		" ORDER BY e.norm, e.id LIMIT "+q.arg(limit+1), q.args, func(row pgx.Row) error {
-		e, err := scanEntity(row)
-		out = append(out, e)
-		return err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Entity) string {
-		return storeutil.EncodeCursor(entityCursorKind, last.Norm+"\x00"+last.ID)
-	})
-	return out, next, nil
+	out, err := collect(ctx, t.base, "list entities", "SELECT "+entityCols+" FROM entities e WHERE "+q.String()+
+		" ORDER BY e.norm, e.id LIMIT "+q.arg(limit+1), q.args, scanEntity)
+	return storeutil.EntityPage(out, limit, err)
 }
 
-// FindEntities implements engram.GraphReader.
-func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
-	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
-}
-
-// EntitiesByToken implements engram.GraphReader.
-func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
-	if limit < 1 || limit > engram.MaxEntityLimit {
-		return nil, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", limit, engram.MaxEntityLimit)
-	}
-	return t.entitiesByKey(ctx, s, "t", tokens, limit)
-}
-
-func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
+// EntitiesByKey implements storecheck.GraphLookups.
+func (t *graphTx) EntitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	// A key PostgreSQL cannot hold matches nothing.
 	keys = slicesFilter(keys, func(k string) bool { return storable("key", k) == nil })
 	if len(keys) == 0 {
@@ -195,23 +135,8 @@ func slicesFilter(xs []string, keep func(string) bool) []string {
 	return out
 }
 
-// EntityMentions implements engram.GraphReader.
-func (t *graphTx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
-}
-
-// MemoryMentions implements engram.GraphReader.
-func (t *graphTx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
-}
-
-func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs(strings.TrimSuffix(col, "_id"), ids); err != nil {
-		return nil, err
-	}
+// Mentions implements storecheck.GraphLookups.
+func (t *graphTx) Mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -237,19 +162,7 @@ func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids 
 
 // Relations implements engram.GraphReader.
 func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("entity", entityIDs); err != nil {
-		return nil, err
-	}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	limit, err := engram.RelationLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
+	limit := f.Limit // made by engram.RelationLimit in front of the store
 	if entityIDs != nil && len(entityIDs) == 0 {
 		return nil, nil
 	}
@@ -280,7 +193,7 @@ func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []str
 		(SELECT coalesce(sum(ev.weight), 0) FROM relation_evidence ev WHERE ev.tenant = r.tenant AND ev.relation_id = r.id) AS w
 		FROM relations r WHERE ` + q.String() + " ORDER BY w DESC, r.id LIMIT " + q.arg(limit)
 	var out []engram.Relation
-	err = t.each(ctx, "read relations", sql, q.args, func(row pgx.Row) error {
+	err := t.each(ctx, "read relations", sql, q.args, func(row pgx.Row) error {
 		r := engram.Relation{Namespace: engram.Namespace{Org: s.Org, Project: s.Project}}
 		var created time.Time
 		err := row.Scan(&r.ID, &r.Namespace.User, &r.Source, &r.Target, &r.Label, &r.ValidAt, &r.InvalidAt, &created, &r.ExpiredAt, &r.Weight)
@@ -295,23 +208,10 @@ func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []str
 }
 
 func (t *graphTx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
-	ids := make([]string, len(rs))
-	at := make(map[string]int, len(rs))
-	for i := range rs {
-		ids[i], at[rs[i].ID] = rs[i].ID, i
-		rs[i].Evidence = []engram.Evidence{}
-	}
+	ids, add := storeutil.EvidenceRows[pgx.Row](rs)
 	return t.each(ctx, "read evidence", `SELECT relation_id, memory_id, weight FROM relation_evidence
 		WHERE tenant = $1 AND relation_id = ANY($2) ORDER BY relation_id, memory_id`,
-		[]any{s.Tenant(), ids}, func(row pgx.Row) error {
-			var rid string
-			var ev engram.Evidence
-			if err := row.Scan(&rid, &ev.MemoryID, &ev.Weight); err != nil {
-				return err
-			}
-			rs[at[rid]].Evidence = append(rs[at[rid]].Evidence, ev)
-			return nil
-		})
+		[]any{s.Tenant(), ids}, add)
 }
 
 // checkOwner returns ECONFLICT when id names a row of table held by
@@ -333,9 +233,6 @@ func (t *graphTx) checkOwner(ctx context.Context, table, what string, n engram.N
 // PutEntity implements engram.GraphWriter.
 func (t *graphTx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := e.Validate(); err != nil {
 		return err
 	}
 	n := e.Namespace
@@ -375,12 +272,6 @@ func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id strin
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("entity", id)
-	}
 	snap, err := t.GetEntity(ctx, engram.ScopeOf(n), id)
 	if engram.IsNotFound(err) {
 		return nil
@@ -393,18 +284,10 @@ func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id strin
 	if err := t.pruneCommunities(ctx, n.Tenant(), n.User); err != nil {
 		return err
 	}
-	c := engram.DeleteChangeOf(ctx)
-	at := c.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	if c.Op != engram.EntityMerged {
-		if err := t.forgetEntityHistory(ctx, n, id); err != nil {
-			return err
-		}
-		return t.recordEntityVersion(ctx, n, id, c, nil, at)
-	}
-	return t.recordEntityVersion(ctx, n, id, c, snap, at)
+	return storeutil.RecordEntityDeletion(ctx, snap, func() error { return t.forgetEntityHistory(ctx, n, id) },
+		func(c engram.EntityChange, snap *engram.Entity, at time.Time) error {
+			return t.recordEntityVersion(ctx, n, id, c, snap, at)
+		})
 }
 
 // PutMention implements engram.GraphWriter.
@@ -413,15 +296,6 @@ func (t *graphTx) PutMention(ctx context.Context, m engram.Mention) error {
 		return err
 	}
 	n := m.Namespace
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("entity", []string{m.EntityID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{m.MemoryID}); err != nil {
-		return err
-	}
 	tag, err := t.ptx.Exec(ctx, `INSERT INTO entity_mentions (tenant, user_id, entity_id, memory_id, at)
 		SELECT $1, $2, $3, $4, $5
 		WHERE EXISTS (SELECT 1 FROM entities WHERE tenant = $1 AND id = $3 AND user_id = $2)
@@ -442,15 +316,6 @@ func (t *graphTx) DeleteMention(ctx context.Context, n engram.Namespace, entityI
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("entity", []string{entityID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{memoryID}); err != nil {
-		return err
-	}
 	_, err := t.ptx.Exec(ctx, "DELETE FROM entity_mentions WHERE tenant = $1 AND user_id = $2 AND entity_id = $3 AND memory_id = $4",
 		n.Tenant(), n.User, entityID, memoryID)
 	return t.mapErr(ctx, "delete mention", err)
@@ -459,9 +324,6 @@ func (t *graphTx) DeleteMention(ctx context.Context, n engram.Namespace, entityI
 // PutRelation implements engram.GraphWriter.
 func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := r.Validate(); err != nil {
 		return err
 	}
 	n := r.Namespace
@@ -517,18 +379,6 @@ func distinct(xs []string) map[string]bool {
 func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationID string, ev engram.Evidence) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("relation", []string{relationID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{ev.MemoryID}); err != nil {
-		return err
-	}
-	if ev.Weight <= 0 || ev.Weight > 1 {
-		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
 	}
 	tag, err := t.ptx.Exec(ctx, `INSERT INTO relation_evidence (tenant, user_id, relation_id, memory_id, weight)
 		SELECT $1, $5, $2, $3, $4

@@ -17,20 +17,17 @@ import (
 // (engram.IdentityReader, IdentityWriter and IdentityExporter).
 type identityTx struct{ *base }
 
-// identityOwner checks s and returns the (tenant, user) args every
-// identity read starts with; ok is false for a scope no row can match.
-func identityOwner(s engram.Scope) ([]any, bool, error) {
-	if err := s.Validate(); err != nil {
-		return nil, false, err
-	}
-	return []any{s.Tenant(), s.User}, storable("scope", s.Tenant()+s.User) == nil, nil
+// identityOwner returns the (tenant, user) args every identity read
+// starts with; ok is false for a scope no row can match.
+func identityOwner(s engram.Scope) ([]any, bool) {
+	return []any{s.Tenant(), s.User}, storable("scope", s.Tenant()+s.User) == nil
 }
 
 // Modalities returns the modalities declared in s's tenant and user.
 func (t *identityTx) Modalities(ctx context.Context, s engram.Scope) ([]engram.EmbeddingModality, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil || !ok {
-		return nil, err
+	args, ok := identityOwner(s)
+	if !ok {
+		return nil, nil
 	}
 	rows, err := t.ptx.Query(ctx, "SELECT name, dim, created_at FROM identity_modalities WHERE tenant = $1 AND user_id = $2 ORDER BY name", args...)
 	if err != nil {
@@ -64,9 +61,9 @@ func scanIdentity(s engram.Scope, sc interface{ Scan(...any) error }) (engram.Id
 
 // ListIdentities returns s's identities matching f, oldest first.
 func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil || !ok {
-		return nil, err
+	args, ok := identityOwner(s)
+	if !ok {
+		return nil, nil
 	}
 	q := "SELECT " + identityCols + " FROM identities WHERE tenant = $1 AND user_id = $2"
 	if f.Modality != "" {
@@ -96,12 +93,9 @@ func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engra
 
 // GetIdentity returns an identity of s or ENOTFOUND.
 func (t *identityTx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args, ok := identityOwner(s)
 	none := engram.Errorf(engram.ENOTFOUND, "identity %s not found", id)
-	if !ok || !engram.ValidID(id) {
+	if !ok {
 		return nil, none
 	}
 	i, err := scanIdentity(s, t.ptx.QueryRow(ctx, "SELECT "+identityCols+" FROM identities WHERE tenant = $1 AND user_id = $2 AND id = $3", append(args, id)...))
@@ -115,14 +109,11 @@ func (t *identityTx) GetIdentity(ctx context.Context, s engram.Scope, id string)
 
 // ListObservations returns the observations f selects, newest first.
 func (t *identityTx) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil || !ok {
-		return nil, err
+	args, ok := identityOwner(s)
+	if !ok {
+		return nil, nil
 	}
-	limit := f.Limit
-	if limit <= 0 || limit > engram.MaxIdentityMembers {
-		limit = engram.MaxIdentityMembers
-	}
+	limit := f.Limit // made 1 to MaxIdentityMembers in front of the store
 	q := "SELECT id, identity_id, modality, embedding, episode_id, span_start, span_end, at FROM identity_observations WHERE tenant = $1 AND user_id = $2"
 	if len(f.IdentityIDs) > 0 {
 		args = append(args, f.IdentityIDs)
@@ -170,9 +161,9 @@ func scanPerson(s engram.Scope, sc interface{ Scan(...any) error }) (engram.Pers
 
 // ListPersons returns s's persons, oldest first.
 func (t *identityTx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil || !ok {
-		return nil, err
+	args, ok := identityOwner(s)
+	if !ok {
+		return nil, nil
 	}
 	rows, err := t.ptx.Query(ctx, "SELECT "+personCols+" FROM persons WHERE tenant = $1 AND user_id = $2 ORDER BY id LIMIT $3", append(args, engram.MaxLimit)...)
 	if err != nil {
@@ -192,12 +183,9 @@ func (t *identityTx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.
 
 // GetPerson returns a person of s or ENOTFOUND.
 func (t *identityTx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.Person, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args, ok := identityOwner(s)
 	none := engram.Errorf(engram.ENOTFOUND, "person %s not found", id)
-	if !ok || !engram.ValidID(id) {
+	if !ok {
 		return nil, none
 	}
 	p, err := scanPerson(s, t.ptx.QueryRow(ctx, "SELECT "+personCols+" FROM persons WHERE tenant = $1 AND user_id = $2 AND id = $3", append(args, id)...))
@@ -211,13 +199,7 @@ func (t *identityTx) GetPerson(ctx context.Context, s engram.Scope, id string) (
 
 // IdentityHistory returns the events of s naming id, oldest first.
 func (t *identityTx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
-	args, ok, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("identity", id)
-	}
+	args, ok := identityOwner(s)
 	if !ok {
 		return nil, nil
 	}
@@ -243,9 +225,6 @@ func (t *identityTx) PutModality(ctx context.Context, m *engram.EmbeddingModalit
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := m.Validate(); err != nil {
-		return err
-	}
 	n := m.Namespace
 	tag, err := t.ptx.Exec(ctx, "INSERT INTO identity_modalities (tenant, user_id, name, dim, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
 		n.Tenant(), n.User, m.Name, m.Dim, m.CreatedAt)
@@ -262,9 +241,6 @@ func (t *identityTx) PutModality(ctx context.Context, m *engram.EmbeddingModalit
 // belongs to another user.
 func (t *identityTx) PutIdentity(ctx context.Context, i *engram.Identity) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := i.Validate(); err != nil {
 		return err
 	}
 	if err := storable("identity: label", i.Label); err != nil {
@@ -302,12 +278,6 @@ func (t *identityTx) InsertObservation(ctx context.Context, o *engram.Observatio
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	if o.IdentityID == "" {
-		return engram.Errorf(engram.EINVALID, "observation: identity_id is required")
-	}
 	n := o.Namespace
 	var start, end *int64
 	if o.Span != nil {
@@ -341,9 +311,6 @@ func (t *identityTx) PutPerson(ctx context.Context, p *engram.Person) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
 	if err := storable("person: name", p.Name+strings.Join(p.Aliases, "")); err != nil {
 		return err
 	}
@@ -373,9 +340,6 @@ func (t *identityTx) DeletePerson(ctx context.Context, n engram.Namespace, id st
 // InsertIdentityEvent appends an event to the history.
 func (t *identityTx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := ev.Validate(); err != nil {
 		return err
 	}
 	n := ev.Namespace

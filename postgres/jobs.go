@@ -64,12 +64,6 @@ func scanJob(row pgx.Row) (engram.Job, error) {
 // GetJob returns the job with id in s; ENOTFOUND if there is none in s,
 // EINVALID for a bad scope.
 func (t *jobTx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("job", id)
-	}
 	q := &query{}
 	q.scope("j.", s)
 	q.where("j.id = " + q.arg(id))
@@ -85,12 +79,6 @@ func (t *jobTx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.
 // ListJobs returns the jobs of s newest first and the next page's cursor;
 // EINVALID for a bad scope, filter or cursor.
 func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) ([]engram.Job, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := f.Validate(); err != nil {
-		return nil, "", err
-	}
 	limit, _ := engram.ClampLimit(f.Limit)
 	q := &query{}
 	q.scope("j.", s)
@@ -102,33 +90,21 @@ func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter
 		q.where("j.state = ANY(" + q.arg(states) + ")")
 	}
 	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('j', f.Cursor)
+		id, err := storeutil.JobAfter(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
 		q.where("j.id < " + q.arg(id))
 	}
 	sql := `SELECT ` + jobCols + ` FROM jobs j WHERE ` + q.String() + ` ORDER BY j.id DESC LIMIT ` + q.arg(limit+1)
-	var out []engram.Job
-	err := t.each(ctx, "list jobs", sql, q.args, func(row pgx.Row) error {
-		j, err := scanJob(row)
-		out = append(out, j)
-		return err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Job) string { return storeutil.EncodeCursor('j', last.ID) })
-	return out, next, nil
+	out, err := collect(ctx, t.base, "list jobs", sql, q.args, scanJob)
+	return storeutil.JobPage(out, limit, err)
 }
 
 // EnqueueJob stores a new queued job; EINVALID for a malformed one,
 // ECONFLICT if its id exists in its tenant.
 func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckJob(j, shortID); err != nil {
 		return err
 	}
 	n := j.Namespace

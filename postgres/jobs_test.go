@@ -81,7 +81,7 @@ func TestJobsTwoServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = feeder.Store().Update(ctx, func(tx engram.Tx) error {
-		j, err := tx.(engram.JobQueue).ClaimJob(ctx, "killed-worker", time.Now(), 300*time.Millisecond)
+		j, err := tx.ClaimJob(ctx, "killed-worker", time.Now(), 300*time.Millisecond)
 		if err == nil && (j == nil || j.ID != dead.Job.ID) {
 			err = fmt.Errorf("claimed %v, want %s", j, dead.Job.ID)
 		}

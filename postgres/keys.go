@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // keyTx is the key capability of a transaction: API keys
@@ -62,9 +61,6 @@ func (t *keyTx) ListKeys(ctx context.Context, org, project string) ([]engram.API
 // ECONFLICT if the id exists.
 func (t *keyTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckKey(k); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, v string }{{"key id", k.ID}, {"key name", k.Name}, {"key role", k.Role}} {

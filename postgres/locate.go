@@ -14,12 +14,6 @@ import (
 // several users of the tenant hold the id.
 func (t *coreTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: tenant.User}
-	if err := n.Validate(); err != nil {
-		return n, err
-	}
-	if !engram.ValidID(id) {
-		return n, invalidID("memory", id)
-	}
 	q, args := "SELECT user_id, agent, session FROM memories WHERE tenant = $1 AND id = $2 LIMIT 2", []any{n.Tenant(), id}
 	if n.User != "" {
 		q, args = "SELECT user_id, agent, session FROM memories WHERE tenant = $1 AND id = $2 AND user_id = $3", []any{n.Tenant(), id, n.User}
@@ -40,15 +34,8 @@ func (t *coreTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id s
 // Namespaces implements engram.Locator.
 func (t *coreTx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
-	limit, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
 	out := []engram.NamespaceCount{}
-	err = t.each(ctx, "list namespaces", `SELECT user_id, agent, session, count(*), max(updated_at) FROM memories
+	err := t.each(ctx, "list namespaces", `SELECT user_id, agent, session, count(*), max(updated_at) FROM memories
 		WHERE tenant = $1 AND status = $2
 		GROUP BY user_id, agent, session ORDER BY user_id, agent, session LIMIT $3`,
 		[]any{n.Tenant(), string(engram.StatusActive), limit}, func(row pgx.Row) error {

@@ -269,7 +269,7 @@ func TestByIDPlans(t *testing.T) {
 				if err := tx.InsertMemory(ctx, m); err != nil {
 					return err
 				}
-				if err := tx.(engram.VectorWriter).PutVectors(ctx, ns, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{0.6, 0.8}}}); err != nil {
+				if err := tx.PutVectors(ctx, ns, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{0.6, 0.8}}}); err != nil {
 					return err
 				}
 				ids = append(ids, m.ID)

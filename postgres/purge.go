@@ -15,12 +15,6 @@ func (t *adminTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("memory", id)
-	}
 	rows, err := t.ptx.Query(ctx, `WITH v AS (
 			DELETE FROM memory_versions WHERE tenant = $1 AND user_id = $3 AND memory_id = $2)
 		DELETE FROM memories WHERE tenant = $1 AND user_id = $3 AND id = $2 RETURNING user_id`, n.Tenant(), id, n.User)
@@ -51,12 +45,6 @@ func (t *adminTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string
 func (t *adminTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("episode", id)
 	}
 	_, err := t.ptx.Exec(ctx, "DELETE FROM episodes WHERE tenant = $1 AND user_id = $2 AND id = $3", n.Tenant(), n.User, id)
 	return t.mapErr(ctx, "purge episode", err)
@@ -110,12 +98,6 @@ func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeC
 func (t *adminTx) checkPurgeScope(s engram.Scope) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if s.User == "" && s.Agent == "" && s.Session == "" {
-		return engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
 	}
 	return nil
 }

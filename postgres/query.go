@@ -62,9 +62,6 @@ func contains(col, n string) string {
 
 // memoryFilter adds the conditions of f on the memories table aliased m.
 func memoryFilter(q *query, f *engram.MemoryFilter) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
 	if len(f.Kinds) > 0 {
 		ks := make([]string, len(f.Kinds))
 		for i, k := range f.Kinds {
@@ -176,9 +173,6 @@ func statusFilter(q *query, f *engram.MemoryFilter) {
 
 // episodeFilter adds the conditions of f on the episodes table aliased e.
 func episodeFilter(q *query, f *engram.EpisodeFilter) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
 	if len(f.Roles) > 0 {
 		q.where("e.role = ANY(" + q.arg(f.Roles) + ")")
 	}

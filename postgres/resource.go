@@ -28,11 +28,8 @@ func scanResource(sc pgx.Row) (engram.Resource, error) {
 
 // GetResource returns a completed resource in s, or ENOTFOUND.
 func (t *resourceTx) GetResource(ctx context.Context, s engram.Scope, id string) (*engram.Resource, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
 	none := engram.Errorf(engram.ENOTFOUND, "resource %s not found", id)
-	if !engram.ValidID(id) || storable("scope", s.Tenant()+s.User+s.Agent+s.Session) != nil {
+	if storable("scope", s.Tenant()+s.User+s.Agent+s.Session) != nil {
 		return nil, none
 	}
 	q := &query{}
@@ -49,13 +46,7 @@ func (t *resourceTx) GetResource(ctx context.Context, s engram.Scope, id string)
 
 // ListResources returns the completed resources in s, newest first.
 func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram.ResourceFilter) ([]engram.Resource, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	limit, err := resourceLimit(f)
-	if err != nil {
-		return nil, "", err
-	}
+	limit := f.Limit // made by storecheck.ResourceLimit in front of the store
 	q := &query{}
 	q.scope("r.", s)
 	q.where("r.complete")
@@ -63,26 +54,7 @@ func (t *resourceTx) ListResources(ctx context.Context, s engram.Scope, f engram
 		q.where("r.id < " + q.arg(f.Cursor))
 	}
 	out, err := collect(ctx, t.base, "list resources", "SELECT "+resourceCols+" FROM resources r WHERE "+q.String()+" ORDER BY r.id DESC LIMIT "+q.arg(limit+1), q.args, scanResource)
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Resource) string { return last.ID })
-	return out, next, nil
-}
-
-// resourceLimit returns the page size of f; EINVALID for a bad cursor or
-// limit.
-func resourceLimit(f engram.ResourceFilter) (int, error) {
-	if f.Cursor != "" && !engram.ValidID(f.Cursor) {
-		return 0, engram.Errorf(engram.EINVALID, "cursor %q is not a resource cursor", f.Cursor)
-	}
-	switch {
-	case f.Limit < 0 || f.Limit > engram.MaxLimit:
-		return 0, engram.Errorf(engram.EINVALID, "limit %d is not between 1 and %d", f.Limit, engram.MaxLimit)
-	case f.Limit == 0:
-		return engram.DefaultLimit, nil
-	}
-	return f.Limit, nil
+	return storeutil.ResourcePage(out, limit, err)
 }
 
 // ResourceChunk returns chunk seq of a resource of the tenant, or ENOTFOUND.
@@ -107,12 +79,6 @@ func (t *resourceTx) ResourceBytes(ctx context.Context, tenant engram.Namespace)
 func (t *resourceTx) InsertResource(ctx context.Context, r *engram.Resource) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(r.ID) {
-		return engram.Errorf(engram.EINVALID, "resource: id %q is not a valid id", r.ID)
 	}
 	for _, f := range []struct{ name, v string }{{"name", r.Name}, {"mime_type", r.MIMEType}, {"source", r.Source}} {
 		if err := storable("resource: "+f.name, f.v); err != nil {
@@ -189,9 +155,6 @@ func (t *resourceTx) PurgeResource(ctx context.Context, tenant engram.Namespace,
 // AbandonedUploads returns uploads of any tenant started before before and
 // not completed. It reads the whole table: uploads in progress are few.
 func (t *resourceTx) AbandonedUploads(ctx context.Context, before time.Time, limit int) ([]engram.Resource, error) {
-	if limit < 1 {
-		return nil, engram.Errorf(engram.EINVALID, "abandoned uploads: limit %d is below 1", limit)
-	}
 	return collect(ctx, t.base, "abandoned uploads", "SELECT "+resourceCols+" FROM resources r WHERE NOT r.complete AND r.created_at < $1 ORDER BY r.created_at LIMIT $2", []any{before, limit}, scanResource)
 }
 

@@ -10,18 +10,8 @@ import (
 
 // Tenants implements engram.TenantLister.
 func (t *coreTx) Tenants(ctx context.Context, within engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
-	switch {
-	case within.User != "" || within.Agent != "" || within.Session != "":
-		return nil, engram.Errorf(engram.EINVALID, "tenants: within names an org and a project, not a user, agent or session")
-	case within.Project != "" && within.Org == "":
-		return nil, engram.Errorf(engram.EINVALID, "tenants: within names a project without its org")
-	}
-	limit, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
 	out := []engram.NamespaceCount{}
-	err = t.each(ctx, "list tenants", `SELECT org, project, count(*), max(updated_at) FROM memories
+	err := t.each(ctx, "list tenants", `SELECT org, project, count(*), max(updated_at) FROM memories
 		WHERE status = $1 AND ($2 = '' OR org = $2) AND ($3 = '' OR project = $3)
 		GROUP BY org, project ORDER BY org, project LIMIT $4`,
 		[]any{string(engram.StatusActive), within.Org, within.Project, limit}, func(row pgx.Row) error {

@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 	"github.com/jackc/pgx/v5"
 )
 
-// tx implements engram.Tx over one pgx transaction. View hands it out as an
-// engram.Reader of a read-only transaction. It only composes the store's
-// capabilities, one type each over the same base; the engine finds them
-// by type assertion on the transaction.
+// tx implements storecheck.Tx (engram.Tx but for the graph reads
+// storecheck makes of GraphLookups) over one pgx transaction; Update, View
+// and ReadFresh hand it out behind storecheck's checks, View's and
+// ReadFresh's read-only. It only composes the store's capabilities, one
+// type each over the same base.
 type tx struct {
 	*base
 	coreTx     // episodes, memories and their versions: engram.Tx
@@ -35,7 +36,7 @@ func newTx(db *DB, ptx querier, readOnly bool) *tx {
 }
 
 // The store keeps everything a transaction offers, on one tx.
-var _ engram.Tx = (*tx)(nil)
+var _ storecheck.Tx = (*tx)(nil)
 
 // base is what every capability of a transaction shares: the store, the
 // statements' querier and the memories changed so far. It also holds the
@@ -71,7 +72,11 @@ func shortID(id string) string {
 	return id
 }
 
-func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
+// checks are what the store adds to the contract's checks, which
+// storecheck runs in front of every transaction it hands out: the refusal
+// of a NUL character in an embedder name or a meta key, which a text
+// column cannot hold.
+var checks = storecheck.Options{Short: shortID, Embedder: checkEmbedder, MetaKey: checkMetaKey}
 
 // each runs sql and calls emit for every row as it arrives; a
 // storeutil.FnError from emit comes back unwrapped, anything else is

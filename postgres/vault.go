@@ -85,12 +85,6 @@ func (t *keyTx) checkVaultKey(k *engram.VaultKey) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if len(k.Wrapped) == 0 {
-		return engram.Errorf(engram.EINVALID, "a vault key needs its wrapped bytes")
-	}
-	if err := (engram.Namespace{Org: k.Org, Project: k.Project}).Validate(); err != nil {
-		return err
-	}
 	if err := storable("org", k.Org); err != nil {
 		return err
 	}

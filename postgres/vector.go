@@ -37,12 +37,6 @@ const vectorPage = 10_000
 // error stops the scan and is returned as is; EINVALID for a bad scope or
 // embedder name. fn must not use the Reader while the scan runs.
 func (t *vectorTx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if err := checkEmbedder(embedder); err != nil {
-		return err
-	}
 	after := ""
 	for {
 		last, n, err := t.scanVectorPage(ctx, s, embedder, after, fn)
@@ -125,16 +119,9 @@ func scanPageVector(row pgx.Row) (engram.VectorRecord, bool, error) {
 
 // GetVectors returns the vectors made by embedder of the active memories
 // of n's tenant (any user, agent or session) among ids, in no particular
-// order; ids that are malformed or unknown are skipped. EINVALID for a bad
-// tenant or embedder name.
-func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
-	if err := (engram.Namespace{Org: n.Org, Project: n.Project}).Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkEmbedder(embedder); err != nil {
-		return nil, err
-	}
-	want := storeutil.ValidIDs(ids)
+// order; ids are valid and given once (storecheck drops the others in
+// front of the store), and unknown ones are skipped.
+func (t *vectorTx) GetVectors(ctx context.Context, n engram.Namespace, embedder string, want []string) ([]engram.VectorRecord, error) {
 	if len(want) == 0 {
 		return nil, nil
 	}
@@ -179,9 +166,6 @@ func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID,
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := storeutil.CheckPutVectors(n, memoryID, embedder, vecs, shortID, checkEmbedder); err != nil {
-		return err
-	}
 	fields := make([]string, len(vecs))
 	dims := make([]int32, len(vecs))
 	blobs := make([][]byte, len(vecs))
@@ -217,9 +201,6 @@ func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID,
 // name (an empty one would delete them all).
 func (t *vectorTx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
 	if err := t.writable(); err != nil {
-		return 0, err
-	}
-	if err := checkEmbedder(embedder); err != nil {
 		return 0, err
 	}
 	tag, err := t.ptx.Exec(ctx, "DELETE FROM memory_vectors WHERE embedder <> $1", embedder)

@@ -36,7 +36,7 @@ func TestScanVectorsPages(t *testing.T) {
 
 	want := map[string][]float32{}
 	err := db.Update(ctx, func(tx engram.Tx) error {
-		vw := tx.(engram.VectorWriter)
+		vw := tx
 		if err := vw.PutVectors(ctx, other, stranger.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{9, 9}}}); err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func TestScanVectorsPages(t *testing.T) {
 		postgres.SetVectorPage(db, page)
 		got := map[string][]float32{}
 		err := db.View(ctx, func(r engram.Reader) error {
-			return r.(engram.VectorReader).ScanVectors(ctx, engram.ScopeOf(ns), "e", func(rec engram.VectorRecord) error {
+			return r.ScanVectors(ctx, engram.ScopeOf(ns), "e", func(rec engram.VectorRecord) error {
 				k := rec.MemoryID + "/" + rec.Field
 				if _, dup := got[k]; dup {
 					return fmt.Errorf("%s read twice", k)
@@ -110,7 +110,7 @@ func TestPurgeScopeOutlastsStatementTimeout(t *testing.T) {
 			}
 			v := make([]float32, 64)
 			v[i%64] = 1
-			if err := tx.(engram.VectorWriter).PutVectors(ctx, ns, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: v}}); err != nil {
+			if err := tx.PutVectors(ctx, ns, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: v}}); err != nil {
 				return err
 			}
 		}
@@ -123,7 +123,7 @@ func TestPurgeScopeOutlastsStatementTimeout(t *testing.T) {
 	// A dump (engram migrate-store) reads each table in one statement.
 	dumped := 0
 	err = hasty.View(ctx, func(r engram.Reader) error {
-		return r.(engram.Dumper).Dump(ctx, func(d engram.DumpRecord) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
 			if d.Memory != nil {
 				dumped++
 				time.Sleep(10 * time.Microsecond)

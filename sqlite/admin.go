@@ -10,30 +10,20 @@ import (
 // Audit returns a page of the audit entries in s matching f, newest first;
 // EINVALID for a bad scope, limit or cursor.
 func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilter) ([]engram.AuditEntry, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	limit, err := engram.ClampLimit(f.Limit)
-	if err != nil {
-		return nil, "", err
-	}
+	limit := f.Limit // clamped in front of the store
 	w := &where{}
 	w.addScope("a.", s)
 	auditFilter(w, &f)
 	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('a', f.Cursor)
+		id, err := storeutil.AuditAfter(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
 		w.add("a.id < ?", id)
 	}
-	q := "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id DESC LIMIT ?"
+	q := "SELECT " + storeutil.AuditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id DESC LIMIT ?"
 	out, err := collect(ctx, t.base, "audit", q, append(w.args, limit+1), scanAudit)
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.AuditEntry) string { return storeutil.EncodeCursor('a', last.ID) })
-	return out, next, nil
+	return storeutil.AuditPage(out, limit, err)
 }
 
 // Export calls fn for every record in s: episodes by (occurred_at, id),
@@ -41,9 +31,6 @@ func (t *adminTx) Audit(ctx context.Context, s engram.Scope, f engram.AuditFilte
 // reading them a page at a time within the transaction. An error from fn
 // stops the export and is returned as is.
 func (t *adminTx) Export(ctx context.Context, s engram.Scope, fn func(engram.Record) error) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
 	return storeutil.ExportAll(ctx, t, s, exportPageSize, fn)
 }
 
@@ -80,7 +67,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 			}
 			w.add("(e.occurred_at, e.id) > (?, ?)", occ, id)
 		}
-		return "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() + " ORDER BY e.occurred_at, e.id", w.args,
+		return "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + w.String() + " ORDER BY e.occurred_at, e.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				e, err := scanEpisode(sc)
 				return storeutil.EpisodeRecord(&e), err
@@ -90,7 +77,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		if err := afterID(w, "m.id", 'm', after); err != nil {
 			return "", nil, nil, err
 		}
-		return "SELECT " + memoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id", w.args,
+		return "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + w.String() + " ORDER BY m.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				m, err := scanMemory(sc)
 				return storeutil.MemoryRecord(&m), err
@@ -104,7 +91,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 			}
 			w.add("(v.memory_id, v.version) > (?, ?)", id, n)
 		}
-		return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w.String() + " ORDER BY v.memory_id, v.version", w.args,
+		return "SELECT " + storeutil.VersionCols + " FROM memory_versions v WHERE " + w.String() + " ORDER BY v.memory_id, v.version", w.args,
 			func(sc scanner) (engram.Record, error) {
 				v, err := scanVersion(sc)
 				return storeutil.VersionRecord(&v), err
@@ -114,7 +101,7 @@ func exportPageQuery(s engram.Scope, kind, after string) (string, []any, func(sc
 		if err := afterID(w, "a.id", 'a', after); err != nil {
 			return "", nil, nil, err
 		}
-		return "SELECT " + auditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id", w.args,
+		return "SELECT " + storeutil.AuditCols + " FROM audit a WHERE " + w.String() + " ORDER BY a.id", w.args,
 			func(sc scanner) (engram.Record, error) {
 				a, err := scanAudit(sc)
 				return storeutil.AuditRecord(&a), err
@@ -143,9 +130,6 @@ func (t *adminTx) InsertAudit(ctx context.Context, a *engram.AuditEntry) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := storeutil.CheckAudit(a, shortID); err != nil {
-		return err
-	}
 	ids, err := stringsJSON(a.IDs)
 	if err != nil {
 		return err
@@ -166,12 +150,6 @@ func (t *adminTx) PurgeScope(ctx context.Context, s engram.Scope) (engram.PurgeC
 	var c engram.PurgeCounts
 	if err := t.writable(); err != nil {
 		return c, err
-	}
-	if err := s.Validate(); err != nil {
-		return c, err
-	}
-	if s.User == "" && s.Agent == "" && s.Session == "" {
-		return c, engram.Errorf(engram.EINVALID, "purge: the scope names no user, agent or session; a whole project cannot be purged")
 	}
 	s.IncludeShared = false
 

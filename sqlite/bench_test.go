@@ -270,7 +270,7 @@ func vectorCorpus(b *testing.B, n, dim int) (*sqlite.DB, []string) {
 				if err := tx.InsertMemory(ctx, m); err != nil {
 					return err
 				}
-				if err := tx.(engram.VectorWriter).PutVectors(ctx, m.Namespace, m.ID, "bench", []engram.FieldVector{
+				if err := tx.PutVectors(ctx, m.Namespace, m.ID, "bench", []engram.FieldVector{
 					{Field: engram.FieldAbstraction, Vec: vec()}, {Field: engram.FieldValue, Vec: vec()}}); err != nil {
 					return err
 				}
@@ -294,7 +294,7 @@ func BenchmarkScanVectors(b *testing.B) {
 	for b.Loop() {
 		vectors = 0
 		err := db.View(ctx, func(r engram.Reader) error {
-			return r.(engram.VectorReader).ScanVectors(ctx, scU1, "bench", func(v engram.VectorRecord) error {
+			return r.ScanVectors(ctx, scU1, "bench", func(v engram.VectorRecord) error {
 				vectors++
 				return nil
 			})
@@ -348,7 +348,7 @@ func BenchmarkPutVectors(b *testing.B) {
 		err := db.Update(ctx, func(tx engram.Tx) error {
 			for range 100 {
 				id := ids[r.IntN(len(ids))]
-				if err := tx.(engram.VectorWriter).PutVectors(ctx, nsU1, id, "bench", []engram.FieldVector{
+				if err := tx.PutVectors(ctx, nsU1, id, "bench", []engram.FieldVector{
 					{Field: engram.FieldAbstraction, Vec: vec}, {Field: engram.FieldValue, Vec: vec}}); err != nil {
 					return err
 				}

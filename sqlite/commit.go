@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
-
-	"github.com/engramhq/engram"
 )
 
 // maxBatch is the most updates one transaction commits together: enough
@@ -24,7 +22,7 @@ const (
 // writeReq is one Update waiting for the writer.
 type writeReq struct {
 	ctx   context.Context
-	fn    func(engram.Tx) error
+	fn    func(*tx) error
 	state atomic.Int32
 	done  chan writeResult // buffered: the writer never waits for the caller
 }

@@ -14,7 +14,7 @@ import (
 
 // putMeta writes one meta row in tx.
 func putMeta(ctx context.Context, tx engram.Tx, key string) error {
-	return tx.(engram.MetaWriter).SetMeta(ctx, key, "v")
+	return tx.SetMeta(ctx, key, "v")
 }
 
 // hasMeta reports whether the meta row key exists.
@@ -22,7 +22,7 @@ func hasMeta(t *testing.T, db *DB, key string) bool {
 	t.Helper()
 	var found bool
 	err := db.View(context.Background(), func(r engram.Reader) error {
-		v, err := r.(engram.MetaReader).Meta(context.Background(), key)
+		v, err := r.Meta(context.Background(), key)
 		found = v != ""
 		return err
 	})

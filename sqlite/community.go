@@ -11,9 +11,6 @@ import (
 
 // GraphEdges implements engram.CommunityReader.
 func (t *communityTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]engram.Edge, error) {
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
 	q := `SELECT min(r.source, r.target) AS a, max(r.source, r.target) AS b, sum(ev.weight)
 		FROM relations r JOIN relation_evidence ev ON ev.org = r.org AND ev.project = r.project AND ev.relation_id = r.id
 		WHERE r.org = ? AND r.project = ? AND r.user_id = ? AND r.expired_at IS NULL
@@ -30,9 +27,6 @@ func (t *communityTx) GraphEdges(ctx context.Context, n engram.Namespace) ([]eng
 
 // DirtyEntities implements engram.CommunityReader.
 func (t *communityTx) DirtyEntities(ctx context.Context, n engram.Namespace) ([]string, error) {
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
 	var out []string
 	err := t.each(ctx, "read dirty entities", "SELECT entity_id FROM graph_dirty WHERE org = ? AND project = ? AND user_id = ? ORDER BY entity_id",
 		[]any{n.Org, n.Project, n.User}, func(sc scanner) error {
@@ -59,28 +53,13 @@ func (t *communityTx) DirtyOwners(ctx context.Context, limit int) ([]engram.Name
 
 // Communities implements engram.CommunityReader.
 func (t *communityTx) Communities(ctx context.Context, s engram.Scope) ([]engram.Community, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
 	return t.communities(ctx, s, "")
 }
 
 // GetCommunity implements engram.CommunityReader.
 func (t *communityTx) GetCommunity(ctx context.Context, s engram.Scope, id string) (*engram.Community, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("community", id)
-	}
 	cs, err := t.communities(ctx, s, id)
-	if err != nil {
-		return nil, err
-	}
-	if len(cs) == 0 {
-		return nil, engram.Errorf(engram.ENOTFOUND, "community %s not found", id)
-	}
-	return &cs[0], nil
+	return storeutil.One(cs, err, "community", id)
 }
 
 // communities reads the scope's communities (only id's when set) with
@@ -92,73 +71,55 @@ func (t *communityTx) communities(ctx context.Context, s engram.Scope, id string
 		q += " AND c.id = ?"
 		args = append(args, id)
 	}
-	var out []engram.Community
-	at := map[string]int{}
+	var cs storeutil.Communities
 	err := t.each(ctx, "read communities", q+" ORDER BY c.id", args, func(sc scanner) error {
-		var (
-			c     engram.Community
-			names sql.NullString
-			upd   int64
-		)
-		if err := sc.Scan(&c.ID, &c.Namespace.Org, &c.Namespace.Project, &c.Namespace.User, &names, &c.Summary, &c.Abstract, &upd); err != nil {
+		c, err := scanCommunity(sc)
+		if err != nil {
 			return err
 		}
-		if names.Valid {
-			var err error
-			if c.Names, err = storeutil.DecodeStrings([]byte(names.String)); err != nil {
-				return err
-			}
-		}
-		c.UpdatedAt = fromMicros(upd)
-		c.Members, c.Sources = []string{}, []string{}
-		at[c.ID] = len(out)
-		out = append(out, c)
+		cs.Add(c)
 		return nil
 	})
-	if err != nil || len(out) == 0 {
-		return out, err
+	if err != nil || len(cs.List()) == 0 {
+		return cs.List(), err
 	}
-	ids := make([]string, len(out))
-	for i := range out {
-		ids[i] = out[i].ID
-	}
-	j, err := stringsJSON(ids)
+	j, err := stringsJSON(cs.IDs())
 	if err != nil {
 		return nil, err
 	}
-	for _, part := range []struct {
-		q    string
-		list func(c *engram.Community) *[]string
-	}{
-		{"SELECT community_id, entity_id FROM community_members WHERE org = ? AND project = ? AND community_id IN (SELECT value FROM json_each(?)) ORDER BY entity_id",
-			func(c *engram.Community) *[]string { return &c.Members }},
-		{"SELECT community_id, memory_id FROM community_sources WHERE org = ? AND project = ? AND community_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id",
-			func(c *engram.Community) *[]string { return &c.Sources }},
-	} {
-		err := t.each(ctx, "read communities", part.q, []any{s.Org, s.Project, j}, func(sc scanner) error {
-			var cid, x string
-			if err := sc.Scan(&cid, &x); err != nil {
-				return err
-			}
-			l := part.list(&out[at[cid]])
-			*l = append(*l, x)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	args = []any{s.Org, s.Project, j}
+	if err := t.each(ctx, "read communities", "SELECT community_id, entity_id FROM community_members WHERE org = ? AND project = ? AND community_id IN (SELECT value FROM json_each(?)) ORDER BY entity_id",
+		args, storeutil.MemberRows[scanner](&cs)); err != nil {
+		return nil, err
 	}
-	return out, nil
+	if err := t.each(ctx, "read communities", "SELECT community_id, memory_id FROM community_sources WHERE org = ? AND project = ? AND community_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id",
+		args, storeutil.SourceRows[scanner](&cs)); err != nil {
+		return nil, err
+	}
+	return cs.List(), nil
+}
+
+// scanCommunity reads a community's row, without its members and sources.
+func scanCommunity(sc scanner) (engram.Community, error) {
+	var (
+		c     engram.Community
+		names sql.NullString
+		upd   int64
+	)
+	if err := sc.Scan(&c.ID, &c.Namespace.Org, &c.Namespace.Project, &c.Namespace.User, &names, &c.Summary, &c.Abstract, &upd); err != nil {
+		return c, err
+	}
+	c.UpdatedAt = fromMicros(upd)
+	if !names.Valid {
+		return c, nil
+	}
+	var err error
+	c.Names, err = storeutil.DecodeStrings([]byte(names.String))
+	return c, err
 }
 
 // EntityCommunities implements engram.CommunityReader.
 func (t *communityTx) EntityCommunities(ctx context.Context, s engram.Scope, entityIDs []string) (map[string]string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("entity", entityIDs); err != nil {
-		return nil, err
-	}
 	out := map[string]string{}
 	if len(entityIDs) == 0 {
 		return out, nil
@@ -183,9 +144,6 @@ func (t *communityTx) EntityCommunities(ctx context.Context, s engram.Scope, ent
 // PutCommunity implements engram.CommunityWriter.
 func (t *communityTx) PutCommunity(ctx context.Context, c *engram.Community) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := c.Validate(); err != nil {
 		return err
 	}
 	n := c.Namespace
@@ -260,12 +218,6 @@ func (t *communityTx) DeleteCommunity(ctx context.Context, n engram.Namespace, i
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("community", id)
-	}
 	_, err := t.exec(ctx, "DELETE FROM communities WHERE org = ? AND project = ? AND user_id = ? AND id = ?", n.Org, n.Project, n.User, id)
 	return mapErr(ctx, "delete community", err)
 }
@@ -273,9 +225,6 @@ func (t *communityTx) DeleteCommunity(ctx context.Context, n engram.Namespace, i
 // ClearDirty implements engram.CommunityWriter.
 func (t *communityTx) ClearDirty(ctx context.Context, n engram.Namespace) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := n.Validate(); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, "DELETE FROM graph_dirty WHERE org = ? AND project = ? AND user_id = ?", n.Org, n.Project, n.User)

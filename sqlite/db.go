@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -251,6 +252,12 @@ func (db *DB) Ready(ctx context.Context) error {
 // another goroutine, and its statements are not interrupted when ctx ends:
 // the next one fails.
 func (db *DB) Update(ctx context.Context, fn func(tx engram.Tx) error) error {
+	return db.update(ctx, func(t *tx) error { return fn(storecheck.NewTx(t, checks)) })
+}
+
+// update is Update with the store's own transaction, unchecked, for the
+// store's own writes.
+func (db *DB) update(ctx context.Context, fn func(t *tx) error) error {
 	if db.closed.Load() {
 		return errClosed()
 	}
@@ -328,7 +335,7 @@ func (db *DB) View(ctx context.Context, fn func(r engram.Reader) error) error {
 		return mapErr(ctx, "begin", err)
 	}
 	defer stx.Rollback()
-	return fn(newTx(&base{stx: stx, stmts: db.rstmts, cache: db.rcache, readOnly: true}))
+	return fn(storecheck.NewReader(newTx(&base{stx: stx, stmts: db.rstmts, cache: db.rcache, readOnly: true}), checks))
 }
 
 // IntegrityCheck runs SQLite's integrity_check and foreign_key_check and,

@@ -13,17 +13,17 @@ func TestDumpSkipsChangeHorizon(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
 	err := db.Update(ctx, func(tx engram.Tx) error {
-		if err := tx.(engram.MetaWriter).SetMeta(ctx, "changes.horizon", "42"); err != nil {
+		if err := tx.SetMeta(ctx, "changes.horizon", "42"); err != nil {
 			return err
 		}
-		return tx.(engram.MetaWriter).SetMeta(ctx, "embedder", "use-lite")
+		return tx.SetMeta(ctx, "embedder", "use-lite")
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []engram.MetaEntry
 	err = db.View(ctx, func(r engram.Reader) error {
-		return r.(engram.Dumper).Dump(ctx, func(d engram.DumpRecord) error {
+		return r.Dump(ctx, func(d engram.DumpRecord) error {
 			if d.Meta != nil {
 				got = append(got, *d.Meta)
 			}

@@ -95,12 +95,6 @@ func (t *base) pruneEntityHistory(ctx context.Context, org, project, user string
 
 // EntityHistory implements engram.EntityHistoryReader.
 func (t *graphTx) EntityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.EntityVersion, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("entity", id)
-	}
 	w, args := graphWhere("v.", s)
 	q := "SELECT v.org, v.project, v.user_id, v.entity_id, v.version, v.op, v.related, v.entity, v.actor, v.at FROM entity_versions v WHERE " +
 		w + " AND v.entity_id = ? ORDER BY v.version"

@@ -136,8 +136,7 @@ func (t *base) FullTextIndexed(ctx context.Context) (bool, error) {
 // holds other writes for as long as that takes. It fails with the
 // database's error, and then nothing changed.
 func (db *DB) SetFullTextIndexed(ctx context.Context, on bool) error {
-	return db.Update(ctx, func(etx engram.Tx) error {
-		t := etx.(*tx)
+	return db.update(ctx, func(t *tx) error {
 		has, err := t.FullTextIndexed(ctx)
 		if err != nil || has == on {
 			return err

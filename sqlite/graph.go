@@ -6,15 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/engramhq/engram"
 	"github.com/engramhq/engram/internal/storeutil"
 )
-
-// entityCursorKind marks the cursors of ListEntities.
-const entityCursorKind = 'n'
 
 // graphWhere returns the condition that admits the graph rows (columns
 // org, project, user_id prefixed with p) of s's tenant and user, and the
@@ -112,24 +108,8 @@ func graphStatements() []string {
 		deleteEvidenceSQL, insertEvidenceSQL, addEvidenceSQL, putRelationsSQL, deleteEvidencesSQL, insertEvidencesSQL}
 }
 
-// checkIDs refuses a malformed id among ids, naming what they are.
-func checkIDs(what string, ids []string) error {
-	for _, id := range ids {
-		if !engram.ValidID(id) {
-			return invalidID(what, id)
-		}
-	}
-	return nil
-}
-
 // GetEntity implements engram.GraphReader.
 func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*engram.Entity, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("entity", id)
-	}
 	w, args := graphWhere("e.", s)
 	e, err := scanEntity(t.queryRow(ctx, "SELECT "+entityCols+" FROM entities e WHERE "+w+" AND e.id = ?", append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -142,13 +122,7 @@ func (t *graphTx) GetEntity(ctx context.Context, s engram.Scope, id string) (*en
 
 // ListEntities implements engram.GraphReader.
 func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.EntityFilter) ([]engram.Entity, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	limit, err := entityLimit(f.Limit)
-	if err != nil {
-		return nil, "", err
-	}
+	limit := f.Limit // made by storecheck.EntityLimit in front of the store
 	var w where
 	cond, args := graphWhere("e.", s)
 	w.add(cond, args...)
@@ -159,58 +133,19 @@ func (t *graphTx) ListEntities(ctx context.Context, s engram.Scope, f engram.Ent
 		w.add("substr(e.norm, 1, ?) = ?", len(p), p) // byte length: norm is compared as bytes
 	}
 	if f.Cursor != "" {
-		k, err := storeutil.DecodeCursor(entityCursorKind, f.Cursor)
-		norm, id, ok := strings.Cut(k, "\x00")
-		if err != nil || !ok || !engram.ValidID(id) {
-			return nil, "", storeutil.ErrBadCursor()
+		norm, id, err := storeutil.EntityAfter(f.Cursor)
+		if err != nil {
+			return nil, "", err
 		}
 		w.add("(e.norm > ? OR (e.norm = ? AND e.id > ?))", norm, norm, id)
 	}
-	var out []engram.Entity
-	err = t.each(ctx, "list entities", "SELECT "+entityCols+" FROM entities e WHERE "+w.String()+
-		" ORDER BY e.norm, e.id LIMIT ?", append(w.args, limit+1), func(sc scanner) error {
-		e, err := scanEntity(sc)
-		out = append(out, e)
-		return err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Entity) string {
-		return storeutil.EncodeCursor(entityCursorKind, last.Norm+"\x00"+last.ID)
-	})
-	return out, next, nil
+	out, err := collect(ctx, t.base, "list entities", "SELECT "+entityCols+" FROM entities e WHERE "+w.String()+
+		" ORDER BY e.norm, e.id LIMIT ?", append(w.args, limit+1), scanEntity)
+	return storeutil.EntityPage(out, limit, err)
 }
 
-// entityLimit returns the page size f.Limit asks for; EINVALID outside
-// 0..MaxEntityLimit.
-func entityLimit(n int) (int, error) {
-	switch {
-	case n == 0:
-		return engram.DefaultEntityLimit, nil
-	case n < 0 || n > engram.MaxEntityLimit:
-		return 0, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", n, engram.MaxEntityLimit)
-	}
-	return n, nil
-}
-
-// FindEntities implements engram.GraphReader.
-func (t *graphTx) FindEntities(ctx context.Context, s engram.Scope, keys []string) ([]engram.Entity, error) {
-	return t.entitiesByKey(ctx, s, "n", keys, engram.MaxEntityLimit)
-}
-
-// EntitiesByToken implements engram.GraphReader.
-func (t *graphTx) EntitiesByToken(ctx context.Context, s engram.Scope, tokens []string, limit int) ([]engram.Entity, error) {
-	if limit < 1 || limit > engram.MaxEntityLimit {
-		return nil, engram.Errorf(engram.EINVALID, "limit %d is outside 1..%d", limit, engram.MaxEntityLimit)
-	}
-	return t.entitiesByKey(ctx, s, "t", tokens, limit)
-}
-
-func (t *graphTx) entitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
+// EntitiesByKey implements storecheck.GraphLookups.
+func (t *graphTx) EntitiesByKey(ctx context.Context, s engram.Scope, kind string, keys []string, limit int) ([]engram.Entity, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -254,9 +189,6 @@ func entitiesByKeySQL(s engram.Scope, kind string, keysJSON any, limit int) (str
 // PutEntity implements engram.GraphWriter.
 func (t *graphTx) PutEntity(ctx context.Context, e *engram.Entity) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := e.Validate(); err != nil {
 		return err
 	}
 	n := e.Namespace
@@ -334,12 +266,6 @@ func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id strin
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("entity", id)
-	}
 	w, args := graphWhere("e.", engram.ScopeOf(n))
 	snap, err := scanEntity(t.queryRow(ctx, "SELECT "+entityCols+" FROM entities e WHERE "+w+" AND e.id = ?", append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -353,18 +279,10 @@ func (t *graphTx) DeleteEntity(ctx context.Context, n engram.Namespace, id strin
 	if err := t.pruneCommunities(ctx, n.Org, n.Project, n.User); err != nil {
 		return err
 	}
-	c := engram.DeleteChangeOf(ctx)
-	at := c.At
-	if at.IsZero() {
-		at = time.Now()
-	}
-	if c.Op != engram.EntityMerged {
-		if err := t.forgetEntityHistory(ctx, n, id); err != nil {
-			return err
-		}
-		return t.recordEntityVersion(ctx, n, id, c, nil, at)
-	}
-	return t.recordEntityVersion(ctx, n, id, c, &snap, at)
+	return storeutil.RecordEntityDeletion(ctx, &snap, func() error { return t.forgetEntityHistory(ctx, n, id) },
+		func(c engram.EntityChange, snap *engram.Entity, at time.Time) error {
+			return t.recordEntityVersion(ctx, n, id, c, snap, at)
+		})
 }
 
 // pruneGraph removes the relations of a tenant's user left without

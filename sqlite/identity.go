@@ -11,25 +11,19 @@ import (
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
-// identityOwner checks s and returns the (org, project, user) args every
-// identity read starts with.
-func identityOwner(s engram.Scope) ([]any, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	return []any{s.Org, s.Project, s.User}, nil
+// identityOwner returns the (org, project, user) args every identity read
+// starts with.
+func identityOwner(s engram.Scope) []any {
+	return []any{s.Org, s.Project, s.User}
 }
 
 const ownerWhere = "org = ? AND project = ? AND user_id = ?"
 
 // Modalities returns the modalities declared in s's tenant and user.
 func (t *identityTx) Modalities(ctx context.Context, s engram.Scope) ([]engram.EmbeddingModality, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args := identityOwner(s)
 	var out []engram.EmbeddingModality
-	err = t.each(ctx, "list modalities", "SELECT org, project, user_id, name, dim, created_at FROM identity_modalities WHERE "+ownerWhere+" ORDER BY name", args,
+	err := t.each(ctx, "list modalities", "SELECT org, project, user_id, name, dim, created_at FROM identity_modalities WHERE "+ownerWhere+" ORDER BY name", args,
 		func(sc scanner) error {
 			var m engram.EmbeddingModality
 			var at int64
@@ -60,10 +54,7 @@ func scanIdentity(sc scanner) (engram.Identity, error) {
 
 // ListIdentities returns s's identities matching f, oldest first.
 func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engram.IdentityFilter) ([]engram.Identity, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args := identityOwner(s)
 	q := "SELECT " + identityCols + " FROM identities WHERE " + ownerWhere
 	if f.Modality != "" {
 		q += " AND modality = ?"
@@ -74,7 +65,7 @@ func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engra
 		args = append(args, f.PersonID)
 	}
 	var out []engram.Identity
-	err = t.each(ctx, "list identities", q+" ORDER BY id LIMIT ?", append(args, engram.MaxLimit), func(sc scanner) error {
+	err := t.each(ctx, "list identities", q+" ORDER BY id LIMIT ?", append(args, engram.MaxLimit), func(sc scanner) error {
 		i, err := scanIdentity(sc)
 		out = append(out, i)
 		return err
@@ -84,10 +75,7 @@ func (t *identityTx) ListIdentities(ctx context.Context, s engram.Scope, f engra
 
 // GetIdentity returns an identity of s or ENOTFOUND.
 func (t *identityTx) GetIdentity(ctx context.Context, s engram.Scope, id string) (*engram.Identity, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args := identityOwner(s)
 	i, err := scanIdentity(t.queryRow(ctx, "SELECT "+identityCols+" FROM identities WHERE "+ownerWhere+" AND id = ?", append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, engram.Errorf(engram.ENOTFOUND, "identity %s not found", id)
@@ -99,14 +87,8 @@ func (t *identityTx) GetIdentity(ctx context.Context, s engram.Scope, id string)
 
 // ListObservations returns the observations f selects, newest first.
 func (t *identityTx) ListObservations(ctx context.Context, s engram.Scope, f engram.ObservationFilter) ([]engram.Observation, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
-	limit := f.Limit
-	if limit <= 0 || limit > engram.MaxIdentityMembers {
-		limit = engram.MaxIdentityMembers
-	}
+	args := identityOwner(s)
+	limit := f.Limit // made 1 to MaxIdentityMembers in front of the store
 	q := "SELECT " + observationCols + " FROM identity_observations WHERE " + ownerWhere
 	if len(f.IdentityIDs) > 0 {
 		q += " AND identity_id IN (SELECT value FROM json_each(?))"
@@ -119,7 +101,7 @@ func (t *identityTx) ListObservations(ctx context.Context, s engram.Scope, f eng
 		args = append(args, string(j))
 	}
 	var out []engram.Observation
-	err = t.each(ctx, "list observations", q+" ORDER BY at DESC, id DESC LIMIT ?", append(args, limit), func(sc scanner) error {
+	err := t.each(ctx, "list observations", q+" ORDER BY at DESC, id DESC LIMIT ?", append(args, limit), func(sc scanner) error {
 		o, err := scanObservation(sc)
 		out = append(out, o)
 		return err
@@ -166,12 +148,9 @@ func scanPerson(sc scanner) (engram.Person, error) {
 
 // ListPersons returns s's persons, oldest first.
 func (t *identityTx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.Person, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args := identityOwner(s)
 	var out []engram.Person
-	err = t.each(ctx, "list persons", "SELECT "+personCols+" FROM persons WHERE "+ownerWhere+" ORDER BY id LIMIT ?", append(args, engram.MaxLimit), func(sc scanner) error {
+	err := t.each(ctx, "list persons", "SELECT "+personCols+" FROM persons WHERE "+ownerWhere+" ORDER BY id LIMIT ?", append(args, engram.MaxLimit), func(sc scanner) error {
 		p, err := scanPerson(sc)
 		out = append(out, p)
 		return err
@@ -181,10 +160,7 @@ func (t *identityTx) ListPersons(ctx context.Context, s engram.Scope) ([]engram.
 
 // GetPerson returns a person of s or ENOTFOUND.
 func (t *identityTx) GetPerson(ctx context.Context, s engram.Scope, id string) (*engram.Person, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
+	args := identityOwner(s)
 	p, err := scanPerson(t.queryRow(ctx, "SELECT "+personCols+" FROM persons WHERE "+ownerWhere+" AND id = ?", append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, engram.Errorf(engram.ENOTFOUND, "person %s not found", id)
@@ -196,15 +172,9 @@ func (t *identityTx) GetPerson(ctx context.Context, s engram.Scope, id string) (
 
 // IdentityHistory returns the events of s naming id, oldest first.
 func (t *identityTx) IdentityHistory(ctx context.Context, s engram.Scope, id string) ([]engram.IdentityEvent, error) {
-	args, err := identityOwner(s)
-	if err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("identity", id)
-	}
+	args := identityOwner(s)
 	var out []engram.IdentityEvent
-	err = t.each(ctx, "identity history", "SELECT "+eventCols+`
+	err := t.each(ctx, "identity history", "SELECT "+eventCols+`
 		FROM identity_events WHERE `+ownerWhere+` AND EXISTS (SELECT 1 FROM json_each(subjects) WHERE value = ?) ORDER BY at, id`,
 		append(args, id), func(sc scanner) error {
 			ev, err := scanEvent(sc)
@@ -242,9 +212,6 @@ func (t *identityTx) PutModality(ctx context.Context, m *engram.EmbeddingModalit
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := m.Validate(); err != nil {
-		return err
-	}
 	n := m.Namespace
 	_, err := t.exec(ctx, "INSERT INTO identity_modalities (org, project, user_id, name, dim, created_at) VALUES (?, ?, ?, ?, ?, ?)",
 		n.Org, n.Project, n.User, m.Name, m.Dim, micros(m.CreatedAt))
@@ -270,9 +237,6 @@ func (t *identityTx) ownedByOther(ctx context.Context, table string, n engram.Na
 // PutIdentity stores or replaces an identity.
 func (t *identityTx) PutIdentity(ctx context.Context, i *engram.Identity) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := i.Validate(); err != nil {
 		return err
 	}
 	n := i.Namespace
@@ -303,12 +267,6 @@ func (t *identityTx) DeleteIdentity(ctx context.Context, n engram.Namespace, id 
 func (t *identityTx) InsertObservation(ctx context.Context, o *engram.Observation) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	if o.IdentityID == "" {
-		return engram.Errorf(engram.EINVALID, "observation: identity_id is required")
 	}
 	n := o.Namespace
 	var start, end any
@@ -343,9 +301,6 @@ func (t *identityTx) PutPerson(ctx context.Context, p *engram.Person) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
 	n := p.Namespace
 	if other, err := t.ownedByOther(ctx, "persons", n, p.ID); err != nil {
 		return err
@@ -373,9 +328,6 @@ func (t *identityTx) DeletePerson(ctx context.Context, n engram.Namespace, id st
 // InsertIdentityEvent appends an event to the history.
 func (t *identityTx) InsertIdentityEvent(ctx context.Context, ev *engram.IdentityEvent) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := ev.Validate(); err != nil {
 		return err
 	}
 	n := ev.Namespace

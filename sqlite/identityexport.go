@@ -76,10 +76,5 @@ func (t *identityTx) IdentityOwners(ctx context.Context, fn func(engram.Namespac
 	if err != nil {
 		return err
 	}
-	for _, n := range owners {
-		if err := fn(n); err != nil {
-			return err
-		}
-	}
-	return nil
+	return storeutil.CallEach(owners, fn)
 }

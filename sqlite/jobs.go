@@ -66,12 +66,6 @@ func scanJob(sc scanner) (engram.Job, error) {
 // GetJob returns the job with id in s; ENOTFOUND if there is none in s,
 // EINVALID for a bad scope.
 func (t *jobTx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.Job, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("job", id)
-	}
 	w, args := scopeWhere("j.", s)
 	j, err := scanJob(t.queryRow(ctx, `SELECT `+jobCols+` FROM jobs j WHERE `+w+` AND j.id = ?`, append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -85,12 +79,6 @@ func (t *jobTx) GetJob(ctx context.Context, s engram.Scope, id string) (*engram.
 // ListJobs returns the jobs of s newest first and the next page's cursor;
 // EINVALID for a bad scope, filter or cursor.
 func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter) ([]engram.Job, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := f.Validate(); err != nil {
-		return nil, "", err
-	}
 	limit, _ := engram.ClampLimit(f.Limit)
 	var w where
 	w.addScope("j.", s)
@@ -102,27 +90,20 @@ func (t *jobTx) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilter
 		w.add("j.state IN ("+placeholders(len(states))+")", states...)
 	}
 	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('j', f.Cursor)
+		id, err := storeutil.JobAfter(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
 		w.add("j.id < ?", id)
 	}
 	out, err := collect(ctx, t.base, "list jobs", `SELECT `+jobCols+` FROM jobs j WHERE `+w.String()+` ORDER BY j.id DESC LIMIT ?`, append(w.args, limit+1), scanJob)
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Job) string { return storeutil.EncodeCursor('j', last.ID) })
-	return out, next, nil
+	return storeutil.JobPage(out, limit, err)
 }
 
 // EnqueueJob stores a new queued job; EINVALID for a malformed one,
 // ECONFLICT if its id exists in its tenant.
 func (t *jobTx) EnqueueJob(ctx context.Context, j *engram.Job) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckJob(j, shortID); err != nil {
 		return err
 	}
 	eps, err := json.Marshal(storeutil.NonNil(j.Episodes))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/internal/storeutil"
 )
 
 const keyCols = `id, name, org, project, user_id, role, hash, created_at, revoked_at`
@@ -54,9 +53,6 @@ func (t *adminTx) ListKeys(ctx context.Context, org, project string) ([]engram.A
 // ECONFLICT if the id exists.
 func (t *adminTx) InsertKey(ctx context.Context, k *engram.APIKey) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckKey(k); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, `INSERT INTO api_keys (`+keyCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -12,12 +12,6 @@ import (
 // that several users of the tenant hold the id.
 func (t *memoryTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id string) (engram.Namespace, error) {
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project, User: tenant.User}
-	if err := n.Validate(); err != nil {
-		return n, err
-	}
-	if !engram.ValidID(id) {
-		return n, invalidID("memory", id)
-	}
 	q, args := "SELECT user_id, agent, session FROM memories WHERE org = ? AND project = ? AND id = ? LIMIT 2", []any{n.Org, n.Project, id}
 	if n.User != "" {
 		q, args = "SELECT user_id, agent, session FROM memories WHERE org = ? AND project = ? AND user_id = ? AND id = ?", []any{n.Org, n.Project, n.User, id}
@@ -36,13 +30,6 @@ func (t *memoryTx) LocateMemory(ctx context.Context, tenant engram.Namespace, id
 // Namespaces implements engram.Locator.
 func (t *memoryTx) Namespaces(ctx context.Context, tenant engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
 	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
-	limit, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
 	rows, err := t.query(ctx, `SELECT user_id, agent, session, count(*), max(updated_at) FROM memories
 		WHERE org = ? AND project = ? AND status = ?
 		GROUP BY user_id, agent, session ORDER BY user_id, agent, session LIMIT ?`,

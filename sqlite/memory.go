@@ -13,12 +13,6 @@ import (
 // GetEpisode returns the episode with id in s; ENOTFOUND if there is none
 // in s, EINVALID for a malformed scope or id.
 func (t *memoryTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*engram.Episode, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("episode", id)
-	}
 	q, args := getEpisodeSQL(s)
 	e, err := scanEpisode(t.queryRow(ctx, q, append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -32,12 +26,6 @@ func (t *memoryTx) GetEpisode(ctx context.Context, s engram.Scope, id string) (*
 // GetMemory returns the memory with id in s, in any status; ENOTFOUND if
 // there is none in s, EINVALID for a malformed scope or id.
 func (t *memoryTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*engram.Memory, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("memory", id)
-	}
 	q, args := getMemorySQL(s)
 	m, err := scanMemory(t.queryRow(ctx, q, append(args, id)...))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -49,19 +37,13 @@ func (t *memoryTx) GetMemory(ctx context.Context, s engram.Scope, id string) (*e
 }
 
 // GetMemories returns the memories among ids that s contains, in any status
-// and in no particular order, each once. Ids that are malformed, unknown or
-// outside s are skipped; EINVALID for a bad scope.
+// and in no particular order; ids are valid and given once (storecheck
+// drops the others in front of the store), and those unknown or outside s
+// are skipped.
 func (t *memoryTx) GetMemories(ctx context.Context, s engram.Scope, ids []string) ([]engram.Memory, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	seen := make(map[string]bool, len(ids))
-	want := make([]any, 0, len(ids))
-	for _, id := range ids {
-		if engram.ValidID(id) && !seen[id] {
-			seen[id] = true
-			want = append(want, id)
-		}
+	want := make([]any, len(ids))
+	for i, id := range ids {
+		want[i] = id
 	}
 	var out []engram.Memory
 	for len(want) > 0 {
@@ -90,9 +72,6 @@ func (t *memoryTx) GetMemories(ctx context.Context, s engram.Scope, ids []string
 // ListEpisodes returns a page of the episodes in s matching f, by
 // (occurred_at, id); EINVALID for a bad scope, filter or cursor.
 func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
 	w := &where{}
 	w.addScope("e.", s)
 	if err := episodeFilter(w, &f); err != nil {
@@ -106,16 +85,10 @@ func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.Ep
 		}
 		w.add("(e.occurred_at, e.id) > (?, ?)", occ, id)
 	}
-	q := "SELECT " + episodeCols + " FROM episodes e WHERE " + w.String() +
+	q := "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + w.String() +
 		" ORDER BY e.occurred_at, e.id LIMIT ?"
 	out, err := collect(ctx, t.base, "list episodes", q, append(w.args, limit+1), scanEpisode)
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Episode) string {
-		return storeutil.EncodeEpisodeCursor(micros(last.OccurredAt), last.ID)
-	})
-	return out, next, nil
+	return storeutil.EpisodePage(out, limit, err)
 }
 
 // ListMemories returns a page of the memories in s matching f, newest id
@@ -126,20 +99,13 @@ func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.Me
 		return nil, "", err
 	}
 	out, err := memoryRows(ctx, t.base, "list memories", q, args)
-	if err != nil {
-		return nil, "", err
-	}
-	out, next := storeutil.NextPage(out, limit, func(last engram.Memory) string { return storeutil.EncodeCursor('m', last.ID) })
-	return out, next, nil
+	return storeutil.MemoryPage(out, limit, err)
 }
 
 // listMemoriesSQL is the query of ListMemories and its arguments, which
 // read one more than the page's limit (returned too); EINVALID for a bad
 // scope, filter or cursor.
 func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int, error) {
-	if err := s.Validate(); err != nil {
-		return "", nil, 0, err
-	}
 	w := &where{}
 	w.addScope("m.", s)
 	if err := memoryFilter(w, &f); err != nil {
@@ -147,13 +113,13 @@ func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int,
 	}
 	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
 	if f.Cursor != "" {
-		id, err := storeutil.DecodeIDCursor('m', f.Cursor)
+		id, err := storeutil.MemoryAfter(f.Cursor)
 		if err != nil {
 			return "", nil, 0, err
 		}
 		w.add("m.id < ?", id)
 	}
-	q := "SELECT " + memoryCols + " FROM " + w.from() + " WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
+	q := "SELECT " + storeutil.MemoryCols + " FROM " + w.from() + " WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
 	return q, append(w.args, limit+1), limit, nil
 }
 
@@ -162,14 +128,7 @@ func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int,
 // f.Cursor are ignored. A query without terms gives no hits and no error;
 // EINVALID for a bad scope, filter or limit.
 func (t *memoryTx) SearchText(ctx context.Context, s engram.Scope, query string, f engram.MemoryFilter, limit int) ([]engram.TextHit, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	n, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
-	f.Limit, f.Cursor = 0, ""
+	n := limit // clamped in front of the store
 	w := &where{}
 	w.addScope("m.", s)
 	if err := memoryFilter(w, &f); err != nil {
@@ -184,7 +143,7 @@ func (t *memoryTx) SearchText(ctx context.Context, s engram.Scope, query string,
 	} else if !on {
 		return nil, engram.Errorf(engram.EUNAVAILABLE, "the store's full-text index is off (engram fulltext on builds it)")
 	}
-	q := "SELECT " + memoryCols + ", " + bm25Expr + " AS r FROM memories_fts " +
+	q := "SELECT " + storeutil.MemoryCols + ", " + bm25Expr + " AS r FROM memories_fts " +
 		"JOIN memories m ON m.rid = memories_fts.rowid " +
 		"WHERE memories_fts MATCH ? AND " + w.String() + " ORDER BY r, m.id DESC LIMIT ?"
 	args := make([]any, 0, len(w.args)+2)
@@ -212,12 +171,6 @@ func (t *memoryTx) SearchText(ctx context.Context, s engram.Scope, query string,
 // Versions returns the history of memory id in s, oldest first; ENOTFOUND
 // if s holds neither the memory nor any of its versions.
 func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]engram.Version, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if !engram.ValidID(id) {
-		return nil, invalidID("memory", id)
-	}
 	q, args := versionsSQL(s)
 	out, err := collect(ctx, t.base, "versions", q, append(args, id), scanVersion)
 	if err != nil {
@@ -237,13 +190,10 @@ func (t *memoryTx) Versions(ctx context.Context, s engram.Scope, id string) ([]e
 // key starts at the beginning. Strings compare byte by byte. It is for
 // maintenance only: it crosses tenants. EINVALID if limit is not positive.
 func (t *memoryTx) ScanMemories(ctx context.Context, after engram.MemoryKey, limit int) ([]engram.Memory, error) {
-	if limit <= 0 {
-		return nil, engram.Errorf(engram.EINVALID, "scan limit %d is not positive", limit)
-	}
 	return memoryRows(ctx, t.base, "scan memories", scanMemoriesSQL, []any{after.Org, after.Project, after.User, after.ID, limit})
 }
 
-// memoryRows returns the memories q selects (its columns memoryCols),
+// memoryRows returns the memories q selects (its columns storeutil.MemoryCols),
 // with the error of the query or of a row.
 func memoryRows(ctx context.Context, t *base, op, q string, args []any) ([]engram.Memory, error) {
 	return collect(ctx, t, op, q, args, func(sc scanner) (engram.Memory, error) { return scanMemory(sc) })
@@ -253,8 +203,5 @@ func memoryRows(ctx context.Context, t *base, op, q string, args []any) ([]engra
 // tenant whose expires_at is at or before at, soonest first. EINVALID if
 // limit is not positive.
 func (t *memoryTx) Lapsed(ctx context.Context, at time.Time, limit int) ([]engram.Memory, error) {
-	if limit <= 0 {
-		return nil, engram.Errorf(engram.EINVALID, "lapsed limit %d is not positive", limit)
-	}
 	return memoryRows(ctx, t.base, "read lapsed memories", lapsedSQL, []any{micros(at), limit})
 }

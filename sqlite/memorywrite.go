@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // InsertEpisode stores e. EINVALID if e fails Validate or has no id,
@@ -15,9 +14,6 @@ import (
 // episode with the id is no conflict).
 func (t *memoryTx) InsertEpisode(ctx context.Context, e *engram.Episode) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckEpisode(e); err != nil {
 		return err
 	}
 	md, err := mapJSON(e.Metadata)
@@ -53,9 +49,6 @@ func memoryArgs(m *engram.Memory) (cues, sources, md any, err error) {
 // m's JSON columns (memoryArgs).
 func (t *memoryTx) writeArgs(m *engram.Memory) (cues, sources, md any, err error) {
 	if err := t.writable(); err != nil {
-		return nil, nil, nil, err
-	}
-	if err := storeutil.CheckMemory(m); err != nil {
 		return nil, nil, nil, err
 	}
 	return memoryArgs(m)
@@ -172,9 +165,6 @@ func (t *memoryTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := storeutil.CheckVersion(v, shortID); err != nil {
-		return err
-	}
 	old, err := jsonText(v.Old, v.Old == nil)
 	if err != nil {
 		return err
@@ -199,12 +189,6 @@ func (t *memoryTx) InsertVersion(ctx context.Context, v *engram.Version) error {
 func (t *memoryTx) PurgeMemory(ctx context.Context, n engram.Namespace, id string) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("memory", id)
 	}
 	if err := t.logChange(ctx, n, id); err != nil {
 		return err
@@ -241,12 +225,6 @@ func (t *memoryTx) PurgeEpisode(ctx context.Context, n engram.Namespace, id stri
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(id) {
-		return invalidID("episode", id)
-	}
 	_, err := t.exec(ctx, deleteEpisodeSQL, n.Org, n.Project, n.User, id)
 	return mapErr(ctx, "purge episode", err)
 }
@@ -262,14 +240,6 @@ func affected(r sql.Result) (int, error) {
 func (t *memoryTx) Touch(ctx context.Context, tenant engram.Namespace, ids []string, at time.Time) error {
 	if err := t.writable(); err != nil {
 		return err
-	}
-	if err := tenant.Validate(); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if !engram.ValidID(id) {
-			return invalidID("memory", id)
-		}
 	}
 	// The ids are counted here and written in one statement per distinct
 	// count (few: most memories are read once or twice per flush), each

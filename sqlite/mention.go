@@ -2,28 +2,12 @@ package sqlite
 
 import (
 	"context"
-	"strings"
 
 	"github.com/engramhq/engram"
 )
 
-// EntityMentions implements engram.GraphReader.
-func (t *graphTx) EntityMentions(ctx context.Context, s engram.Scope, entityIDs []string, limit int) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "entity_id", entityIDs, limit)
-}
-
-// MemoryMentions implements engram.GraphReader.
-func (t *graphTx) MemoryMentions(ctx context.Context, s engram.Scope, memoryIDs []string) ([]engram.Mention, error) {
-	return t.mentions(ctx, s, "memory_id", memoryIDs, 0)
-}
-
-func (t *graphTx) mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs(strings.TrimSuffix(col, "_id"), ids); err != nil {
-		return nil, err
-	}
+// Mentions implements storecheck.GraphLookups.
+func (t *graphTx) Mentions(ctx context.Context, s engram.Scope, col string, ids []string, limit int) ([]engram.Mention, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -69,15 +53,6 @@ func (t *graphTx) PutMention(ctx context.Context, m engram.Mention) error {
 		return err
 	}
 	n := m.Namespace
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if !engram.ValidID(m.EntityID) {
-		return invalidID("entity", m.EntityID)
-	}
-	if !engram.ValidID(m.MemoryID) {
-		return invalidID("memory", m.MemoryID)
-	}
 	res, err := t.exec(ctx, putMentionSQL,
 		n.Org, n.Project, n.User, m.EntityID, m.MemoryID, micros(m.At))
 	if err != nil {
@@ -94,15 +69,6 @@ func (t *graphTx) PutMention(ctx context.Context, m engram.Mention) error {
 // DeleteMention implements engram.GraphWriter.
 func (t *graphTx) DeleteMention(ctx context.Context, n engram.Namespace, entityID, memoryID string) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("entity", []string{entityID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{memoryID}); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, deleteMentionSQL,

@@ -7,15 +7,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // Meta returns the store-wide value under key, or "" if there is none;
 // EINVALID for an empty or overlong key.
 func (t *base) Meta(ctx context.Context, key string) (string, error) {
-	if err := storeutil.CheckMetaKey(key); err != nil {
-		return "", err
-	}
 	var v string
 	err := t.queryRow(ctx, getMetaSQL, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -29,9 +25,6 @@ func (t *base) Meta(ctx context.Context, key string) (string, error) {
 // not UTF-8.
 func (t *base) SetMeta(ctx context.Context, key, value string) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckMetaKey(key); err != nil {
 		return err
 	}
 	if !utf8.ValidString(value) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // TestQueryPlans pins the index use the vector and maintenance queries were
@@ -75,7 +76,7 @@ func TestQueryPlans(t *testing.T) {
 	if err := memoryFilter(w, &engram.MemoryFilter{IDs: []string{engram.NewID(), engram.NewID()}}); err != nil {
 		t.Fatal(err)
 	}
-	idsPlan := plan("SELECT "+memoryCols+" FROM memories m WHERE "+w.String()+" ORDER BY m.id DESC LIMIT ?", append(w.args, 10)...)
+	idsPlan := plan("SELECT "+storeutil.MemoryCols+" FROM memories m WHERE "+w.String()+" ORDER BY m.id DESC LIMIT ?", append(w.args, 10)...)
 	if want := "AND id=?)"; !strings.Contains(idsPlan, "SEARCH m USING INDEX") || !strings.Contains(idsPlan, want) || strings.Contains(idsPlan, "SCAN m") {
 		t.Errorf("ListMemories by ids: plan\n%s\ndoes not contain %q or scans memories", idsPlan, want)
 	}

@@ -81,9 +81,6 @@ func placeholders(n int) string {
 
 // memoryFilter adds the conditions of f on the memories table aliased m.
 func memoryFilter(w *where, f *engram.MemoryFilter) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
 	if len(f.Kinds) > 0 {
 		args := make([]any, len(f.Kinds))
 		for i, k := range f.Kinds {
@@ -196,9 +193,6 @@ func statusFilter(w *where, f *engram.MemoryFilter) {
 
 // episodeFilter adds the conditions of f on the episodes table aliased e.
 func episodeFilter(w *where, f *engram.EpisodeFilter) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
 	if len(f.Roles) > 0 {
 		args := make([]any, len(f.Roles))
 		for i, r := range f.Roles {

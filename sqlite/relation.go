@@ -5,23 +5,12 @@ import (
 	"database/sql"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storeutil"
 )
 
 // Relations implements engram.GraphReader.
 func (t *graphTx) Relations(ctx context.Context, s engram.Scope, entityIDs []string, f engram.RelationFilter) ([]engram.Relation, error) {
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkIDs("entity", entityIDs); err != nil {
-		return nil, err
-	}
-	if err := f.Validate(); err != nil {
-		return nil, err
-	}
-	limit, err := engram.RelationLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
+	limit := f.Limit // made by engram.RelationLimit in front of the store
 	if entityIDs != nil && len(entityIDs) == 0 {
 		return nil, nil
 	}
@@ -92,33 +81,17 @@ func relationsSQL(s engram.Scope, entityIDs []string, f engram.RelationFilter, l
 
 // evidence fills the Evidence of rs, read in one query.
 func (t *graphTx) evidence(ctx context.Context, s engram.Scope, rs []engram.Relation) error {
-	ids := make([]string, len(rs))
-	at := make(map[string]int, len(rs))
-	for i := range rs {
-		ids[i], at[rs[i].ID] = rs[i].ID, i
-		rs[i].Evidence = []engram.Evidence{}
-	}
+	ids, add := storeutil.EvidenceRows[scanner](rs)
 	j, err := stringsJSON(ids)
 	if err != nil {
 		return err
 	}
-	return t.each(ctx, "read evidence", evidenceSQL, []any{s.Org, s.Project, j}, func(sc scanner) error {
-		var rid string
-		var ev engram.Evidence
-		if err := sc.Scan(&rid, &ev.MemoryID, &ev.Weight); err != nil {
-			return err
-		}
-		rs[at[rid]].Evidence = append(rs[at[rid]].Evidence, ev)
-		return nil
-	})
+	return t.each(ctx, "read evidence", evidenceSQL, []any{s.Org, s.Project, j}, add)
 }
 
 // PutRelation implements engram.GraphWriter.
 func (t *graphTx) PutRelation(ctx context.Context, r *engram.Relation) error {
 	if err := t.writable(); err != nil {
-		return err
-	}
-	if err := r.Validate(); err != nil {
 		return err
 	}
 	n := r.Namespace
@@ -190,9 +163,6 @@ func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationI
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := checkEvidence(n, relationID, ev); err != nil {
-		return err
-	}
 	res, err := t.exec(ctx, addEvidenceSQL, n.Org, n.Project, relationID, ev.MemoryID, ev.Weight, n.User)
 	if err != nil {
 		return mapErr(ctx, "add evidence", err)
@@ -201,23 +171,6 @@ func (t *graphTx) AddEvidence(ctx context.Context, n engram.Namespace, relationI
 		return mapErr(ctx, "add evidence", err)
 	} else if k == 0 {
 		return engram.Errorf(engram.ENOTFOUND, "relation %s or memory %s not found", relationID, ev.MemoryID)
-	}
-	return nil
-}
-
-// checkEvidence refuses a bad namespace, relation id or evidence.
-func checkEvidence(n engram.Namespace, relationID string, ev engram.Evidence) error {
-	if err := n.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs("relation", []string{relationID}); err != nil {
-		return err
-	}
-	if err := checkIDs("memory", []string{ev.MemoryID}); err != nil {
-		return err
-	}
-	if ev.Weight <= 0 || ev.Weight > 1 {
-		return engram.Errorf(engram.EINVALID, "evidence weight %v is outside (0, 1]", ev.Weight)
 	}
 	return nil
 }

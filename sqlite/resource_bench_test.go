@@ -43,13 +43,13 @@ func benchDBResource(b *testing.B, data []byte) {
 	b.ResetTimer()
 	for range b.N {
 		r := &engram.Resource{ID: engram.NewID(), Namespace: ns, Name: "f", MIMEType: "application/octet-stream"}
-		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.(engram.ResourceWriter).InsertResource(ctx, r) }); err != nil {
+		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.InsertResource(ctx, r) }); err != nil {
 			b.Fatal(err)
 		}
 		for seq := 0; seq*engram.ResourceChunkBytes < len(data); seq++ {
 			chunk := data[seq*engram.ResourceChunkBytes : min(len(data), (seq+1)*engram.ResourceChunkBytes)]
 			if err := db.Update(ctx, func(tx engram.Tx) error {
-				return tx.(engram.ResourceWriter).PutResourceChunk(ctx, ns, r.ID, seq, chunk)
+				return tx.PutResourceChunk(ctx, ns, r.ID, seq, chunk)
 			}); err != nil {
 				b.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func benchDBResource(b *testing.B, data []byte) {
 		n := 0
 		for seq := 0; n < len(data); seq++ {
 			if err := db.View(ctx, func(rd engram.Reader) error {
-				c, err := rd.(engram.ResourceReader).ResourceChunk(ctx, ns, r.ID, seq)
+				c, err := rd.ResourceChunk(ctx, ns, r.ID, seq)
 				n += len(c)
 				return err
 			}); err != nil {

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -13,20 +12,6 @@ import (
 // SQL shared by the transaction methods. Statements whose text does not
 // depend on the request are prepared once per connection pool at Open
 // (writeStatements, readStatements); the rest are built per call.
-
-const episodeCols = `e.id, e.org, e.project, e.user_id, e.agent, e.session, e.role, e.speaker,
-	e.content, e.modality, e.occurred_at, e.received_at, e.metadata, e.media`
-
-const memoryCols = `m.id, m.org, m.project, m.user_id, m.agent, m.session, m.kind, m.abstraction,
-	m.cues, m.value, m.language, m.confidence, m.importance, m.status, m.valid_from, m.valid_to,
-	m.created_at, m.updated_at, m.expired_at, m.expires_at, m.sources, m.superseded_by,
-	m.metadata, m.version, m.access_count, m.last_accessed`
-
-const versionCols = `v.memory_id, v.org, v.project, v.user_id, v.agent, v.session, v.version,
-	v.op, v.old, v.new, v.actor, v.reason, v.at`
-
-const auditCols = `a.id, a.org, a.project, a.user_id, a.agent, a.session, a.actor, a.op, a.ids,
-	a.detail, a.at`
 
 const (
 	insertEpisodeSQL = `INSERT INTO episodes (org, project, user_id, agent, session, id, role, speaker,
@@ -82,10 +67,10 @@ const (
 
 	// The row value comparison is answered from the UNIQUE (org, project,
 	// user_id, id) index, which also gives the order.
-	scanMemoriesSQL = "SELECT " + memoryCols + ` FROM memories m
+	scanMemoriesSQL = "SELECT " + storeutil.MemoryCols + ` FROM memories m
 		WHERE (m.org, m.project, m.user_id, m.id) > (?, ?, ?, ?) ORDER BY m.org, m.project, m.user_id, m.id LIMIT ?`
 	// lapsedSQL reads memories_lapsing (migration 6).
-	lapsedSQL = "SELECT " + memoryCols + ` FROM memories m
+	lapsedSQL = "SELECT " + storeutil.MemoryCols + ` FROM memories m
 		WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= ?
 		ORDER BY m.expires_at, m.org, m.project, m.id LIMIT ?`
 )
@@ -101,7 +86,7 @@ var bm25Expr = "bm25(memories_fts, " + strconv.FormatFloat(weightValue, 'f', -1,
 // user's own comes first.
 func getEpisodeSQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("e.", s)
-	return "SELECT " + episodeCols + " FROM episodes e WHERE " + w + " AND e.id = ? ORDER BY e.user_id = '' LIMIT 1", args
+	return "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + w + " AND e.id = ? ORDER BY e.user_id = '' LIMIT 1", args
 }
 
 // getMemorySQL selects the memory of s with an id. Ids are unique per
@@ -109,7 +94,7 @@ func getEpisodeSQL(s engram.Scope) (string, []any) {
 // user's own comes first.
 func getMemorySQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("m.", s)
-	return "SELECT " + memoryCols + " FROM memories m WHERE " + w + " AND m.id = ? ORDER BY m.user_id = '' LIMIT 1", args
+	return "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + w + " AND m.id = ? ORDER BY m.user_id = '' LIMIT 1", args
 }
 
 // versionsSQL selects the history of the memory of s with an id, which
@@ -117,7 +102,7 @@ func getMemorySQL(s engram.Scope) (string, []any) {
 // hold two memories' histories under the id (see storeutil.OwnVersions).
 func versionsSQL(s engram.Scope) (string, []any) {
 	w, args := scopeWhere("v.", s)
-	return "SELECT " + versionCols + " FROM memory_versions v WHERE " + w +
+	return "SELECT " + storeutil.VersionCols + " FROM memory_versions v WHERE " + w +
 		" AND v.memory_id = ? ORDER BY v.version", args
 }
 
@@ -125,7 +110,7 @@ func versionsSQL(s engram.Scope) (string, []any) {
 // scope's arguments.
 func getMemoriesSQL(s engram.Scope, n int) (string, []any) {
 	w, args := scopeWhere("m.", s)
-	return "SELECT " + memoryCols + " FROM memories m WHERE " + w + " AND m.id IN (" + placeholders(n) + ")", args
+	return "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + w + " AND m.id IN (" + placeholders(n) + ")", args
 }
 
 // scanVectorsSQL selects the vectors of the active memories of s; the
@@ -201,19 +186,10 @@ func scanEpisode(sc scanner) (engram.Episode, error) {
 	}
 	e.Modality = engram.Modality(modality)
 	e.OccurredAt, e.ReceivedAt = fromMicros(occ), fromMicros(rec)
-	var err error
-	if e.Metadata, err = storeutil.DecodeMap(md); err != nil {
-		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
-	}
-	if len(media) > 0 {
-		if err := json.Unmarshal(media, &e.Media); err != nil {
-			return e, fmt.Errorf("episode %s media: %w", e.ID, err)
-		}
-	}
-	return e, nil
+	return e, storeutil.DecodeEpisodeJSON(&e, md, media)
 }
 
-// scanMemory scans memoryCols followed by extra destinations.
+// scanMemory scans storeutil.MemoryCols followed by extra destinations.
 func scanMemory(sc scanner, extra ...any) (engram.Memory, error) {
 	var (
 		m                         engram.Memory
@@ -261,19 +237,7 @@ func scanVersion(sc scanner) (engram.Version, error) {
 		return v, err
 	}
 	v.Op, v.At = engram.Op(op), fromMicros(at)
-	for _, f := range []struct {
-		b   []byte
-		dst **engram.Memory
-	}{{old, &v.Old}, {nw, &v.New}} {
-		if len(f.b) == 0 {
-			continue
-		}
-		*f.dst = new(engram.Memory)
-		if err := storeutil.UnmarshalNumbers(f.b, *f.dst); err != nil {
-			return v, fmt.Errorf("version %d of memory %s: %w", v.Version, v.MemoryID, err)
-		}
-	}
-	return v, nil
+	return v, storeutil.DecodeVersionStates(&v, old, nw)
 }
 
 func scanAudit(sc scanner) (engram.AuditEntry, error) {

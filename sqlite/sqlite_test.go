@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/sqlite"
 	"github.com/engramhq/engram/storetest"
 )
@@ -241,7 +243,7 @@ func TestIntegrityCheck(t *testing.T) {
 func putVectors(t testing.TB, db *sqlite.DB, m *engram.Memory, embedder string, vecs ...engram.FieldVector) {
 	t.Helper()
 	if err := db.Update(ctx, func(tx engram.Tx) error {
-		return tx.(engram.VectorWriter).PutVectors(ctx, m.Namespace, m.ID, embedder, vecs)
+		return tx.PutVectors(ctx, m.Namespace, m.ID, embedder, vecs)
 	}); err != nil {
 		t.Fatalf("PutVectors: %v", err)
 	}
@@ -343,7 +345,7 @@ func TestMetaDeleteRemovesRow(t *testing.T) {
 	raw := rawDB(t, db)
 	set := func(k, v string) {
 		t.Helper()
-		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, k, v) }); err != nil {
+		if err := db.Update(ctx, func(tx engram.Tx) error { return tx.SetMeta(ctx, k, v) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -522,21 +524,25 @@ func TestWriteInViewFails(t *testing.T) {
 	m := storetest.Memory(nsU1, "stored")
 	storetest.Put(t, db, m)
 	putVectors(t, db, m, "e", engram.FieldVector{Field: engram.FieldValue, Vec: []float32{1}})
-	for name, write := range map[string]func(tx engram.Tx) error{
-		"InsertEpisode": func(tx engram.Tx) error { return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky")) },
-		"PutVectors": func(tx engram.Tx) error {
-			return tx.(engram.VectorWriter).PutVectors(ctx, nsU1, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{2}}})
+	for name, write := range map[string]func(tx storecheck.Tx) error{
+		"InsertEpisode": func(tx storecheck.Tx) error { return tx.InsertEpisode(ctx, storetest.Episode(nsU1, "sneaky")) },
+		"PutVectors": func(tx storecheck.Tx) error {
+			return tx.PutVectors(ctx, nsU1, m.ID, "e", []engram.FieldVector{{Field: engram.FieldValue, Vec: []float32{2}}})
 		},
-		"DeleteVectorsExcept": func(tx engram.Tx) error {
-			_, err := tx.(engram.VectorWriter).DeleteVectorsExcept(ctx, "other")
+		"DeleteVectorsExcept": func(tx storecheck.Tx) error {
+			_, err := tx.DeleteVectorsExcept(ctx, "other")
 			return err
 		},
-		"SetMeta": func(tx engram.Tx) error { return tx.(engram.MetaWriter).SetMeta(ctx, "k", "v") },
+		"SetMeta": func(tx storecheck.Tx) error { return tx.SetMeta(ctx, "k", "v") },
 	} {
 		err := db.View(ctx, func(r engram.Reader) error {
-			tx, ok := r.(engram.Tx)
+			if _, ok := r.(engram.Tx); ok {
+				return nil // the checked reader must not be a Tx: fails below
+			}
+			// Past the checks, the store's own transaction refuses too.
+			tx, ok := storecheck.Inner(r).(storecheck.Tx)
 			if !ok {
-				return nil
+				return errors.New("not a Tx")
 			}
 			return write(tx)
 		})

@@ -9,13 +9,6 @@ import (
 // Tenants implements engram.TenantLister over the memories_by_status
 // index, whose leading columns are org and project.
 func (t *memoryTx) Tenants(ctx context.Context, within engram.Namespace, limit int) ([]engram.NamespaceCount, error) {
-	if err := checkWithin(within); err != nil {
-		return nil, err
-	}
-	limit, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
 	rows, err := t.query(ctx, `SELECT org, project, count(*), max(updated_at) FROM memories
 		WHERE status = ? AND (? = '' OR org = ?) AND (? = '' OR project = ?)
 		GROUP BY org, project ORDER BY org, project LIMIT ?`,
@@ -38,16 +31,4 @@ func (t *memoryTx) Tenants(ctx context.Context, within engram.Namespace, limit i
 		return nil, mapErr(ctx, "list tenants", err)
 	}
 	return out, nil
-}
-
-// checkWithin returns EINVALID for a within of Tenants that names more
-// than an org and a project, or a project without its org.
-func checkWithin(n engram.Namespace) error {
-	switch {
-	case n.User != "" || n.Agent != "" || n.Session != "":
-		return engram.Errorf(engram.EINVALID, "tenants: within names an org and a project, not a user, agent or session")
-	case n.Project != "" && n.Org == "":
-		return engram.Errorf(engram.EINVALID, "tenants: within names a project without its org")
-	}
-	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/engramhq/engram"
+	"github.com/engramhq/engram/internal/storecheck"
 	"github.com/engramhq/engram/internal/storeutil"
 )
 
@@ -38,9 +38,10 @@ type (
 	adminTx     struct{ *base } // audit, keys, vault keys, meta, export, dump, purge
 )
 
-// tx implements engram.Tx and every optional capability over one
-// database/sql transaction, as the composition of the capability types.
-// View hands it out as an engram.Reader on a query_only connection.
+// tx implements storecheck.Tx (engram.Tx but for the graph reads
+// storecheck makes of GraphLookups) over one database/sql transaction, as
+// the composition of the capability types. Update and View hand it out
+// behind storecheck's checks, View on a query_only connection.
 type tx struct {
 	*base
 	memoryTx
@@ -81,7 +82,7 @@ func (t *base) stmtCtx(ctx context.Context) (context.Context, error) {
 }
 
 // The store keeps everything a transaction offers, on one tx.
-var _ engram.Tx = (*tx)(nil)
+var _ storecheck.Tx = (*tx)(nil)
 
 // stmt returns the prepared statement for q bound to this transaction, or
 // nil when q is built per call.
@@ -154,7 +155,9 @@ func shortID(id string) string {
 	return id
 }
 
-func invalidID(what, id string) error { return storeutil.InvalidID(what, id, shortID) }
+// checks are what the store adds to the contract's checks, which
+// storecheck runs in front of every transaction it hands out.
+var checks = storecheck.Options{Short: shortID}
 
 // getMemoriesChunk is how many ids one query of GetMemories binds: far
 // below SQLite's limit on variables, and large enough that a typical

@@ -6,17 +6,10 @@ import (
 	"github.com/engramhq/engram"
 )
 
-// Users implements engram.UserLister over the episodes' and memories'
-// indexes led by org, project and user.
-func (t *memoryTx) Users(ctx context.Context, tenant engram.Namespace, after string, limit int) ([]string, error) {
-	n := engram.Namespace{Org: tenant.Org, Project: tenant.Project}
-	if err := n.Validate(); err != nil {
-		return nil, err
-	}
-	limit, err := engram.ClampLimit(limit)
-	if err != nil {
-		return nil, err
-	}
+// Users implements engram.UserLister behind storecheck, which checks the
+// tenant and limit, over the episodes' and memories' indexes led by org,
+// project and user.
+func (t *memoryTx) Users(ctx context.Context, n engram.Namespace, after string, limit int) ([]string, error) {
 	rows, err := t.query(ctx, `SELECT user_id FROM (
 		SELECT DISTINCT user_id FROM episodes WHERE org = ? AND project = ? AND user_id > ?
 		UNION SELECT DISTINCT user_id FROM memories WHERE org = ? AND project = ? AND user_id > ?)

@@ -46,7 +46,7 @@ func (t *adminTx) VaultKeys(ctx context.Context) ([]engram.VaultKey, error) {
 // InsertVaultKey stores a tenant's first data key; EINVALID for a bad
 // tenant or an empty key, ECONFLICT if the tenant has one.
 func (t *adminTx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error {
-	if err := checkVaultKey(t, k); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	_, err := t.exec(ctx, `INSERT INTO vault_keys (org, project, wrapped, created_at) VALUES (?, ?, ?, ?)`,
@@ -60,7 +60,7 @@ func (t *adminTx) InsertVaultKey(ctx context.Context, k *engram.VaultKey) error 
 // ReplaceVaultKey overwrites a tenant's wrapped key; ENOTFOUND if it has
 // none.
 func (t *adminTx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error {
-	if err := checkVaultKey(t, k); err != nil {
+	if err := t.writable(); err != nil {
 		return err
 	}
 	res, err := t.exec(ctx, `UPDATE vault_keys SET wrapped = ? WHERE org = ? AND project = ?`, k.Wrapped, k.Org, k.Project)
@@ -73,14 +73,4 @@ func (t *adminTx) ReplaceVaultKey(ctx context.Context, k *engram.VaultKey) error
 		return engram.Errorf(engram.ENOTFOUND, "tenant %s/%s has no vault key", k.Org, k.Project)
 	}
 	return nil
-}
-
-func checkVaultKey(t *adminTx, k *engram.VaultKey) error {
-	if err := t.writable(); err != nil {
-		return err
-	}
-	if len(k.Wrapped) == 0 {
-		return engram.Errorf(engram.EINVALID, "a vault key needs its wrapped bytes")
-	}
-	return (engram.Namespace{Org: k.Org, Project: k.Project}).Validate()
 }

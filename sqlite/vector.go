@@ -15,12 +15,6 @@ import (
 // them. fn's error stops the scan and is returned as is; EINVALID for a bad
 // scope or embedder name.
 func (t *vectorTx) ScanVectors(ctx context.Context, s engram.Scope, embedder string, fn func(engram.VectorRecord) error) error {
-	if err := s.Validate(); err != nil {
-		return err
-	}
-	if err := storeutil.CheckEmbedder(embedder); err != nil {
-		return err
-	}
 	q, args := scanVectorsSQL(s)
 	return t.vectorRows(ctx, "scan vectors", q, append(args, string(engram.StatusActive), embedder), fn)
 }
@@ -57,9 +51,6 @@ func (t *vectorTx) vectorRows(ctx context.Context, op, q string, args []any, fn 
 
 // GetVectors implements engram.Reader.
 func (t *vectorTx) GetVectors(ctx context.Context, tenant engram.Namespace, embedder string, ids []string) ([]engram.VectorRecord, error) {
-	if err := storeutil.CheckEmbedder(embedder); err != nil {
-		return nil, err
-	}
 	var out []engram.VectorRecord
 	collect := func(r engram.VectorRecord) error { out = append(out, r); return nil }
 	for i := 0; i < len(ids); i += 500 {
@@ -89,9 +80,6 @@ func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID,
 	if err := t.writable(); err != nil {
 		return err
 	}
-	if err := storeutil.CheckPutVectors(n, memoryID, embedder, vecs, shortID, storeutil.CheckEmbedder); err != nil {
-		return err
-	}
 	blobs := make([][]byte, len(vecs))
 	for i, fv := range vecs {
 		blobs[i] = storeutil.EncodeVec(fv.Vec)
@@ -119,9 +107,6 @@ func (t *vectorTx) PutVectors(ctx context.Context, n engram.Namespace, memoryID,
 // name (an empty one would delete them all).
 func (t *vectorTx) DeleteVectorsExcept(ctx context.Context, embedder string) (int, error) {
 	if err := t.writable(); err != nil {
-		return 0, err
-	}
-	if err := storeutil.CheckEmbedder(embedder); err != nil {
 		return 0, err
 	}
 	res, err := t.exec(ctx, deleteVectorsExceptSQL, embedder)
