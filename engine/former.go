@@ -23,10 +23,13 @@ func DefaultFormer() engram.Former { return formation.DefaultRules() }
 // and never looks at existing memories.
 type EpisodeFormer struct{}
 
+// Needs implements engram.Former: nothing besides the batch.
+func (EpisodeFormer) Needs() engram.FormNeeds { return engram.FormNeeds{} }
+
 // Form implements engram.Former.
-func (EpisodeFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	ops := make([]engram.MemoryOp, 0, len(eps))
-	for _, e := range eps {
+func (EpisodeFormer) Form(_ context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	ops := make([]engram.MemoryOp, 0, len(req.Episodes))
+	for _, e := range req.Episodes {
 		at := e.OccurredAt
 		m := engram.Memory{
 			Namespace:   e.Namespace,
@@ -75,10 +78,10 @@ func abstractOf(s string, max int) string {
 }
 
 // formerActor is the actor formed operations are recorded under: the
-// former's own name when it is engram.Attributed, else the caller's.
+// former's own name when its FormNeeds give one, else the caller's.
 func formerActor(f engram.Former, caller string) string {
-	if a, ok := f.(engram.Attributed); ok && a.Actor() != "" {
-		return a.Actor()
+	if a := f.Needs().Actor; a != "" {
+		return a
 	}
 	return caller
 }

@@ -24,7 +24,7 @@ func (e *ingest) formProvisional(ctx context.Context, eps []engram.Episode) (for
 	if e.provisional == nil {
 		return formed{}, nil
 	}
-	ops, err := e.provisional.Form(ctx, eps)
+	ops, err := e.provisional.Form(ctx, engram.FormRequest{Episodes: eps})
 	if err != nil {
 		return formed{}, fmt.Errorf("form provisional memories: %w", err)
 	}

@@ -154,34 +154,23 @@ type formed struct {
 	by      engram.Former  // who formed ops, when not the engine's former
 }
 
-// form runs the former over eps: a Consolidator with a read view of the
-// namespace's scope, a Continuer with the turn stored just before them;
+// form runs the former over eps with what its FormNeeds ask for (the
+// turn stored just before them, a read view of the namespace's scope);
 // then over the captions and transcripts of their media (formMedia; gen
 // names those the model made). It fails with the former's or the store's
 // error.
 func (e *ingest) form(ctx context.Context, ns engram.Namespace, eps []engram.Episode, gen map[mediaKey]bool) (formed, error) {
-	var f formed
+	needs := e.former.Needs()
+	req := engram.FormRequest{Episodes: eps}
 	var err error
-	switch c := e.former.(type) {
-	case engram.ContinuingConsolidator:
-		var prev *engram.Episode
-		if prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin()); err != nil {
-			return f, fmt.Errorf("find the turn before: %w", err)
-		}
-		f.ops, err = c.FormAfterIn(ctx, e.formView(ns), prev, f.prevMem, eps)
-	case engram.Consolidator:
-		f.ops, err = c.FormIn(ctx, e.formView(ns), eps)
-	case engram.Continuer:
-		var prev *engram.Episode
-		prev, f.prevMem, err = e.earlier(ctx, ns, eps, c.ContinueWithin())
-		if err != nil {
-			return f, fmt.Errorf("find the turn before: %w", err)
-		}
-		f.ops, err = c.FormAfter(ctx, prev, f.prevMem, eps)
-	default:
-		f.ops, err = e.former.Form(ctx, eps)
+	if req.Prev, req.PrevMemory, err = e.earlier(ctx, ns, eps, needs.ContinueWithin); err != nil {
+		return formed{}, fmt.Errorf("find the turn before: %w", err)
 	}
-	if err != nil {
+	if needs.ReadsScope {
+		req.View = e.formView(ns)
+	}
+	f := formed{prevMem: req.PrevMemory}
+	if f.ops, err = e.former.Form(ctx, req); err != nil {
 		return f, fmt.Errorf("form memories: %w", err)
 	}
 	media, err := e.formMedia(ctx, eps, gen)
@@ -197,7 +186,7 @@ func (e *ingest) formView(ns engram.Namespace) engram.ScopeReader {
 	return withoutVault{viewScope{e.store, formScope(ns)}}
 }
 
-// viewScope is an engram.ScopeReader (and EpisodeLister) over a store whose
+// viewScope is an engram.ScopeReader over a store whose
 // every call runs in a read transaction of its own and returns only what
 // o holds. The store reads o.reach(), which admits exactly what o holds
 // (an agent-less namespace's reach admits no agent's memories), so a read
