@@ -71,16 +71,6 @@ func (l *laterVectors) add(id string) {
 	l.ids = append(l.ids, id)
 }
 
-// laterBatch returns a batch that leaves embedding to an embed job when
-// the engine embeds later (see Options.EmbedInline), else e.vec.batch().
-func (e *ingest) laterBatch() *vecBatch {
-	vb := e.vec.batch()
-	if vb != nil && e.embedLater {
-		vb.later = &laterVectors{}
-	}
-	return vb
-}
-
 // enqueueEmbed enqueues in tx the embed job of the memories vb left for
 // later, in namespace ns, and returns it; nil when there are none.
 func enqueueEmbed(ctx context.Context, tx engram.Tx, vb *vecBatch, ns engram.Namespace, now time.Time) (*engram.Job, error) {
