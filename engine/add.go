@@ -115,10 +115,11 @@ func (e *ingest) checkAdd(ctx context.Context, req engram.AddEpisodesRequest) (*
 
 // planAdd settles how an add forms its memories: not at all when the
 // request says form: false; in a background job when the request asks
-// (async), or leaves it to the engine's default (Options.Async), or when
-// a medium of eps needs a caption or transcript from the model (which is
-// asked in the job, never in the request); else in the request. It
-// refuses async with form false, which leaves nothing to run.
+// (async), or leaves it to the engine's default (Options.AsyncByDefault),
+// or when a medium of eps needs a caption or transcript from the model
+// (which is asked in the job, never in the request); else in the request.
+// It refuses async with form false, which leaves nothing to run, with
+// EINVALID naming async.
 func (e *ingest) planAdd(req engram.AddEpisodesRequest, eps []engram.Episode) (addPlan, error) {
 	form := req.Form == nil || *req.Form
 	async := req.Async != nil && *req.Async
