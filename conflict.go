@@ -53,14 +53,3 @@ const (
 	ConflictOpen      = "open"
 	ConflictResolved  = "resolved"
 )
-
-// ContinuingConsolidator is a Consolidator that, like a Continuer, carries
-// a conversation across calls: the engine calls FormAfterIn with the turn
-// stored just before the batch (see Continuer.FormAfter) and a read view
-// of the scope (see Consolidator.FormIn).
-type ContinuingConsolidator interface {
-	Consolidator
-	Continuer
-	// FormAfterIn fails with r's errors or when ctx is done.
-	FormAfterIn(ctx context.Context, r ScopeReader, prev *Episode, prevMem *Memory, eps []Episode) ([]MemoryOp, error)
-}

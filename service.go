@@ -432,41 +432,55 @@ type ChannelHit struct {
 
 // Former turns episodes into memory operations. Formation never writes: the
 // engine applies the operations, with the episodes, in one transaction.
+// What a former needs besides the batch is declared by Needs, which the
+// engine reads once per formation: nothing is found by type assertion.
 type Former interface {
-	Form(ctx context.Context, eps []Episode) ([]MemoryOp, error)
+	// Needs says what the engine gives Form and how its operations are
+	// recorded. It is constant for the former's lifetime.
+	Needs() FormNeeds
+	// Form decides the operations for req.Episodes. It fails with the
+	// errors of req.View or of the former's model, or when ctx is done;
+	// on error nothing it decided is applied, and nothing is stored.
+	Form(ctx context.Context, req FormRequest) ([]MemoryOp, error)
 }
 
-// Continuer is a Former that carries a conversation across calls, so that
-// turns added one call at a time are formed as if they had come in one
-// batch.
-type Continuer interface {
-	Former
-	// ContinueWithin is how long before the first episode of a batch the
-	// latest episode already stored in its namespace may lie to be
-	// continued.
-	ContinueWithin() time.Duration
-	// FormAfter is Form for eps that follow prev, the latest episode
-	// stored before them in the same namespace, and prevMem, the memory
-	// formed from prev alone (nil when there is none). It fails only when
-	// ctx is done.
-	FormAfter(ctx context.Context, prev *Episode, prevMem *Memory, eps []Episode) ([]MemoryOp, error)
+// FormNeeds is what a Former asks of the engine.
+type FormNeeds struct {
+	// Actor is the name its operations are recorded under in history and
+	// the audit log, e.g. "former:llm:<model>"; empty means the caller's.
+	Actor string
+	// ContinueWithin, when above zero, asks for the turn stored just
+	// before the batch (FormRequest.Prev), if it lies at most this long
+	// before the batch's first episode, so that turns added one call at a
+	// time are formed as if they had come in one batch.
+	ContinueWithin time.Duration
+	// ReadsScope asks for a read view of what the episodes may change
+	// (FormRequest.View), to merge, update or supersede rather than add.
+	ReadsScope bool
 }
 
-// Consolidator is a Former that compares what it forms with what the scope
-// already holds (to merge, update or supersede rather than add): the engine
-// calls FormIn instead of Form, with read access to what the episodes
-// may change and nothing beyond it: the memories of their user and agent
-// in every session (a change said in one session ends a fact of another),
-// or, for a namespace without a user, of the namespace's own scope. The
-// memories its operations target must lie there too; what it adds is
-// stored in the episodes' namespace. Its reads happen before the
-// write transaction; an operation on a memory that changed or went away
-// in between fails the write as a conflict, and nothing is stored.
-type Consolidator interface {
-	Former
-	// FormIn is Form with r, the read view above. It fails
-	// with r's errors or when ctx is done.
-	FormIn(ctx context.Context, r ScopeReader, eps []Episode) ([]MemoryOp, error)
+// FormRequest is one formation: a batch of episodes of one namespace and
+// what the former's FormNeeds asked for.
+type FormRequest struct {
+	Episodes []Episode
+	// Prev is the latest episode stored before the batch in exactly its
+	// namespace, within FormNeeds.ContinueWithin; nil when there is none
+	// or the former did not ask. PrevMemory is the memory formed from
+	// Prev alone, nil when there is none.
+	Prev       *Episode
+	PrevMemory *Memory
+	// View reads what the episodes may change and nothing beyond it: the
+	// memories of their user and agent in every session (a change said in
+	// one session ends a fact of another), or, for a namespace without a
+	// user, of the namespace's own scope. The memories the operations
+	// target must lie there too; what they add is stored in the
+	// episodes' namespace. Its reads happen before the write transaction;
+	// an operation on a memory that changed or went away in between fails
+	// the write as a conflict, and nothing is stored. Nil when the former
+	// did not ask (FormNeeds.ReadsScope) or the formation is within the
+	// batch alone (a provisional formation): a former then reads nothing
+	// stored.
+	View ScopeReader
 }
 
 // ScopeReader reads one scope: the one it was made for, which a caller
@@ -476,6 +490,9 @@ type ScopeReader interface {
 	GetMemory(ctx context.Context, id string) (*Memory, error)
 	ListMemories(ctx context.Context, f MemoryFilter) ([]Memory, string, error)
 	SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error)
+	// ListEpisodes lists the episodes of the scope (as Reader.ListEpisodes),
+	// so that a former can show a model the turns said just before a batch.
+	ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Episode, string, error)
 }
 
 // ProfileReader is the capability of a Service that reads the profile of
@@ -487,21 +504,7 @@ type ProfileReader interface {
 	Profile(ctx context.Context, s Scope) (*Profile, error)
 }
 
-// EpisodeLister is an optional capability of a ScopeReader: it lists the
-// episodes of its scope (as Reader.ListEpisodes), so that a Consolidator
-// can show a model the turns said just before a batch.
-type EpisodeLister interface {
-	ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Episode, string, error)
-}
-
-// Attributed is an optional capability of a Former: the actor its
-// operations are recorded under in history and the audit log, e.g.
-// "former:llm:<model>", instead of the caller's.
-type Attributed interface {
-	Actor() string
-}
-
-// ScopedReader returns r narrowed to s. It is also an EpisodeLister.
+// ScopedReader returns r narrowed to s.
 func ScopedReader(r Reader, s Scope) ScopeReader { return scopedReader{r, s} }
 
 type scopedReader struct {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/engramhq/engram"
-	"github.com/engramhq/engram/engine/index"
 )
 
 // Embedding later. An engine with an embedder, workers and a job queue
@@ -51,16 +50,6 @@ func holdUpdate(b *vecBatch, ops []engram.MemoryOp, prev *engram.Memory) []engra
 		kept = append(kept, op)
 	}
 	return kept
-}
-
-// laterBatch returns a batch that leaves embedding to an embed job when
-// the engine embeds later (see Options.EmbedInline), else e.vec.Batch().
-func (e *ingest) laterBatch() *vecBatch {
-	vb := e.vec.Batch()
-	if vb != nil && e.embedLater {
-		vb.Later = &index.Later{}
-	}
-	return vb
 }
 
 // enqueueEmbed enqueues in tx the embed job of the memories vb left for

@@ -266,7 +266,7 @@ func (e *ingest) formJob(ctx context.Context, owner string, j *engram.Job) error
 		if err != nil {
 			return err
 		}
-		if f, err = e.form(ctx, ns, eps, gen); err != nil {
+		if f, err = e.form(ctx, e.former, ns, eps, gen); err != nil {
 			return err
 		}
 	}
@@ -305,11 +305,9 @@ func (e *ingest) applyJob(ctx context.Context, tx engram.Tx, vb *vecBatch, s eng
 	if err != nil || formed {
 		return nil, err
 	}
-	apply := f.ops
-	if f.prevMem != nil {
-		if apply, err = dropStale(ctx, tx, s, f.ops, f.prevMem); err != nil {
-			return nil, err
-		}
+	apply, err := dropStale(ctx, tx, s, f.ops, f.prevMem)
+	if err != nil {
+		return nil, err
 	}
 	actor := formerActor(e.former, engram.ActorFrom(ctx))
 	if _, err := e.applyOps(ctx, tx, vb, formScope(j.Namespace), apply, actor, now); err != nil {
@@ -338,64 +336,6 @@ func (e *ingest) jobEpisodes(ctx context.Context, j *engram.Job) ([]engram.Episo
 		return nil
 	})
 	return eps, err
-}
-
-// addAsync stores eps with a job that forms their memories later, in one
-// transaction, and wakes a worker. With a provisional former it also
-// stores that former's memories of eps (see provisional.go), embedded as
-// a synchronous add's are.
-func (e *ingest) addAsync(ctx context.Context, ns engram.Namespace, eps []engram.Episode, sc *treated, now time.Time) (*engram.AddEpisodesResult, error) {
-	ids := make([]string, len(eps))
-	for i := range eps {
-		ids[i] = eps[i].ID
-	}
-	j := &engram.Job{ID: engram.NewID(), Namespace: ns, Kind: engram.JobForm, Episodes: ids, State: engram.JobQueued,
-		RunAfter: now, CreatedAt: now, UpdatedAt: now}
-	f, err := e.formProvisional(ctx, eps)
-	if err != nil {
-		return nil, err
-	}
-	vb := e.laterBatch()
-	if err := vb.Prepare(ctx, opMemories(f.ops)); err != nil {
-		return nil, err
-	}
-	res := &engram.AddEpisodesResult{Episodes: eps, Memories: []engram.Memory{}, Job: j}
-	err = e.store.Update(ctx, func(tx engram.Tx) error {
-		mems, err := e.storeEpisodes(ctx, tx, vb, ns, eps, f, sc, now)
-		if err != nil {
-			return err
-		}
-		res.Memories = append(res.Memories, mems...)
-		// The embed job first: jobs of a namespace run in order.
-		if res.EmbedJob, err = enqueueEmbed(ctx, tx, vb, ns, now); err != nil {
-			return err
-		}
-		return tx.EnqueueJob(ctx, j)
-	})
-	if err != nil {
-		return nil, err
-	}
-	vb.Commit()
-	e.obs.Job(engram.JobForm, JobStateQueued)
-	if res.EmbedJob != nil {
-		e.obs.Job(engram.JobEmbed, JobStateQueued)
-	}
-	e.wake()
-	return res, nil
-}
-
-// isAsync says whether an add runs formation in the background: as the
-// request asks, else as the engine's default. It refuses async with form
-// false, which leaves nothing to run.
-func (e *ingest) isAsync(req engram.AddEpisodesRequest) (bool, error) {
-	form := req.Form == nil || *req.Form
-	switch {
-	case req.Async != nil && *req.Async && !form:
-		return false, engram.Errorf(engram.EINVALID, "async: an asynchronous add forms memories in the background, which form: false turns off; leave one of them out")
-	case req.Async != nil:
-		return *req.Async, nil
-	}
-	return form && e.jobs.async, nil
 }
 
 // GetJob implements engram.Service.

@@ -229,7 +229,7 @@ func (e *ingest) formItem(ctx context.Context, parts []mediaPart) ([]engram.Memo
 			Content: p.text, Modality: engram.ModalityText, OccurredAt: p.at, ReceivedAt: p.ep.ReceivedAt}
 		byID[turns[i].ID] = i
 	}
-	ops, err := e.former.Form(ctx, turns)
+	ops, err := e.former.Form(ctx, engram.FormRequest{Episodes: turns})
 	if err != nil {
 		return nil, fmt.Errorf("form media memories: %w", err)
 	}

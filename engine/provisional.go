@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"maps"
 	"time"
 
 	"github.com/engramhq/engram"
@@ -15,33 +13,6 @@ import (
 // episodes at once, as a synchronous add would but within the batch alone,
 // so that search finds them meanwhile. The job retires them when it
 // applies the engine's former's memories of the same episodes.
-
-// formProvisional forms eps with the provisional former, reading and
-// changing no stored memory, and returns its new memories marked
-// provisional; nothing without a provisional former. It fails with the
-// former's error.
-func (e *ingest) formProvisional(ctx context.Context, eps []engram.Episode) (formed, error) {
-	if e.provisional == nil {
-		return formed{}, nil
-	}
-	ops, err := e.provisional.Form(ctx, eps)
-	if err != nil {
-		return formed{}, fmt.Errorf("form provisional memories: %w", err)
-	}
-	f := formed{by: e.provisional}
-	for _, op := range ops {
-		if op.Op != engram.OpAdd {
-			continue // a change within the batch is left to the job's former
-		}
-		op.Memory.Metadata = maps.Clone(op.Memory.Metadata)
-		if op.Memory.Metadata == nil {
-			op.Memory.Metadata = map[string]any{}
-		}
-		op.Memory.Metadata[engram.MetaProvisional] = true
-		f.ops = append(f.ops, op)
-	}
-	return f, nil
-}
 
 // formedBefore reports whether a memory that is not provisional cites one
 // of eps (an earlier run of the job applied its memories), in any status.

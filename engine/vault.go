@@ -374,16 +374,6 @@ func (w withoutVault) CurrentProfile(ctx context.Context) (*engram.Memory, error
 	return pf.CurrentProfile(ctx)
 }
 
-// ListEpisodes passes the episodes through (they are never sealed): the
-// wrapped reader is engram.ScopedReader's, which lists them.
-func (w withoutVault) ListEpisodes(ctx context.Context, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
-	l, err := engram.Need[engram.EpisodeLister](w.ScopeReader, "a former that reads earlier turns")
-	if err != nil {
-		return nil, "", err
-	}
-	return l.ListEpisodes(ctx, f)
-}
-
 // checkNoVault refuses an import that holds a vault memory or a version of
 // one: exports show them decrypted (with vault access only), and an import
 // cannot seal records whose ids it may rename.

@@ -326,19 +326,21 @@ type scriptedFormer struct {
 	script func(ms []engram.Memory, eps []engram.Episode) []engram.MemoryOp
 }
 
-func (f scriptedFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
-	return nil, errors.New("Form called on a Consolidator")
+// Needs reads the scope and names the former, as the LLM former does.
+func (scriptedFormer) Needs() engram.FormNeeds {
+	return engram.FormNeeds{Actor: "former:llm:test", ReadsScope: true}
 }
 
-func (f scriptedFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Limit: engram.MaxLimit})
+func (f scriptedFormer) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	if req.View == nil {
+		return nil, errors.New("formed without the view of the scope it asked for")
+	}
+	ms, _, err := req.View.ListMemories(ctx, engram.MemoryFilter{Limit: engram.MaxLimit})
 	if err != nil {
 		return nil, err
 	}
-	return f.script(ms, eps), nil
+	return f.script(ms, req.Episodes), nil
 }
-
-func (scriptedFormer) Actor() string { return "former:llm:test" }
 
 // testDecisionModel: the engine applies every operation a former decides
 // on, each a version under the former's actor with its reason: MERGE

@@ -147,7 +147,10 @@ type flakyFormer struct {
 	runs int
 }
 
-func (f *flakyFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (f *flakyFormer) Needs() engram.FormNeeds { return engram.FormNeeds{} }
+
+func (f *flakyFormer) Form(_ context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	eps := req.Episodes
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.runs++
@@ -266,7 +269,10 @@ type orderFormer struct {
 	most    int
 }
 
-func (f *orderFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (f *orderFormer) Needs() engram.FormNeeds { return engram.FormNeeds{} }
+
+func (f *orderFormer) Form(_ context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	eps := req.Episodes
 	ns := eps[0].Namespace
 	f.mu.Lock()
 	f.running[ns]++
@@ -343,7 +349,7 @@ func waitJobs(t *testing.T, e *engine.Engine, scopes []engram.Scope, n int) {
 // namedFormer is flakyFormer that names itself, as the LLM former does.
 type namedFormer struct{ flakyFormer }
 
-func (*namedFormer) Actor() string { return "former:test" }
+func (*namedFormer) Needs() engram.FormNeeds { return engram.FormNeeds{Actor: "former:test"} }
 
 // testJobActor: a background job records its memories under the former's
 // own name, as a synchronous add does, not under the job.

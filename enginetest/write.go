@@ -143,7 +143,10 @@ func testAddEpisodesBadInput(t *testing.T, open Open) {
 
 type badFormer struct{}
 
-func (badFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (badFormer) Needs() engram.FormNeeds { return engram.FormNeeds{} }
+
+func (badFormer) Form(_ context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	eps := req.Episodes
 	// The second op is invalid: the store must not keep the episodes or the first memory.
 	return []engram.MemoryOp{
 		{Op: engram.OpAdd, Memory: engram.Memory{Value: eps[0].Content}},
@@ -153,7 +156,9 @@ func (badFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryO
 
 type failingFormer struct{}
 
-func (failingFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
+func (failingFormer) Needs() engram.FormNeeds { return engram.FormNeeds{} }
+
+func (failingFormer) Form(context.Context, engram.FormRequest) ([]engram.MemoryOp, error) {
 	return nil, errors.New("model unreachable")
 }
 
@@ -300,17 +305,19 @@ func testTurnAtATime(t *testing.T, open Open) {
 	}
 }
 
-// mergingFormer is a Consolidator: an episode whose text an active memory
+// mergingFormer reads the scope: an episode whose text an active memory
 // of the scope already holds updates that memory (its sources grow)
 // instead of adding another; anything else is added. It records what it
 // saw of the scope.
 type mergingFormer struct{ seen *[]string }
 
-func (mergingFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
-	return nil, errors.New("Form called on a Consolidator")
-}
+func (mergingFormer) Needs() engram.FormNeeds { return engram.FormNeeds{ReadsScope: true} }
 
-func (f mergingFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (f mergingFormer) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	r, eps := req.View, req.Episodes
+	if r == nil {
+		return nil, errors.New("formed without the view of the scope it asked for")
+	}
 	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Limit: engram.MaxLimit})
 	if err != nil {
 		return nil, err
@@ -333,9 +340,10 @@ func (f mergingFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []e
 	return ops, nil
 }
 
-// testConsolidator: a Consolidator forms with a read view of the scope of
-// the episodes' namespace, which holds none of another user's memories,
-// and its updates of what the scope holds land as versions.
+// testConsolidator: a former that asks to read the scope forms with a
+// read view of the scope of the episodes' namespace, which holds none of
+// another user's memories, and its updates of what the scope holds land
+// as versions.
 func testConsolidator(t *testing.T, open Open) {
 	var seen []string
 	e := newEngine(t, open, engine.Options{Former: mergingFormer{&seen}})
@@ -363,7 +371,7 @@ func testConsolidator(t *testing.T, open Open) {
 	}
 }
 
-// slowFormer is a Consolidator that, between two reads of its scope, lets
+// slowFormer reads the scope and, between two reads of its scope, lets
 // a write happen (as the seconds of a model call would); it records how
 // many memories each read saw.
 type slowFormer struct {
@@ -371,11 +379,13 @@ type slowFormer struct {
 	counts  *[]int
 }
 
-func (slowFormer) Form(context.Context, []engram.Episode) ([]engram.MemoryOp, error) {
-	return nil, errors.New("Form called on a Consolidator")
-}
+func (slowFormer) Needs() engram.FormNeeds { return engram.FormNeeds{ReadsScope: true} }
 
-func (f slowFormer) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (f slowFormer) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	r := req.View
+	if r == nil {
+		return nil, errors.New("formed without the view of the scope it asked for")
+	}
 	for i := range 2 {
 		ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{})
 		if err != nil {

@@ -51,8 +51,8 @@ func formerInfo(f engram.Former) *FormerInfo {
 		return nil
 	}
 	info := &FormerInfo{Name: "custom"}
-	if a, ok := f.(engram.Attributed); ok {
-		info.Name = a.Actor()
+	if a := f.Needs().Actor; a != "" {
+		info.Name = a
 	}
 	if lf, ok := f.(*llmformer.Former); ok {
 		st := lf.Stats()

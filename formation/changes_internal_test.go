@@ -223,7 +223,7 @@ func TestChangeDecisions(t *testing.T) {
 			for i, text := range tc.turns {
 				eps[i] = engram.Episode{ID: engram.NewID(), Role: "user", Speaker: "Bob", Content: text, OccurredAt: at.Add(time.Duration(i) * 24 * time.Hour)}
 			}
-			ops, err := Rules{}.Form(context.Background(), eps)
+			ops, err := Rules{}.Form(context.Background(), engram.FormRequest{Episodes: eps})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,8 +19,8 @@
 //   - the conversation: the other party's turns before and after as
 //     context, links to the neighbouring turns' memories, and the
 //     conversation's id. A batch that continues a conversation stored
-//     before (FormAfter, which the engine calls with the turn stored just
-//     before) is formed as if the two had come in one batch.
+//     before (FormRequest.Prev, which the engine fills with the turn
+//     stored just before) is formed as if the two had come in one batch.
 //
 // Each episode is read in the language package lang detects for it (the
 // memory's Language): its dates by that language's expressions (German,

@@ -64,42 +64,43 @@ func Default() Former { return Former{Context: 300, After: 200, Link: true} }
 // DefaultGap is the pause that ends a conversation when Former.Gap is zero.
 const DefaultGap = 2 * time.Hour
 
-var _ engram.Continuer = Former{}
+var _ engram.Former = Former{}
 
-// Form implements engram.Former.
-func (f Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	return f.FormAfter(ctx, nil, nil, eps)
-}
+// Needs implements engram.Former: the turn before a batch, within the
+// conversation gap; no read view and no actor of its own.
+func (f Former) Needs() engram.FormNeeds { return engram.FormNeeds{ContinueWithin: f.gap()} }
 
-// ContinueWithin implements engram.Continuer: the conversation gap.
-func (f Former) ContinueWithin() time.Duration {
-	if f.Gap <= 0 {
-		return DefaultGap
-	}
-	return f.Gap
-}
-
-// FormAfter implements engram.Continuer. When prev lies at most the gap
-// before the first of eps, that first episode continues prev's
-// conversation: it gets prev's turn as context (if another party said it)
-// and, with Link, prevMem's conversation and a link back to prevMem; and
-// the ops begin with an UPDATE of prevMem that gives it the first episode
-// as context after it and, with Link, a link to it, as one batch of both
-// would have (none when prevMem already links onward, or with NoTurns).
-func (f Former) FormAfter(ctx context.Context, prev *engram.Episode, prevMem *engram.Memory, eps []engram.Episode) ([]engram.MemoryOp, error) {
+// Form implements engram.Former. When req.Prev lies at most the gap before
+// the first episode, that first episode continues Prev's conversation: it
+// gets Prev's turn as context (if another party said it) and, with Link,
+// req.PrevMemory's conversation and a link back to it; and the ops begin
+// with an UPDATE of PrevMemory that gives it the first episode as context
+// after it and, with Link, a link to it, as one batch of both would have
+// (none when PrevMemory already links onward, or with NoTurns). It fails
+// only when ctx is done.
+func (f Former) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	eps := req.Episodes
 	tags, known := readLanguages(eps)
 	order := eventOrder(eps)
-	gap := f.ContinueWithin()
+	gap := f.gap()
 	mems, err := f.turns(ctx, eps, tags, known)
 	if err != nil {
 		return nil, err
 	}
-	var tail []engram.MemoryOp // the update of prevMem, if any
+	var tail []engram.MemoryOp // the update of PrevMemory, if any
 	if len(order) > 0 {
-		tail = f.continueFrom(prev, prevMem, &eps[order[0]], &mems[order[0]], gap)
+		tail = f.continueFrom(req.Prev, req.PrevMemory, &eps[order[0]], &mems[order[0]], gap)
 	}
 	f.linkNeighbours(eps, order, mems, gap)
 	return f.ops(tail, eps, order, mems, gap), nil
+}
+
+// gap is the pause that ends a conversation.
+func (f Former) gap() time.Duration {
+	if f.Gap <= 0 {
+		return DefaultGap
+	}
+	return f.Gap
 }
 
 // readLanguages detects each episode's language (a batch may mix them) and

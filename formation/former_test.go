@@ -31,7 +31,7 @@ func episodes(turns ...string) []engram.Episode {
 
 func form(t *testing.T, f formation.Former, eps []engram.Episode) []engram.Memory {
 	t.Helper()
-	ops, err := f.Form(context.Background(), eps)
+	ops, err := f.Form(context.Background(), engram.FormRequest{Episodes: eps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestFormerLanguages(t *testing.T) {
 func TestFormerHonoursCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (formation.Former{}).Form(ctx, episodes("A|hi")); err == nil {
+	if _, err := (formation.Former{}).Form(ctx, engram.FormRequest{Episodes: episodes("A|hi")}); err == nil {
 		t.Errorf("Form with a cancelled context succeeded")
 	}
 }
@@ -351,7 +351,7 @@ func TestFormerContinues(t *testing.T) {
 		if i > 0 {
 			prev, prevMem = &eps[i-1], &got[i-1]
 		}
-		ops, err := f.FormAfter(context.Background(), prev, prevMem, eps[i:i+1])
+		ops, err := f.Form(context.Background(), engram.FormRequest{Episodes: eps[i : i+1], Prev: prev, PrevMemory: prevMem})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -394,7 +394,7 @@ func TestFormerContinues(t *testing.T) {
 		}
 	}
 	// A turn whose predecessor already links onward leaves it alone.
-	ops, err := f.FormAfter(context.Background(), &eps[0], &got[0], []engram.Episode{episodes("Caroline|late reply")[0]})
+	ops, err := f.Form(context.Background(), engram.FormRequest{Episodes: []engram.Episode{episodes("Caroline|late reply")[0]}, Prev: &eps[0], PrevMemory: &got[0]})
 	if err != nil {
 		t.Fatal(err)
 	}

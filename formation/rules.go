@@ -16,7 +16,7 @@ import (
 
 // Rules is the default former: Former's memory of every turn, consolidated
 // by rules, without a language model, against what the engine's view
-// holds (the user's memories in every session, see engram.Consolidator):
+// holds (the user's memories in every session, see engram.FormRequest.View):
 //
 //   - a turn that repeats a memory of the same party in the same session
 //     (similarity at least MergeAt) merges into it: the memory gains the
@@ -60,40 +60,33 @@ func DefaultRules() Rules { return Rules{Former: Default(), MergeAt: DefaultMerg
 // ActorRules is the actor the versions of Rules' operations name.
 const ActorRules = "former:rules"
 
-var _ engram.ContinuingConsolidator = Rules{}
+var _ engram.Former = Rules{}
 
-// Actor implements engram.Attributed.
-func (Rules) Actor() string { return ActorRules }
-
-// Form implements engram.Former: consolidation within the batch only.
-func (r Rules) Form(ctx context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	return r.FormAfterIn(ctx, nil, nil, nil, eps)
+// Needs implements engram.Former: the turn before a batch (as Former), a
+// read view of the scope, and the actor ActorRules.
+func (r Rules) Needs() engram.FormNeeds {
+	return engram.FormNeeds{Actor: ActorRules, ContinueWithin: r.gap(), ReadsScope: true}
 }
 
-// FormIn implements engram.Consolidator.
-func (r Rules) FormIn(ctx context.Context, sr engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	return r.FormAfterIn(ctx, sr, nil, nil, eps)
-}
-
-// FormAfterIn implements engram.ContinuingConsolidator: Former.FormAfter
-// over the turns that are not requests to forget, then merges, facts and
-// forgetting as the type's comment says. sr may be nil (nothing stored is
-// consulted). It fails with sr's errors or when ctx is done.
-func (r Rules) FormAfterIn(ctx context.Context, sr engram.ScopeReader, prev *engram.Episode, prevMem *engram.Memory, eps []engram.Episode) ([]engram.MemoryOp, error) {
+// Form implements engram.Former: Former.Form over the turns that are not
+// requests to forget, then merges, facts and forgetting against req.View
+// as the type's comment says. Without a View it consolidates within the
+// batch only. It fails with the View's errors or when ctx is done.
+func (r Rules) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
 	var asks []request
 	var said []engram.Episode
-	for _, e := range eps {
+	for _, e := range req.Episodes {
 		if text, topic, tag, ok := forgetTopic(lang.Detect(e.Content), e.Content); ok {
 			asks = append(asks, request{ep: e, tag: tag, text: text, topic: topic})
 		} else {
 			said = append(said, e)
 		}
 	}
-	ops, err := r.Former.FormAfter(ctx, prev, prevMem, said)
+	ops, err := r.Former.Form(ctx, engram.FormRequest{Episodes: said, Prev: req.Prev, PrevMemory: req.PrevMemory})
 	if err != nil {
 		return nil, err
 	}
-	c := &consolidation{sr: sr, ops: ops}
+	c := &consolidation{sr: req.View, ops: ops}
 	for i := range c.ops {
 		if c.ops[i].Op == engram.OpAdd && c.ops[i].Memory.ID == "" {
 			c.ops[i].Memory.ID = engram.NewID()

@@ -243,7 +243,7 @@ func TestPlanDecisions(t *testing.T) {
 					eps[i].OccurredAt = at // no turn is the later one
 				}
 			}
-			ops, err := Rules{}.Form(context.Background(), eps)
+			ops, err := Rules{}.Form(context.Background(), engram.FormRequest{Episodes: eps})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -56,7 +56,7 @@ func TestCallTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = f.Form(context.Background(), episodes("Ich wohne jetzt in München."))
+	_, err = f.Form(context.Background(), engram.FormRequest{Episodes: episodes("Ich wohne jetzt in München.")})
 	took := time.Since(start)
 	if engram.ErrorCode(err) != engram.EUNAVAILABLE || !strings.Contains(err.Error(), "call timeout of 150ms") {
 		t.Errorf("err = %v, want EUNAVAILABLE naming the call timeout", err)
@@ -78,7 +78,7 @@ func TestBreaker(t *testing.T) {
 		t.Fatal(err)
 	}
 	form := func() error {
-		_, err := f.Form(context.Background(), episodes("Vivo en Madrid."))
+		_, err := f.Form(context.Background(), engram.FormRequest{Episodes: episodes("Vivo en Madrid.")})
 		return err
 	}
 	var held *llmformer.HeldOffError

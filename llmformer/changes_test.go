@@ -66,7 +66,7 @@ func TestChangesAskedAndApplied(t *testing.T) {
 			r := stored(held...)
 			eps := episodes(tc.turn)
 			eps[0].Speaker, eps[0].OccurredAt = "Bob", t0.AddDate(0, 2, 0)
-			ops, err := f.FormIn(context.Background(), r, eps)
+			ops, err := f.Form(context.Background(), engram.FormRequest{View: r, Episodes: eps})
 			if err != nil {
 				t.Fatal(err)
 			}

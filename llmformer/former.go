@@ -41,8 +41,8 @@ type Config struct {
 	BreakerOpen, BreakerMaxOpen time.Duration
 }
 
-// Former is an engram.Consolidator backed by a chat model. It is safe for
-// concurrent use.
+// Former is an engram.Former backed by a chat model that reads the scope
+// it forms into. It is safe for concurrent use.
 type Former struct {
 	llm     Completer
 	cfg     Config
@@ -85,9 +85,13 @@ func orDefault[T int | time.Duration](v, d T) T {
 	return v
 }
 
-// Actor is the name the engine records as the author of the former's
-// operations: "former:llm:<model>".
-func (f *Former) Actor() string { return "former:llm:" + f.llm.Model() }
+// Needs implements engram.Former: a read view of the scope, and the
+// actor "former:llm:<model>" the engine records as the author of its
+// operations. It asks for no turn before: it reads earlier turns itself
+// from the view (Config.Context).
+func (f *Former) Needs() engram.FormNeeds {
+	return engram.FormNeeds{Actor: "former:llm:" + f.llm.Model(), ReadsScope: true}
+}
 
 // BreakerStatus implements engram.BreakerReporter: the state of the
 // circuit breaker around the model.
@@ -96,17 +100,13 @@ func (f *Former) BreakerStatus() engram.BreakerStatus { return f.breaker.status(
 // Stats returns the calls, tokens and turns counted so far.
 func (f *Former) Stats() Stats { return f.count.stats() }
 
-// Form implements engram.Former without a view of the scope: every
-// candidate is added. It fails as FormIn does.
-func (f *Former) Form(ctx context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
-	return f.FormIn(ctx, nil, eps)
-}
-
-// FormIn implements engram.Consolidator: extraction, then a decision per
-// candidate against its neighbours in r, then the profile. It fails with
-// the chat client's error, an EUNAVAILABLE error naming what was wrong
-// with a reply, or r's errors; nothing is returned half-way.
-func (f *Former) FormIn(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.MemoryOp, error) {
+// Form implements engram.Former: extraction, then a decision per
+// candidate against its neighbours in req.View, then the profile. Without
+// a View every candidate is added. It fails with the chat client's error,
+// an EUNAVAILABLE error naming what was wrong with a reply, or the View's
+// errors; nothing is returned half-way.
+func (f *Former) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	r, eps := req.View, req.Episodes
 	if len(eps) == 0 {
 		return nil, nil
 	}
@@ -147,11 +147,9 @@ func (f *Former) logFormation(ctx context.Context, turns, ops int, before Stats,
 }
 
 // priorTurns returns up to Config.Context episodes stored in the batch's
-// namespace just before its first turn, oldest first, when r can list
-// episodes; none otherwise.
+// namespace just before its first turn, oldest first; none without r.
 func (f *Former) priorTurns(ctx context.Context, r engram.ScopeReader, eps []engram.Episode) ([]engram.Episode, error) {
-	el, ok := r.(engram.EpisodeLister)
-	if !ok || r == nil {
+	if r == nil {
 		return nil, nil
 	}
 	first := eps[0].OccurredAt
@@ -162,7 +160,7 @@ func (f *Former) priorTurns(ctx context.Context, r engram.ScopeReader, eps []eng
 	}
 	for _, w := range []time.Duration{time.Hour, 7 * 24 * time.Hour} {
 		from := first.Add(-w)
-		page, _, err := el.ListEpisodes(ctx, engram.EpisodeFilter{OccurredAfter: &from, OccurredBefore: &first, Limit: engram.MaxLimit})
+		page, _, err := r.ListEpisodes(ctx, engram.EpisodeFilter{OccurredAfter: &from, OccurredBefore: &first, Limit: engram.MaxLimit})
 		if err != nil {
 			return nil, err
 		}

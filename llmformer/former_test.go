@@ -101,6 +101,11 @@ func (r *reader) SearchText(_ context.Context, _ string, _ engram.MemoryFilter, 
 	return out, nil
 }
 
+// ListEpisodes lists none: the reader holds memories only.
+func (r *reader) ListEpisodes(context.Context, engram.EpisodeFilter) ([]engram.Episode, string, error) {
+	return nil, "", nil
+}
+
 func stored(values ...string) *reader {
 	r := &reader{}
 	for _, v := range values {
@@ -134,7 +139,7 @@ func TestDecisions(t *testing.T) {
 				fmt.Sprintf(`{"decision": %q, "target": %d, "reason": "because %s", "abstraction": "", "value": %q, "cues": []}`, c.decision, c.target, c.decision, c.value))
 			r := stored("Alice is vegetarian", "Alice lives in Berlin")
 			eps := episodes("I moved to Munich")
-			ops, err := f.FormIn(context.Background(), r, eps)
+			ops, err := f.Form(context.Background(), engram.FormRequest{View: r, Episodes: eps})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +193,7 @@ func TestFormWithoutNeighboursAddsWithoutAsking(t *testing.T) {
 		fact("episodic", "new job", "Alice starts a new job at Siemens", "foresight", "true", "valid_from", "2024-07-01", "sources", "[2]")+`]}`,
 		`{"traits": ["Lives in Munich", "", "Works at Siemens"], "states": ["Settling in after the move"]}`)
 	eps := episodes("I moved to Munich last month.", "I start at Siemens next month!")
-	ops, err := f.FormIn(context.Background(), &reader{}, eps)
+	ops, err := f.Form(context.Background(), engram.FormRequest{View: &reader{}, Episodes: eps})
 	if err != nil {
 		t.Fatal(err)
 	}

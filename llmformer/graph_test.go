@@ -23,7 +23,7 @@ func TestFormKeepsEntitiesAndRelations(t *testing.T) {
 			"relations", `[{"source": "Ana", "label": "lives_in", "target": "Lissabon", "valid_from": "2024-05-01", "valid_to": "bald"}]`),
 		fact("semantic", "weather", "It rains.")),
 		`{"traits": [], "states": []}`)
-	ops, err := f.FormIn(context.Background(), &reader{}, episodes("Ana wohnt seit letztem Monat in Lissabon. Es regnet."))
+	ops, err := f.Form(context.Background(), engram.FormRequest{View: &reader{}, Episodes: episodes("Ana wohnt seit letztem Monat in Lissabon. Es regnet.")})
 	if err != nil {
 		t.Fatal(err)
 	}

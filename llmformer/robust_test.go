@@ -37,7 +37,7 @@ func TestInvalidRepliesFailFormation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f, srv := newFormer(t, openaitest.Options{StructuredOutputs: true}, openai.Config{})
 			srv.QueueChat(c.replies...)
-			ops, err := f.FormIn(context.Background(), stored("Alice is vegetarian", "Alice lives in Berlin"), episodes("I live in Munich now"))
+			ops, err := f.Form(context.Background(), engram.FormRequest{View: stored("Alice is vegetarian", "Alice lives in Berlin"), Episodes: episodes("I live in Munich now")})
 			if err == nil {
 				t.Fatalf("formation succeeded with ops %+v", ops)
 			}
@@ -55,7 +55,7 @@ func TestServerFailures(t *testing.T) {
 	t.Run("500s exhaust the retries", func(t *testing.T) {
 		f, srv := newFormer(t, openaitest.Options{StructuredOutputs: true}, openai.Config{MaxRetries: 2})
 		srv.FailNext(3, openaitest.Fault{Status: 500})
-		_, err := f.Form(context.Background(), episodes("I live in Munich"))
+		_, err := f.Form(context.Background(), engram.FormRequest{Episodes: episodes("I live in Munich")})
 		if engram.ErrorCode(err) != engram.EUNAVAILABLE || !strings.Contains(err.Error(), "extraction call") {
 			t.Errorf("err = %v, want EUNAVAILABLE from the extraction call", err)
 		}
@@ -64,7 +64,7 @@ func TestServerFailures(t *testing.T) {
 		f, srv := newFormer(t, openaitest.Options{StructuredOutputs: true}, openai.Config{MaxRetries: 2})
 		srv.FailNext(1, openaitest.Fault{Status: 500})
 		srv.QueueChat(extraction(fact("semantic", "home", "Alice lives in Munich")))
-		ops, err := f.Form(context.Background(), episodes("I live in Munich"))
+		ops, err := f.Form(context.Background(), engram.FormRequest{Episodes: episodes("I live in Munich")})
 		if err != nil || len(ops) != 1 || ops[0].Op != engram.OpAdd {
 			t.Errorf("ops %+v, err %v; want one ADD after the retry", ops, err)
 		}
@@ -73,7 +73,7 @@ func TestServerFailures(t *testing.T) {
 		f, srv := newFormer(t, openaitest.Options{StructuredOutputs: true, Latency: time.Second}, openai.Config{Timeout: 50 * time.Millisecond, MaxRetries: -1})
 		srv.QueueChat(extraction(fact("semantic", "home", "Alice lives in Munich")))
 		start := time.Now()
-		_, err := f.Form(context.Background(), episodes("I live in Munich"))
+		_, err := f.Form(context.Background(), engram.FormRequest{Episodes: episodes("I live in Munich")})
 		if engram.ErrorCode(err) != engram.EUNAVAILABLE || !strings.Contains(err.Error(), "timeout") {
 			t.Errorf("err = %v, want EUNAVAILABLE naming the timeout", err)
 		}
@@ -95,7 +95,7 @@ func TestOutputModesAndTolerantParsing(t *testing.T) {
 			f, srv := newFormer(t, openaitest.Options{}, openai.Config{})
 			srv.QueueChat(c.reply, c.reply)
 			for range 2 {
-				ops, err := f.Form(context.Background(), episodes("I live in Munich"))
+				ops, err := f.Form(context.Background(), engram.FormRequest{Episodes: episodes("I live in Munich")})
 				if err != nil || len(ops) != 1 || ops[0].Memory.Value != "Alice lives in Munich" {
 					t.Fatalf("ops %+v, err %v", ops, err)
 				}
@@ -124,7 +124,7 @@ func TestRepliesKeepTheirLanguage(t *testing.T) {
 		t.Run(c.lang, func(t *testing.T) {
 			f, srv := newFormer(t, openaitest.Options{StructuredOutputs: true}, openai.Config{})
 			srv.QueueChat(extraction(fact("episodic", "Umzug", c.value)))
-			ops, err := f.Form(context.Background(), episodes(c.turn))
+			ops, err := f.Form(context.Background(), engram.FormRequest{Episodes: episodes(c.turn)})
 			if err != nil || len(ops) != 1 {
 				t.Fatalf("ops %+v, err %v", ops, err)
 			}
@@ -155,7 +155,7 @@ func TestProfileIsRewrittenAndBounded(t *testing.T) {
 	r := &reader{ms: []engram.Memory{old}}
 	srv.QueueChat(extraction(fact("core", "home", "Alice lives in Munich", "profile", "trait")),
 		`{"traits": ["Lives in Munich", "Eats fish again", "Likes jazz"], "states": ["Tired", "Busy"]}`)
-	ops, err := f.FormIn(context.Background(), r, episodes("I moved to Munich"))
+	ops, err := f.Form(context.Background(), engram.FormRequest{View: r, Episodes: episodes("I moved to Munich")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,8 +172,8 @@ func TestProfileIsRewrittenAndBounded(t *testing.T) {
 	if prompt := srv.Requests()[1].Chat.Messages[1].Content; !strings.Contains(prompt, "Lives in Berlin") || !strings.Contains(prompt, "Alice lives in Munich") {
 		t.Errorf("profile prompt lacks the current profile or the new fact: %s", prompt)
 	}
-	if f.Actor() != "former:llm:m" {
-		t.Errorf("actor %q", f.Actor())
+	if f.Needs().Actor != "former:llm:m" {
+		t.Errorf("actor %q", f.Needs().Actor)
 	}
 }
 

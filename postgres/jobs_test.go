@@ -23,7 +23,10 @@ type sharedFormer struct {
 	both    chan struct{}  // closed once both servers run: until then formations wait
 }
 
-func (f *sharedFormer) Form(_ context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (f *sharedFormer) Needs() engram.FormNeeds { return engram.FormNeeds{} }
+
+func (f *sharedFormer) Form(_ context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
+	eps := req.Episodes
 	ns := eps[0].Namespace
 	<-f.both // else the first server may finish every job before the second starts
 	f.mu.Lock()
@@ -48,11 +51,11 @@ type taggedFormer struct {
 	tag string
 }
 
-func (f taggedFormer) Form(ctx context.Context, eps []engram.Episode) ([]engram.MemoryOp, error) {
+func (f taggedFormer) Form(ctx context.Context, req engram.FormRequest) ([]engram.MemoryOp, error) {
 	f.mu.Lock()
 	f.by[f.tag]++
 	f.mu.Unlock()
-	return f.sharedFormer.Form(ctx, eps)
+	return f.sharedFormer.Form(ctx, req)
 }
 
 // TestJobsTwoServers runs the job queue of one database with two engines,
