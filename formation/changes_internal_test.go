@@ -263,7 +263,7 @@ func TestRetold(t *testing.T) {
 				{ID: engram.NewID(), Role: "user", Speaker: "Bob", Content: tc.first, OccurredAt: at},
 				{ID: engram.NewID(), Role: "user", Speaker: "Bob", Content: tc.then, OccurredAt: at.Add(tc.after)},
 			}
-			ops, err := Rules{}.Form(context.Background(), eps)
+			ops, err := Rules{}.Form(context.Background(), engram.FormRequest{Episodes: eps})
 			if err != nil {
 				t.Fatal(err)
 			}
