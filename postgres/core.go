@@ -87,55 +87,49 @@ func (t *coreTx) GetMemories(ctx context.Context, s engram.Scope, want []string)
 // ListEpisodes returns a page of the episodes in s matching f, by
 // (occurred_at, id); EINVALID for a bad scope, filter or cursor.
 func (t *coreTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+	return storeutil.ListEpisodes(s, f, listEpisodesSQL, func(sql string, args []any) ([]engram.Episode, error) {
+		return collect(ctx, t.base, "list episodes", sql, args, scanEpisode)
+	})
+}
+
+// listEpisodesSQL is the statement of a page of ListEpisodes (a
+// storeutil.Statement); EINVALID for a bad filter.
+func listEpisodesSQL(s engram.Scope, f *engram.EpisodeFilter, after storeutil.EpisodeAfter, n int) (string, []any, error) {
 	q := &query{}
 	q.scope("e.", s)
-	if err := episodeFilter(q, &f); err != nil {
-		return nil, "", err
+	if err := episodeFilter(q, f); err != nil {
+		return "", nil, err
 	}
-	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
-	if f.Cursor != "" {
-		occMicros, id, err := storeutil.DecodeEpisodeCursor(f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		q.where("(e.occurred_at, e.id) > (" + q.arg(time.UnixMicro(occMicros).UTC()) + ", " + q.arg(id) + ")")
+	if after.ID != "" {
+		q.where("(e.occurred_at, e.id) > (" + q.arg(time.UnixMicro(after.Micros).UTC()) + ", " + q.arg(after.ID) + ")")
 	}
 	sql := "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + q.String() +
-		" ORDER BY e.occurred_at, e.id LIMIT " + q.arg(limit+1)
-	out, err := collect(ctx, t.base, "list episodes", sql, q.args, scanEpisode)
-	return storeutil.EpisodePage(out, limit, err)
+		" ORDER BY e.occurred_at, e.id LIMIT " + q.arg(n)
+	return sql, q.args, nil
 }
 
 // ListMemories returns a page of the memories in s matching f, newest id
 // first; EINVALID for a bad scope, filter or cursor.
 func (t *coreTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
-	sql, args, limit, err := listMemoriesSQL(s, f)
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := memoryRows(ctx, t.base, "list memories", sql, args)
-	return storeutil.MemoryPage(out, limit, err)
+	return storeutil.ListMemories(s, f, listMemoriesSQL, func(sql string, args []any) ([]engram.Memory, error) {
+		return memoryRows(ctx, t.base, "list memories", sql, args)
+	})
 }
 
-// listMemoriesSQL is the statement of ListMemories and its arguments,
-// which read one more than the page's limit (returned too); EINVALID for
-// a bad scope, filter or cursor.
-func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int, error) {
+// listMemoriesSQL is the statement of a page of ListMemories (a
+// storeutil.Statement): at most n memories with an id below after (any,
+// if after is ""); EINVALID for a bad filter.
+func listMemoriesSQL(s engram.Scope, f *engram.MemoryFilter, after string, n int) (string, []any, error) {
 	q := &query{}
 	q.scope("m.", s)
-	if err := memoryFilter(q, &f); err != nil {
-		return "", nil, 0, err
+	if err := memoryFilter(q, f); err != nil {
+		return "", nil, err
 	}
-	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
-	if f.Cursor != "" {
-		id, err := storeutil.MemoryAfter(f.Cursor)
-		if err != nil {
-			return "", nil, 0, err
-		}
-		q.where("m.id < " + q.arg(id))
+	if after != "" {
+		q.where("m.id < " + q.arg(after))
 	}
-	sql := "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(limit+1)
-	return sql, q.args, limit, nil
+	sql := "SELECT " + storeutil.MemoryCols + " FROM memories m WHERE " + q.String() + " ORDER BY m.id DESC LIMIT " + q.arg(n)
+	return sql, q.args, nil
 }
 
 // rankWeights are ts_rank_cd's weights of the D, C, B and A labels: value

@@ -41,10 +41,14 @@ func VectorPageSQL(s engram.Scope, embedder, after string, page int) (string, []
 	return vectorPageQuery(s, embedder, after, page)
 }
 
-// ListMemoriesSQL is the statement of ListMemories, for tests of its plan.
+// ListMemoriesSQL is the statement of the first page of ListMemories, for
+// tests of its plan.
 func ListMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, error) {
-	sql, args, _, err := listMemoriesSQL(s, f)
-	return sql, args, err
+	limit, err := engram.ClampLimit(f.Limit)
+	if err != nil {
+		return "", nil, err
+	}
+	return listMemoriesSQL(s, &f, "", limit+1)
 }
 
 // ScrubStarted returns when db's last rewrite began, zero if none did.

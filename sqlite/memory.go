@@ -72,55 +72,49 @@ func (t *memoryTx) GetMemories(ctx context.Context, s engram.Scope, ids []string
 // ListEpisodes returns a page of the episodes in s matching f, by
 // (occurred_at, id); EINVALID for a bad scope, filter or cursor.
 func (t *memoryTx) ListEpisodes(ctx context.Context, s engram.Scope, f engram.EpisodeFilter) ([]engram.Episode, string, error) {
+	return storeutil.ListEpisodes(s, f, listEpisodesSQL, func(q string, args []any) ([]engram.Episode, error) {
+		return collect(ctx, t.base, "list episodes", q, args, scanEpisode)
+	})
+}
+
+// listEpisodesSQL is the query of a page of ListEpisodes (a
+// storeutil.Statement); EINVALID for a bad filter.
+func listEpisodesSQL(s engram.Scope, f *engram.EpisodeFilter, after storeutil.EpisodeAfter, n int) (string, []any, error) {
 	w := &where{}
 	w.addScope("e.", s)
-	if err := episodeFilter(w, &f); err != nil {
-		return nil, "", err
+	if err := episodeFilter(w, f); err != nil {
+		return "", nil, err
 	}
-	limit, _ := engram.ClampLimit(f.Limit) // checked by episodeFilter
-	if f.Cursor != "" {
-		occ, id, err := storeutil.DecodeEpisodeCursor(f.Cursor)
-		if err != nil {
-			return nil, "", err
-		}
-		w.add("(e.occurred_at, e.id) > (?, ?)", occ, id)
+	if after.ID != "" {
+		w.add("(e.occurred_at, e.id) > (?, ?)", after.Micros, after.ID)
 	}
 	q := "SELECT " + storeutil.EpisodeCols + " FROM episodes e WHERE " + w.String() +
 		" ORDER BY e.occurred_at, e.id LIMIT ?"
-	out, err := collect(ctx, t.base, "list episodes", q, append(w.args, limit+1), scanEpisode)
-	return storeutil.EpisodePage(out, limit, err)
+	return q, append(w.args, n), nil
 }
 
 // ListMemories returns a page of the memories in s matching f, newest id
 // first; EINVALID for a bad scope, filter or cursor.
 func (t *memoryTx) ListMemories(ctx context.Context, s engram.Scope, f engram.MemoryFilter) ([]engram.Memory, string, error) {
-	q, args, limit, err := listMemoriesSQL(s, f)
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := memoryRows(ctx, t.base, "list memories", q, args)
-	return storeutil.MemoryPage(out, limit, err)
+	return storeutil.ListMemories(s, f, listMemoriesSQL, func(q string, args []any) ([]engram.Memory, error) {
+		return memoryRows(ctx, t.base, "list memories", q, args)
+	})
 }
 
-// listMemoriesSQL is the query of ListMemories and its arguments, which
-// read one more than the page's limit (returned too); EINVALID for a bad
-// scope, filter or cursor.
-func listMemoriesSQL(s engram.Scope, f engram.MemoryFilter) (string, []any, int, error) {
+// listMemoriesSQL is the query of a page of ListMemories (a
+// storeutil.Statement): at most n memories with an id below after (any,
+// if after is ""); EINVALID for a bad filter.
+func listMemoriesSQL(s engram.Scope, f *engram.MemoryFilter, after string, n int) (string, []any, error) {
 	w := &where{}
 	w.addScope("m.", s)
-	if err := memoryFilter(w, &f); err != nil {
-		return "", nil, 0, err
+	if err := memoryFilter(w, f); err != nil {
+		return "", nil, err
 	}
-	limit, _ := engram.ClampLimit(f.Limit) // checked by memoryFilter
-	if f.Cursor != "" {
-		id, err := storeutil.MemoryAfter(f.Cursor)
-		if err != nil {
-			return "", nil, 0, err
-		}
-		w.add("m.id < ?", id)
+	if after != "" {
+		w.add("m.id < ?", after)
 	}
 	q := "SELECT " + storeutil.MemoryCols + " FROM " + w.from() + " WHERE " + w.String() + " ORDER BY m.id DESC LIMIT ?"
-	return q, append(w.args, limit+1), limit, nil
+	return q, append(w.args, n), nil
 }
 
 // SearchText ranks the memories in s matching f by BM25 against query, best

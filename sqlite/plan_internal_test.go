@@ -52,9 +52,9 @@ func TestQueryPlans(t *testing.T) {
 	)
 	// Formation's lookup of a batch's fingerprints reads the index of the
 	// key, not every memory of the user.
-	fq, fargs, _, err := listMemoriesSQL(engram.Scope{Org: "o", Project: "p", User: "u"}, engram.MemoryFilter{
+	fq, fargs, err := listMemoriesSQL(engram.Scope{Org: "o", Project: "p", User: "u"}, &engram.MemoryFilter{
 		Kinds: []engram.Kind{engram.KindEpisodic}, Limit: engram.MaxLimit,
-		MetadataIn: map[string][]any{engram.MetaFingerprint: {"fp1", "fp2", "fp3"}}})
+		MetadataIn: map[string][]any{engram.MetaFingerprint: {"fp1", "fp2", "fp3"}}}, "", engram.MaxLimit+1)
 	if err != nil {
 		t.Fatal(err)
 	}
