@@ -45,6 +45,9 @@ func historyTexts(ctx context.Context, tx engram.Tx, s engram.Scope, m *engram.M
 // partition of n's tenant when tenant is set) and scrubs the store.
 func (e *core) afterPurge(ctx context.Context, n engram.Namespace, texts []string, tenant bool) {
 	ctx = context.WithoutCancel(ctx)
+	// Optional on the embedder: embedcache.Cache keeps what it embedded
+	// and forgets it; an embedder that keeps nothing (uselite, openai,
+	// embedbatch) lacks it and has nothing to forget.
 	if f, ok := e.Embedder().(engram.EmbedForgetter); ok {
 		var err error
 		if tenant {
