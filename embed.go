@@ -43,8 +43,9 @@ func EmbedPartitionFrom(ctx context.Context) Namespace {
 }
 
 // EmbedForgetter is an optional Embedder capability of embedders that keep
-// what they embedded. The engine calls it after a hard delete or a purge so
-// that a deleted text leaves no trace in the cache.
+// what they embedded (embedcache). The engine calls it after a hard delete
+// or a purge so that a deleted text leaves no trace in the cache; an
+// embedder that keeps nothing lacks it and is not asked.
 type EmbedForgetter interface {
 	// ForgetTexts removes what was kept for texts in the partition of n
 	// (org, project, user) and in its tenant's partition without a user. It

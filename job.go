@@ -119,7 +119,9 @@ type BreakerStatus struct {
 }
 
 // BreakerReporter is the optional capability of a Former whose model
-// calls go through a circuit breaker.
+// calls go through a circuit breaker (llmformer's). A former that calls no
+// model (the rules former) lacks it, and a page of jobs then reports no
+// breaker.
 type BreakerReporter interface {
 	BreakerStatus() BreakerStatus
 }

@@ -49,15 +49,24 @@ func IsProfile(m *Memory) bool {
 	return m != nil && m.Kind == KindCore && m.Metadata[MetaProfile] == true
 }
 
-// ProfileFinder is an optional capability of a ScopeReader: it reads the
-// profile memory of its scope's user, which lies in ProfileNamespace and
-// so may be outside the scope itself (a session's scope does not hold its
-// user's profile).
-type ProfileFinder interface {
-	// CurrentProfile returns the active profile memory stored in exactly
-	// the ProfileNamespace of the reader's scope, or nil when there is
-	// none. It fails with the store's errors.
-	CurrentProfile(ctx context.Context) (*Memory, error)
+// UserProfile returns the active profile memory stored in exactly the
+// profile namespace of s's user (ProfileScope), or nil when there is none.
+// It reads the user's scope, which is wider than a session's or an
+// agent's s but never another user's. It fails with r's errors.
+func UserProfile(ctx context.Context, r Reader, s Scope) (*Memory, error) {
+	ps := ProfileScope(s)
+	ms, _, err := r.ListMemories(ctx, ps, MemoryFilter{
+		Kinds: []Kind{KindCore}, Metadata: map[string]any{MetaProfile: true}, Limit: MaxLimit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		if ms[i].Namespace == ps.Namespace() && IsProfile(&ms[i]) {
+			return &ms[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // ProfileMemory returns the core memory that holds a profile of traits

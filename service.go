@@ -484,7 +484,8 @@ type FormRequest struct {
 }
 
 // ScopeReader reads one scope: the one it was made for, which a caller
-// cannot widen. Errors are those of Reader.
+// cannot widen, and the profile of that scope's user. Errors are those of
+// Reader.
 type ScopeReader interface {
 	Scope() Scope
 	GetMemory(ctx context.Context, id string) (*Memory, error)
@@ -493,6 +494,11 @@ type ScopeReader interface {
 	// ListEpisodes lists the episodes of the scope (as Reader.ListEpisodes),
 	// so that a former can show a model the turns said just before a batch.
 	ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Episode, string, error)
+	// CurrentProfile returns the active profile memory of the scope's
+	// user (see UserProfile), which lies in ProfileNamespace and so may be
+	// outside the scope itself (a session's scope does not hold its
+	// user's profile); nil when there is none.
+	CurrentProfile(ctx context.Context) (*Memory, error)
 }
 
 // ProfileReader is the capability of a Service that reads the profile of
@@ -528,6 +534,10 @@ func (sr scopedReader) ListEpisodes(ctx context.Context, f EpisodeFilter) ([]Epi
 
 func (sr scopedReader) SearchText(ctx context.Context, query string, f MemoryFilter, limit int) ([]TextHit, error) {
 	return sr.r.SearchText(ctx, sr.s, query, f, limit)
+}
+
+func (sr scopedReader) CurrentProfile(ctx context.Context) (*Memory, error) {
+	return UserProfile(ctx, sr.r, sr.s)
 }
 
 // MemoryOp is one operation a Former asks for: ADD a new memory, UPDATE or

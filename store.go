@@ -13,12 +13,12 @@ import (
 // Store, Reader and Tx are what every backend implements: the records and
 // everything kept beside them (vectors, the change log, meta values, the
 // graph, communities, identities, resources, jobs, keys), each concern a
-// small interface embedded in Reader (reads) or Tx (writes), so the
-// compiler checks a backend against the whole contract. Optional, found
-// by type assertion, are only what a backend may lack without losing
-// anything but speed or upkeep, on the Store itself: FreshReader
-// (PostgreSQL; SQLite reads in a View instead), Scrubber and
-// FullTextSwitch.
+// small interface embedded in Reader (reads) or Tx (writes), and the
+// upkeep of the database on the Store itself (Scrubber, FullTextSwitch),
+// so the compiler checks a backend against the whole contract. Optional,
+// found by type assertion, is only what a backend may lack without losing
+// anything but speed: FreshReader (PostgreSQL; SQLite reads in a View
+// instead).
 //
 // Every method that reads takes a Scope and must return only records the
 // scope contains (Scope.Contains is the reference rule). An id that exists
@@ -34,6 +34,8 @@ type Store interface {
 	Ready(ctx context.Context) error
 	// Close releases the store. Calls after Close fail.
 	Close() error
+	Scrubber
+	FullTextSwitch
 }
 
 // Reader is the read side of a Store transaction.

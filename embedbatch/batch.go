@@ -53,7 +53,8 @@ func (b *Batcher) Name() string { return b.inner.Name() }
 func (b *Batcher) Dim() int { return b.inner.Dim() }
 
 // Languages implements engram.LanguageCoverer with the inner embedder's
-// languages, or none when it does not declare them.
+// languages, or none (every language) when the inner one lacks the
+// optional capability (openai does).
 func (b *Batcher) Languages() []string {
 	if lc, ok := b.inner.(engram.LanguageCoverer); ok {
 		return lc.Languages()

@@ -146,7 +146,8 @@ func (c *Cache) Name() string { return c.inner.Name() }
 func (c *Cache) Dim() int { return c.inner.Dim() }
 
 // Languages implements engram.LanguageCoverer with the inner embedder's
-// languages, or nil (every language) when it declares none.
+// languages, or nil (every language) when it declares none or lacks the
+// optional capability (openai does).
 func (c *Cache) Languages() []string {
 	if lc, ok := c.inner.(engram.LanguageCoverer); ok {
 		return lc.Languages()

@@ -51,6 +51,9 @@ func newCoverage(v *index.Vectors, log *slog.Logger) *coverage {
 	if v == nil {
 		return nil
 	}
+	// Optional on the embedder: uselite declares its languages (and
+	// embedcache and embedbatch pass them on); one that lacks it (openai)
+	// covers every language, so there is nothing to count.
 	if lc, ok := v.Embedder().(engram.LanguageCoverer); !ok || len(lc.Languages()) == 0 {
 		return nil
 	}

@@ -168,11 +168,11 @@ func (v viewScope) SearchText(ctx context.Context, query string, f engram.Memory
 	return slices.DeleteFunc(hs, func(h engram.TextHit) bool { return !v.o.holds(h.Memory.Namespace) }), err
 }
 
-// CurrentProfile implements engram.ProfileFinder: the profile of the
+// CurrentProfile implements engram.ScopeReader: the profile of the
 // view's user, read in its own transaction.
 func (v viewScope) CurrentProfile(ctx context.Context) (m *engram.Memory, err error) {
 	err = v.st.View(ctx, func(r engram.Reader) error {
-		m, err = userProfile(ctx, r, engram.ScopeOf(v.o.home))
+		m, err = engram.UserProfile(ctx, r, engram.ScopeOf(v.o.home))
 		return err
 	})
 	return m, err

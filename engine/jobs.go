@@ -370,6 +370,9 @@ func (e *ingest) ListJobs(ctx context.Context, s engram.Scope, f engram.JobFilte
 	if err != nil {
 		return nil, err
 	}
+	// Optional on the former: llmformer's model calls go through a
+	// breaker; the rules former (formation) calls no model, has none, and
+	// the page then reports no breaker.
 	if b, ok := e.former.(engram.BreakerReporter); ok {
 		st := b.BreakerStatus()
 		page.Breaker = &st

@@ -186,7 +186,7 @@ func profileOp(ctx context.Context, tx engram.Tx, o opScope, op engram.MemoryOp)
 	}
 	s := engram.ScopeOf(o.home)
 	ps := engram.ProfileScope(s)
-	cur, err := userProfile(ctx, tx, s)
+	cur, err := engram.UserProfile(ctx, tx, s)
 	switch {
 	case err != nil:
 		return o, op, err

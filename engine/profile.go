@@ -28,7 +28,7 @@ func (e *memories) Profile(ctx context.Context, s engram.Scope) (*engram.Profile
 		if ms, _, err = r.ListMemories(ctx, s, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Limit: profileLimit}); err != nil {
 			return err
 		}
-		prof, err = userProfile(ctx, r, s)
+		prof, err = engram.UserProfile(ctx, r, s)
 		return err
 	})
 	if err != nil {
@@ -40,25 +40,6 @@ func (e *memories) Profile(ctx context.Context, s engram.Scope) (*engram.Profile
 		p.Traits, p.States = append(p.Traits, t...), append(p.States, st...)
 	}
 	return p, nil
-}
-
-// userProfile returns the active profile memory stored in exactly the
-// profile namespace of s's user, or nil. It reads the user's scope, which
-// is wider than a session's or an agent's s but never another user's.
-func userProfile(ctx context.Context, r engram.Reader, s engram.Scope) (*engram.Memory, error) {
-	ps := engram.ProfileScope(s)
-	ms, _, err := r.ListMemories(ctx, ps, engram.MemoryFilter{
-		Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: engram.MaxLimit,
-	})
-	if err != nil {
-		return nil, err
-	}
-	for i := range ms {
-		if ms[i].Namespace == ps.Namespace() && engram.IsProfile(&ms[i]) {
-			return &ms[i], nil
-		}
-	}
-	return nil, nil
 }
 
 // orderProfile puts the user's profile memory prof first (when nil, the
@@ -95,7 +76,7 @@ func orderProfile(ms []engram.Memory, prof *engram.Memory, ns engram.Namespace) 
 // readProfile returns the current profile memory of the search scope's
 // user, or nil, for a search that assembles a context.
 func readProfile(ctx context.Context, r engram.Reader, s engram.Scope) (*engram.Memory, error) {
-	if prof, err := userProfile(ctx, r, s); prof != nil || err != nil {
+	if prof, err := engram.UserProfile(ctx, r, s); prof != nil || err != nil {
 		return prof, err
 	}
 	ms, _, err := r.ListMemories(ctx, s, engram.MemoryFilter{

@@ -11,7 +11,7 @@ import (
 // Delete means gone. After a hard delete or a purge commits, the engine
 // makes the embedder's cache forget the deleted texts, removes the saved
 // vector and text indexes of the partition (Options.IndexDir) and asks the store to
-// scrub its files (engram.Scrubber). Both run after the commit: the delete
+// scrub its files (engram.Store's Scrub). Both run after the commit: the delete
 // is acknowledged either way, so their failures are logged, not returned.
 
 // historyTexts returns the embedded texts of m and of every version of it,
@@ -45,6 +45,9 @@ func historyTexts(ctx context.Context, tx engram.Tx, s engram.Scope, m *engram.M
 // partition of n's tenant when tenant is set) and scrubs the store.
 func (e *core) afterPurge(ctx context.Context, n engram.Namespace, texts []string, tenant bool) {
 	ctx = context.WithoutCancel(ctx)
+	// Optional on the embedder: embedcache.Cache keeps what it embedded
+	// and forgets it; an embedder that keeps nothing (uselite, openai,
+	// embedbatch) lacks it and has nothing to forget.
 	if f, ok := e.Embedder().(engram.EmbedForgetter); ok {
 		var err error
 		if tenant {
@@ -64,12 +67,7 @@ func (e *core) afterPurge(ctx context.Context, n engram.Namespace, texts []strin
 			e.log.WarnContext(ctx, "engine: removing the saved text index after a delete failed", "tenant", n.Tenant(), "err", err)
 		}
 	}
-	// Scrubbing is upkeep, optional on the Store: both stores scrub, a
-	// Store without it (a wrapper, another backend) leaves the deleted
-	// bytes to its database's own reuse of free space.
-	if sc, ok := e.store.(engram.Scrubber); ok {
-		if err := sc.Scrub(ctx); err != nil {
-			e.log.WarnContext(ctx, "engine: scrubbing the store after a delete failed", "tenant", n.Tenant(), "err", err)
-		}
+	if err := e.store.Scrub(ctx); err != nil {
+		e.log.WarnContext(ctx, "engine: scrubbing the store after a delete failed", "tenant", n.Tenant(), "err", err)
 	}
 }

@@ -337,7 +337,9 @@ func (x *vaultExport) record(rec *engram.Record) (bool, error) {
 }
 
 // withoutVault is a formation's view of a scope: vault memories are not
-// in it, so a former never compares with, merges into or changes one.
+// in it, so a former never compares with, merges into or changes one. The
+// user's profile (a core memory, never sealed) passes through as the
+// wrapped reader's CurrentProfile.
 type withoutVault struct{ engram.ScopeReader }
 
 func (w withoutVault) GetMemory(ctx context.Context, id string) (*engram.Memory, error) {
@@ -362,16 +364,6 @@ func (w withoutVault) SearchText(ctx context.Context, query string, f engram.Mem
 		return nil, err
 	}
 	return w.ScopeReader.SearchText(ctx, query, f, limit)
-}
-
-// CurrentProfile passes the user's profile through (a core memory, never
-// sealed) when the wrapped reader finds one.
-func (w withoutVault) CurrentProfile(ctx context.Context) (*engram.Memory, error) {
-	pf, err := engram.Need[engram.ProfileFinder](w.ScopeReader, "a former that keeps a profile")
-	if err != nil {
-		return nil, err
-	}
-	return pf.CurrentProfile(ctx)
 }
 
 // checkNoVault refuses an import that holds a vault memory or a version of

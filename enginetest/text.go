@@ -248,7 +248,7 @@ func testTextIndexFallback(t *testing.T, open Open) {
 }
 
 // testTextIndexStoreOff: when the store's full-text index is turned off
-// (engram.FullTextSwitch), a namespace over Options.TextIndexLimit is
+// (engram.Store's SetFullTextIndexed), a namespace over Options.TextIndexLimit is
 // searched with the in-memory index after all, scores and all as an
 // engine without the limit finds them: at once in an engine that had
 // given it to the store, as it grows, and after a restart.
@@ -269,7 +269,7 @@ func testTextIndexStoreOff(t *testing.T, open Open) {
 		}
 	}
 	bm25Search(t, small, scA, "red apples", engram.MemoryFilter{}) // over the limit: the store's index serves
-	if err := st.(engram.FullTextSwitch).SetFullTextIndexed(ctx, false); err != nil {
+	if err := st.SetFullTextIndexed(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	same(small, "store index turned off", 3)

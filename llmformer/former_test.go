@@ -101,6 +101,17 @@ func (r *reader) SearchText(_ context.Context, _ string, _ engram.MemoryFilter, 
 	return out, nil
 }
 
+// CurrentProfile returns the profile memory the reader holds in exactly
+// the profile namespace of its scope's user, nil when it holds none.
+func (r *reader) CurrentProfile(context.Context) (*engram.Memory, error) {
+	for i := range r.ms {
+		if r.ms[i].Namespace == engram.ProfileNamespace(ns) && engram.IsProfile(&r.ms[i]) {
+			return &r.ms[i], nil
+		}
+	}
+	return nil, nil
+}
+
 // ListEpisodes lists none: the reader holds memories only.
 func (r *reader) ListEpisodes(context.Context, engram.EpisodeFilter) ([]engram.Episode, string, error) {
 	return nil, "", nil

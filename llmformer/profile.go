@@ -38,7 +38,7 @@ func (f *Former) profile(ctx context.Context, r engram.ScopeReader, ns engram.Na
 	if len(facts) == 0 {
 		return nil, nil
 	}
-	cur, err := currentProfile(ctx, r, ns)
+	cur, err := currentProfile(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -60,32 +60,18 @@ func (f *Former) profile(ctx context.Context, r engram.ScopeReader, ns engram.Na
 	return &engram.MemoryOp{Op: engram.OpUpdate, TargetID: cur.ID, Memory: m, Reason: "profile rewritten on consolidation"}, nil
 }
 
-// currentProfile returns the active profile memory of ns's user: the one
-// r finds when it is an engram.ProfileFinder (the profile is kept per user,
-// outside a session's scope), else the one stored in exactly
-// engram.ProfileNamespace(ns); nil when there is none.
-func currentProfile(ctx context.Context, r engram.ScopeReader, ns engram.Namespace) (*engram.Memory, error) {
+// currentProfile returns the active profile memory of the view's user
+// (kept per user, outside a session's scope), nil when there is no view or
+// no profile.
+func currentProfile(ctx context.Context, r engram.ScopeReader) (*engram.Memory, error) {
 	if r == nil {
 		return nil, nil
 	}
-	if pf, ok := r.(engram.ProfileFinder); ok {
-		m, err := pf.CurrentProfile(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("llm former: read the profile: %w", err)
-		}
-		return m, nil
-	}
-	ns = engram.ProfileNamespace(ns)
-	ms, _, err := r.ListMemories(ctx, engram.MemoryFilter{Kinds: []engram.Kind{engram.KindCore}, Metadata: map[string]any{engram.MetaProfile: true}, Limit: engram.MaxLimit})
+	m, err := r.CurrentProfile(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("llm former: read the profile: %w", err)
 	}
-	for i := range ms {
-		if ms[i].Namespace == ns {
-			return &ms[i], nil
-		}
-	}
-	return nil, nil
+	return m, nil
 }
 
 func renderProfile(cur *engram.Memory, facts []string) string {

@@ -62,6 +62,8 @@ func testReadFresh(t *testing.T, open Opener) {
 		if err != nil || len(ids) != 2 {
 			t.Errorf("Changes through a fresh read = %v, %v; want the user's 2 memories", ids, err)
 		}
+		// A fresh Reader need not be a Tx; when the backend hands out one
+		// that is, its writes must still be refused.
 		if tx, ok := r.(engram.Tx); ok {
 			if err := tx.InsertMemory(ctx, Memory(nsU1, "sneaked in")); err == nil {
 				t.Error("a write through a fresh read was accepted")

@@ -14,7 +14,7 @@ import (
 // index is off is the backend's to say (its tests check it).
 func testFullTextSwitch(t *testing.T, open Opener) {
 	st := open(t)
-	sw := st.(engram.FullTextSwitch)
+
 	kept := Memory(nsU1, "the lighthouse keeper rows out at dawn")
 	changed := Memory(nsU1, "the ferry to the island leaves at nine")
 	gone := Memory(nsU1, "the lighthouse lamp was repaired in March")
@@ -25,7 +25,7 @@ func testFullTextSwitch(t *testing.T, open Opener) {
 	}
 
 	for range 2 { // a second switch to the same state does nothing
-		if err := sw.SetFullTextIndexed(ctx, false); err != nil {
+		if err := st.SetFullTextIndexed(ctx, false); err != nil {
 			t.Fatalf("SetFullTextIndexed(false): %v", err)
 		}
 	}
@@ -45,7 +45,7 @@ func testFullTextSwitch(t *testing.T, open Opener) {
 	})
 
 	for range 2 {
-		if err := sw.SetFullTextIndexed(ctx, true); err != nil {
+		if err := st.SetFullTextIndexed(ctx, true); err != nil {
 			t.Fatalf("SetFullTextIndexed(true): %v", err)
 		}
 	}

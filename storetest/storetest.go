@@ -14,10 +14,9 @@ type Opener = func(t *testing.T) engram.Store
 
 // Run runs the conformance suite against stores made by open. Every
 // subtest opens its own store, and none runs in parallel. The suite covers
-// the optional capabilities too (engram.VectorReader and the others): it
-// fails at once, naming the first one missing, if the store lacks any.
+// the whole contract (engram.Store, Reader and Tx), which the compiler
+// checks a store against.
 func Run(t *testing.T, open Opener) {
-	checkCapabilities(t, open(t))
 	tests := []struct {
 		name string
 		fn   func(*testing.T, Opener)
@@ -116,16 +115,6 @@ var (
 	nsOther = engram.Namespace{Org: "globex", Project: "app", User: "u1"}
 	scU1    = engram.ScopeOf(nsU1)
 )
-
-// checkCapabilities fails the test unless st can drop and build its
-// full-text index. What its transactions keep is engram.Tx's, which the
-// compiler checks.
-func checkCapabilities(t *testing.T, st engram.Store) {
-	t.Helper()
-	if _, err := engram.Need[engram.FullTextSwitch](st, "the conformance suite"); err != nil {
-		t.Fatalf("capabilities: %v", err)
-	}
-}
 
 func testDuplicateIDs(t *testing.T, open Opener) {
 	st := open(t)

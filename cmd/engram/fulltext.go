@@ -63,12 +63,8 @@ func runFulltext(ctx context.Context, m *Main, cmd *Command, args []string) erro
 	}
 	defer st.Close()
 	if set {
-		sw, ok := st.(engram.FullTextSwitch)
-		if !ok {
-			return engram.Errorf(engram.EINVALID, "the store at %s (%T) cannot switch its full-text index", storeName(loc), st)
-		}
 		start := time.Now()
-		if err := sw.SetFullTextIndexed(ctx, on); err != nil {
+		if err := st.SetFullTextIndexed(ctx, on); err != nil {
 			return fmt.Errorf("turn the full-text index of %s %s: %w", storeName(loc), pos[0], err)
 		}
 		fmt.Fprintf(m.Stderr, "took %s\n", time.Since(start).Round(time.Millisecond))

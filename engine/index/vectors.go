@@ -81,7 +81,9 @@ func (nopObserver) Embed(int, time.Duration, error) {}
 func (v *Vectors) Embedder() engram.Embedder { return v.emb }
 
 // Covers reports whether the embedder declares the language tag (see
-// engram.LanguageCoverer); one that declares none covers every language.
+// engram.LanguageCoverer, an optional capability: uselite has it, and
+// embedcache and embedbatch pass it on); one that lacks it (openai) or
+// declares none covers every language.
 func (v *Vectors) Covers(tag string) bool {
 	lc, ok := v.emb.(engram.LanguageCoverer)
 	if !ok {
