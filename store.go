@@ -2,7 +2,6 @@ package engram
 
 import (
 	"context"
-	"reflect"
 	"time"
 )
 
@@ -271,18 +270,6 @@ type FullTextSwitch interface {
 	// it (off); when the index is already so it does nothing. It fails with
 	// the store's error and leaves the index as it was.
 	SetFullTextIndexed(ctx context.Context, on bool) error
-}
-
-// Need returns tx, a Reader or Tx, as the capability C. When tx does not
-// implement C it returns an EINVALID error naming C and what needs it
-// (need, e.g. "an engine with an embedder"), which callers return as is.
-func Need[C any](tx any, need string) (C, error) {
-	c, ok := tx.(C)
-	if !ok {
-		return c, Errorf(EINVALID, "the store (whose transactions are %T) does not implement %s, which %s needs; use a store that does, such as the sqlite or postgres one",
-			tx, reflect.TypeFor[C]().String(), need)
-	}
-	return c, nil
 }
 
 // DumpRecord is one record of Dumper.Dump: Type is one of the Record types,

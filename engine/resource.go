@@ -20,8 +20,6 @@ import (
 
 var _ engram.ResourceService = (*Engine)(nil)
 
-const resourceNeed = "storing resources"
-
 // AddResource implements engram.ResourceService. The content is read and
 // stored one chunk at a time, each chunk in its own short transaction
 // under a resource that reads cannot see yet; the memories of a document
